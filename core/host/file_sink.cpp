@@ -1,0 +1,71 @@
+// FileSink: buffered small writes, direct large writes.
+#include "spoor/host/file_sink.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+namespace spoor::host {
+namespace {
+constexpr size_t kBufferBytes = 64 * 1024;
+constexpr size_t kDirectBytes = 4096;  // pieces this large skip the buffer
+}  // namespace
+
+FileSink::~FileSink() { close(); }
+
+bool FileSink::open(const std::string& path, std::string* error) {
+  fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd_ < 0) {
+    if (error) *error = "cannot create '" + path + "': " + std::strerror(errno);
+    return false;
+  }
+  buffer_.reserve(kBufferBytes);
+  return true;
+}
+
+bool FileSink::write_all(const void* data, size_t size) {
+  const auto* p = static_cast<const uint8_t*>(data);
+  while (size > 0) {
+    const ssize_t n = ::write(fd_, p, size);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      if (errno_ == 0) errno_ = errno;
+      return false;
+    }
+    p += n;
+    size -= static_cast<size_t>(n);
+  }
+  return true;
+}
+
+bool FileSink::flush() {
+  if (buffer_.empty()) return errno_ == 0;
+  const bool ok = write_all(buffer_.data(), buffer_.size());
+  buffer_.clear();
+  return ok && errno_ == 0;
+}
+
+bool FileSink::write(const void* data, size_t size) {
+  if (fd_ < 0) return false;
+  if (size >= kDirectBytes) return flush() && write_all(data, size);
+  if (buffer_.size() + size > kBufferBytes && !flush()) return false;
+  const auto* p = static_cast<const uint8_t*>(data);
+  buffer_.insert(buffer_.end(), p, p + size);
+  return true;
+}
+
+bool FileSink::write_thunk(void* self, const void* data, size_t size) {
+  return static_cast<FileSink*>(self)->write(data, size);
+}
+
+bool FileSink::close() {
+  if (fd_ < 0) return errno_ == 0;
+  const bool ok = flush();
+  if (::close(fd_) != 0 && errno_ == 0) errno_ = errno;
+  fd_ = -1;
+  return ok && errno_ == 0;
+}
+
+}  // namespace spoor::host

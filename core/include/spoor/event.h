@@ -1,0 +1,300 @@
+// Typed events: compile-time descriptors and the write path.
+//
+//   SPOOR_DEFINE_PROVIDER(g_app, "Contoso.App");
+//   SPOOR_EVENT(kRequest, g_app,
+//               (spoor::EventInfo{.name = "Request", .id = 1, .level = spoor::Level::info,
+//                                 .opcode = spoor::Opcode::start}),
+//               spoor::Field<uint32_t>{"status"}, spoor::Field<uint32_t>{"bytes"},
+//               spoor::Field<spoor::Str>{"path"});
+//   ...
+//   kRequest.write(200, 512, "index");
+//
+// A disabled write costs the provider's enable check (one pointer load, one
+// level load, one branch). An enabled write reserves, copies the fields and
+// commits, all inline: no call on the fast path.
+#ifndef SPOOR_EVENT_H
+#define SPOOR_EVENT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <atomic>
+#include <type_traits>
+
+#include "spoor/config.h"
+#include "spoor/event_descriptor.h"
+#include "spoor/format.h"
+#include "spoor/guid.h"
+#include "spoor/provider.h"
+#include "spoor/ring.h"
+
+namespace spoor {
+
+static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "records are stored in host order");
+
+enum class Opcode : uint8_t {
+  info = format::kOpInfo, start = format::kOpStart, stop = format::kOpStop,
+  dc_start = format::kOpDcStart, dc_stop = format::kOpDcStop, extension = format::kOpExtension,
+  reply = format::kOpReply, resume = format::kOpResume, suspend = format::kOpSuspend,
+  send = format::kOpSend, receive = format::kOpReceive,
+};
+
+struct EventInfo {
+  const char* name = "";
+  uint16_t id = 0;
+  uint8_t version = 0;
+  Level level = Level::info;
+  uint64_t keywords = 0;
+  Opcode opcode = Opcode::info;
+  uint16_t task = 0;
+};
+
+// Longest string or blob value stored; longer ones are cut to this length.
+inline constexpr uint32_t kMaxValueBytes = 16383;  // fits a 2-byte ULEB128 length
+
+// A UTF-8 string value (no terminator needed when the size is given).
+struct Str {
+  const char* data;
+  uint32_t size;
+  constexpr Str(const char* s) : data(s), size(s ? length(s) : 0) {}  // NOLINT: implicit by design
+  constexpr Str(const char* s, size_t n) : data(s), size(static_cast<uint32_t>(n)) {}
+  static constexpr uint32_t length(const char* s) {
+#if __STDC_HOSTED__
+    if (!__builtin_is_constant_evaluated()) return static_cast<uint32_t>(__builtin_strlen(s));
+#endif
+    uint32_t n = 0;
+    while (s[n]) ++n;
+    return n;
+  }
+};
+
+// A byte-blob value.
+struct Blob {
+  const void* data;
+  uint32_t size;
+};
+
+// A pointer value, stored with the program's pointer width.
+struct Ptr {
+  const void* value;
+  constexpr Ptr(const void* p) : value(p) {}  // NOLINT: implicit by design
+};
+
+// How each field type is described and stored.
+template <class T, class Enable = void>
+struct FieldTraits;
+
+template <class T>
+struct FixedField {
+  using arg = T;
+  static constexpr uint32_t size(T) { return sizeof(T); }
+  SPOOR_ALWAYS_INLINE static void store(uint8_t*& p, T v) {
+    __builtin_memcpy(p, &v, sizeof(T));
+    p += sizeof(T);
+  }
+};
+
+#define SPOOR_FIXED_FIELD(T, CODE) \
+  template <> struct FieldTraits<T> : FixedField<T> { static constexpr uint8_t type = format::CODE; }
+SPOOR_FIXED_FIELD(uint8_t, kFieldU8);
+SPOOR_FIXED_FIELD(uint16_t, kFieldU16);
+SPOOR_FIXED_FIELD(uint32_t, kFieldU32);
+SPOOR_FIXED_FIELD(uint64_t, kFieldU64);
+SPOOR_FIXED_FIELD(int8_t, kFieldI8);
+SPOOR_FIXED_FIELD(int16_t, kFieldI16);
+SPOOR_FIXED_FIELD(int32_t, kFieldI32);
+SPOOR_FIXED_FIELD(int64_t, kFieldI64);
+SPOOR_FIXED_FIELD(float, kFieldF32);
+SPOOR_FIXED_FIELD(double, kFieldF64);
+#undef SPOOR_FIXED_FIELD
+
+template <>
+struct FieldTraits<bool> {
+  static constexpr uint8_t type = format::kFieldBool;
+  using arg = bool;
+  static constexpr uint32_t size(bool) { return 1; }
+  SPOOR_ALWAYS_INLINE static void store(uint8_t*& p, bool v) { *p++ = v ? 1 : 0; }
+};
+
+template <>
+struct FieldTraits<Ptr> {
+  static constexpr uint8_t type = format::kFieldPointer;
+  using arg = Ptr;
+  static constexpr uint32_t size(Ptr) { return sizeof(void*); }
+  SPOOR_ALWAYS_INLINE static void store(uint8_t*& p, Ptr v) {
+    __builtin_memcpy(p, &v.value, sizeof(void*));
+    p += sizeof(void*);
+  }
+};
+
+template <>
+struct FieldTraits<ActivityId> {
+  static constexpr uint8_t type = format::kFieldActivityId;
+  using arg = const ActivityId&;
+  static constexpr uint32_t size(const ActivityId&) { return 16; }
+  SPOOR_ALWAYS_INLINE static void store(uint8_t*& p, const ActivityId& v) {
+    __builtin_memcpy(p, v.bytes, 16);
+    p += 16;
+  }
+};
+
+// Strings and blobs: ULEB128 length (1 byte below 128, else 2), then bytes.
+struct VarField {
+  static constexpr uint32_t clamp(uint32_t n) { return n > kMaxValueBytes ? kMaxValueBytes : n; }
+  static constexpr uint32_t size_of(uint32_t n) { return clamp(n) + (clamp(n) < 128 ? 1 : 2); }
+  SPOOR_ALWAYS_INLINE static void store_bytes(uint8_t*& p, const void* data, uint32_t n) {
+    n = clamp(n);
+    if (n < 128) {
+      *p++ = static_cast<uint8_t>(n);
+    } else {
+      *p++ = static_cast<uint8_t>(0x80 | (n & 0x7F));
+      *p++ = static_cast<uint8_t>(n >> 7);
+    }
+    if (n != 0) __builtin_memcpy(p, data, n);  // data may be null when n is 0
+    p += n;
+  }
+};
+
+template <>
+struct FieldTraits<Str> {
+  static constexpr uint8_t type = format::kFieldString;
+  using arg = Str;
+  static constexpr uint32_t size(Str v) { return VarField::size_of(v.size); }
+  SPOOR_ALWAYS_INLINE static void store(uint8_t*& p, Str v) { VarField::store_bytes(p, v.data, v.size); }
+};
+
+template <>
+struct FieldTraits<Blob> {
+  static constexpr uint8_t type = format::kFieldBlob;
+  using arg = Blob;
+  static constexpr uint32_t size(Blob v) { return VarField::size_of(v.size); }
+  SPOOR_ALWAYS_INLINE static void store(uint8_t*& p, Blob v) { VarField::store_bytes(p, v.data, v.size); }
+};
+
+// Names a field of type T in an event declaration.
+template <class T>
+struct Field {
+  const char* name;
+};
+
+// Registers an event descriptor on its first enabled write and returns its
+// key (1..SPOOR_MAX_EVENTS), or 0 when the table is full (the write is then
+// counted as lost). Lock-free; two threads racing may both register, and the
+// loser's slot stays as a duplicate descriptor.
+uint16_t register_event(const spoor_event_desc& event);
+
+// Counts an event that could not be written for a reason other than a full
+// ring (no key left); it shows as lost on the current CPU.
+void count_lost_event();
+
+// Writes one record: the shared tail of every typed and C write.
+// `fill(p)` stores the fields; `body` is their size.
+template <class Fill>
+SPOOR_ALWAYS_INLINE void write_record(const spoor_event_desc& ev, const ActivityId* activity,
+                                      const ActivityId* related, uint32_t fields_size, Fill fill) {
+  uint16_t key = __atomic_load_n(ev.key, __ATOMIC_RELAXED);
+  if (SPOOR_UNLIKELY(key == 0)) {
+    key = register_event(ev);
+    if (key == 0) {
+      count_lost_event();
+      return;
+    }
+  }
+  const uint32_t ids = (activity ? 16u : 0u) + (related ? 16u : 0u);
+  Reservation r;
+  if (SPOOR_UNLIKELY(!ring_reserve(ids + fields_size, &r))) return;
+  uint8_t* p = r.body;
+  if (activity) {
+    __builtin_memcpy(p, activity->bytes, 16);
+    p += 16;
+    key |= format::kKeyHasActivity;
+  }
+  if (related) {
+    __builtin_memcpy(p, related->bytes, 16);
+    p += 16;
+    key |= format::kKeyHasRelated;
+  }
+  fill(p);
+  ring_commit(r, key);
+}
+
+template <class... T>
+class Event : public spoor_event_desc {
+ public:
+  constexpr Event(Provider& owner, uint16_t& key_storage, const EventInfo& info,
+                  Field<T>... declared)
+      : spoor_event_desc{&owner, &key_storage, info.name, info.keywords, info.id, info.task,
+                         info.version, static_cast<uint8_t>(info.level),
+                         static_cast<uint8_t>(info.opcode), 0, field_table_,
+                         static_cast<uint16_t>(sizeof...(T))},
+        field_table_{spoor_field_desc{FieldTraits<T>::type, declared.name}...} {}
+
+  // Is this event enabled right now? The same cost as a disabled write.
+  SPOOR_ALWAYS_INLINE bool enabled() const {
+#if SPOOR_COMPILE_OUT
+    return false;
+#else
+    return provider->enabled(level, keywords);
+#endif
+  }
+
+  SPOOR_ALWAYS_INLINE void write(typename FieldTraits<T>::arg... values) const {
+#if !SPOOR_COMPILE_OUT
+    if (!enabled()) return;
+    emit(nullptr, nullptr, values...);
+#else
+    ((void)values, ...);
+#endif
+  }
+
+  // With an activity ID and optionally the related (parent) activity ID.
+  SPOOR_ALWAYS_INLINE void write_activity(const ActivityId& activity, const ActivityId* related,
+                                          typename FieldTraits<T>::arg... values) const {
+#if !SPOOR_COMPILE_OUT
+    if (!enabled()) return;
+    emit(&activity, related, values...);
+#else
+    (void)activity;
+    (void)related;
+    ((void)values, ...);
+#endif
+  }
+
+ private:
+  SPOOR_ALWAYS_INLINE void emit(const ActivityId* activity, const ActivityId* related,
+                                typename FieldTraits<T>::arg... values) const {
+    const uint32_t size = (0u + ... + FieldTraits<T>::size(values));
+    write_record(*this, activity, related, size,
+                 [&](uint8_t* p) {
+                   (FieldTraits<T>::store(p, values), ...);
+                   (void)p;
+                 });
+  }
+
+  spoor_field_desc field_table_[sizeof...(T) > 0 ? sizeof...(T) : 1];
+};
+
+}  // namespace spoor
+
+#if !SPOOR_COMPILE_OUT
+// Defines an event (inline, so it may sit in a header) together with the key
+// storage its first write fills in.
+#define SPOOR_EVENT(NAME, PROVIDER, INFO, ...)                   \
+  inline constinit uint16_t NAME##_spoor_key = 0;               \
+  inline constexpr ::spoor::Event NAME { PROVIDER, NAME##_spoor_key, INFO, __VA_ARGS__ }
+#else
+namespace spoor {
+// What an event is when tracing is compiled out: nothing. Arguments are
+// still evaluated (as with ETW's macros), then discarded.
+struct NullEvent {
+  static constexpr bool enabled() { return false; }
+  template <class... A>
+  constexpr void write(A&&...) const {}
+  template <class... A>
+  constexpr void write_activity(A&&...) const {}
+};
+}  // namespace spoor
+#define SPOOR_EVENT(NAME, PROVIDER, INFO, ...) inline constexpr ::spoor::NullEvent NAME {}
+#endif
+
+#endif  // SPOOR_EVENT_H

@@ -1,0 +1,203 @@
+// Spoor trace format, version 1: every on-disk and in-buffer layout in one place.
+//
+// docs/FORMAT.md explains the format in prose; this header is its machine
+// form, shared by the writer (core, freestanding) and the reader (hosted).
+// All integers are little-endian. Nothing here is a pointer, so the same
+// bytes can be written by firmware and read by a host tool. C++ only; C
+// callers never see records (spoor/spoor.h is their API).
+#ifndef SPOOR_FORMAT_H
+#define SPOOR_FORMAT_H
+
+#include <stdint.h>
+
+namespace spoor::format {
+#define SPOOR_FMT_CONST inline constexpr
+
+// ---------------------------------------------------------------------------
+// File header: the first 32 bytes of every trace file.
+// ---------------------------------------------------------------------------
+SPOOR_FMT_CONST char kFileMagic[8] = {'S', 'P', 'O', 'O', 'R', 'T', 'R', 'C'};
+SPOOR_FMT_CONST uint16_t kVersionMajor = 1;  // a reader rejects any other major
+SPOOR_FMT_CONST uint16_t kVersionMinor = 0;  // minor bumps only add block types
+
+struct FileHeader {
+  char magic[8];          // kFileMagic
+  uint16_t version_major;
+  uint16_t version_minor;
+  uint32_t header_size;   // sizeof(FileHeader); blocks start here
+  uint64_t flags;         // reserved, 0
+  uint64_t reserved;      // 0
+};
+
+// ---------------------------------------------------------------------------
+// Blocks follow the file header back to back. Each starts with a 16-byte
+// header carrying a sync word (so a reader can say exactly where damage
+// starts), its type, payload size and a CRC-32C of the payload.
+// ---------------------------------------------------------------------------
+SPOOR_FMT_CONST uint32_t kBlockMagic = 0x4B4C4253u;  // "SBLK"
+SPOOR_FMT_CONST uint32_t kMaxBlockPayload = 64u << 20;  // sanity bound for readers
+
+enum BlockType : uint16_t {
+  kBlockClock = 1,       // ClockBlock
+  kBlockProcess = 2,     // ProcessBlock + strings
+  kBlockStream = 3,      // StreamBlock
+  kBlockProvider = 4,    // ProviderBlock + name
+  kBlockEvent = 5,       // EventBlock + name + fields
+  kBlockPacket = 6,      // PacketBlock + records
+  kBlockStreamEnd = 7,   // StreamEndBlock
+};
+
+struct BlockHeader {
+  uint32_t magic;         // kBlockMagic
+  uint16_t type;          // BlockType
+  uint16_t flags;         // 0
+  uint32_t size;          // payload bytes after this header
+  uint32_t crc32c;        // CRC-32C (Castagnoli) of the payload
+};
+
+// Clock sources a trace's ticks can come from.
+enum ClockSource : uint32_t {
+  kClockMonotonicNs = 0,  // ticks are CLOCK_MONOTONIC nanoseconds already
+  kClockTsc = 1,          // x86-64 rdtsc, invariant TSC
+  kClockCntvct = 2,       // aarch64 CNTVCT_EL0
+  kClockHook = 3,         // a user-supplied clock (firmware)
+};
+
+// Converts raw ticks to CLOCK_MONOTONIC ns:
+//   ns = monotonic_ns_ref + (ticks - tick_ref) * 1e12 / freq_millihz
+// A writer may emit several; a reader uses the last valid one (the best
+// calibrated, written at session stop).
+struct ClockBlock {
+  uint32_t source;        // ClockSource
+  uint32_t reserved;
+  uint64_t freq_millihz;  // tick frequency in milli-hertz (ticks/s * 1000)
+  uint64_t tick_ref;      // a tick reading ...
+  int64_t monotonic_ns_ref;  // ... taken at this CLOCK_MONOTONIC time
+  int64_t realtime_ns_ref;   // ... and this CLOCK_REALTIME (0 if unknown)
+};
+
+// One traced process (or firmware image). Followed by two strings, each a
+// uint16_t length and that many UTF-8 bytes: the process name, then the
+// command line with arguments separated by NUL bytes.
+struct ProcessBlock {
+  uint32_t pid;
+  uint32_t ppid;
+  uint32_t pointer_size;  // 4 or 8: the width of kFieldPointer values
+  uint32_t reserved;
+};
+
+// One stream: the packets of one process on one CPU.
+struct StreamBlock {
+  uint32_t stream_id;     // unique in the file
+  uint32_t pid;           // ProcessBlock it belongs to
+  uint32_t cpu;
+  uint32_t reserved;
+};
+
+// A provider of a process. Followed by a uint16_t length and the UTF-8 name.
+struct ProviderBlock {
+  uint32_t pid;
+  uint16_t provider_index; // referenced by EventBlock.provider_index
+  uint16_t reserved;
+  uint8_t guid[16];        // RFC 4122 byte order
+};
+
+// Field types, as stored in EventBlock field lists.
+enum FieldType : uint8_t {
+  kFieldU8 = 1, kFieldU16 = 2, kFieldU32 = 3, kFieldU64 = 4,
+  kFieldI8 = 5, kFieldI16 = 6, kFieldI32 = 7, kFieldI64 = 8,
+  kFieldF32 = 9, kFieldF64 = 10,
+  kFieldBool = 11,         // 1 byte, 0 or 1
+  kFieldString = 12,       // ULEB128 length, then UTF-8 bytes (no NUL)
+  kFieldBlob = 13,         // ULEB128 length, then bytes
+  kFieldPointer = 14,      // ProcessBlock.pointer_size bytes
+  kFieldActivityId = 15,   // 16 bytes
+  kFieldTypeLast = kFieldActivityId,
+};
+
+// ETW's opcodes (winmeta.xml values).
+enum Opcode : uint8_t {
+  kOpInfo = 0, kOpStart = 1, kOpStop = 2, kOpDcStart = 3, kOpDcStop = 4,
+  kOpExtension = 5, kOpReply = 6, kOpResume = 7, kOpSuspend = 8, kOpSend = 9,
+  kOpReceive = 240,
+};
+
+// An event descriptor of a process. Followed by: uint16_t length + UTF-8
+// event name; then field_count fields, each uint8_t FieldType, uint16_t
+// length + UTF-8 field name.
+struct EventBlock {
+  uint32_t pid;
+  uint16_t event_key;      // what records of this process carry (1..kMaxEventKey)
+  uint16_t provider_index;
+  uint16_t id;             // the event id the provider gave it
+  uint8_t version;
+  uint8_t level;           // 0..5
+  uint8_t opcode;          // Opcode
+  uint8_t reserved;
+  uint16_t task;
+  uint64_t keywords;
+  uint16_t field_count;
+  uint16_t reserved2;
+  uint32_t reserved3;
+};
+
+// A packet: one drained sub-buffer of one stream. Followed by data_size
+// bytes of records.
+struct PacketBlock {
+  uint32_t stream_id;
+  uint32_t cpu;
+  uint64_t sequence;       // 0, 1, 2 ... per stream; a gap means missing packets
+  uint64_t begin_ticks;    // first record's full timestamp
+  uint64_t end_ticks;      // last record's full timestamp
+  uint64_t lost_total;     // events dropped on this stream so far (running)
+  uint32_t record_count;
+  uint32_t data_size;
+};
+
+// Written when a stream is closed.
+struct StreamEndBlock {
+  uint32_t stream_id;
+  uint32_t reserved;
+  uint64_t lost_total;       // final dropped-event count
+  uint64_t abandoned_bytes;  // reserved but never committed (writer died mid-event)
+  uint64_t packets;          // packets written
+};
+
+// ---------------------------------------------------------------------------
+// Records inside a packet. Each starts on a 2-byte boundary:
+//
+//   off 0  uint16 size    total record bytes incl. header and padding, even;
+//                         0 means "not committed yet" (the commit marker)
+//   off 2  uint16 key     bits 0..12 event key, 13 tid follows,
+//                         14 activity id follows, 15 related activity id follows
+//   off 4  uint48 time    low 48 bits of the tick counter
+//   off 10 [uint32 tid]   the writing thread; present on the first record of a
+//                         packet and whenever the thread changes
+//          [16 B activity id] [16 B related activity id]
+//          fields, packed in descriptor order, then 0 or 1 byte of padding
+//
+// The reader widens time to 64 bits against the packet's begin_ticks using a
+// signed 48-bit difference.
+// ---------------------------------------------------------------------------
+SPOOR_FMT_CONST uint32_t kRecordHeaderSize = 10;
+SPOOR_FMT_CONST uint16_t kKeyMask = 0x1FFF;
+SPOOR_FMT_CONST uint16_t kMaxEventKey = 0x1FFF;
+SPOOR_FMT_CONST uint16_t kKeyHasTid = 1u << 13;
+SPOOR_FMT_CONST uint16_t kKeyHasActivity = 1u << 14;
+SPOOR_FMT_CONST uint16_t kKeyHasRelated = 1u << 15;
+SPOOR_FMT_CONST uint32_t kActivityIdSize = 16;
+SPOOR_FMT_CONST uint32_t kMaxRecordSize = 0xFFFE;
+SPOOR_FMT_CONST uint64_t kTimeMask48 = (1ull << 48) - 1;
+
+static_assert(sizeof(FileHeader) == 32);
+static_assert(sizeof(BlockHeader) == 16);
+static_assert(sizeof(ClockBlock) == 40);
+static_assert(sizeof(ProcessBlock) == 16);
+static_assert(sizeof(StreamBlock) == 16);
+static_assert(sizeof(ProviderBlock) == 24);
+static_assert(sizeof(EventBlock) == 32);
+static_assert(sizeof(PacketBlock) == 48);
+static_assert(sizeof(StreamEndBlock) == 32);
+}  // namespace spoor::format
+#undef SPOOR_FMT_CONST
+#endif  // SPOOR_FORMAT_H

@@ -1,0 +1,220 @@
+// Per-CPU ring buffers in memory the caller hands in.
+//
+// Layout of the span (no pointers anywhere, so another process that maps the
+// same bytes can drain it):
+//
+//   RingHeader                      64 bytes
+//   CpuControl[cpu_count]           128 bytes each: a writer line, a reader line
+//   uint32 packet_end[cpu_count][N] where each closed packet's data ends
+//   data[cpu_count][N][S]           N sub-buffers (packets) of S bytes per CPU
+//
+// Writers never block, allocate or lock. A writer picks its CPU's ring,
+// reserves space with one compare-and-swap on that ring's head, writes the
+// record and commits it by storing the record's size with release ordering
+// (the size is the commit marker, see docs/FORMAT.md). When the next packet
+// is still owned by the drainer, the event is dropped and counted in `lost`.
+//
+// head packs a 40-bit byte position (modulo 2^40; positions index a virtual
+// space where each ring repeats) and the 24-bit id of the last thread that
+// wrote, so the "thread changed, write the tid" decision is made atomically
+// with the reservation.
+#ifndef SPOOR_RING_H
+#define SPOOR_RING_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <atomic>
+
+#include "spoor/config.h"
+#include "spoor/format.h"
+#include "spoor/port.h"
+#include "spoor/status.h"
+
+namespace spoor {
+
+inline constexpr uint32_t kRingMagic = 0x474E4952u;  // "RING"
+inline constexpr uint32_t kRingVersion = 1;
+inline constexpr int kPosBits = 40;
+inline constexpr uint64_t kPosMask = (uint64_t{1} << kPosBits) - 1;
+inline constexpr uint32_t kTidMask = 0xFFFFFF;
+inline constexpr uint32_t kMinSubbufSize = 256;
+inline constexpr uint32_t kMaxSubbufSize = 1u << 20;
+
+struct RingHeader {
+  uint32_t magic;
+  uint32_t version;
+  uint32_t cpu_count;
+  uint32_t subbuf_shift;      // S = 1 << subbuf_shift
+  uint32_t subbuf_count;      // N, a power of two >= 2
+  uint32_t reserved0;
+  uint64_t cpu_offset;        // offsets from the start of the span
+  uint64_t packet_end_offset;
+  uint64_t data_offset;
+  uint64_t total_size;        // bytes of the span in use
+  uint64_t reserved1;
+};
+static_assert(sizeof(RingHeader) == 64);
+
+struct alignas(64) CpuControl {
+  // Written by writers on every event: its own cache line.
+  std::atomic<uint64_t> head;      // [position:40][last tid:24]
+  std::atomic<uint64_t> lost;      // events dropped on this CPU
+  uint64_t pad0[6];
+  // Written by the drainer; writers read `consumed` only when they open a packet.
+  std::atomic<uint64_t> consumed;  // position of the oldest packet not yet released
+  uint64_t packets;                // packets released so far (the next sequence number)
+  uint64_t abandoned_bytes;        // reserved space a dead writer never committed
+  uint64_t pad1[5];
+};
+static_assert(sizeof(CpuControl) == 128);
+
+// A process's view of a ring: pointers into the span, computed once.
+struct RingView {
+  RingHeader* header = nullptr;
+  CpuControl* cpus = nullptr;
+  uint32_t* packet_end = nullptr;   // accessed with __atomic builtins
+  uint8_t* data = nullptr;
+  uint32_t cpu_count = 0;
+  uint32_t subbuf_shift = 0;
+  uint32_t subbuf_size = 0;
+  uint32_t subbuf_count = 0;
+  uint32_t ring_shift = 0;          // bytes per CPU = 1 << ring_shift
+};
+
+// The ring events go to. All zero (cpu_count 0) while no session is attached.
+extern RingView g_ring;
+
+// Bytes a ring needs for cpu_count CPUs with subbuf_count sub-buffers of
+// subbuf_size bytes each.
+size_t ring_bytes_needed(uint32_t cpu_count, uint32_t subbuf_size, uint32_t subbuf_count);
+
+// Lays a ring out in `memory` (size bytes, 64-byte aligned, zero-filled by
+// the caller or not: this function clears what it uses). subbuf_size must be
+// a power of two in [256, 1 MiB]; the sub-buffer count is the largest power
+// of two >= 2 that fits. Returns ok, or invalid_argument (null or unaligned
+// memory, bad sizes, cpu_count 0) or out_of_space (too small for 2 packets
+// per CPU).
+Status ring_init(void* memory, size_t size, uint32_t cpu_count, uint32_t subbuf_size,
+                 RingView* view);
+
+// Opens a ring that ring_init laid out, possibly in another process.
+// Returns ok or invalid_argument (bad magic, version, or sizes that do not
+// fit `size`).
+Status ring_open(void* memory, size_t size, RingView* view);
+
+// Makes `view` the ring every event goes to (or detaches with an empty view).
+void ring_install(const RingView& view);
+
+// ---------------------------------------------------------------------------
+// Writer side
+// ---------------------------------------------------------------------------
+
+struct Reservation {
+  uint8_t* record;     // start of the record (its header)
+  uint8_t* body;       // after the header and tid: activity ids and fields go here
+  uint32_t size;       // total record size (even)
+  uint32_t tid;
+  bool with_tid;       // the record carries the tid (first in packet, or thread changed)
+  uint64_t ticks;
+};
+
+// Slow path: opening a packet, switching when the record does not fit,
+// dropping when the ring is full. Out of line.
+bool ring_reserve_slow(uint32_t body_size, Reservation* r);
+
+// Reserves a record with `body_size` bytes after the header. Returns false
+// when the event is dropped (ring full, no ring, or too large); the drop is
+// counted. Cost on the fast path: CPU id (~1 ns), tick read (~8 ns on this
+// x86-64 VM), one load and one lock cmpxchg on the CPU's head line (~8 ns).
+SPOOR_ALWAYS_INLINE bool ring_reserve(uint32_t body_size, Reservation* r) {
+  const RingView& v = g_ring;
+  uint32_t cpu = spoor_port_cpu();
+  if (SPOOR_UNLIKELY(cpu >= v.cpu_count)) return ring_reserve_slow(body_size, r);
+  CpuControl& c = v.cpus[cpu];
+  const uint32_t tid = spoor_port_thread() & kTidMask;
+  const uint32_t mask = v.subbuf_size - 1;
+  uint64_t h = c.head.load(std::memory_order_relaxed);
+  for (;;) {
+    const uint64_t pos = h & kPosMask;
+    const uint32_t off = static_cast<uint32_t>(pos) & mask;
+    const bool with_tid = static_cast<uint32_t>(h >> kPosBits) != tid;
+    const uint32_t size = (format::kRecordHeaderSize + (with_tid ? 4u : 0u) + body_size + 1u) & ~1u;
+    // Opening a packet (off == 0) or filling it up goes the slow way.
+    if (SPOOR_UNLIKELY(off == 0 || off + size >= v.subbuf_size)) return ring_reserve_slow(body_size, r);
+    const uint64_t ticks = spoor_port_ticks();
+    const uint64_t next = ((pos + size) & kPosMask) | (uint64_t{tid} << kPosBits);
+    // acq_rel: acquiring the previous writer's head carries forward the
+    // drainer's release of this packet (the zeroing happened before we write);
+    // releasing hands the same to the next writer.
+    if (SPOOR_LIKELY(c.head.compare_exchange_weak(h, next, std::memory_order_acq_rel,
+                                                  std::memory_order_relaxed))) {
+      uint8_t* rec = v.data + (uint64_t{cpu} << v.ring_shift) +
+                     (pos & ((uint64_t{1} << v.ring_shift) - 1));
+      r->record = rec;
+      r->body = rec + format::kRecordHeaderSize + (with_tid ? 4u : 0u);
+      r->size = size;
+      r->tid = tid;
+      r->with_tid = with_tid;
+      r->ticks = ticks;
+      return true;
+    }
+  }
+}
+
+// Fills in the header and publishes the record: everything before the final
+// release store of the size is visible to a drainer that sees the size.
+SPOOR_ALWAYS_INLINE void ring_commit(const Reservation& r, uint16_t key_and_flags) {
+  uint8_t* p = r.record;
+  const uint16_t key = static_cast<uint16_t>(key_and_flags | (r.with_tid ? format::kKeyHasTid : 0));
+  const uint64_t t48 = r.ticks & format::kTimeMask48;
+  __builtin_memcpy(p + 2, &key, 2);
+  __builtin_memcpy(p + 4, &t48, 6);  // little-endian: the low 6 bytes
+  if (r.with_tid) __builtin_memcpy(p + 10, &r.tid, 4);
+  __atomic_store_n(reinterpret_cast<uint16_t*>(p), static_cast<uint16_t>(r.size), __ATOMIC_RELEASE);
+}
+
+// ---------------------------------------------------------------------------
+// Drainer side: one drainer per ring (a thread, another process, or the
+// firmware's dump routine).
+// ---------------------------------------------------------------------------
+
+struct Packet {
+  uint32_t cpu;
+  uint32_t span;          // bytes of the sub-buffer to clear on release (>= size)
+  uint64_t sequence;
+  const uint8_t* data;
+  uint32_t size;          // bytes of records
+  uint32_t record_count;
+  uint64_t begin_ticks;   // full timestamps
+  uint64_t end_ticks;
+  uint64_t lost_total;    // `lost` of the CPU when the packet was taken
+};
+
+// Looks at the oldest unreleased packet of `cpu`. now_ticks is a current
+// clock reading, used to widen the records' 48-bit times.
+// Returns ok (*packet describes it; call ring_release next), empty (no closed
+// packet: the open one may hold data, see ring_flush) or busy (closed but a
+// record is not committed yet; try again later).
+// final = true is for a drain after every writer is gone (the program
+// exited or crashed): an uncommitted record then ends the packet and the
+// bytes after it count as abandoned, so the call never returns busy.
+Status ring_peek(const RingView& v, uint32_t cpu, uint64_t now_ticks, bool final, Packet* packet);
+
+// Frees the packet ring_peek returned: zeroes it (a zero size marks
+// uncommitted records) and hands it back to the writers.
+void ring_release(const RingView& v, uint32_t cpu, const Packet& packet);
+
+// Closes the open packet of `cpu` if it holds data, so the next ring_peek
+// returns it; the next writer opens a new one. Returns ok or empty (nothing
+// to close). Safe while writers run.
+Status ring_flush(const RingView& v, uint32_t cpu);
+
+// Events dropped on `cpu` so far.
+inline uint64_t ring_lost(const RingView& v, uint32_t cpu) {
+  return v.cpus[cpu].lost.load(std::memory_order_relaxed);
+}
+
+}  // namespace spoor
+
+#endif  // SPOOR_RING_H

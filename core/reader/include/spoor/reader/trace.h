@@ -1,0 +1,80 @@
+// spoor::reader::Trace: an opened trace file and everything its blocks
+// describe. Opening checks every block (sync word, size, CRC-32C, layout);
+// records are decoded later, on demand, by EventReader.
+#ifndef SPOOR_READER_TRACE_H
+#define SPOOR_READER_TRACE_H
+
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "spoor/reader/model.h"
+#include "spoor/reader/result.h"
+
+namespace spoor::reader {
+
+class Trace {
+ public:
+  // Maps the file read-only (or reads it, for pipes and other non-regular
+  // files) and walks its blocks. Fails, with a message naming the problem,
+  // when the file cannot be read, is not a Spoor trace (wrong magic, shorter
+  // than the 32-byte header) or has another major version. A damaged file
+  // is not a failure: damage() says where the readable part ends.
+  // The file must not shrink while the Trace lives (the mapping would fault).
+  static Result<Trace> open(const std::string& path);
+
+  // The same, over bytes already in memory (tests, network input).
+  static Result<Trace> from_bytes(std::vector<uint8_t> bytes);
+
+  Trace(Trace&&) noexcept;
+  Trace& operator=(Trace&&) noexcept;
+  Trace(const Trace&) = delete;
+  Trace& operator=(const Trace&) = delete;
+  ~Trace();
+
+  // The whole file. Events' strings and blobs point into it, so they live as
+  // long as the Trace.
+  std::span<const uint8_t> bytes() const;
+  uint64_t file_size() const { return bytes().size(); }
+  uint16_t version_major() const;
+  uint16_t version_minor() const;
+
+  // The last valid CLOCK block, or ticks-are-nanoseconds when there is none
+  // (has_clock() false; warnings() says so).
+  const Clock& clock() const;
+  bool has_clock() const;
+
+  // In file order. Pointers returned here stay valid as long as the Trace.
+  const std::vector<Process>& processes() const;
+  const std::vector<Stream>& streams() const;
+  const std::deque<Provider>& providers() const;
+  const std::deque<EventDescriptor>& events() const;
+
+  // nullptr when the file has no such thing.
+  const Process* process(uint32_t pid) const;
+  const Stream* stream(uint32_t stream_id) const;
+  const Provider* provider(uint32_t pid, uint16_t index) const;
+  const EventDescriptor* event(uint32_t pid, uint16_t key) const;
+
+  // The first block that failed its checks, if any; nothing from it onwards
+  // was used.
+  const std::optional<Damage>& damage() const;
+
+  // Things that did not stop the reading but a user may want to know:
+  // skipped unknown block types, invalid CLOCK blocks, a missing PROCESS.
+  const std::vector<std::string>& warnings() const;
+
+  struct Data;  // defined in src/trace_data.h
+
+ private:
+  explicit Trace(std::unique_ptr<Data> data);
+  std::unique_ptr<Data> data_;
+};
+
+}  // namespace spoor::reader
+
+#endif  // SPOOR_READER_TRACE_H

@@ -1,0 +1,163 @@
+// The block walk: file header, then every block in file order. Each block is
+// checked in the order docs/FORMAT.md gives (sync word, size against the end
+// of the file, CRC-32C, then its own layout); the first one that fails is
+// recorded as the trace's damage and nothing after it is used.
+#include <algorithm>
+#include <cstring>
+
+#include "byte_cursor.h"
+#include "metadata_blocks.h"
+#include "spoor/crc32c.h"
+#include "spoor/format.h"
+#include "spoor/reader/names.h"
+#include "text.h"
+#include "trace_data.h"
+
+namespace spoor::reader {
+namespace {
+
+namespace fmt = spoor::format;
+
+// "stream 3, cpu 1" for blocks of one stream, read from as much of the
+// payload as the file holds; empty for other blocks.
+std::string block_context(uint16_t type, const uint8_t* payload, uint64_t available) {
+  uint32_t words[2] = {0, 0};
+  if (type == fmt::kBlockPacket && available >= 8) {
+    std::memcpy(words, payload, 8);  // PacketBlock: stream_id, cpu
+    return "stream " + num(words[0]) + ", cpu " + num(words[1]);
+  }
+  if (type == fmt::kBlockStreamEnd && available >= 4) {
+    std::memcpy(words, payload, 4);  // StreamEndBlock: stream_id
+    return "stream " + num(words[0]);
+  }
+  return "";
+}
+
+std::optional<Error> check_header(Trace::Data& d) {
+  const auto bytes = d.bytes;
+  const size_t magic_len = sizeof fmt::kFileMagic;
+  if (bytes.empty()) return Error{"the file is empty"};
+  // A prefix of the magic is a cut-off trace, reported as too short below.
+  if (std::memcmp(bytes.data(), fmt::kFileMagic, std::min(bytes.size(), magic_len)) != 0)
+    return Error{"not a Spoor trace (it does not start with \"SPOORTRC\")"};
+  if (bytes.size() < sizeof(fmt::FileHeader))
+    return Error{"the file is " + num(bytes.size()) +
+                 " bytes, too short for the 32-byte trace header"};
+  fmt::FileHeader h{};
+  std::memcpy(&h, bytes.data(), sizeof h);
+  d.version_major = h.version_major;
+  d.version_minor = h.version_minor;
+  if (h.version_major != fmt::kVersionMajor)
+    return Error{"it is format version " + num(h.version_major) + "." + num(h.version_minor) +
+                 "; this spoor reads version " + num(fmt::kVersionMajor) + ".x"};
+  if (h.header_size < sizeof(fmt::FileHeader) || h.header_size > bytes.size())
+    return Error{"its header size " + num(h.header_size) + " is invalid (32 to " +
+                 num(bytes.size()) + " bytes)"};
+  return std::nullopt;
+}
+
+Problem parse_payload(Trace::Data& d, uint16_t type, std::span<const uint8_t> payload,
+                      uint64_t offset, uint64_t& unknown) {
+  switch (type) {
+    case fmt::kBlockClock: return parse_clock(d, payload, offset);
+    case fmt::kBlockProcess: return parse_process(d, payload, offset);
+    case fmt::kBlockStream: return parse_stream(d, payload, offset);
+    case fmt::kBlockProvider: return parse_provider(d, payload, offset);
+    case fmt::kBlockEvent: return parse_event(d, payload, offset);
+    case fmt::kBlockPacket:
+      return parse_packet(d, payload, offset, offset + sizeof(fmt::BlockHeader));
+    case fmt::kBlockStreamEnd: return parse_stream_end(d, payload, offset);
+    default:
+      ++unknown;  // a later minor version's block: its size is known, skip it
+      return std::nullopt;
+  }
+}
+
+// Checks and parses the block at `offset`; returns its total size, or 0
+// after recording the damage.
+uint64_t walk_one(Trace::Data& d, uint64_t offset, uint64_t& unknown) {
+  const uint64_t size = d.bytes.size();
+  const uint8_t* at = d.bytes.data() + offset;
+  if (size - offset < sizeof(fmt::BlockHeader)) {
+    d.damage = Damage{offset,
+                      "truncated at byte " + num(size) + " inside the header of the block at byte " +
+                          num(offset) + " (" + num(size - offset) + " of 16 bytes)",
+                      std::nullopt};
+    return 0;
+  }
+  fmt::BlockHeader h{};
+  std::memcpy(&h, at, sizeof h);
+  if (h.magic != fmt::kBlockMagic) {
+    d.damage = Damage{offset,
+                      "no block starts at byte " + num(offset) + ": found " + hex(h.magic, 8) +
+                          " where the sync word " + hex(fmt::kBlockMagic, 8) + " should be",
+                      std::nullopt};
+    return 0;
+  }
+  const std::string type = block_type_name(h.type);
+  const uint8_t* payload = at + sizeof h;
+  const uint64_t available = size - offset - sizeof h;
+  const std::string context = block_context(h.type, payload, available);
+  const std::string paren = context.empty() ? "" : " (" + context + ")";
+  if (h.size > fmt::kMaxBlockPayload) {
+    d.damage = Damage{offset,
+                      "the " + type + " block at byte " + num(offset) + paren + " claims a " +
+                          num(h.size) + "-byte payload, over the 64 MiB limit",
+                      std::nullopt};
+    return 0;
+  }
+  const uint64_t total = sizeof h + uint64_t{h.size};
+  if (h.size > available) {
+    d.damage = Damage{offset,
+                      "truncated at byte " + num(size) + " inside a " + type + " block of " +
+                          num(total) + " bytes starting at byte " + num(offset) + paren,
+                      std::nullopt};
+    return 0;
+  }
+  const uint32_t crc = spoor::crc32c(0, payload, h.size);
+  if (crc != h.crc32c) {
+    d.damage = Damage{offset,
+                      "CRC mismatch in block at byte " + num(offset) + " (" + type +
+                          (context.empty() ? "" : ", " + context) +
+                          "): it stores " + hex(h.crc32c, 8) + ", its payload gives " +
+                          hex(crc, 8),
+                      std::nullopt};
+    return 0;
+  }
+  Problem problem = parse_payload(d, h.type, {payload, h.size}, offset, unknown);
+  if (problem) {
+    d.damage = Damage{offset, "bad " + type + " block at byte " + num(offset) + ": " + *problem,
+                      std::nullopt};
+    return 0;
+  }
+  return total;
+}
+
+}  // namespace
+
+std::optional<Error> walk_blocks(Trace::Data& d) {
+  if (auto error = check_header(d)) return error;
+  fmt::FileHeader h{};
+  std::memcpy(&h, d.bytes.data(), sizeof h);
+  uint64_t unknown = 0;
+  for (uint64_t offset = h.header_size; offset < d.bytes.size();) {
+    const uint64_t total = walk_one(d, offset, unknown);
+    if (total == 0) break;
+    offset += total;
+  }
+  // Packets arrive in drain order; a stream reads them in sequence order.
+  for (Stream& s : d.streams)
+    std::stable_sort(s.packets.begin(), s.packets.end(),
+                     [](const Packet& a, const Packet& b) { return a.sequence < b.sequence; });
+  if (unknown > 0)
+    d.warnings.push_back(num(unknown) + " block(s) of types this reader does not know were skipped");
+  if (!d.has_clock)
+    d.warnings.push_back("the trace has no valid CLOCK block; times are raw ticks");
+  for (const Stream& s : d.streams)
+    if (!d.process_by_pid.contains(s.pid))
+      d.warnings.push_back("stream " + num(s.id) + " belongs to pid " + num(s.pid) +
+                           ", which has no PROCESS block; pointer fields are read as 8 bytes");
+  return std::nullopt;
+}
+
+}  // namespace spoor::reader

@@ -1,0 +1,72 @@
+// The k-way merge: one decoded head event per stream, a min-heap on
+// (ticks, stream index). Each next() pops one head and decodes that stream's
+// next record, so the cost is O(log streams) per event plus the decoding.
+#include "spoor/reader/event_reader.h"
+
+#include <queue>
+#include <unordered_map>
+#include <utility>
+
+#include "stream_decoder.h"
+
+namespace spoor::reader {
+
+struct EventReader::State {
+  std::vector<StreamDecoder> decoders;
+  std::vector<Event> heads;
+  std::vector<uint64_t> counts;
+  std::unordered_map<uint32_t, size_t> index_by_id;
+  using Entry = std::pair<uint64_t, size_t>;  // ticks, stream index
+  std::priority_queue<Entry, std::vector<Entry>, std::greater<Entry>> heap;
+  std::vector<Damage> damages;
+  uint64_t total = 0;
+
+  void refill(size_t i) {
+    switch (decoders[i].next(heads[i])) {
+      case StreamDecoder::Step::kEvent: heap.emplace(heads[i].ticks, i); break;
+      case StreamDecoder::Step::kDamage: damages.push_back(decoders[i].damage()); break;
+      case StreamDecoder::Step::kEnd: break;
+    }
+  }
+};
+
+EventReader::EventReader(const Trace& trace) : state_(std::make_unique<State>()) {
+  State& s = *state_;
+  const auto& streams = trace.streams();
+  s.decoders.reserve(streams.size());
+  s.heads.resize(streams.size());
+  s.counts.assign(streams.size(), 0);
+  for (size_t i = 0; i < streams.size(); ++i) {
+    s.decoders.emplace_back(trace, streams[i]);
+    s.index_by_id.emplace(streams[i].id, i);
+  }
+  for (size_t i = 0; i < streams.size(); ++i) s.refill(i);
+}
+
+EventReader::EventReader(EventReader&&) noexcept = default;
+EventReader& EventReader::operator=(EventReader&&) noexcept = default;
+EventReader::~EventReader() = default;
+
+bool EventReader::next(Event& out) {
+  State& s = *state_;
+  if (s.heap.empty()) return false;
+  const size_t i = s.heap.top().second;
+  s.heap.pop();
+  // Swapping hands the caller the head and gives the stream the caller's
+  // old event to decode into, so field vectors are reused, not reallocated.
+  std::swap(out, s.heads[i]);
+  ++s.counts[i];
+  ++s.total;
+  s.refill(i);
+  return true;
+}
+
+const std::vector<Damage>& EventReader::damages() const { return state_->damages; }
+uint64_t EventReader::events_read() const { return state_->total; }
+
+uint64_t EventReader::events_read(uint32_t stream_id) const {
+  auto it = state_->index_by_id.find(stream_id);
+  return it == state_->index_by_id.end() ? 0 : state_->counts[it->second];
+}
+
+}  // namespace spoor::reader

@@ -1,0 +1,39 @@
+// decode_record: one record of a packet into an Event. Every byte it reads
+// is checked against the record's end, and the record's end against the
+// packet's end; it never reads past either.
+#ifndef SPOOR_READER_RECORD_DECODER_H
+#define SPOOR_READER_RECORD_DECODER_H
+
+#include <cstdint>
+#include <string>
+
+#include "spoor/reader/event.h"
+#include "spoor/reader/trace.h"
+
+namespace spoor::reader {
+
+struct RecordInput {
+  const Trace* trace = nullptr;
+  const Stream* stream = nullptr;
+  const Packet* packet = nullptr;
+  uint32_t pointer_size = 8;  // of the stream's process
+  uint64_t offset = 0;        // of the record in the file
+  uint64_t available = 0;     // bytes from offset to the packet's end
+  bool first_in_packet = false;
+};
+
+// Decodes the record at in.offset into `out`. `tid` is the packet's current
+// thread: read when the record carries one, used when it does not.
+// Returns the record's size, or 0 with `problem` saying what is wrong (a
+// size below 10 or odd, running past the packet, no thread id on the first
+// record, an event key without a descriptor, a field running past the
+// record, bytes left after the fields beyond one byte of padding).
+uint32_t decode_record(const RecordInput& in, uint32_t& tid, Event& out, std::string& problem);
+
+// The full tick count of a record's low 48 bits, against the packet's
+// begin_ticks: (time - begin) mod 2^48, read as a signed 48-bit number.
+uint64_t widen_ticks(uint64_t time48, uint64_t begin_ticks);
+
+}  // namespace spoor::reader
+
+#endif  // SPOOR_READER_RECORD_DECODER_H

@@ -1,0 +1,56 @@
+#include "stream_decoder.h"
+
+#include "record_decoder.h"
+#include "text.h"
+
+namespace spoor::reader {
+
+StreamDecoder::StreamDecoder(const Trace& trace, const Stream& stream)
+    : trace_(&trace), stream_(&stream) {
+  const Process* p = trace.process(stream.pid);
+  pointer_size_ = p != nullptr ? p->pointer_size : 8;
+}
+
+StreamDecoder::Step StreamDecoder::fail(uint64_t offset, const std::string& problem) {
+  const Packet& p = stream_->packets[packet_];
+  damage_ = Damage{offset,
+                   "stream " + num(stream_->id) + ", packet " + num(p.sequence) + " (cpu " +
+                       num(p.cpu) + "), record " + num(records_) + " at byte " + num(offset) +
+                       ": " + problem,
+                   stream_->id};
+  done_ = true;
+  return Step::kDamage;
+}
+
+StreamDecoder::Step StreamDecoder::next(Event& out) {
+  while (!done_) {
+    if (!in_packet_) {
+      if (packet_ >= stream_->packets.size()) break;
+      const Packet& p = stream_->packets[packet_];
+      pos_ = p.data_offset;
+      end_ = p.data_offset + p.data_size;
+      records_ = 0;
+      in_packet_ = true;
+    }
+    const Packet& p = stream_->packets[packet_];
+    if (pos_ == end_) {
+      if (records_ != p.record_count)
+        return fail(p.offset, "its header counts " + num(p.record_count) +
+                                  " records but its data holds " + num(records_));
+      in_packet_ = false;
+      ++packet_;
+      continue;
+    }
+    RecordInput in{trace_, stream_, &p, pointer_size_, pos_, end_ - pos_, records_ == 0};
+    std::string problem;
+    const uint32_t size = decode_record(in, tid_, out, problem);
+    if (size == 0) return fail(pos_, problem);
+    pos_ += size;
+    ++records_;
+    return Step::kEvent;
+  }
+  done_ = true;
+  return Step::kEnd;
+}
+
+}  // namespace spoor::reader

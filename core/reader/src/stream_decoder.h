@@ -1,0 +1,42 @@
+// StreamDecoder: the records of one stream in order (packets by sequence,
+// records in packet order), stopping for good at the first bad one.
+#ifndef SPOOR_READER_STREAM_DECODER_H
+#define SPOOR_READER_STREAM_DECODER_H
+
+#include <cstdint>
+
+#include "spoor/reader/event.h"
+#include "spoor/reader/trace.h"
+
+namespace spoor::reader {
+
+class StreamDecoder {
+ public:
+  StreamDecoder(const Trace& trace, const Stream& stream);
+
+  enum class Step { kEvent, kEnd, kDamage };
+  // kEvent: `out` holds the next event. kEnd: the stream is done.
+  // kDamage: damage() says why the stream stops here; later calls give kEnd.
+  Step next(Event& out);
+  const Damage& damage() const { return damage_; }
+  const Stream& stream() const { return *stream_; }
+
+ private:
+  Step fail(uint64_t offset, const std::string& problem);
+
+  const Trace* trace_;
+  const Stream* stream_;
+  uint32_t pointer_size_;
+  size_t packet_ = 0;        // index into stream_->packets
+  bool in_packet_ = false;
+  uint64_t pos_ = 0;         // file offset of the next record
+  uint64_t end_ = 0;         // file offset of the packet's end
+  uint32_t records_ = 0;     // decoded in this packet
+  uint32_t tid_ = 0;
+  bool done_ = false;
+  Damage damage_;
+};
+
+}  // namespace spoor::reader
+
+#endif  // SPOOR_READER_STREAM_DECODER_H

@@ -1,0 +1,82 @@
+// Trace: opening (from a path or from bytes) and the lookups over what the
+// block walk found.
+#include "spoor/reader/trace.h"
+
+#include <limits>
+
+#include "spoor/reader/event.h"
+#include "trace_data.h"
+
+namespace spoor::reader {
+int64_t Clock::to_ns(uint64_t ticks) const {
+  // Ticks before tick_ref are a negative difference, not a huge one. 128-bit
+  // arithmetic keeps (ticks - tick_ref) * 10^12 exact for any 64-bit input.
+  const __int128 diff = static_cast<int64_t>(ticks - tick_ref);
+  const __int128 ns = monotonic_ns_ref + diff * 1'000'000'000'000 / static_cast<__int128>(freq_millihz);
+  if (ns > std::numeric_limits<int64_t>::max()) return std::numeric_limits<int64_t>::max();
+  if (ns < std::numeric_limits<int64_t>::min()) return std::numeric_limits<int64_t>::min();
+  return static_cast<int64_t>(ns);
+}
+
+const Value* Event::field(std::string_view name) const {
+  for (const FieldValue& f : fields)
+    if (f.field->name == name) return &f.value;
+  return nullptr;
+}
+
+Result<Trace> Trace::open(const std::string& path) {
+  Result<MappedFile> file = MappedFile::open(path);
+  if (!file) return Error{file.error()};
+  auto data = std::make_unique<Data>();
+  data->file = std::move(file).value();
+  data->bytes = data->file.bytes();
+  if (auto error = walk_blocks(*data)) return *error;
+  return Trace(std::move(data));
+}
+
+Result<Trace> Trace::from_bytes(std::vector<uint8_t> bytes) {
+  auto data = std::make_unique<Data>();
+  data->owned = std::move(bytes);
+  data->bytes = {data->owned.data(), data->owned.size()};
+  if (auto error = walk_blocks(*data)) return *error;
+  return Trace(std::move(data));
+}
+
+Trace::Trace(std::unique_ptr<Data> data) : data_(std::move(data)) {}
+Trace::Trace(Trace&&) noexcept = default;
+Trace& Trace::operator=(Trace&&) noexcept = default;
+Trace::~Trace() = default;
+
+std::span<const uint8_t> Trace::bytes() const { return data_->bytes; }
+uint16_t Trace::version_major() const { return data_->version_major; }
+uint16_t Trace::version_minor() const { return data_->version_minor; }
+const Clock& Trace::clock() const { return data_->clock; }
+bool Trace::has_clock() const { return data_->has_clock; }
+const std::vector<Process>& Trace::processes() const { return data_->processes; }
+const std::vector<Stream>& Trace::streams() const { return data_->streams; }
+const std::deque<Provider>& Trace::providers() const { return data_->providers; }
+const std::deque<EventDescriptor>& Trace::events() const { return data_->events; }
+const std::optional<Damage>& Trace::damage() const { return data_->damage; }
+const std::vector<std::string>& Trace::warnings() const { return data_->warnings; }
+
+const Process* Trace::process(uint32_t pid) const {
+  auto it = data_->process_by_pid.find(pid);
+  return it == data_->process_by_pid.end() ? nullptr : &data_->processes[it->second];
+}
+
+const Stream* Trace::stream(uint32_t stream_id) const {
+  auto it = data_->stream_by_id.find(stream_id);
+  return it == data_->stream_by_id.end() ? nullptr : &data_->streams[it->second];
+}
+
+const Provider* Trace::provider(uint32_t pid, uint16_t index) const {
+  auto it = data_->provider_by_key.find(process_key(pid, index));
+  return it == data_->provider_by_key.end() ? nullptr : it->second;
+}
+
+const EventDescriptor* Trace::event(uint32_t pid, uint16_t key) const {
+  auto it = data_->event_by_key.find(process_key(pid, key));
+  return it == data_->event_by_key.end() ? nullptr : it->second;
+}
+
+}  // namespace spoor::reader

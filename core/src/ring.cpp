@@ -1,0 +1,263 @@
+// Ring layout, the writer's slow path, and the drainer side.
+#include "spoor/ring.h"
+
+namespace spoor {
+
+constinit RingView g_ring{};
+
+namespace {
+
+constexpr uint64_t align_up(uint64_t v, uint64_t a) { return (v + a - 1) & ~(a - 1); }
+
+constexpr bool is_pow2(uint64_t v) { return v != 0 && (v & (v - 1)) == 0; }
+
+uint32_t log2_exact(uint64_t v) {
+  uint32_t s = 0;
+  while ((uint64_t{1} << s) < v) ++s;
+  return s;
+}
+
+struct Layout {
+  uint64_t cpu_offset, packet_end_offset, data_offset, total;
+};
+
+Layout layout_for(uint32_t cpu_count, uint32_t subbuf_size, uint32_t subbuf_count) {
+  Layout l{};
+  l.cpu_offset = sizeof(RingHeader);
+  l.packet_end_offset = l.cpu_offset + uint64_t{cpu_count} * sizeof(CpuControl);
+  l.data_offset = align_up(l.packet_end_offset + uint64_t{cpu_count} * subbuf_count * 4, 64);
+  l.total = l.data_offset + uint64_t{cpu_count} * subbuf_count * subbuf_size;
+  return l;
+}
+
+void fill_view(RingHeader* h, RingView* v) {
+  auto* base = reinterpret_cast<uint8_t*>(h);
+  v->header = h;
+  v->cpus = reinterpret_cast<CpuControl*>(base + h->cpu_offset);
+  v->packet_end = reinterpret_cast<uint32_t*>(base + h->packet_end_offset);
+  v->data = base + h->data_offset;
+  v->cpu_count = h->cpu_count;
+  v->subbuf_shift = h->subbuf_shift;
+  v->subbuf_size = 1u << h->subbuf_shift;
+  v->subbuf_count = h->subbuf_count;
+  v->ring_shift = h->subbuf_shift + log2_exact(h->subbuf_count);
+}
+
+inline uint32_t* packet_end_slot(const RingView& v, uint32_t cpu, uint64_t pos) {
+  const uint64_t slot = (pos >> v.subbuf_shift) & (v.subbuf_count - 1);
+  return v.packet_end + uint64_t{cpu} * v.subbuf_count + slot;
+}
+
+inline uint8_t* packet_data(const RingView& v, uint32_t cpu, uint64_t pos) {
+  const uint64_t ring_mask = (uint64_t{1} << v.ring_shift) - 1;
+  const uint64_t packet_start = pos & ~uint64_t{v.subbuf_size - 1};
+  return v.data + (uint64_t{cpu} << v.ring_shift) + (packet_start & ring_mask);
+}
+
+// Sign-extends a 48-bit difference.
+inline int64_t signed48(uint64_t d) {
+  return static_cast<int64_t>(d << 16) >> 16;
+}
+
+}  // namespace
+
+size_t ring_bytes_needed(uint32_t cpu_count, uint32_t subbuf_size, uint32_t subbuf_count) {
+  return static_cast<size_t>(layout_for(cpu_count, subbuf_size, subbuf_count).total);
+}
+
+Status ring_init(void* memory, size_t size, uint32_t cpu_count, uint32_t subbuf_size,
+                 RingView* view) {
+  if (memory == nullptr || view == nullptr || cpu_count == 0 ||
+      reinterpret_cast<uintptr_t>(memory) % 64 != 0 || !is_pow2(subbuf_size) ||
+      subbuf_size < kMinSubbufSize || subbuf_size > kMaxSubbufSize)
+    return Status::invalid_argument;
+  uint32_t count = 2;
+  if (layout_for(cpu_count, subbuf_size, count).total > size) return Status::out_of_space;
+  while (count < (1u << 20) && layout_for(cpu_count, subbuf_size, count * 2).total <= size &&
+         uint64_t{subbuf_size} * count * 2 <= (kPosMask >> 1))
+    count *= 2;
+  const Layout l = layout_for(cpu_count, subbuf_size, count);
+  auto* h = static_cast<RingHeader*>(memory);
+  __builtin_memset(memory, 0, static_cast<size_t>(l.total));
+  h->magic = kRingMagic;
+  h->version = kRingVersion;
+  h->cpu_count = cpu_count;
+  h->subbuf_shift = log2_exact(subbuf_size);
+  h->subbuf_count = count;
+  h->cpu_offset = l.cpu_offset;
+  h->packet_end_offset = l.packet_end_offset;
+  h->data_offset = l.data_offset;
+  h->total_size = l.total;
+  fill_view(h, view);
+  return Status::ok;
+}
+
+Status ring_open(void* memory, size_t size, RingView* view) {
+  if (memory == nullptr || view == nullptr || size < sizeof(RingHeader))
+    return Status::invalid_argument;
+  auto* h = static_cast<RingHeader*>(memory);
+  if (h->magic != kRingMagic || h->version != kRingVersion || h->cpu_count == 0 ||
+      h->subbuf_shift < 8 || h->subbuf_shift > 20 || !is_pow2(h->subbuf_count))
+    return Status::invalid_argument;
+  const Layout l = layout_for(h->cpu_count, 1u << h->subbuf_shift, h->subbuf_count);
+  if (l.total > size || l.total != h->total_size || l.data_offset != h->data_offset ||
+      l.cpu_offset != h->cpu_offset || l.packet_end_offset != h->packet_end_offset)
+    return Status::invalid_argument;
+  fill_view(h, view);
+  return Status::ok;
+}
+
+void ring_install(const RingView& view) {
+  // Fields first, cpu_count last: a writer that sees cpu_count != 0 in the
+  // same view sees pointers that belong to it. Swapping between two live
+  // rings is not supported (sessions install once and detach at stop).
+  RingView& g = g_ring;
+  __atomic_store_n(&g.cpu_count, 0u, __ATOMIC_RELEASE);
+  g.header = view.header;
+  g.cpus = view.cpus;
+  g.packet_end = view.packet_end;
+  g.data = view.data;
+  g.subbuf_shift = view.subbuf_shift;
+  g.subbuf_size = view.subbuf_size;
+  g.subbuf_count = view.subbuf_count;
+  g.ring_shift = view.ring_shift;
+  __atomic_store_n(&g.cpu_count, view.cpu_count, __ATOMIC_RELEASE);
+}
+
+bool ring_reserve_slow(uint32_t body_size, Reservation* r) {
+  const RingView& v = g_ring;
+  const uint32_t cpu_count = __atomic_load_n(&v.cpu_count, __ATOMIC_ACQUIRE);
+  if (cpu_count == 0) return false;  // no ring: nothing recorded, nothing to count into
+  uint32_t cpu = spoor_port_cpu();
+  if (cpu >= cpu_count) cpu %= cpu_count;
+  CpuControl& c = v.cpus[cpu];
+  const uint32_t tid = spoor_port_thread() & kTidMask;
+  const uint32_t S = v.subbuf_size;
+  const uint64_t ring_bytes = uint64_t{1} << v.ring_shift;
+  uint64_t h = c.head.load(std::memory_order_relaxed);
+  for (;;) {
+    const uint64_t pos = h & kPosMask;
+    const uint32_t off = static_cast<uint32_t>(pos) & (S - 1);
+    bool opening = off == 0;
+    bool with_tid = opening || static_cast<uint32_t>(h >> kPosBits) != tid;
+    uint32_t size = (format::kRecordHeaderSize + (with_tid ? 4u : 0u) + body_size + 1u) & ~1u;
+    uint64_t start = pos;
+    bool closes_current = false;
+    if (!opening && off + size > S) {
+      // Does not fit: close this packet where it is and open the next one.
+      start = (pos - off + S) & kPosMask;
+      closes_current = true;
+      opening = true;
+      with_tid = true;
+      size = (format::kRecordHeaderSize + 4u + body_size + 1u) & ~1u;
+    }
+    if (size > S || size > format::kMaxRecordSize) {
+      c.lost.fetch_add(1, std::memory_order_relaxed);  // can never fit
+      return false;
+    }
+    if (opening) {
+      // The packet at `start` is free once the drainer released it. Acquire
+      // pairs with the drainer's release: its zeroing happened before we write.
+      const uint64_t consumed = c.consumed.load(std::memory_order_acquire);
+      if (((start - consumed) & kPosMask) >= ring_bytes) {
+        c.lost.fetch_add(1, std::memory_order_relaxed);  // ring full: drop, never wait
+        return false;
+      }
+    }
+    const uint64_t end = (start + size) & kPosMask;
+    const uint64_t ticks = spoor_port_ticks();
+    const uint64_t next = end | (uint64_t{tid} << kPosBits);
+    if (!c.head.compare_exchange_weak(h, next, std::memory_order_acq_rel,
+                                      std::memory_order_relaxed))
+      continue;
+    // Closing stores release: the drainer that reads a packet's end with
+    // acquire also sees the reservation that closed it.
+    if (closes_current) __atomic_store_n(packet_end_slot(v, cpu, pos), off, __ATOMIC_RELEASE);
+    if ((end & (S - 1)) == 0) __atomic_store_n(packet_end_slot(v, cpu, start), S, __ATOMIC_RELEASE);
+    uint8_t* rec = packet_data(v, cpu, start) + (start & (S - 1));
+    r->record = rec;
+    r->body = rec + format::kRecordHeaderSize + (with_tid ? 4u : 0u);
+    r->size = size;
+    r->tid = tid;
+    r->with_tid = with_tid;
+    r->ticks = ticks;
+    return true;
+  }
+}
+
+Status ring_flush(const RingView& v, uint32_t cpu) {
+  if (cpu >= v.cpu_count) return Status::invalid_argument;
+  CpuControl& c = v.cpus[cpu];
+  const uint32_t S = v.subbuf_size;
+  uint64_t h = c.head.load(std::memory_order_acquire);
+  for (;;) {
+    const uint64_t pos = h & kPosMask;
+    const uint32_t off = static_cast<uint32_t>(pos) & (S - 1);
+    if (off == 0) return Status::empty;
+    const uint64_t next = ((pos - off + S) & kPosMask) | (h & ~kPosMask);
+    if (c.head.compare_exchange_weak(h, next, std::memory_order_acq_rel,
+                                     std::memory_order_acquire)) {
+      __atomic_store_n(packet_end_slot(v, cpu, pos), off, __ATOMIC_RELEASE);
+      return Status::ok;
+    }
+  }
+}
+
+Status ring_peek(const RingView& v, uint32_t cpu, uint64_t now_ticks, bool final, Packet* packet) {
+  if (cpu >= v.cpu_count || packet == nullptr) return Status::invalid_argument;
+  CpuControl& c = v.cpus[cpu];
+  const uint32_t S = v.subbuf_size;
+  const uint64_t consumed = c.consumed.load(std::memory_order_relaxed);  // ours alone
+  uint32_t end = __atomic_load_n(packet_end_slot(v, cpu, consumed), __ATOMIC_ACQUIRE);
+  if (end == 0) {
+    const uint64_t pos = c.head.load(std::memory_order_acquire) & kPosMask;
+    const uint64_t written = (pos - consumed) & kPosMask;
+    if (written < S) return Status::empty;  // open (or untouched): ring_flush closes it
+    // Closed by a writer that has not stored the end yet.
+    if (!final) return Status::busy;
+    end = S;  // the writer is gone: walk until the first uncommitted record
+  }
+  const uint8_t* data = packet_data(v, cpu, consumed);
+  const uint64_t now48 = now_ticks & format::kTimeMask48;
+  uint32_t off = 0, count = 0;
+  uint64_t begin = ~uint64_t{0}, last = 0;
+  while (off + format::kRecordHeaderSize <= end) {
+    const uint16_t size = __atomic_load_n(reinterpret_cast<const uint16_t*>(data + off),
+                                          __ATOMIC_ACQUIRE);
+    if (size == 0 || (size & 1) || size < format::kRecordHeaderSize || off + size > end) {
+      if (!final && size == 0) return Status::busy;  // reserved, not committed yet
+      break;
+    }
+    uint64_t t48 = 0;
+    __builtin_memcpy(&t48, data + off + 4, 6);
+    const uint64_t t = now_ticks - static_cast<uint64_t>(signed48((now48 - t48) & format::kTimeMask48));
+    if (t < begin) begin = t;
+    if (t > last) last = t;
+    off += size;
+    ++count;
+  }
+  if (off < end) c.abandoned_bytes += end - off;
+  packet->cpu = cpu;
+  packet->span = end;
+  packet->sequence = c.packets;
+  packet->data = data;
+  packet->size = off;
+  packet->record_count = count;
+  packet->begin_ticks = count ? begin : now_ticks;
+  packet->end_ticks = count ? last : now_ticks;
+  packet->lost_total = c.lost.load(std::memory_order_relaxed);
+  return Status::ok;
+}
+
+void ring_release(const RingView& v, uint32_t cpu, const Packet& packet) {
+  CpuControl& c = v.cpus[cpu];
+  const uint64_t consumed = c.consumed.load(std::memory_order_relaxed);
+  // Zero what writers used so that sizes read 0 ("uncommitted") when reused.
+  __builtin_memset(packet_data(v, cpu, consumed), 0, packet.span);
+  __atomic_store_n(packet_end_slot(v, cpu, consumed), 0u, __ATOMIC_RELAXED);
+  c.packets++;
+  // Release: writers that acquire `consumed` see the zeroed packet.
+  c.consumed.store((consumed + v.subbuf_size) & kPosMask, std::memory_order_release);
+}
+
+}  // namespace spoor

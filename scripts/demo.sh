@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# Installs what is missing, builds Spoor (release), runs the bundled demo
+# program under a tracing session, and shows the trace with spoor info/dump.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/install-deps.sh
+cmake --preset release >/dev/null
+cmake --build --preset release --target spoor spoor-demo
+out=${SPOOR_DEMO_OUT:-build/release/spoor-demo.spoor}
+build/release/examples/demo/spoor-demo "$out" 2000
+echo
+build/release/symbolizer/spoor info "$out"
+echo
+echo "First events (spoor dump $out | head):"
+build/release/symbolizer/spoor dump "$out" | head -n 12

@@ -1,0 +1,58 @@
+#include "args.h"
+
+#include <cstdio>
+
+#include "command.h"
+
+namespace spoor::cli {
+
+int usage_error(std::string_view command, const std::string& message) {
+  std::fprintf(stderr, "spoor %.*s: %s; run 'spoor help %.*s'\n", static_cast<int>(command.size()),
+               command.data(), message.c_str(), static_cast<int>(command.size()), command.data());
+  return kExitUsage;
+}
+
+std::optional<Args> parse_args(std::string_view command, const std::vector<std::string>& words,
+                               std::span<const OptionSpec> specs) {
+  Args args;
+  bool options_done = false;
+  for (size_t i = 0; i < words.size(); ++i) {
+    const std::string& w = words[i];
+    // "-" alone is a positional: the commands read it as standard input.
+    if (options_done || w.size() < 2 || w[0] != '-') {
+      args.positional.push_back(w);
+      continue;
+    }
+    if (w == "--") {
+      options_done = true;
+      continue;
+    }
+    const size_t eq = w.find('=');
+    const std::string name = w.substr(0, eq);
+    const OptionSpec* spec = nullptr;
+    for (const OptionSpec& s : specs)
+      if (s.name == name) spec = &s;
+    if (spec == nullptr) {
+      usage_error(command, "unknown option '" + name + "'");
+      return std::nullopt;
+    }
+    std::string value;
+    if (spec->takes_value) {
+      if (eq != std::string::npos) {
+        value = w.substr(eq + 1);
+      } else if (i + 1 < words.size()) {
+        value = words[++i];
+      } else {
+        usage_error(command, "option '" + name + "' needs a value");
+        return std::nullopt;
+      }
+    } else if (eq != std::string::npos) {
+      usage_error(command, "option '" + name + "' takes no value");
+      return std::nullopt;
+    }
+    args.options[name] = value;
+  }
+  return args;
+}
+
+}  // namespace spoor::cli

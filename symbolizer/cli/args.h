@@ -1,0 +1,42 @@
+// Argument parsing for subcommands: positional words and --options (either
+// "--name value" or "--name=value"), with "--" ending the options.
+#ifndef SPOOR_CLI_ARGS_H
+#define SPOOR_CLI_ARGS_H
+
+#include <map>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace spoor::cli {
+
+struct OptionSpec {
+  std::string_view name;  // "--format"
+  bool takes_value;
+};
+
+struct Args {
+  std::vector<std::string> positional;
+  std::map<std::string, std::string, std::less<>> options;  // flags map to ""
+
+  const std::string* option(std::string_view name) const {
+    auto it = options.find(name);
+    return it == options.end() ? nullptr : &it->second;
+  }
+};
+
+// Parses `words` for `spoor <command>`. On an unknown option or a missing
+// value, prints "spoor <command>: ..." to stderr and returns nullopt (the
+// caller exits with kExitUsage).
+std::optional<Args> parse_args(std::string_view command, const std::vector<std::string>& words,
+                               std::span<const OptionSpec> specs);
+
+// Prints "spoor <command>: <message>; run 'spoor help <command>'" to stderr
+// and returns kExitUsage.
+int usage_error(std::string_view command, const std::string& message);
+
+}  // namespace spoor::cli
+
+#endif  // SPOOR_CLI_ARGS_H

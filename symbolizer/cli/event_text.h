@@ -1,0 +1,45 @@
+// Events as text: one aligned line per event (`spoor dump`), CSV rows, and
+// the value renderings both share.
+#ifndef SPOOR_CLI_EVENT_TEXT_H
+#define SPOOR_CLI_EVENT_TEXT_H
+
+#include <cstdint>
+#include <span>
+#include <string>
+
+#include "spoor/reader/event.h"
+#include "spoor/reader/trace.h"
+
+namespace spoor::cli {
+
+// Lower-case hex, two digits a byte, no prefix.
+std::string hex_bytes(std::span<const uint8_t> bytes);
+// "0x1f"
+std::string hex_number(uint64_t v);
+// Strings quoted with C escapes (control bytes, quote, backslash); numbers
+// in decimal (doubles in their shortest exact form); blobs in hex; pointers
+// as 0x...; activity IDs in canonical form.
+std::string value_text(const reader::Value& v);
+// "name=value;name=value" with value_text values.
+std::string fields_text(const reader::Event& e, std::string_view separator);
+// "1.234 ms": a duration in the largest unit that keeps it >= 1.
+std::string duration_text(int64_t ns);
+
+// The text dump: column widths fit the trace's provider and event names.
+class TextLayout {
+ public:
+  explicit TextLayout(const reader::Trace& trace);
+  void header(std::string& out) const;
+  void line(const reader::Event& e, std::string& out) const;
+
+ private:
+  size_t provider_width_ = 8;
+  size_t event_width_ = 5;
+};
+
+void csv_header(std::string& out);
+void csv_line(const reader::Event& e, std::string& out);
+
+}  // namespace spoor::cli
+
+#endif  // SPOOR_CLI_EVENT_TEXT_H

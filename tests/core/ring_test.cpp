@@ -1,0 +1,221 @@
+// Per-CPU rings: wraparound, exact drop accounting, thread ids, flushing,
+// and a multi-thread stress with a concurrent drainer.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <map>
+#include <thread>
+#include <unistd.h>
+
+#include "ring_test_util.h"
+#include "spoor/event.h"
+
+namespace {
+
+using spoor::test::DrainResult;
+using spoor::test::TestRing;
+
+SPOOR_DEFINE_PROVIDER(g_ring_test, "Spoor.Test.Ring");
+
+SPOOR_EVENT(kSeq, g_ring_test, (spoor::EventInfo{.name = "Seq", .id = 1}),
+            spoor::Field<uint32_t>{"thread"}, spoor::Field<uint64_t>{"seq"},
+            spoor::Field<spoor::Str>{"text"});
+SPOOR_EVENT(kBig, g_ring_test, (spoor::EventInfo{.name = "Big", .id = 2}),
+            spoor::Field<spoor::Blob>{"data"});
+
+const uint32_t kCpus = static_cast<uint32_t>(sysconf(_SC_NPROCESSORS_CONF));
+const char kText[] = "abcdefghijklm";
+
+// The body a Seq event writes: thread, seq, then a string of seq % 13 chars.
+void write_seq(uint32_t thread, uint64_t seq) {
+  kSeq.write(thread, seq, spoor::Str(kText, seq % 13));
+}
+
+// Checks a Seq record's body byte for byte and returns (thread, seq).
+bool parse_seq(const spoor::test::Record& r, uint32_t* thread, uint64_t* seq) {
+  if (r.body.size() < 13) return false;
+  std::memcpy(thread, r.body.data(), 4);
+  std::memcpy(seq, r.body.data() + 4, 8);
+  const uint32_t len = *seq % 13;
+  if (r.body[12] != len) return false;
+  const size_t used = 13 + len;
+  // Exactly the string plus at most one padding byte.
+  if (r.body.size() != used && r.body.size() != used + 1) return false;
+  return std::memcmp(r.body.data() + 13, kText, len) == 0;
+}
+
+class RingTest : public ::testing::Test {
+ protected:
+  void SetUp() override { spoor::test::enable_all(g_ring_test); }
+  void TearDown() override {
+    spoor::apply_enable_state(*const_cast<spoor::ProviderControl*>(g_ring_test.control()), {});
+  }
+};
+
+TEST_F(RingTest, WrapsAroundManyTimesWithoutLosingOrReordering) {
+  TestRing ring(kCpus, 256, 4);
+  DrainResult got;
+  const uint64_t kEvents = 20000;
+  for (uint64_t i = 0; i < kEvents; ++i) {
+    write_seq(7, i);
+    if (i % 4 == 3) spoor::test::drain(ring.view(), got, /*flush=*/false);
+  }
+  spoor::test::drain(ring.view(), got, /*flush=*/true);
+  ASSERT_TRUE(got.ok) << got.problem;
+  EXPECT_EQ(spoor::test::total_lost(ring.view()), 0u);
+  ASSERT_EQ(got.records.size(), kEvents);
+  // Order per CPU stream is write order; merge by sequence.
+  std::vector<bool> seen(kEvents);
+  std::map<uint32_t, uint64_t> last_seq_on_cpu;
+  for (const auto& r : got.records) {
+    uint32_t thread;
+    uint64_t seq;
+    ASSERT_TRUE(parse_seq(r, &thread, &seq));
+    EXPECT_EQ(thread, 7u);
+    ASSERT_LT(seq, kEvents);
+    EXPECT_FALSE(seen[seq]);
+    seen[seq] = true;
+    auto it = last_seq_on_cpu.find(r.cpu);
+    if (it != last_seq_on_cpu.end()) {
+      EXPECT_LT(it->second, seq);
+    }
+    last_seq_on_cpu[r.cpu] = seq;
+  }
+  // 20000 records of ~36 bytes in 256-byte packets: hundreds of laps of a
+  // 4-packet ring.
+  EXPECT_GT(got.packets, 100u * 4);
+}
+
+TEST_F(RingTest, DropsAreCountedExactlyWhenNobodyDrains) {
+  TestRing ring(kCpus, 256, 2);
+  const uint64_t kWritten = 5000;
+  for (uint64_t i = 0; i < kWritten; ++i) write_seq(1, i);
+  DrainResult got;
+  spoor::test::drain(ring.view(), got, /*flush=*/true);
+  ASSERT_TRUE(got.ok) << got.problem;
+  const uint64_t lost = spoor::test::total_lost(ring.view());
+  EXPECT_GT(lost, 0u);
+  EXPECT_EQ(got.records.size() + lost, kWritten);
+  // What survived is the beginning: the ring drops new events, never old ones.
+  for (const auto& r : got.records) {
+    uint32_t thread;
+    uint64_t seq;
+    ASSERT_TRUE(parse_seq(r, &thread, &seq));
+    EXPECT_LT(seq, got.records.size() + kCpus * 2);
+  }
+}
+
+TEST_F(RingTest, EventLargerThanAPacketIsDroppedAndCounted) {
+  TestRing ring(kCpus, 256, 4);
+  std::vector<uint8_t> big(1000, 0xAB);
+  kBig.write(spoor::Blob{big.data(), static_cast<uint32_t>(big.size())});
+  std::vector<uint8_t> small(100, 0xCD);
+  kBig.write(spoor::Blob{small.data(), static_cast<uint32_t>(small.size())});
+  DrainResult got;
+  spoor::test::drain(ring.view(), got, true);
+  ASSERT_TRUE(got.ok) << got.problem;
+  EXPECT_EQ(spoor::test::total_lost(ring.view()), 1u);
+  ASSERT_EQ(got.records.size(), 1u);
+  EXPECT_EQ(got.records[0].body[0], 100);  // ULEB128 length of the small blob
+}
+
+TEST_F(RingTest, FlushClosesAPartlyFilledPacket) {
+  TestRing ring(kCpus, 4096, 4);
+  write_seq(3, 0);
+  DrainResult got;
+  spoor::test::drain(ring.view(), got, /*flush=*/false);
+  EXPECT_EQ(got.records.size(), 0u) << "an open packet is not drained without a flush";
+  spoor::test::drain(ring.view(), got, /*flush=*/true);
+  ASSERT_EQ(got.records.size(), 1u);
+  // The next event opens a new packet and carries the tid again.
+  write_seq(3, 1);
+  spoor::test::drain(ring.view(), got, true);
+  ASSERT_EQ(got.records.size(), 2u);
+  EXPECT_TRUE(got.records[1].carried_tid);
+  EXPECT_EQ(got.records[1].tid, static_cast<uint32_t>(gettid()));
+}
+
+TEST_F(RingTest, TidIsWrittenOnlyWhenTheThreadChanges) {
+  TestRing ring(1, 4096, 4);  // one ring: every thread shares it
+  write_seq(0, 0);
+  write_seq(0, 1);
+  std::thread([] { write_seq(1, 2); }).join();
+  write_seq(0, 3);
+  DrainResult got;
+  spoor::test::drain(ring.view(), got, true);
+  ASSERT_TRUE(got.ok) << got.problem;
+  ASSERT_EQ(got.records.size(), 4u);
+  EXPECT_TRUE(got.records[0].carried_tid);
+  EXPECT_FALSE(got.records[1].carried_tid);
+  EXPECT_TRUE(got.records[2].carried_tid);
+  EXPECT_NE(got.records[2].tid, got.records[0].tid);
+  EXPECT_TRUE(got.records[3].carried_tid);
+  EXPECT_EQ(got.records[3].tid, got.records[0].tid);
+}
+
+TEST_F(RingTest, TimestampsIncreaseWithinACpuStream) {
+  TestRing ring(1, 1024, 32);  // 32 KiB: room for all 500 (~36 bytes each)
+  for (uint64_t i = 0; i < 500; ++i) write_seq(0, i);
+  DrainResult got;
+  spoor::test::drain(ring.view(), got, true);
+  ASSERT_TRUE(got.ok) << got.problem;
+  ASSERT_EQ(got.records.size(), 500u);
+  for (size_t i = 1; i < got.records.size(); ++i)
+    EXPECT_LE(got.records[i - 1].ticks, got.records[i].ticks);
+}
+
+TEST_F(RingTest, NoRingInstalledWritesNothing) {
+  ring_install(spoor::RingView{});
+  write_seq(0, 0);  // must not crash
+  SUCCEED();
+}
+
+// 4+ threads, millions of events, a drainer running alongside: no corrupt
+// record, per-thread order kept, received + lost == written.
+TEST_F(RingTest, StressManyThreadsWithConcurrentDrainer) {
+  TestRing ring(kCpus, 16384, 8);
+  constexpr uint32_t kThreads = 6;
+  constexpr uint64_t kPerThread = 500000;
+  std::atomic<bool> done{false};
+  DrainResult got;
+  std::thread drainer([&] {
+    while (!done.load()) spoor::test::drain(ring.view(), got, false);
+  });
+  std::vector<std::thread> writers;
+  for (uint32_t t = 0; t < kThreads; ++t)
+    writers.emplace_back([t] {
+      for (uint64_t i = 0; i < kPerThread; ++i) write_seq(t, i);
+    });
+  for (auto& w : writers) w.join();
+  done.store(true);
+  drainer.join();
+  spoor::test::drain(ring.view(), got, true);
+  ASSERT_TRUE(got.ok) << got.problem;
+  const uint64_t lost = spoor::test::total_lost(ring.view());
+  EXPECT_EQ(got.records.size() + lost, kThreads * kPerThread);
+  RecordProperty("received", std::to_string(got.records.size()));
+  RecordProperty("lost", std::to_string(lost));
+  // Per (thread, cpu) the sequence only increases; no duplicates overall.
+  std::map<std::pair<uint32_t, uint32_t>, uint64_t> last;
+  std::vector<std::vector<bool>> seen(kThreads, std::vector<bool>(kPerThread));
+  std::map<uint32_t, uint32_t> tid_of_thread;
+  for (const auto& r : got.records) {
+    uint32_t thread;
+    uint64_t seq;
+    ASSERT_TRUE(parse_seq(r, &thread, &seq));
+    ASSERT_LT(thread, kThreads);
+    ASSERT_LT(seq, kPerThread);
+    ASSERT_FALSE(seen[thread][seq]) << "duplicate record";
+    seen[thread][seq] = true;
+    auto [it, inserted] = tid_of_thread.emplace(thread, r.tid);
+    EXPECT_EQ(it->second, r.tid) << "records of one thread carry one tid";
+    auto key = std::make_pair(thread, r.cpu);
+    auto l = last.find(key);
+    if (l != last.end()) {
+      EXPECT_LT(l->second, seq);
+    }
+    last[key] = seq;
+  }
+}
+
+}  // namespace
