@@ -2,6 +2,7 @@
 #include "spoor/host/session.h"
 
 #include <fcntl.h>
+#include <pthread.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -27,6 +28,17 @@ namespace spoor::host {
 namespace {
 
 std::atomic<bool> g_session_running{false};
+
+// A forked child shares the ring's pages (MAP_SHARED) but has no writer
+// thread, and its events would read as the parent's: the child writes
+// nothing until it starts a session of its own. Its copy of the Session
+// object must not be stopped (there is no thread to join); `spoor record`
+// follows children with sessions of their own.
+void detach_in_child() {
+  ring_install(RingView{});
+  g_session_running.store(false);
+}
+[[maybe_unused]] const int g_atfork = pthread_atfork(nullptr, nullptr, detach_in_child);
 
 std::string errno_text(int err) { return std::strerror(err); }
 

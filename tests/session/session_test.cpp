@@ -3,6 +3,7 @@
 // events are counted and reported, bad options are refused clearly.
 #include <gtest/gtest.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
 
 #include <chrono>
 #include <cstring>
@@ -178,6 +179,26 @@ TEST(Session, AFullDiskIsReportedNotIgnored) {
   std::string error;
   EXPECT_FALSE(Session::start({.output_path = "/dev/full"}, &error));
   EXPECT_NE(error.find("No space left"), std::string::npos) << error;
+}
+
+TEST(Session, AForkedChildWritesNothingIntoTheParentsTrace) {
+  const std::string path = spoor::test::temp_trace_path("fork");
+  std::string error;
+  auto s = Session::start({.output_path = path, .providers = "Spoor.Test.Session"}, &error);
+  ASSERT_TRUE(s) << error;
+  kInfoKw1.write(1);
+  const pid_t child = fork();
+  if (child == 0) {
+    for (uint32_t i = 0; i < 1000; ++i) kInfoKw1.write(100 + i);
+    _exit(0);
+  }
+  ASSERT_GT(child, 0);
+  int status = 0;
+  waitpid(child, &status, 0);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  kInfoKw1.write(2);
+  s->stop();
+  EXPECT_EQ(names_in(path), (std::vector<std::string>{"InfoKw1:1", "InfoKw1:2"}));
 }
 
 TEST(Session, RecordsTheProcess) {
