@@ -10,9 +10,16 @@
 #include "spoor/port.h"
 
 namespace spoor::port {
-thread_local uint32_t t_thread_id __attribute__((tls_model("initial-exec"))) = 0;
+constinit thread_local uint32_t t_thread_id __attribute__((tls_model("initial-exec"))) = 0;
+constinit ptrdiff_t g_rseq_cpu_offset = 0;
 
 namespace {
+// glibc registers rseq for every thread or for none (tunable
+// glibc.pthread.rseq=0), so one process-wide answer suffices.
+__attribute__((constructor)) void find_rseq_area() {
+  if (&__rseq_size != nullptr && __rseq_size != 0) g_rseq_cpu_offset = __rseq_offset + 4;
+}
+
 // After fork the child's thread has a new tid; forget the cached one.
 void reset_tid_in_child() { t_thread_id = 0; }
 [[maybe_unused]] const int g_atfork = pthread_atfork(nullptr, nullptr, reset_tid_in_child);

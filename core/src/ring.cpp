@@ -124,10 +124,10 @@ void ring_install(const RingView& view) {
   __atomic_store_n(&g.cpu_count, view.cpu_count, __ATOMIC_RELEASE);
 }
 
-bool ring_reserve_slow(uint32_t body_size, Reservation* r) {
+Reservation ring_reserve_slow(uint32_t body_size) {
   const RingView& v = g_ring;
   const uint32_t cpu_count = __atomic_load_n(&v.cpu_count, __ATOMIC_ACQUIRE);
-  if (cpu_count == 0) return false;  // no ring: nothing recorded, nothing to count into
+  if (cpu_count == 0) return Reservation{};  // no ring: nothing recorded, nothing to count into
   uint32_t cpu = spoor_port_cpu();
   if (cpu >= cpu_count) cpu %= cpu_count;
   CpuControl& c = v.cpus[cpu];
@@ -153,7 +153,7 @@ bool ring_reserve_slow(uint32_t body_size, Reservation* r) {
     }
     if (size > S || size > format::kMaxRecordSize) {
       c.lost.fetch_add(1, std::memory_order_relaxed);  // can never fit
-      return false;
+      return Reservation{};
     }
     if (opening) {
       // The packet at `start` is free once the drainer released it. Acquire
@@ -161,7 +161,7 @@ bool ring_reserve_slow(uint32_t body_size, Reservation* r) {
       const uint64_t consumed = c.consumed.load(std::memory_order_acquire);
       if (((start - consumed) & kPosMask) >= ring_bytes) {
         c.lost.fetch_add(1, std::memory_order_relaxed);  // ring full: drop, never wait
-        return false;
+        return Reservation{};
       }
     }
     const uint64_t end = (start + size) & kPosMask;
@@ -175,13 +175,8 @@ bool ring_reserve_slow(uint32_t body_size, Reservation* r) {
     if (closes_current) __atomic_store_n(packet_end_slot(v, cpu, pos), off, __ATOMIC_RELEASE);
     if ((end & (S - 1)) == 0) __atomic_store_n(packet_end_slot(v, cpu, start), S, __ATOMIC_RELEASE);
     uint8_t* rec = packet_data(v, cpu, start) + (start & (S - 1));
-    r->record = rec;
-    r->body = rec + format::kRecordHeaderSize + (with_tid ? 4u : 0u);
-    r->size = size;
-    r->tid = tid;
-    r->with_tid = with_tid;
-    r->ticks = ticks;
-    return true;
+    return Reservation{rec, rec + format::kRecordHeaderSize + (with_tid ? 4u : 0u), size, tid,
+                       with_tid, ticks};
   }
 }
 

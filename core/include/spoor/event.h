@@ -218,23 +218,27 @@ SPOOR_ALWAYS_INLINE void write_record(const spoor_event_desc& ev, const Activity
   ring_commit(r, key);
 }
 
-template <class... T>
+// A typed event. The provider, level and keywords are template arguments so
+// that the enable check compiles to loads of the provider's state compared
+// with constants; SPOOR_EVENT fills them in from the EventInfo.
+template <Provider* P, uint8_t kLevel, uint64_t kKeywords, class... T>
 class Event : public spoor_event_desc {
  public:
-  constexpr Event(Provider& owner, uint16_t& key_storage, const EventInfo& info,
-                  Field<T>... declared)
-      : spoor_event_desc{&owner, &key_storage, info.name, info.keywords, info.id, info.task,
+  constexpr Event(uint16_t& key_storage, const EventInfo& info, Field<T>... declared)
+      : spoor_event_desc{P, &key_storage, info.name, info.keywords, info.id, info.task,
                          info.version, static_cast<uint8_t>(info.level),
                          static_cast<uint8_t>(info.opcode), 0, field_table_,
                          static_cast<uint16_t>(sizeof...(T))},
         field_table_{spoor_field_desc{FieldTraits<T>::type, declared.name}...} {}
+  Event(const Event&) = delete;  // the descriptor points at its own field table
+  Event& operator=(const Event&) = delete;
 
   // Is this event enabled right now? The same cost as a disabled write.
-  SPOOR_ALWAYS_INLINE bool enabled() const {
+  SPOOR_ALWAYS_INLINE static bool enabled() {
 #if SPOOR_COMPILE_OUT
     return false;
 #else
-    return provider->enabled(level, keywords);
+    return P->enabled(kLevel, kKeywords);
 #endif
   }
 
@@ -274,14 +278,25 @@ class Event : public spoor_event_desc {
   spoor_field_desc field_table_[sizeof...(T) > 0 ? sizeof...(T) : 1];
 };
 
+// Builds an Event in place (guaranteed copy elision keeps its self-pointer
+// valid); SPOOR_EVENT is the way to call it.
+template <Provider* P, uint8_t kLevel, uint64_t kKeywords, class... T>
+constexpr Event<P, kLevel, kKeywords, T...> make_event(uint16_t& key, const EventInfo& info,
+                                                       Field<T>... fields) {
+  return Event<P, kLevel, kKeywords, T...>(key, info, fields...);
+}
+
 }  // namespace spoor
 
 #if !SPOOR_COMPILE_OUT
 // Defines an event (inline, so it may sit in a header) together with the key
 // storage its first write fills in.
-#define SPOOR_EVENT(NAME, PROVIDER, INFO, ...)                   \
-  inline constinit uint16_t NAME##_spoor_key = 0;               \
-  inline constexpr ::spoor::Event NAME { PROVIDER, NAME##_spoor_key, INFO, __VA_ARGS__ }
+#define SPOOR_EVENT(NAME, PROVIDER, INFO, ...)                                              \
+  inline constinit uint16_t NAME##_spoor_key = 0;                                          \
+  inline constexpr ::spoor::EventInfo NAME##_spoor_info = INFO;                            \
+  inline constexpr auto NAME = ::spoor::make_event<                                        \
+      &PROVIDER, static_cast<uint8_t>(NAME##_spoor_info.level), NAME##_spoor_info.keywords>( \
+      NAME##_spoor_key, NAME##_spoor_info __VA_OPT__(, ) __VA_ARGS__)
 #else
 namespace spoor {
 // What an event is when tracing is compiled out: nothing. Arguments are

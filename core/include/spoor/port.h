@@ -50,8 +50,12 @@ uint64_t spoor_port_ticks_fallback(void);
 namespace spoor::port {
 // Cached tid; 0 until first use and after fork (reset by the hosted layer).
 // initial-exec: a TLS access is one %fs-relative load, even in a shared
-// object that is dlopen'ed or preloaded.
-extern thread_local uint32_t t_thread_id __attribute__((tls_model("initial-exec")));
+// object that is dlopen'ed or preloaded; constinit: no TLS init wrapper call.
+extern constinit thread_local uint32_t t_thread_id __attribute__((tls_model("initial-exec")));
+// Offset of the rseq area's cpu_id from the thread pointer, or 0 when glibc
+// registered no rseq area; set before main by the hosted layer (until then
+// the slow path answers). One load instead of two GOT lookups per event.
+extern constinit ptrdiff_t g_rseq_cpu_offset;
 }  // namespace spoor::port
 
 SPOOR_ALWAYS_INLINE uint64_t spoor_port_ticks(void) {
@@ -67,11 +71,12 @@ SPOOR_ALWAYS_INLINE uint64_t spoor_port_ticks(void) {
 }
 
 SPOOR_ALWAYS_INLINE uint32_t spoor_port_cpu(void) {
-  // struct rseq { u32 cpu_id_start; u32 cpu_id; ... }: cpu_id at offset 4 is
-  // kept current by the kernel on every return to user space.
-  if (SPOOR_LIKELY(&__rseq_size != nullptr && __rseq_size != 0)) {
+  // struct rseq { u32 cpu_id_start; u32 cpu_id; ... }: cpu_id is kept
+  // current by the kernel on every return to user space.
+  const ptrdiff_t offset = spoor::port::g_rseq_cpu_offset;
+  if (SPOOR_LIKELY(offset != 0)) {
     const char* tp = static_cast<const char*>(__builtin_thread_pointer());
-    int32_t cpu = *reinterpret_cast<const volatile int32_t*>(tp + __rseq_offset + 4);
+    const int32_t cpu = *reinterpret_cast<const volatile int32_t*>(tp + offset);
     if (SPOOR_LIKELY(cpu >= 0)) return static_cast<uint32_t>(cpu);
   }
   return spoor_port_cpu_slow();
