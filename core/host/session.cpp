@@ -9,6 +9,7 @@
 #include <atomic>
 #include <cerrno>
 #include <chrono>
+#include <condition_variable>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
@@ -112,6 +113,8 @@ struct Session::Impl {
   std::chrono::steady_clock::time_point started;
 
   std::thread thread;
+  std::mutex wake_mutex;
+  std::condition_variable wake;  // cuts the writer thread's nap short at stop
   std::atomic<bool> stopping{false};
   bool stopped = false;
   bool write_failed = false;
@@ -180,7 +183,8 @@ struct Session::Impl {
         for (uint32_t cpu = 0; cpu < ring.cpu_count; ++cpu) ring_flush(ring, cpu);
         last_flush = now;
       }
-      std::this_thread::sleep_for(nap);
+      std::unique_lock lock(wake_mutex);
+      wake.wait_for(lock, nap, [this] { return stopping.load(std::memory_order_acquire); });
     }
   }
 };
@@ -300,7 +304,11 @@ SessionStats Session::stop() {
   }
   s.apply_all();
   // 2. Stop the writer thread, detach the ring.
-  s.stopping.store(true, std::memory_order_release);
+  {
+    std::lock_guard lock(s.wake_mutex);
+    s.stopping.store(true, std::memory_order_release);
+  }
+  s.wake.notify_one();
   s.thread.join();
   ring_install(RingView{});
   // 3. Close every open packet and drain. Writers that passed the enable

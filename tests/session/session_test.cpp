@@ -153,6 +153,20 @@ TEST(Session, PartlyFilledPacketsReachTheFileWhileRunning) {
   s->stop();
 }
 
+TEST(Session, StopDoesNotWaitOutTheDrainInterval) {
+  const std::string path = spoor::test::temp_trace_path("stop");
+  std::string error;
+  auto s = Session::start({.output_path = path, .providers = "Spoor.Test.Session",
+                           .drain_interval_us = 600'000'000},  // ten minutes
+                          &error);
+  ASSERT_TRUE(s) << error;
+  kInfoKw1.write(1);
+  // Not a timing assertion: if stop() slept out the interval, this test
+  // would hit CTest's timeout instead of finishing.
+  s->stop();
+  EXPECT_EQ(names_in(path), (std::vector<std::string>{"InfoKw1:1"}));
+}
+
 TEST(Session, RefusesBadOptionsWithClearMessages) {
   std::string error;
   EXPECT_FALSE(Session::start({.output_path = "/nonexistent-dir/x.spoor"}, &error));
