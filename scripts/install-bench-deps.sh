@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# Installs what bench/run.sh needs on Debian/Ubuntu, only the packages that
+# are missing: Google Benchmark, LTTng-UST (headers and library), the LTTng
+# control tools and babeltrace2 (to count the events of an LTTng trace).
+#
+#   scripts/install-bench-deps.sh
+#
+# Exits 0 when everything is installed, 1 when something is missing and
+# cannot be installed here (not Debian, or not root and no sudo).
+set -euo pipefail
+
+packages=(libbenchmark-dev liblttng-ust-dev lttng-tools babeltrace2)
+
+installed() {
+  dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'install ok installed'
+}
+
+if ! command -v dpkg-query >/dev/null 2>&1; then
+  echo "install-bench-deps: not a Debian-based system; install by hand: ${packages[*]}" >&2
+  exit 1
+fi
+
+missing=()
+for p in "${packages[@]}"; do
+  installed "$p" || missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "install-bench-deps: all present (${packages[*]})"
+  exit 0
+fi
+
+as_root=()
+if [ "$(id -u)" -ne 0 ]; then
+  if command -v sudo >/dev/null 2>&1; then
+    as_root=(sudo)
+  else
+    echo "install-bench-deps: missing ${missing[*]}; run as root or install sudo" >&2
+    exit 1
+  fi
+fi
+
+echo "install-bench-deps: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+# A stale package index is the usual reason an install fails; refresh once.
+"${as_root[@]}" apt-get install -y --no-install-recommends "${missing[@]}" ||
+  { "${as_root[@]}" apt-get update && "${as_root[@]}" apt-get install -y --no-install-recommends "${missing[@]}"; }
