@@ -38,11 +38,13 @@ SPOOR_EVENT(kSlowRequest, g_demo,
 
 const char* const kPaths[] = {"/", "/index.html", "/api/users", "/api/orders", "/static/app.js"};
 
+// Reads as "0000000W-0000-0000-8000-0000NNNNNNNN": worker W, request N
+// (the 8 keeps request 0 of worker 0 from being the all-zero "no activity").
 spoor::ActivityId make_activity(uint32_t worker, uint32_t n) {
   spoor::ActivityId id;
-  for (int i = 0; i < 4; ++i) id.bytes[i] = static_cast<uint8_t>(worker >> (8 * i));
-  for (int i = 0; i < 4; ++i) id.bytes[4 + i] = static_cast<uint8_t>(n >> (8 * i));
-  id.bytes[15] = 0x5D;
+  id.bytes[8] = 0x80;
+  for (int i = 0; i < 4; ++i) id.bytes[3 - i] = static_cast<uint8_t>(worker >> (8 * i));
+  for (int i = 0; i < 4; ++i) id.bytes[15 - i] = static_cast<uint8_t>(n >> (8 * i));
   return id;
 }
 
