@@ -325,7 +325,10 @@ SessionStats Session::stop() {
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }
-  // 4. Lost counts, the whole-session clock calibration, close.
+  // 4. The whole-session clock calibration, then each stream's end with its
+  //    lost count: STREAM_END blocks close the file, so a file cut anywhere
+  //    leaves at least one stream without its end, and readers can tell.
+  s.note_write(s.writer.clock(clock_block(s.clock_ref, sample_clock())));
   s.stats.lost_per_cpu.assign(s.ring.cpu_count, 0);
   for (uint32_t cpu = 0; cpu < s.ring.cpu_count; ++cpu) {
     const CpuControl& c = s.ring.cpus[cpu];
@@ -335,7 +338,6 @@ SessionStats Session::stop() {
     s.stats.abandoned_bytes += c.abandoned_bytes;
     s.note_write(s.writer.stream_end(cpu, lost, c.abandoned_bytes, c.packets));
   }
-  s.note_write(s.writer.clock(clock_block(s.clock_ref, sample_clock())));
   if (!s.file.close()) s.note_write(Status::sink_failed);
   s.stats.bytes = s.writer.bytes_written();
   if (s.write_failed)

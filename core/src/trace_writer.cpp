@@ -34,13 +34,12 @@ Status TraceWriter::put(const void* data, size_t size) {
   return Status::ok;
 }
 
-Status TraceWriter::block_header(uint16_t type, size_t size, uint32_t crc) {
+format::BlockHeader TraceWriter::block_header(uint16_t type, size_t size) {
   format::BlockHeader h{};
   h.magic = format::kBlockMagic;
   h.type = type;
   h.size = static_cast<uint32_t>(size);
-  h.crc32c = crc;
-  return put(&h, sizeof h);
+  return h;
 }
 
 Status TraceWriter::block(uint16_t type, const Piece* pieces, size_t count) {

@@ -349,7 +349,7 @@ void fix_crcs(Bytes& bytes, const std::vector<size_t>& offsets) {
     fmt::BlockHeader h{};
     std::memcpy(&h, bytes.data() + off, sizeof h);
     if (h.size > bytes.size() - off - sizeof h) break;
-    h.crc32c = spoor::crc32c(0, bytes.data() + off + sizeof h, h.size);
+    h.crc32c = spoor::block_checksum(&h, bytes.data() + off + sizeof h, h.size);
     std::memcpy(bytes.data() + off, &h, sizeof h);
   }
 }

@@ -140,7 +140,7 @@ TraceBuilder& TraceBuilder::block(uint16_t type, std::span<const uint8_t> payloa
   h.magic = fmt::kBlockMagic;
   h.type = type;
   h.size = static_cast<uint32_t>(payload.size());
-  h.crc32c = spoor::crc32c(0, payload.data(), payload.size());
+  h.crc32c = spoor::block_checksum(&h, payload.data(), payload.size());
   offsets_.push_back(bytes_.size());
   append(bytes_, h);
   append_bytes(bytes_, payload);

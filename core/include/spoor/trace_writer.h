@@ -57,14 +57,13 @@ class TraceWriter {
   // then write), so it needs no buffer. Returns ok or sink_failed.
   template <class Each>
   Status block_from(uint16_t type, Each each) {
-    uint32_t crc = 0;
     size_t size = 0;
-    each([&](const void* data, size_t n) {
-      crc = crc32c(crc, data, n);
-      size += n;
-    });
-    if (Status s = block_header(type, size, crc); s != Status::ok) return s;
-    Status result = Status::ok;
+    each([&](const void*, size_t n) { size += n; });
+    format::BlockHeader h = block_header(type, size);
+    uint32_t crc = block_checksum_start(&h);
+    each([&](const void* data, size_t n) { crc = crc32c(crc, data, n); });
+    h.crc32c = crc;
+    Status result = put(&h, sizeof h);
     each([&](const void* data, size_t n) {
       if (result == Status::ok) result = put(data, n);
     });
@@ -73,7 +72,7 @@ class TraceWriter {
 
  private:
   Status put(const void* data, size_t size);
-  Status block_header(uint16_t type, size_t size, uint32_t crc);
+  static format::BlockHeader block_header(uint16_t type, size_t size);
 
   Sink sink_;
   uint64_t bytes_ = 0;

@@ -114,7 +114,7 @@ uint64_t walk_one(Trace::Data& d, uint64_t offset, uint64_t& unknown) {
                       std::nullopt};
     return 0;
   }
-  const uint32_t crc = spoor::crc32c(0, payload, h.size);
+  const uint32_t crc = spoor::block_checksum(&h, payload, h.size);
   if (crc != h.crc32c) {
     d.damage = Damage{offset,
                       "CRC mismatch in block at byte " + num(offset) + " (" + type +
