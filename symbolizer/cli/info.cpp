@@ -166,10 +166,24 @@ void print_activities(const reader::ActivityMatches& m, std::string& out) {
             static_cast<ull>(m.unmatched_stops));
 }
 
-void print_problems(const Trace& t, const std::vector<reader::Damage>& damage, std::string& out) {
-  if (!t.warnings().empty()) {
+void print_problems(const Trace& t, const std::vector<reader::StreamStats>& stats,
+                    const std::vector<reader::Damage>& damage, std::string& out) {
+  // A session ends its file with every stream's STREAM_END block; a stream
+  // without one means the file stops early (cut, or the program died
+  // before the session stopped), so its final lost count may be missing.
+  std::string unended;
+  for (const reader::StreamStats& s : stats)
+    if (!s.ended) unended += (unended.empty() ? "" : ", ") + std::to_string(s.stream_id);
+  const bool unfinished = !unended.empty() || stats.empty();
+  if (!t.warnings().empty() || unfinished) {
     appendf(out, "\nwarnings\n");
     for (const std::string& w : t.warnings()) out += "  " + w + "\n";
+    if (stats.empty())
+      out += "  the recording did not finish: the file has no streams\n";
+    else if (!unended.empty())
+      out += "  the recording did not finish: stream " + unended +
+             " has no STREAM_END block (the file was cut, or the program ended before its session "
+             "stopped); events lost after the last packet are not counted\n";
   }
   appendf(out, "\ndamage\n");
   if (damage.empty()) appendf(out, "  (none)\n");
@@ -211,7 +225,7 @@ int run_info(const std::vector<std::string>& words) {
   print_event_counts(s, text);
   print_losses(stats, text);
   print_activities(s.activities, text);
-  print_problems(*trace, damage, text);
+  print_problems(*trace, stats, damage, text);
   out.flush();
   return report_damage(path, damage, events.events_read());
 }
