@@ -1,7 +1,8 @@
 // The platform contract: the three things the core needs from where it runs.
 //
 //   clock  - spoor_port_ticks(): a monotonic tick counter. Never fails. On
-//            x86-64 Linux the TSC (rdtsc, ~8 ns here), on aarch64 CNTVCT_EL0,
+//            x86-64 Linux the TSC (rdtsc, ~9.5 ns on the benchmark VM: most of
+//            an enabled write's cost), on aarch64 CNTVCT_EL0,
 //            else CLOCK_MONOTONIC ns from the hosted layer; firmware supplies
 //            its own (SysTick, DWT cycle counter).
 //   cpu    - spoor_port_cpu(): the CPU the caller runs on, used only to pick a

@@ -4,11 +4,11 @@
  *   static uint16_t request_key;
  *   static const spoor_field_desc request_fields[] = {
  *       {SPOOR_FIELD_U32, "status"}, {SPOOR_FIELD_STRING, "path"}};
- *   static spoor_event_desc request = SPOOR_EVENT_DESC(app_placeholder, &request_key,
+ *   static spoor_event_desc request = SPOOR_EVENT_DESC(NULL, &request_key,
  *       "Request", 1, SPOOR_LEVEL_INFO, 0x1, SPOOR_OPCODE_START, request_fields, 2);
  *
  *   app = spoor_provider_register("Contoso.App");
- *   request.provider = app;
+ *   request.provider = app;   // before the first write
  *   if (spoor_event_enabled(&request)) {
  *     spoor_value v[2] = {SPOOR_VALUE(status), SPOOR_STRING(path)};
  *     spoor_event_write(&request, v, 2);
