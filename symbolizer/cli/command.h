@@ -25,6 +25,7 @@ struct Command {
 
 extern const Command kDumpCommand;
 extern const Command kInfoCommand;
+extern const Command kRecordCommand;
 
 }  // namespace spoor::cli
 

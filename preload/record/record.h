@@ -1,0 +1,48 @@
+// spoor record: runs a program with libspoor-preload.so injected and drains
+// its rings from this process into a trace file, the way ETW's session
+// writer does. What the program committed reaches the file even when it
+// crashes or is killed.
+#ifndef SPOOR_PRELOAD_RECORD_H
+#define SPOOR_PRELOAD_RECORD_H
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace spoor::record {
+
+struct RecordOptions {
+  std::vector<std::string> command;      // program and arguments
+  std::string output_path;               // empty: spoor-<program>-<pid>.spoor
+  std::string providers = "*";           // enable spec for the shim's providers
+  size_t buffer_bytes_per_cpu = 4u << 20;
+  uint32_t packet_bytes = 128u << 10;
+};
+
+struct RecordResult {
+  std::string output_path;
+  int pid = 0;
+  int exit_status = 0;          // the program's, as a shell reports it (128+N for signal N)
+  std::string how_it_ended;     // "exited with code 0", "killed by signal 9 (Killed)"
+  bool preload_attached = false;  // false: the program never loaded the shim (static, setuid)
+  uint64_t events = 0;
+  uint64_t lost = 0;
+  uint64_t abandoned_bytes = 0;
+  uint64_t file_bytes = 0;
+  double seconds = 0;
+};
+
+// Runs options.command to completion. Returns false with *error set when
+// the recording cannot start (no preload library, cannot create the
+// output, the program cannot be executed); the program's own failure is
+// not an error (see exit_status).
+bool run_record(const RecordOptions& options, RecordResult* result, std::string* error);
+
+// Where libspoor-preload.so is: $SPOOR_PRELOAD_LIB, beside the build's
+// spoor, or the installed copy. Empty when none exists.
+std::string find_preload_library();
+
+}  // namespace spoor::record
+
+#endif  // SPOOR_PRELOAD_RECORD_H

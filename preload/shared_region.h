@@ -1,0 +1,56 @@
+// The shared-memory region `spoor record` creates and the preloaded library
+// maps: one memfd holding a header, the traced process's per-CPU rings, its
+// control block, and a metadata log. No pointers: both sides compute
+// addresses from the offsets.
+//
+//   recorder                          traced process (libspoor-preload.so)
+//   ---------                         ------------------------------------
+//   create memfd, lay out header,
+//   rings and control block; put
+//   SPOOR_REGION_FD=<fd> in the
+//   environment; exec the program     map the fd, open the rings, move the
+//                                     control block there, register its
+//                                     providers and events, append their
+//                                     PROCESS/PROVIDER/EVENT blocks to the
+//                                     metadata log, publish its length
+//   copy new metadata bytes to the
+//   file, then drain the rings; when
+//   the program ends (even by a
+//   signal), flush and drain what
+//   was committed
+#ifndef SPOOR_PRELOAD_SHARED_REGION_H
+#define SPOOR_PRELOAD_SHARED_REGION_H
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+
+namespace spoor::preload {
+
+inline constexpr uint32_t kRegionMagic = 0x4E474552u;  // "REGN"
+inline constexpr uint32_t kRegionVersion = 1;
+inline constexpr const char* kRegionFdEnv = "SPOOR_REGION_FD";
+
+struct RegionHeader {
+  uint32_t magic;
+  uint32_t version;
+  uint64_t total_size;
+  uint64_t ring_offset, ring_size;
+  uint64_t control_offset, control_size;
+  uint64_t metadata_offset, metadata_capacity;
+  // Bytes of complete blocks in the metadata log. The traced process appends
+  // a block, then stores the new length with release; the recorder loads it
+  // with acquire and copies what is new.
+  std::atomic<uint64_t> metadata_length;
+  // The pid that attached (the first process to map the region); children
+  // that inherit the fd see a different pid and stay detached.
+  std::atomic<uint32_t> attached_pid;
+  uint32_t reserved;
+};
+static_assert(std::atomic<uint64_t>::is_always_lock_free);
+
+inline constexpr uint64_t align_region(uint64_t v) { return (v + 4095) & ~uint64_t{4095}; }
+
+}  // namespace spoor::preload
+
+#endif  // SPOOR_PRELOAD_SHARED_REGION_H

@@ -1,0 +1,104 @@
+// Joins the recorder's shared region when libspoor-preload.so loads: maps
+// the region named by SPOOR_REGION_FD, installs its rings, moves the control
+// block into it, registers the shim's providers and events, enables them per
+// SPOOR_PROVIDERS, and publishes their metadata for the recorder.
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <string>
+
+#include "../shared_region.h"
+#include "heap_provider.h"
+#include "reentry_guard.h"
+#include "spoor/control.h"
+#include "spoor/host/enable_spec.h"
+#include "spoor/ring.h"
+#include "spoor/trace_writer.h"
+
+namespace spoor::preload {
+
+constinit Provider g_heap{"Spoor.Heap"};
+
+namespace {
+
+struct MetadataLog {
+  RegionHeader* header;
+  uint8_t* data;
+  uint64_t used;
+};
+
+// Appends to the metadata log; the length is published once all blocks are
+// written, so the recorder never sees half a block.
+bool append_metadata(void* context, const void* bytes, size_t size) {
+  auto* log = static_cast<MetadataLog*>(context);
+  if (log->used + size > log->header->metadata_capacity) return false;
+  std::memcpy(log->data + log->used, bytes, size);
+  log->used += size;
+  return true;
+}
+
+std::string read_file(const char* path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+void attach() {
+  const char* fd_text = std::getenv(kRegionFdEnv);
+  if (fd_text == nullptr) return;  // not under spoor record: stay inert
+  ReentryGuard guard;              // nothing the shim does here is traced
+  const int fd = std::atoi(fd_text);
+  struct stat st;
+  if (fstat(fd, &st) != 0 || st.st_size < static_cast<off_t>(sizeof(RegionHeader))) return;
+  void* base = mmap(nullptr, static_cast<size_t>(st.st_size), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  if (base == MAP_FAILED) return;
+  auto* header = static_cast<RegionHeader*>(base);
+  uint32_t expected = 0;
+  if (header->magic != kRegionMagic || header->version != kRegionVersion ||
+      header->total_size > static_cast<uint64_t>(st.st_size) ||
+      !header->attached_pid.compare_exchange_strong(expected, static_cast<uint32_t>(getpid()))) {
+    // Not ours: a child that inherited the descriptor (followed with a
+    // region of its own in a later version), or a damaged region.
+    munmap(base, static_cast<size_t>(st.st_size));
+    return;
+  }
+  auto* bytes = static_cast<uint8_t*>(base);
+  RingView view;
+  if (ring_open(bytes + header->ring_offset, header->ring_size, &view) != Status::ok) return;
+  if (relocate_control_block(bytes + header->control_offset, header->control_size) != Status::ok) return;
+
+  register_provider(g_heap);
+  register_event(kHeapAlloc);
+  register_event(kHeapFree);
+  register_event(kHeapRealloc);
+
+  const char* spec = std::getenv("SPOOR_PROVIDERS");
+  auto rules = host::parse_enable_spec(spec != nullptr && *spec ? spec : "*", nullptr);
+  if (rules) {
+    auto* slot = const_cast<ProviderControl*>(g_heap.control());
+    apply_enable_state(*slot, host::state_for(*rules, g_heap.name(), g_heap.id()));
+  }
+
+  MetadataLog log{header, bytes + header->metadata_offset, 0};
+  TraceWriter writer(Sink{&log, append_metadata});
+  std::string comm = read_file("/proc/self/comm");
+  while (!comm.empty() && comm.back() == '\n') comm.pop_back();
+  std::string cmdline = read_file("/proc/self/cmdline");
+  while (!cmdline.empty() && cmdline.back() == '\0') cmdline.pop_back();
+  const auto pid = static_cast<uint32_t>(getpid());
+  writer.process(pid, static_cast<uint32_t>(getppid()), comm.c_str(), cmdline.data(), cmdline.size());
+  writer.new_metadata(pid);
+  header->metadata_length.store(log.used, std::memory_order_release);
+  // Events flow from here on: the ring goes in last.
+  ring_install(view);
+}
+
+// Early (priority 101): the program's own constructors may allocate.
+__attribute__((constructor(101))) void attach_at_load() { attach(); }
+
+}  // namespace
+}  // namespace spoor::preload

@@ -1,0 +1,27 @@
+// The heap provider of libspoor-preload.so: one event per allocator call.
+#ifndef SPOOR_PRELOAD_HEAP_PROVIDER_H
+#define SPOOR_PRELOAD_HEAP_PROVIDER_H
+
+#include <cstdint>
+
+#include "spoor/event.h"
+
+namespace spoor::preload {
+
+inline constexpr uint64_t kKeywordHeap = 0x1;
+
+SPOOR_DECLARE_PROVIDER(g_heap);
+
+SPOOR_EVENT(kHeapAlloc, g_heap,
+            (EventInfo{.name = "Alloc", .id = 1, .level = Level::info, .keywords = kKeywordHeap}),
+            Field<Ptr>{"ptr"}, Field<uint64_t>{"size"});
+SPOOR_EVENT(kHeapFree, g_heap,
+            (EventInfo{.name = "Free", .id = 2, .level = Level::info, .keywords = kKeywordHeap}),
+            Field<Ptr>{"ptr"});
+SPOOR_EVENT(kHeapRealloc, g_heap,
+            (EventInfo{.name = "Realloc", .id = 3, .level = Level::info, .keywords = kKeywordHeap}),
+            Field<Ptr>{"old_ptr"}, Field<Ptr>{"ptr"}, Field<uint64_t>{"size"});
+
+}  // namespace spoor::preload
+
+#endif  // SPOOR_PRELOAD_HEAP_PROVIDER_H

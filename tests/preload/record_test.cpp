@@ -1,0 +1,130 @@
+// spoor record end to end: the real tool, the real shim, programs whose
+// allocator calls are known, read back with the reader.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <map>
+#include <string>
+
+#include "spoor/reader/event_reader.h"
+#include "spoor/reader/trace.h"
+
+namespace {
+
+namespace reader = spoor::reader;
+
+struct Process {
+  int status = -1;  // shell-style exit status
+  std::string out;  // stdout
+  std::string err;  // stderr
+};
+
+// Runs a shell command line, capturing stdout and stderr.
+Process run(const std::string& command) {
+  const std::string err_file = std::filesystem::temp_directory_path() / ("spoor-rec-err-" + std::to_string(getpid()));
+  Process r;
+  FILE* p = popen((command + " 2>" + err_file).c_str(), "r");
+  std::array<char, 4096> buf;
+  size_t n;
+  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) r.out.append(buf.data(), n);
+  const int st = pclose(p);
+  r.status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+  FILE* e = fopen(err_file.c_str(), "r");
+  while (e && (n = fread(buf.data(), 1, buf.size(), e)) > 0) r.err.append(buf.data(), n);
+  if (e) fclose(e);
+  return r;
+}
+
+std::string trace_path(const std::string& name) {
+  return (std::filesystem::temp_directory_path() / ("spoor-rec-" + std::to_string(getpid()) + "-" + name + ".spoor")).string();
+}
+
+struct HeapCounts {
+  std::map<std::string, uint64_t> calls;  // by event name
+  uint64_t alloc_bytes = 0;
+  uint64_t events = 0;
+};
+
+HeapCounts count_heap(const std::string& path) {
+  HeapCounts c;
+  auto trace = reader::Trace::open(path);
+  EXPECT_TRUE(trace) << trace.error();
+  if (!trace) return c;
+  EXPECT_FALSE(trace->damage());
+  reader::EventReader events(trace.value());
+  reader::Event e;
+  while (events.next(e)) {
+    ++c.events;
+    c.calls[e.descriptor->name]++;
+    if (e.descriptor->name == "Alloc") c.alloc_bytes += std::get<uint64_t>(*e.field("size"));
+  }
+  return c;
+}
+
+const std::string kSpoor = SPOOR_TOOL;
+
+TEST(Record, CountsEveryAllocatorCallOfAKnownProgram) {
+  const std::string path = trace_path("counts");
+  const Process r = run(kSpoor + " record -o " + path + " -- " + SPOOR_HEAP_COUNTS + " 1000");
+  EXPECT_EQ(r.status, 7) << "the program's exit status passes through: " << r.err;
+  HeapCounts c = count_heap(path);
+  uint64_t expected_bytes = sizeof(void*) * 1000 + 10 * 8;  // the array, the calloc
+  for (int i = 0; i < 1000; ++i) expected_bytes += 16 + i % 100;
+  EXPECT_EQ(c.calls["Alloc"], 1000u + 2);  // the blocks, the array, the calloc
+  EXPECT_EQ(c.calls["Free"], 1000u + 2);   // the blocks, the array, the grown calloc
+  EXPECT_EQ(c.calls["Realloc"], 1u);
+  EXPECT_EQ(c.alloc_bytes, expected_bytes);
+  EXPECT_NE(r.err.find("0 lost"), std::string::npos) << r.err;
+}
+
+TEST(Record, OutputAndExitStatusAreUnchanged) {
+  const Process plain = run(std::string(SPOOR_HEAP_COUNTS) + " 50 'hello, world'");
+  const Process traced = run(kSpoor + " record -o " + trace_path("same") + " -- " + SPOOR_HEAP_COUNTS + " 50 'hello, world'");
+  EXPECT_EQ(plain.out, "hello, world\n");
+  EXPECT_EQ(traced.out, plain.out);
+  EXPECT_EQ(traced.status, plain.status);
+}
+
+class RecordCrash : public ::testing::TestWithParam<std::pair<const char*, int>> {};
+
+TEST_P(RecordCrash, EveryCommittedEventReachesTheFile) {
+  const auto [how, signal] = GetParam();
+  const std::string path = trace_path(std::string("crash-") + how);
+  const Process r = run(kSpoor + " record -o " + path + " -- " + SPOOR_CRASH + " 5000 " + how);
+  EXPECT_EQ(r.status, 128 + signal) << r.err;
+  EXPECT_NE(r.err.find("killed by signal " + std::to_string(signal)), std::string::npos) << r.err;
+  HeapCounts c = count_heap(path);
+  EXPECT_EQ(c.calls["Alloc"], 5000u);
+  EXPECT_EQ(c.calls["Free"], 5000u);
+}
+
+INSTANTIATE_TEST_SUITE_P(Signals, RecordCrash,
+                         ::testing::Values(std::make_pair("segv", 11), std::make_pair("kill", 9),
+                                           std::make_pair("abort", 6)));
+
+TEST(Record, AMissingProgramIsAClearError) {
+  const Process r = run(kSpoor + " record -o " + trace_path("missing") + " -- /nonexistent/program");
+  EXPECT_EQ(r.status, 127);
+  EXPECT_NE(r.err.find("cannot run '/nonexistent/program'"), std::string::npos) << r.err;
+}
+
+TEST(Record, AStaticProgramRunsAndIsReportedUntraceable) {
+  const Process r = run(kSpoor + " record -o " + trace_path("static") + " -- " + SPOOR_HEAP_COUNTS_STATIC + " 10 static");
+  EXPECT_EQ(r.status, 7);
+  EXPECT_EQ(r.out, "static\n");
+  EXPECT_NE(r.err.find("never loaded libspoor-preload.so"), std::string::npos) << r.err;
+}
+
+TEST(Record, UsageErrors) {
+  EXPECT_EQ(run(kSpoor + " record").status, 2);
+  EXPECT_EQ(run(kSpoor + " record --bogus -- true").status, 2);
+  const Process bad_spec = run(kSpoor + " record -p 'Spoor.Heap:0x1:loud' -- true");
+  EXPECT_EQ(bad_spec.status, 127);
+  EXPECT_NE(bad_spec.err.find("loud"), std::string::npos) << bad_spec.err;
+}
+
+}  // namespace
