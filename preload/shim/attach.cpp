@@ -57,12 +57,16 @@ void attach() {
   void* base = mmap(nullptr, static_cast<size_t>(st.st_size), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
   if (base == MAP_FAILED) return;
   auto* header = static_cast<RegionHeader*>(base);
-  uint32_t expected = 0;
-  if (header->magic != kRegionMagic || header->version != kRegionVersion ||
-      header->total_size > static_cast<uint64_t>(st.st_size) ||
-      !header->attached_pid.compare_exchange_strong(expected, static_cast<uint32_t>(getpid()))) {
-    // Not ours: a child that inherited the descriptor (followed with a
-    // region of its own in a later version), or a damaged region.
+  const auto pid = static_cast<uint32_t>(getpid());
+  uint32_t attached = 0;
+  const bool valid = header->magic == kRegionMagic && header->version == kRegionVersion &&
+                     header->total_size <= static_cast<uint64_t>(st.st_size);
+  const bool first = valid && header->attached_pid.compare_exchange_strong(attached, pid);
+  // The traced process exec'ed a new image: same pid, same region.
+  const bool after_exec = valid && !first && attached == pid;
+  if (!first && !after_exec) {
+    // Not ours: a child that inherited the descriptor (children get regions
+    // of their own in a later version), or a damaged region.
     munmap(base, static_cast<size_t>(st.st_size));
     return;
   }
@@ -83,15 +87,20 @@ void attach() {
     apply_enable_state(*slot, host::state_for(*rules, g_heap.name(), g_heap.id()));
   }
 
-  MetadataLog log{header, bytes + header->metadata_offset, 0};
+  // Appended after what earlier images of this process wrote (the
+  // recorder has copied that already).
+  MetadataLog log{header, bytes + header->metadata_offset,
+                  header->metadata_length.load(std::memory_order_acquire)};
   TraceWriter writer(Sink{&log, append_metadata});
   std::string comm = read_file("/proc/self/comm");
   while (!comm.empty() && comm.back() == '\n') comm.pop_back();
   std::string cmdline = read_file("/proc/self/cmdline");
   while (!cmdline.empty() && cmdline.back() == '\0') cmdline.pop_back();
-  const auto pid = static_cast<uint32_t>(getpid());
   writer.process(pid, static_cast<uint32_t>(getppid()), comm.c_str(), cmdline.data(), cmdline.size());
-  writer.new_metadata(pid);
+  // The shim registers the same events in the same order in every image,
+  // so after an exec their keys and descriptors are the ones already
+  // described: only the process (its new name and command line) is new.
+  if (!after_exec) writer.new_metadata(pid);
   header->metadata_length.store(log.used, std::memory_order_release);
   // Events flow from here on: the ring goes in last.
   ring_install(view);

@@ -106,6 +106,21 @@ INSTANTIATE_TEST_SUITE_P(Signals, RecordCrash,
                          ::testing::Values(std::make_pair("segv", 11), std::make_pair("kill", 9),
                                            std::make_pair("abort", 6)));
 
+TEST(Record, AProgramThatExecsIsFollowedIntoItsNewImage) {
+  // The shell execs the known program: same pid, new image, shim loaded again.
+  const std::string path = trace_path("exec");
+  const Process r = run(kSpoor + " record -o " + path + " -- sh -c 'exec " + SPOOR_HEAP_COUNTS + " 300'");
+  EXPECT_EQ(r.status, 7) << r.err;
+  HeapCounts c = count_heap(path);
+  EXPECT_GE(c.calls["Alloc"], 300u + 2) << "the exec'ed image's allocations are recorded";
+  auto trace = reader::Trace::open(path);
+  ASSERT_TRUE(trace);
+  EXPECT_TRUE(trace->warnings().empty()) << trace->warnings().front();
+  ASSERT_EQ(trace->processes().size(), 1u);
+  EXPECT_NE(trace->processes()[0].name.find("spoor_test_heap"), std::string::npos)
+      << "the process is known by its image after the exec: " << trace->processes()[0].name;
+}
+
 TEST(Record, AMissingProgramIsAClearError) {
   const Process r = run(kSpoor + " record -o " + trace_path("missing") + " -- /nonexistent/program");
   EXPECT_EQ(r.status, 127);
