@@ -7,6 +7,7 @@
 // allocations are served from a static bootstrap pool that free() and
 // realloc() recognise and never hand to the real allocator.
 #include <dlfcn.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <cstddef>
@@ -23,11 +24,20 @@ using MallocFn = void* (*)(size_t);
 using FreeFn = void (*)(void*);
 using CallocFn = void* (*)(size_t, size_t);
 using ReallocFn = void* (*)(void*, size_t);
+using PosixMemalignFn = int (*)(void**, size_t, size_t);
+using AlignedFn = void* (*)(size_t, size_t);
+using ReallocArrayFn = void* (*)(void*, size_t, size_t);
 
 std::atomic<MallocFn> g_malloc{nullptr};
 std::atomic<FreeFn> g_free{nullptr};
 std::atomic<CallocFn> g_calloc{nullptr};
 std::atomic<ReallocFn> g_realloc{nullptr};
+std::atomic<PosixMemalignFn> g_posix_memalign{nullptr};
+std::atomic<AlignedFn> g_aligned_alloc{nullptr};
+std::atomic<AlignedFn> g_memalign{nullptr};
+std::atomic<MallocFn> g_valloc{nullptr};
+std::atomic<MallocFn> g_pvalloc{nullptr};
+std::atomic<ReallocArrayFn> g_reallocarray{nullptr};
 
 // --- bootstrap pool --------------------------------------------------------
 alignas(16) unsigned char g_pool[64 * 1024];
@@ -113,6 +123,57 @@ SPOOR_INTERPOSE void* realloc(void* old, size_t size) {
   ReentryGuard guard;
   // One event, after it succeeded: the old block is gone only then.
   if (guard.entered() && (p != nullptr || size == 0)) kHeapRealloc.write(old, p, size);
+  return p;
+}
+
+// glibc implements these without going through malloc, so each is
+// interposed. The guard is held across the real call: an implementation
+// that does call an interposed function (glibc's reallocarray calls
+// realloc) is then still counted once, here.
+SPOOR_INTERPOSE int posix_memalign(void** out, size_t alignment, size_t size) {
+  ReentryGuard guard;
+  const int err = resolve(g_posix_memalign, "posix_memalign")(out, alignment, size);
+  if (guard.entered() && err == 0) kHeapAlloc.write(*out, size);
+  return err;
+}
+
+SPOOR_INTERPOSE void* aligned_alloc(size_t alignment, size_t size) {
+  ReentryGuard guard;
+  void* p = resolve(g_aligned_alloc, "aligned_alloc")(alignment, size);
+  if (guard.entered() && p != nullptr) kHeapAlloc.write(p, size);
+  return p;
+}
+
+SPOOR_INTERPOSE void* memalign(size_t alignment, size_t size) {
+  ReentryGuard guard;
+  void* p = resolve(g_memalign, "memalign")(alignment, size);
+  if (guard.entered() && p != nullptr) kHeapAlloc.write(p, size);
+  return p;
+}
+
+SPOOR_INTERPOSE void* valloc(size_t size) {
+  ReentryGuard guard;
+  void* p = resolve(g_valloc, "valloc")(size);
+  if (guard.entered() && p != nullptr) kHeapAlloc.write(p, size);
+  return p;
+}
+
+SPOOR_INTERPOSE void* pvalloc(size_t size) {
+  ReentryGuard guard;
+  void* p = resolve(g_pvalloc, "pvalloc")(size);
+  // pvalloc rounds the size up to whole pages; the program owns all of it.
+  const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+  if (guard.entered() && p != nullptr)
+    kHeapAlloc.write(p, size == 0 ? page : (size + page - 1) / page * page);
+  return p;
+}
+
+SPOOR_INTERPOSE void* reallocarray(void* old, size_t count, size_t size) {
+  ReentryGuard guard;
+  void* p = resolve(g_reallocarray, "reallocarray")(old, count, size);
+  size_t bytes = 0;
+  if (guard.entered() && p != nullptr && !__builtin_mul_overflow(count, size, &bytes))
+    kHeapRealloc.write(old, p, bytes);
   return p;
 }
 

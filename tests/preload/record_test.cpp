@@ -81,6 +81,20 @@ TEST(Record, CountsEveryAllocatorCallOfAKnownProgram) {
   EXPECT_NE(r.err.find("0 lost"), std::string::npos) << r.err;
 }
 
+TEST(Record, AlignedAndArrayAllocatorsAreRecorded) {
+  const std::string path = trace_path("aligned");
+  const Process r = run(kSpoor + " record -o " + path + " -- " + SPOOR_ALIGNED);
+  EXPECT_EQ(r.status, 0) << r.err;
+  HeapCounts c = count_heap(path);
+  const uint64_t page = static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
+  // posix_memalign, aligned_alloc, memalign, valloc, pvalloc; reallocarray
+  // from NULL is one Realloc event.
+  EXPECT_EQ(c.calls["Alloc"], 5u);
+  EXPECT_EQ(c.alloc_bytes, 100u + 256 + 50 + 10 + page);
+  EXPECT_EQ(c.calls["Realloc"], 1u);
+  EXPECT_EQ(c.calls["Free"], 6u);
+}
+
 TEST(Record, OutputAndExitStatusAreUnchanged) {
   const Process plain = run(std::string(SPOOR_HEAP_COUNTS) + " 50 'hello, world'");
   const Process traced = run(kSpoor + " record -o " + trace_path("same") + " -- " + SPOOR_HEAP_COUNTS + " 50 'hello, world'");
