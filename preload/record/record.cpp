@@ -137,13 +137,15 @@ bool run_record(const RecordOptions& options, RecordResult* result, std::string*
   std::vector<std::string> env_strings;
   for (char** e = environ; *e; ++e) {
     const std::string_view kv(*e);
-    if (kv.starts_with("LD_PRELOAD=") || kv.starts_with("SPOOR_REGION_FD=") || kv.starts_with("SPOOR_PROVIDERS="))
+    if (kv.starts_with("LD_PRELOAD=") || kv.starts_with("SPOOR_REGION_FD=") ||
+        kv.starts_with("SPOOR_PROVIDERS=") || kv.starts_with("SPOOR_STACK_DEPTH="))
       continue;
     env_strings.emplace_back(kv);
   }
   env_strings.push_back("LD_PRELOAD=" + ld_preload);
   env_strings.push_back(std::string(preload::kRegionFdEnv) + "=" + std::to_string(region.fd));
   env_strings.push_back("SPOOR_PROVIDERS=" + options.providers);
+  env_strings.push_back("SPOOR_STACK_DEPTH=" + std::to_string(options.stack_depth));
   std::vector<char*> envp, argv;
   for (auto& s : env_strings) envp.push_back(s.data());
   envp.push_back(nullptr);

@@ -14,6 +14,7 @@
 
 #include "../shared_region.h"
 #include "heap_provider.h"
+#include "stack_table.h"
 #include "reentry_guard.h"
 #include "spoor/control.h"
 #include "spoor/host/enable_spec.h"
@@ -75,16 +76,24 @@ void attach() {
   if (ring_open(bytes + header->ring_offset, header->ring_size, &view) != Status::ok) return;
   if (relocate_control_block(bytes + header->control_offset, header->control_size) != Status::ok) return;
 
+  // Always in this order, so every image of the process (after an exec)
+  // gives the same events the same keys.
   register_provider(g_heap);
   register_event(kHeapAlloc);
   register_event(kHeapFree);
   register_event(kHeapRealloc);
+  register_provider(g_stacks);
+  register_event(kStack);
+
+  const char* depth = std::getenv("SPOOR_STACK_DEPTH");
+  init_stack_table(depth != nullptr ? std::atoi(depth) : 64);
 
   const char* spec = std::getenv("SPOOR_PROVIDERS");
   auto rules = host::parse_enable_spec(spec != nullptr && *spec ? spec : "*", nullptr);
   if (rules) {
-    auto* slot = const_cast<ProviderControl*>(g_heap.control());
-    apply_enable_state(*slot, host::state_for(*rules, g_heap.name(), g_heap.id()));
+    for (Provider* p : {&g_heap, &g_stacks})
+      apply_enable_state(*const_cast<ProviderControl*>(p->control()),
+                         host::state_for(*rules, p->name(), p->id()));
   }
 
   // Appended after what earlier images of this process wrote (the

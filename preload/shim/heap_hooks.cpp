@@ -15,6 +15,7 @@
 #include <cstring>
 
 #include "heap_provider.h"
+#include "stack_table.h"
 #include "reentry_guard.h"
 
 namespace spoor::preload {
@@ -67,6 +68,15 @@ Fn resolve(std::atomic<Fn>& slot, const char* name) {
   return fn;
 }
 
+// Stacks are captured only when the event will be written: the skip of 2
+// drops these helpers' and the hook's frames.
+__attribute__((noinline)) void record_alloc(void* p, uint64_t size) {
+  if (kHeapAlloc.enabled()) kHeapAlloc.write(p, size, current_stack_id(2));
+}
+__attribute__((noinline)) void record_realloc(void* old, void* p, uint64_t size) {
+  if (kHeapRealloc.enabled()) kHeapRealloc.write(old, p, size, current_stack_id(2));
+}
+
 }  // namespace
 
 constinit thread_local bool t_in_shim __attribute__((tls_model("initial-exec"))) = false;
@@ -83,7 +93,7 @@ SPOOR_INTERPOSE void* malloc(size_t size) {
   if (t_resolving) return pool_alloc(size);
   void* p = resolve(g_malloc, "malloc")(size);
   ReentryGuard guard;
-  if (guard.entered()) kHeapAlloc.write(p, size);
+  if (guard.entered()) record_alloc(p, size);
   return p;
 }
 
@@ -107,7 +117,7 @@ SPOOR_INTERPOSE void* calloc(size_t count, size_t size) {
   void* p = resolve(g_calloc, "calloc")(count, size);
   ReentryGuard guard;
   size_t bytes = 0;
-  if (guard.entered() && !__builtin_mul_overflow(count, size, &bytes)) kHeapAlloc.write(p, bytes);
+  if (guard.entered() && !__builtin_mul_overflow(count, size, &bytes)) record_alloc(p, bytes);
   return p;
 }
 
@@ -122,7 +132,7 @@ SPOOR_INTERPOSE void* realloc(void* old, size_t size) {
   void* p = resolve(g_realloc, "realloc")(old, size);
   ReentryGuard guard;
   // One event, after it succeeded: the old block is gone only then.
-  if (guard.entered() && (p != nullptr || size == 0)) kHeapRealloc.write(old, p, size);
+  if (guard.entered() && (p != nullptr || size == 0)) record_realloc(old, p, size);
   return p;
 }
 
@@ -133,28 +143,28 @@ SPOOR_INTERPOSE void* realloc(void* old, size_t size) {
 SPOOR_INTERPOSE int posix_memalign(void** out, size_t alignment, size_t size) {
   ReentryGuard guard;
   const int err = resolve(g_posix_memalign, "posix_memalign")(out, alignment, size);
-  if (guard.entered() && err == 0) kHeapAlloc.write(*out, size);
+  if (guard.entered() && err == 0) record_alloc(*out, size);
   return err;
 }
 
 SPOOR_INTERPOSE void* aligned_alloc(size_t alignment, size_t size) {
   ReentryGuard guard;
   void* p = resolve(g_aligned_alloc, "aligned_alloc")(alignment, size);
-  if (guard.entered() && p != nullptr) kHeapAlloc.write(p, size);
+  if (guard.entered() && p != nullptr) record_alloc(p, size);
   return p;
 }
 
 SPOOR_INTERPOSE void* memalign(size_t alignment, size_t size) {
   ReentryGuard guard;
   void* p = resolve(g_memalign, "memalign")(alignment, size);
-  if (guard.entered() && p != nullptr) kHeapAlloc.write(p, size);
+  if (guard.entered() && p != nullptr) record_alloc(p, size);
   return p;
 }
 
 SPOOR_INTERPOSE void* valloc(size_t size) {
   ReentryGuard guard;
   void* p = resolve(g_valloc, "valloc")(size);
-  if (guard.entered() && p != nullptr) kHeapAlloc.write(p, size);
+  if (guard.entered() && p != nullptr) record_alloc(p, size);
   return p;
 }
 
@@ -164,7 +174,7 @@ SPOOR_INTERPOSE void* pvalloc(size_t size) {
   // pvalloc rounds the size up to whole pages; the program owns all of it.
   const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
   if (guard.entered() && p != nullptr)
-    kHeapAlloc.write(p, size == 0 ? page : (size + page - 1) / page * page);
+    record_alloc(p, size == 0 ? page : (size + page - 1) / page * page);
   return p;
 }
 
@@ -173,7 +183,7 @@ SPOOR_INTERPOSE void* reallocarray(void* old, size_t count, size_t size) {
   void* p = resolve(g_reallocarray, "reallocarray")(old, count, size);
   size_t bytes = 0;
   if (guard.entered() && p != nullptr && !__builtin_mul_overflow(count, size, &bytes))
-    kHeapRealloc.write(old, p, bytes);
+    record_realloc(old, p, bytes);
   return p;
 }
 

@@ -1,4 +1,6 @@
 // The heap provider of libspoor-preload.so: one event per allocator call.
+// Alloc and Realloc carry the ID of the caller's stack (a Stack event of
+// Spoor.Stack, stack_table.h).
 #ifndef SPOOR_PRELOAD_HEAP_PROVIDER_H
 #define SPOOR_PRELOAD_HEAP_PROVIDER_H
 
@@ -14,13 +16,14 @@ SPOOR_DECLARE_PROVIDER(g_heap);
 
 SPOOR_EVENT(kHeapAlloc, g_heap,
             (EventInfo{.name = "Alloc", .id = 1, .level = Level::info, .keywords = kKeywordHeap}),
-            Field<Ptr>{"ptr"}, Field<uint64_t>{"size"});
+            Field<Ptr>{"ptr"}, Field<uint64_t>{"size"}, Field<uint32_t>{"stack"});
 SPOOR_EVENT(kHeapFree, g_heap,
             (EventInfo{.name = "Free", .id = 2, .level = Level::info, .keywords = kKeywordHeap}),
             Field<Ptr>{"ptr"});
 SPOOR_EVENT(kHeapRealloc, g_heap,
             (EventInfo{.name = "Realloc", .id = 3, .level = Level::info, .keywords = kKeywordHeap}),
-            Field<Ptr>{"old_ptr"}, Field<Ptr>{"ptr"}, Field<uint64_t>{"size"});
+            Field<Ptr>{"old_ptr"}, Field<Ptr>{"ptr"}, Field<uint64_t>{"size"},
+            Field<uint32_t>{"stack"});
 
 }  // namespace spoor::preload
 

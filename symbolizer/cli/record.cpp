@@ -55,6 +55,11 @@ int run_record_command(const std::vector<std::string>& words) {
       const std::string* v = value("-p");
       if (!v) return usage_error("record", w + " needs a provider spec");
       options.providers = *v;
+    } else if (w == "--stack-depth") {
+      const std::string* v = value("--stack-depth");
+      const int n = v ? std::atoi(v->c_str()) : 0;
+      if (n < 1 || n > 128) return usage_error("record", "--stack-depth needs a number of frames from 1 to 128");
+      options.stack_depth = n;
     } else if (w == "--buffer-size") {
       const std::string* v = value("--buffer-size");
       const size_t n = v ? parse_size(*v) : 0;
@@ -96,7 +101,7 @@ int run_record_command(const std::vector<std::string>& words) {
 const Command kRecordCommand{
     "record",
     "Run a program with tracing injected (LD_PRELOAD) and write its trace",
-    R"(usage: spoor record [-o FILE] [-p PROVIDERS] [--buffer-size SIZE] [--] CMD [ARGS...]
+    R"(usage: spoor record [-o FILE] [-p PROVIDERS] [--stack-depth N] [--buffer-size SIZE] [--] CMD [ARGS...]
 
 Runs CMD with libspoor-preload.so injected and records its events into FILE
 (default spoor-<program>-<pid>.spoor). The rings live in shared memory that
@@ -105,13 +110,16 @@ even if it crashes or is killed. The program's output and behaviour are
 unchanged; spoor exits with the program's exit status (128+N when signal N
 ended it) and prints a summary to stderr.
 
-Events recorded today: heap (Spoor.Heap: Alloc, Free, Realloc with address
-and size) from the program itself; its children are not traced yet.
+Events recorded today: heap (Spoor.Heap: Alloc, Free, Realloc with address,
+size and the caller's stack) and the distinct stacks (Spoor.Stack: Stack,
+written once each), from the program itself and its exec'ed images; its
+children are not traced yet.
 
 options:
   -o, --output FILE       where the trace goes
   -p, --providers SPEC    which providers, as Name[:KEYWORDS[:LEVEL]],...
                           (default *, every provider)
+  --stack-depth N         frames kept per stack, 1-128 (default 64)
   --buffer-size SIZE      ring per CPU, like 4M (default 4M)
 
 exit status: the program's; 127 when it cannot be recorded (not found,

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <array>
+#include <cstring>
 #include <cstdio>
 #include <filesystem>
 #include <map>
@@ -93,6 +94,45 @@ TEST(Record, AlignedAndArrayAllocatorsAreRecorded) {
   EXPECT_EQ(c.alloc_bytes, 100u + 256 + 50 + 10 + page);
   EXPECT_EQ(c.calls["Realloc"], 1u);
   EXPECT_EQ(c.calls["Free"], 6u);
+}
+
+TEST(Record, AllocationsCarryTheirCallersStackWrittenOnce) {
+  const std::string path = trace_path("stacks");
+  const Process r = run(kSpoor + " record -o " + path + " -- " + SPOOR_STACKS);
+  ASSERT_EQ(r.status, 0) << r.err;
+  unsigned long long leaf = 0, middle = 0, main_fn = 0;
+  ASSERT_EQ(std::sscanf(r.out.c_str(), "leaf=%llx middle=%llx main=%llx", &leaf, &middle, &main_fn), 3) << r.out;
+
+  auto trace = reader::Trace::open(path);
+  ASSERT_TRUE(trace) << trace.error();
+  std::map<uint64_t, std::vector<uint64_t>> stacks;  // id -> frames
+  std::map<uint64_t, int> times_written;
+  std::vector<uint64_t> chain_ids;                   // stacks of the 10 known allocations
+  reader::EventReader events(trace.value());
+  reader::Event e;
+  while (events.next(e)) {
+    if (e.descriptor->name == "Stack") {
+      const uint64_t id = std::get<uint64_t>(*e.field("id"));
+      const auto blob = std::get<reader::Blob>(*e.field("frames")).bytes;
+      std::vector<uint64_t> frames(blob.size() / 8);
+      std::memcpy(frames.data(), blob.data(), frames.size() * 8);
+      stacks[id] = frames;
+      times_written[id]++;
+    } else if (e.descriptor->name == "Alloc") {
+      const uint64_t size = std::get<uint64_t>(*e.field("size"));
+      if (size >= 1000 && size < 1010) chain_ids.push_back(std::get<uint64_t>(*e.field("stack")));
+    }
+  }
+  ASSERT_EQ(chain_ids.size(), 10u);
+  for (uint64_t id : chain_ids) EXPECT_EQ(id, chain_ids[0]) << "one call site, one stack ID";
+  EXPECT_EQ(times_written[chain_ids[0]], 1) << "a stack is written once";
+  const std::vector<uint64_t>& frames = stacks[chain_ids[0]];
+  ASSERT_GE(frames.size(), 3u);
+  // Return addresses lie inside the calling functions (small -O0 bodies).
+  auto inside = [](uint64_t ip, uint64_t fn, uint64_t span) { return ip > fn && ip < fn + span; };
+  EXPECT_TRUE(inside(frames[0], leaf, 256)) << std::hex << frames[0] << " vs leaf " << leaf;
+  EXPECT_TRUE(inside(frames[1], middle, 256)) << std::hex << frames[1] << " vs middle " << middle;
+  EXPECT_TRUE(inside(frames[2], main_fn, 512)) << std::hex << frames[2] << " vs main " << main_fn;
 }
 
 TEST(Record, OutputAndExitStatusAreUnchanged) {

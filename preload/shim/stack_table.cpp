@@ -1,0 +1,94 @@
+// The stack table: open addressing over 2^20 slots of {hash, id}, claimed
+// with one CAS on the hash. A thread that finds a slot claimed but its ID
+// not yet published does not wait: it writes the stack again under a new
+// ID (the reader keeps both). A full probe run does the same.
+#include "stack_table.h"
+
+#define UNW_LOCAL_ONLY
+#include <libunwind.h>
+#include <sys/mman.h>
+
+#include <atomic>
+
+namespace spoor::preload {
+
+constinit Provider g_stacks{"Spoor.Stack"};
+
+namespace {
+
+constexpr uint64_t kSlots = 1u << 20;  // 16 MiB of address space, touched as used
+constexpr int kProbes = 32;
+constexpr int kMaxDepth = 128;
+
+struct Slot {
+  std::atomic<uint64_t> hash;  // 0: free
+  std::atomic<uint32_t> id;    // 0: claimed, not yet published
+  uint32_t pad;
+};
+
+Slot* g_slots = nullptr;
+int g_depth = 0;
+std::atomic<uint32_t> g_next_id{1};
+
+uint64_t hash_frames(void* const* frames, int n) {
+  uint64_t h = 0x9E3779B97F4A7C15ull ^ static_cast<uint64_t>(n);
+  for (int i = 0; i < n; ++i) {
+    h ^= reinterpret_cast<uintptr_t>(frames[i]);
+    h *= 0xFF51AFD7ED558CCDull;
+    h ^= h >> 32;
+  }
+  return h | 1;  // never 0, the free marker
+}
+
+uint32_t publish(void* const* frames, int n) {
+  const uint32_t id = g_next_id.fetch_add(1, std::memory_order_relaxed);
+  uint64_t words[kMaxDepth];
+  for (int i = 0; i < n; ++i) words[i] = reinterpret_cast<uintptr_t>(frames[i]);
+  kStack.write(id, Blob{words, static_cast<uint32_t>(n * sizeof(uint64_t))});
+  return id;
+}
+
+}  // namespace
+
+bool init_stack_table(int depth) {
+  g_depth = depth < 1 ? 1 : (depth > kMaxDepth ? kMaxDepth : depth);
+  void* p = mmap(nullptr, kSlots * sizeof(Slot), PROT_READ | PROT_WRITE,
+                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (p == MAP_FAILED) return false;
+  unw_set_caching_policy(unw_local_addr_space, UNW_CACHE_PER_THREAD);
+  g_slots = static_cast<Slot*>(p);  // zero pages: every slot free
+  return true;
+}
+
+__attribute__((noinline)) uint32_t current_stack_id(int skip) {
+  if (g_slots == nullptr) return 0;
+  void* frames[kMaxDepth + 8];
+  int n = unw_backtrace(frames, g_depth + skip + 1);
+  // Frame 0 is this function; then the `skip` frames of the shim.
+  const int drop = skip + 1;
+  if (n <= drop) return 0;
+  void* const* stack = frames + drop;
+  n -= drop;
+  if (n > g_depth) n = g_depth;
+  const uint64_t h = hash_frames(stack, n);
+  for (int probe = 0; probe < kProbes; ++probe) {
+    Slot& s = g_slots[(h + static_cast<uint64_t>(probe)) & (kSlots - 1)];
+    uint64_t seen = s.hash.load(std::memory_order_acquire);
+    if (seen == 0) {
+      if (s.hash.compare_exchange_strong(seen, h, std::memory_order_acq_rel)) {
+        // Ours: write the stack, then publish its ID to other threads.
+        const uint32_t id = publish(stack, n);
+        s.id.store(id, std::memory_order_release);
+        return id;
+      }
+      // Another thread claimed it meanwhile; `seen` is its hash.
+    }
+    if (seen == h) {
+      const uint32_t id = s.id.load(std::memory_order_acquire);
+      return id != 0 ? id : publish(stack, n);  // being published: do not wait
+    }
+  }
+  return publish(stack, n);  // table crowded here: an uncached duplicate
+}
+
+}  // namespace spoor::preload

@@ -1,0 +1,32 @@
+// Stacks of the traced program, captured in the allocator hooks and
+// deduplicated: each distinct stack is written once as a Stack event (its
+// ID and return addresses); other events carry only the 32-bit ID.
+#ifndef SPOOR_PRELOAD_STACK_TABLE_H
+#define SPOOR_PRELOAD_STACK_TABLE_H
+
+#include <cstdint>
+
+#include "spoor/event.h"
+
+namespace spoor::preload {
+
+SPOOR_DECLARE_PROVIDER(g_stacks);
+
+// frames: the return addresses, innermost first, as 64-bit little-endian
+// words (a blob of 8 * depth bytes).
+SPOOR_EVENT(kStack, g_stacks, (EventInfo{.name = "Stack", .id = 1, .level = Level::always}),
+            Field<uint32_t>{"id"}, Field<Blob>{"frames"});
+
+// Sets up the table (maps its memory) and the unwinder's per-thread cache.
+// depth: frames kept per stack, 1..128. Returns false when the memory
+// cannot be mapped (stacks are then not captured: IDs are 0).
+bool init_stack_table(int depth);
+
+// The ID of the calling thread's stack, without the shim's own frames
+// (`skip` of them). Cost: one unw_backtrace (~10-15 ns per frame) plus a
+// hash probe; a new stack also writes its Stack event. 0 when stacks are off.
+uint32_t current_stack_id(int skip);
+
+}  // namespace spoor::preload
+
+#endif  // SPOOR_PRELOAD_STACK_TABLE_H
