@@ -14,6 +14,7 @@
 
 #include "../shared_region.h"
 #include "heap_provider.h"
+#include "modules.h"
 #include "stack_table.h"
 #include "reentry_guard.h"
 #include "spoor/control.h"
@@ -84,6 +85,9 @@ void attach() {
   register_event(kHeapRealloc);
   register_provider(g_stacks);
   register_event(kStack);
+  register_provider(g_process);
+  register_event(kModuleLoad);
+  register_event(kModuleUnload);
 
   const char* depth = std::getenv("SPOOR_STACK_DEPTH");
   init_stack_table(depth != nullptr ? std::atoi(depth) : 64);
@@ -91,7 +95,7 @@ void attach() {
   const char* spec = std::getenv("SPOOR_PROVIDERS");
   auto rules = host::parse_enable_spec(spec != nullptr && *spec ? spec : "*", nullptr);
   if (rules) {
-    for (Provider* p : {&g_heap, &g_stacks})
+    for (Provider* p : {&g_heap, &g_stacks, &g_process})
       apply_enable_state(*const_cast<ProviderControl*>(p->control()),
                          host::state_for(*rules, p->name(), p->id()));
   }
@@ -111,8 +115,10 @@ void attach() {
   // described: only the process (its new name and command line) is new.
   if (!after_exec) writer.new_metadata(pid);
   header->metadata_length.store(log.used, std::memory_order_release);
-  // Events flow from here on: the ring goes in last.
+  // Events flow from here on: the ring goes in last, then the modules
+  // already loaded are described.
   ring_install(view);
+  scan_modules();
 }
 
 // Early (priority 101): the program's own constructors may allocate.

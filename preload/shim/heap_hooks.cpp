@@ -15,6 +15,7 @@
 #include <cstring>
 
 #include "heap_provider.h"
+#include "modules.h"
 #include "stack_table.h"
 #include "reentry_guard.h"
 
@@ -70,10 +71,14 @@ Fn resolve(std::atomic<Fn>& slot, const char* name) {
 
 // Stacks are captured only when the event will be written: the skip of 2
 // drops these helpers' and the hook's frames.
+// A module loaded since the last event is described before a stack that
+// may point into it.
 __attribute__((noinline)) void record_alloc(void* p, uint64_t size) {
+  rescan_modules_if_changed();
   if (kHeapAlloc.enabled()) kHeapAlloc.write(p, size, current_stack_id(2));
 }
 __attribute__((noinline)) void record_realloc(void* old, void* p, uint64_t size) {
+  rescan_modules_if_changed();
   if (kHeapRealloc.enabled()) kHeapRealloc.write(old, p, size, current_stack_id(2));
 }
 

@@ -4,6 +4,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <cstring>
 #include <cstdio>
@@ -133,6 +134,60 @@ TEST(Record, AllocationsCarryTheirCallersStackWrittenOnce) {
   EXPECT_TRUE(inside(frames[0], leaf, 256)) << std::hex << frames[0] << " vs leaf " << leaf;
   EXPECT_TRUE(inside(frames[1], middle, 256)) << std::hex << frames[1] << " vs middle " << middle;
   EXPECT_TRUE(inside(frames[2], main_fn, 512)) << std::hex << frames[2] << " vs main " << main_fn;
+}
+
+// Module events: what the symbolizer needs to resolve stack addresses.
+struct ModuleEvents {
+  std::map<std::string, std::string> build_id_by_path;  // ModuleLoad
+  std::vector<std::string> unloaded;                     // ModuleUnload paths
+};
+
+ModuleEvents read_modules(const std::string& path) {
+  ModuleEvents m;
+  auto trace = reader::Trace::open(path);
+  EXPECT_TRUE(trace) << trace.error();
+  if (!trace) return m;
+  reader::EventReader events(trace.value());
+  reader::Event e;
+  while (events.next(e)) {
+    if (e.descriptor->name == "ModuleLoad") {
+      std::string id;
+      char hex[3];
+      for (uint8_t b : std::get<reader::Blob>(*e.field("build_id")).bytes) {
+        std::snprintf(hex, sizeof hex, "%02x", b);
+        id += hex;
+      }
+      m.build_id_by_path[std::string(std::get<std::string_view>(*e.field("path")))] = id;
+    } else if (e.descriptor->name == "ModuleUnload") {
+      m.unloaded.emplace_back(std::get<std::string_view>(*e.field("path")));
+    }
+  }
+  return m;
+}
+
+TEST(Record, ModulesAreDescribedWithTheirBuildIds) {
+  const std::string path = trace_path("modules");
+  ASSERT_EQ(run(kSpoor + " record -o " + path + " -- " + SPOOR_HEAP_COUNTS + " 10").status, 7);
+  const ModuleEvents m = read_modules(path);
+  const std::string exe = std::filesystem::canonical(SPOOR_HEAP_COUNTS).string();
+  ASSERT_TRUE(m.build_id_by_path.count(exe)) << "the executable is a module";
+  // The same build ID readelf reads from the file.
+  const Process readelf = run("readelf -n " + exe + " | sed -n 's/.*Build ID: //p'");
+  EXPECT_EQ(m.build_id_by_path.at(exe) + "\n", readelf.out);
+  bool libc = false;
+  for (const auto& [p, id] : m.build_id_by_path) libc |= p.find("libc.so") != std::string::npos;
+  EXPECT_TRUE(libc);
+}
+
+TEST(Record, ModulesLoadedAndUnloadedAtRunTimeAreFollowed) {
+  const std::string path = trace_path("dlopen");
+  ASSERT_EQ(run(kSpoor + " record -o " + path + " -- " + SPOOR_DLOPEN).status, 0);
+  const ModuleEvents m = read_modules(path);
+  std::string libz;
+  for (const auto& [p, id] : m.build_id_by_path)
+    if (p.find("libz.so") != std::string::npos) libz = p;
+  ASSERT_FALSE(libz.empty()) << "dlopen'ed libz is described";
+  EXPECT_EQ(std::count(m.unloaded.begin(), m.unloaded.end(), libz), 1) << "and its dlclose";
 }
 
 TEST(Record, OutputAndExitStatusAreUnchanged) {

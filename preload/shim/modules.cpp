@@ -1,0 +1,177 @@
+// Module scanning with dl_iterate_phdr, and the dlopen/dlclose hooks.
+#include "modules.h"
+
+#include <dlfcn.h>
+#include <elf.h>
+#include <link.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <mutex>
+
+#include "reentry_guard.h"
+
+namespace spoor::preload {
+
+constinit Provider g_process{"Spoor.Process"};
+
+namespace {
+
+constexpr int kMaxModules = 4096;
+
+struct Known {
+  uintptr_t bias;
+  bool present;  // seen in the current scan
+  char path[256];
+};
+
+Known g_known[kMaxModules];
+int g_known_count = 0;
+std::mutex g_scan_mutex;  // scans are rare (attach, after dlopen/dlclose)
+// After a dlopen or dlclose, this many hooks check the loader's add/remove
+// counters (one dl_iterate_phdr step, ~0.1 us) and rescan when they moved.
+// A window, not a one-shot flag: the hooks that run inside dlopen (the
+// loader's own allocations) come before the module is in the list.
+constexpr int kChecksAfterDlopen = 4096;
+std::atomic<int> g_checks_left{0};
+unsigned long long g_seen_adds = 0, g_seen_subs = 0;
+char g_exe_path[4096];
+
+// The GNU build ID from the module's PT_NOTE segments, in memory.
+uint32_t build_id(const dl_phdr_info* info, const uint8_t** out) {
+  for (int i = 0; i < info->dlpi_phnum; ++i) {
+    const ElfW(Phdr)& ph = info->dlpi_phdr[i];
+    if (ph.p_type != PT_NOTE) continue;
+    const auto* p = reinterpret_cast<const uint8_t*>(info->dlpi_addr + ph.p_vaddr);
+    const uint8_t* end = p + ph.p_memsz;
+    while (p + sizeof(ElfW(Nhdr)) <= end) {
+      const auto* note = reinterpret_cast<const ElfW(Nhdr)*>(p);
+      const uint8_t* name = p + sizeof(ElfW(Nhdr));
+      const uint8_t* desc = name + ((note->n_namesz + 3) & ~3u);
+      if (desc + note->n_descsz > end) break;
+      if (note->n_type == NT_GNU_BUILD_ID && note->n_namesz == 4 && name[0] == 'G' && name[1] == 'N' &&
+          name[2] == 'U') {
+        *out = desc;
+        return note->n_descsz;
+      }
+      p = desc + ((note->n_descsz + 3) & ~3u);
+    }
+  }
+  *out = nullptr;
+  return 0;
+}
+
+int on_module(dl_phdr_info* info, size_t, void*) {
+  g_seen_adds = info->dlpi_adds;
+  g_seen_subs = info->dlpi_subs;
+  const char* path = info->dlpi_name;
+  if (path == nullptr || path[0] == '\0') path = g_exe_path;  // the executable
+  for (int i = 0; i < g_known_count; ++i)
+    if (g_known[i].bias == info->dlpi_addr && __builtin_strcmp(g_known[i].path, path) == 0) {
+      g_known[i].present = true;
+      return 0;
+    }
+  // The span of its loadable segments.
+  uintptr_t lo = UINTPTR_MAX, hi = 0;
+  for (int i = 0; i < info->dlpi_phnum; ++i) {
+    const ElfW(Phdr)& ph = info->dlpi_phdr[i];
+    if (ph.p_type != PT_LOAD) continue;
+    lo = ph.p_vaddr < lo ? ph.p_vaddr : lo;
+    hi = ph.p_vaddr + ph.p_memsz > hi ? ph.p_vaddr + ph.p_memsz : hi;
+  }
+  const uint8_t* id = nullptr;
+  const uint32_t id_size = build_id(info, &id);
+  kModuleLoad.write(reinterpret_cast<const void*>(info->dlpi_addr),
+                    reinterpret_cast<const void*>(info->dlpi_addr + (lo == UINTPTR_MAX ? 0 : lo)),
+                    lo == UINTPTR_MAX ? 0 : hi - lo, path, Blob{id, id_size});
+  if (g_known_count < kMaxModules) {
+    Known& k = g_known[g_known_count++];
+    k.bias = info->dlpi_addr;
+    k.present = true;
+    size_t n = 0;
+    while (path[n] && n + 1 < sizeof k.path) {
+      k.path[n] = path[n];
+      ++n;
+    }
+    k.path[n] = '\0';
+  }
+  return 0;
+}
+
+}  // namespace
+
+void scan_modules() {
+  std::lock_guard lock(g_scan_mutex);
+  if (g_exe_path[0] == '\0') {
+    const ssize_t n = readlink("/proc/self/exe", g_exe_path, sizeof g_exe_path - 1);
+    g_exe_path[n > 0 ? n : 0] = '\0';
+  }
+  for (int i = 0; i < g_known_count; ++i) g_known[i].present = false;
+  dl_iterate_phdr(on_module, nullptr);
+  // Gone since the last scan: unloaded. Compact the table.
+  int kept = 0;
+  for (int i = 0; i < g_known_count; ++i) {
+    if (!g_known[i].present) {
+      kModuleUnload.write(reinterpret_cast<const void*>(g_known[i].bias), g_known[i].path);
+      continue;
+    }
+    g_known[kept++] = g_known[i];
+  }
+  g_known_count = kept;
+}
+
+void note_modules_changed() { g_checks_left.store(kChecksAfterDlopen, std::memory_order_release); }
+
+void rescan_modules_if_changed() {
+  if (SPOOR_LIKELY(g_checks_left.load(std::memory_order_relaxed) <= 0)) return;
+  g_checks_left.fetch_sub(1, std::memory_order_relaxed);
+  struct Counters {
+    unsigned long long adds, subs;
+  } now{};
+  dl_iterate_phdr(
+      [](dl_phdr_info* info, size_t, void* out) {
+        *static_cast<Counters*>(out) = {info->dlpi_adds, info->dlpi_subs};
+        return 1;  // the counters are the same in every entry: stop at the first
+      },
+      &now);
+  if (now.adds != g_seen_adds || now.subs != g_seen_subs) scan_modules();
+}
+
+}  // namespace spoor::preload
+
+using namespace spoor::preload;
+
+namespace {
+using DlopenFn = void* (*)(const char*, int);
+using DlcloseFn = int (*)(void*);
+std::atomic<DlopenFn> g_dlopen{nullptr};
+std::atomic<DlcloseFn> g_dlclose{nullptr};
+}  // namespace
+
+extern "C" {
+
+// Both end in a tail call, so glibc sees the program's return address:
+// dlopen searches the caller's RUNPATH and namespace, not the shim's. The
+// scan happens in the next hook (a constructor of the new module that
+// allocates already finds it in the list).
+__attribute__((visibility("default"))) void* dlopen(const char* file, int mode) {
+  DlopenFn real = g_dlopen.load(std::memory_order_acquire);
+  if (real == nullptr) {
+    real = reinterpret_cast<DlopenFn>(dlsym(RTLD_NEXT, "dlopen"));
+    g_dlopen.store(real, std::memory_order_release);
+  }
+  note_modules_changed();
+  return real(file, mode);
+}
+
+__attribute__((visibility("default"))) int dlclose(void* handle) {
+  DlcloseFn real = g_dlclose.load(std::memory_order_acquire);
+  if (real == nullptr) {
+    real = reinterpret_cast<DlcloseFn>(dlsym(RTLD_NEXT, "dlclose"));
+    g_dlclose.store(real, std::memory_order_release);
+  }
+  note_modules_changed();
+  return real(handle);
+}
+
+}  // extern "C"
