@@ -18,6 +18,7 @@
 #include <thread>
 
 #include "spoor/control.h"
+#include "spoor/drain.h"
 #include "spoor/host/clock.h"
 #include "spoor/host/enable_spec.h"
 #include "spoor/host/file_sink.h"
@@ -150,26 +151,15 @@ struct Session::Impl {
   // so an uncommitted record ends its packet.
   // Returns true when some packet was busy (a writer mid-event).
   bool drain(bool final) {
-    bool busy = false;
-    for (uint32_t cpu = 0; cpu < ring.cpu_count; ++cpu) {
-      for (;;) {
-        Packet pk;
-        const Status s = ring_peek(ring, cpu, spoor_port_ticks(), final, &pk);
-        if (s == Status::busy) busy = true;
-        if (s != Status::ok) break;
-        // Describe new events before the first packet that may use them.
-        note_write(writer.new_metadata(pid));
-        if (pk.size > 0) {
-          note_write(writer.packet(cpu, pk));
-          stats.events += pk.record_count;
-          stats.packets++;
-        }
-        ring_release(ring, cpu, pk);
-      }
-    }
+    DrainTotals totals;
+    // Describe new events before the first packet that may use them.
+    drain_ring(ring, writer, final, totals, [this] { note_write(writer.new_metadata(pid)); });
+    note_write(totals.status);
+    stats.events += totals.events;
+    stats.packets += totals.packets;
     // Hand what was drained to the kernel: it survives this process dying.
     if (!file.flush()) note_write(Status::sink_failed);
-    return busy;
+    return totals.busy;
   }
 
   void run() {
@@ -180,7 +170,7 @@ struct Session::Impl {
       drain(false);
       const auto now = std::chrono::steady_clock::now();
       if (now - last_flush >= flush_every) {
-        for (uint32_t cpu = 0; cpu < ring.cpu_count; ++cpu) ring_flush(ring, cpu);
+        flush_ring(ring);
         last_flush = now;
       }
       std::unique_lock lock(wake_mutex);
@@ -228,11 +218,7 @@ std::unique_ptr<Session> Session::start(const SessionOptions& options, std::stri
     long n = sysconf(_SC_NPROCESSORS_CONF);
     cpus = n > 0 ? static_cast<uint32_t>(n) : 1;
   }
-  const uint32_t per_cpu_packets = [&] {
-    uint32_t n = 2;
-    while (uint64_t{n} * 2 * options.packet_bytes <= options.buffer_bytes_per_cpu) n *= 2;
-    return n;
-  }();
+  const uint32_t per_cpu_packets = packets_per_cpu(options.buffer_bytes_per_cpu, options.packet_bytes);
   impl->ring_size = ring_bytes_needed(cpus, options.packet_bytes, per_cpu_packets);
   impl->ring_memory = map_shared("spoor-ring", impl->ring_size, &impl->ring_fd);
   if (impl->ring_memory == MAP_FAILED)
@@ -316,7 +302,7 @@ SessionStats Session::stop() {
   //    before treating what they reserved as abandoned.
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(100);
   for (;;) {
-    for (uint32_t cpu = 0; cpu < s.ring.cpu_count; ++cpu) ring_flush(s.ring, cpu);
+    flush_ring(s.ring);
     const bool busy = s.drain(false);
     if (!busy) break;
     if (std::chrono::steady_clock::now() >= deadline) {
@@ -330,14 +316,11 @@ SessionStats Session::stop() {
   //    leaves at least one stream without its end, and readers can tell.
   s.note_write(s.writer.clock(clock_block(s.clock_ref, sample_clock())));
   s.stats.lost_per_cpu.assign(s.ring.cpu_count, 0);
-  for (uint32_t cpu = 0; cpu < s.ring.cpu_count; ++cpu) {
-    const CpuControl& c = s.ring.cpus[cpu];
-    const uint64_t lost = ring_lost(s.ring, cpu);
-    s.stats.lost_per_cpu[cpu] = lost;
-    s.stats.lost += lost;
-    s.stats.abandoned_bytes += c.abandoned_bytes;
-    s.note_write(s.writer.stream_end(cpu, lost, c.abandoned_bytes, c.packets));
-  }
+  DrainTotals ends;
+  end_streams(s.ring, s.writer, ends, s.stats.lost_per_cpu.data());
+  s.note_write(ends.status);
+  s.stats.lost = ends.lost;
+  s.stats.abandoned_bytes = ends.abandoned_bytes;
   if (!s.file.close()) s.note_write(Status::sink_failed);
   s.stats.bytes = s.writer.bytes_written();
   if (s.write_failed)

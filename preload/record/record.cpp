@@ -17,6 +17,7 @@
 
 #include "../shared_region.h"
 #include "spoor/control.h"
+#include "spoor/drain.h"
 #include "spoor/host/clock.h"
 #include "spoor/host/enable_spec.h"
 #include "spoor/host/file_sink.h"
@@ -69,9 +70,8 @@ struct Region {
   }
 
   bool create(uint32_t cpus, const RecordOptions& o, std::string* error) {
-    uint32_t packets = 2;
-    while (uint64_t{packets} * 2 * o.packet_bytes <= o.buffer_bytes_per_cpu) packets *= 2;
-    const uint64_t ring_size = ring_bytes_needed(cpus, o.packet_bytes, packets);
+    const uint64_t ring_size =
+        ring_bytes_needed(cpus, o.packet_bytes, packets_per_cpu(o.buffer_bytes_per_cpu, o.packet_bytes));
     const uint64_t control_size = ControlBlock::bytes_for(SPOOR_MAX_PROVIDERS);
     const uint64_t ring_off = preload::align_region(sizeof(RegionHeader));
     const uint64_t control_off = preload::align_region(ring_off + ring_size);
@@ -215,18 +215,10 @@ bool run_record(const RecordOptions& options, RecordResult* result, std::string*
       metadata_copied = len;
     }
   };
+  DrainTotals totals;
   auto drain = [&](bool final) {
     copy_metadata();  // descriptors before the packets that use them
-    for (uint32_t cpu = 0; cpu < region.ring.cpu_count; ++cpu) {
-      Packet pk;
-      while (ring_peek(region.ring, cpu, spoor_port_ticks(), final, &pk) == Status::ok) {
-        if (pk.size > 0) {
-          writer.packet(cpu, pk);
-          result->events += pk.record_count;
-        }
-        ring_release(region.ring, cpu, pk);
-      }
-    }
+    drain_ring(region.ring, writer, final, totals);
     file.flush();
   };
 
@@ -238,7 +230,7 @@ bool run_record(const RecordOptions& options, RecordResult* result, std::string*
     drain(false);
     const auto now = std::chrono::steady_clock::now();
     if (now - last_flush >= std::chrono::milliseconds(250)) {
-      for (uint32_t cpu = 0; cpu < region.ring.cpu_count; ++cpu) ring_flush(region.ring, cpu);
+      flush_ring(region.ring);
       last_flush = now;
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
@@ -248,17 +240,14 @@ bool run_record(const RecordOptions& options, RecordResult* result, std::string*
 
   // The program is gone: close every open packet and take all that was
   // committed, whatever state its writers died in.
-  for (uint32_t cpu = 0; cpu < region.ring.cpu_count; ++cpu) ring_flush(region.ring, cpu);
+  flush_ring(region.ring);
   drain(true);
   result->preload_attached = region.header->attached_pid.load() == static_cast<uint32_t>(pid);
   writer.clock(host::clock_block(clock_start, host::sample_clock()));
-  for (uint32_t cpu = 0; cpu < region.ring.cpu_count; ++cpu) {
-    const CpuControl& c = region.ring.cpus[cpu];
-    const uint64_t lost = ring_lost(region.ring, cpu);
-    result->lost += lost;
-    result->abandoned_bytes += c.abandoned_bytes;
-    writer.stream_end(cpu, lost, c.abandoned_bytes, c.packets);
-  }
+  end_streams(region.ring, writer, totals);
+  result->events = totals.events;
+  result->lost = totals.lost;
+  result->abandoned_bytes = totals.abandoned_bytes;
   if (!file.close()) {
     *error = "writing '" + result->output_path + "' failed: " + std::strerror(file.error_number());
     return false;

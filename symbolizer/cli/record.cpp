@@ -42,26 +42,23 @@ int run_record_command(const std::vector<std::string>& words) {
       break;
     }
     if (w.empty() || w[0] != '-') break;  // the command starts here
-    auto value = [&](const char* name) -> const std::string* {
-      if (i + 1 >= words.size()) return nullptr;
-      (void)name;
-      return &words[++i];
-    };
+    // The word after an option is its value; null when it is missing.
+    auto value = [&]() -> const std::string* { return i + 1 < words.size() ? &words[++i] : nullptr; };
     if (w == "-o" || w == "--output") {
-      const std::string* v = value("-o");
+      const std::string* v = value();
       if (!v) return usage_error("record", w + " needs a file name");
       options.output_path = *v;
     } else if (w == "-p" || w == "--providers") {
-      const std::string* v = value("-p");
+      const std::string* v = value();
       if (!v) return usage_error("record", w + " needs a provider spec");
       options.providers = *v;
     } else if (w == "--stack-depth") {
-      const std::string* v = value("--stack-depth");
+      const std::string* v = value();
       const int n = v ? std::atoi(v->c_str()) : 0;
       if (n < 1 || n > 128) return usage_error("record", "--stack-depth needs a number of frames from 1 to 128");
       options.stack_depth = n;
     } else if (w == "--buffer-size") {
-      const std::string* v = value("--buffer-size");
+      const std::string* v = value();
       const size_t n = v ? parse_size(*v) : 0;
       if (n < 2 * options.packet_bytes)
         return usage_error("record", "--buffer-size needs a size of at least 256K per CPU, like 4M");

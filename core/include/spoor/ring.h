@@ -98,6 +98,14 @@ size_t ring_bytes_needed(uint32_t cpu_count, uint32_t subbuf_size, uint32_t subb
 Status ring_init(void* memory, size_t size, uint32_t cpu_count, uint32_t subbuf_size,
                  RingView* view);
 
+// The sub-buffer count ring_init picks for about `buffer_bytes` per CPU:
+// the largest power of two >= 2 whose packets fit in it.
+constexpr uint32_t packets_per_cpu(uint64_t buffer_bytes, uint32_t packet_bytes) {
+  uint32_t n = 2;
+  while (uint64_t{n} * 2 * packet_bytes <= buffer_bytes) n *= 2;
+  return n;
+}
+
 // Opens a ring that ring_init laid out, possibly in another process.
 // Returns ok or invalid_argument (bad magic, version, or sizes that do not
 // fit `size`).

@@ -4,6 +4,7 @@
 #define SPOOR_SPOOR_HPP
 
 #include "spoor/control.h"
+#include "spoor/drain.h"
 #include "spoor/event.h"
 #include "spoor/provider.h"
 #include "spoor/registry.h"

@@ -1,0 +1,73 @@
+// Moving a ring's packets into a trace: the one loop every drainer runs (a
+// hosted session's writer thread, spoor record, a firmware dump).
+#ifndef SPOOR_DRAIN_H
+#define SPOOR_DRAIN_H
+
+#include <stdint.h>
+
+#include "spoor/ring.h"
+#include "spoor/trace_writer.h"
+
+namespace spoor {
+
+struct DrainTotals {
+  uint64_t events = 0;           // records written
+  uint64_t packets = 0;          // packets written
+  uint64_t lost = 0;             // set by end_streams
+  uint64_t abandoned_bytes = 0;  // set by end_streams
+  bool busy = false;             // a packet held an uncommitted record (try again)
+  Status status = Status::ok;    // the first write that failed, else ok
+};
+
+// Writes every closed packet of every CPU of `ring` as stream `cpu`, then
+// releases it. before_packet() runs before each packet is written: a
+// drainer that describes events lazily does it there, so descriptors always
+// precede the packets that use them. final: see ring_peek.
+template <class BeforePacket>
+void drain_ring(const RingView& ring, TraceWriter& writer, bool final, DrainTotals& totals,
+                BeforePacket before_packet) {
+  for (uint32_t cpu = 0; cpu < ring.cpu_count; ++cpu) {
+    for (;;) {
+      Packet packet;
+      const Status s = ring_peek(ring, cpu, spoor_port_ticks(), final, &packet);
+      if (s == Status::busy) totals.busy = true;
+      if (s != Status::ok) break;
+      before_packet();
+      if (packet.size > 0) {
+        const Status w = writer.packet(cpu, packet);
+        if (w != Status::ok && totals.status == Status::ok) totals.status = w;
+        totals.events += packet.record_count;
+        totals.packets++;
+      }
+      ring_release(ring, cpu, packet);
+    }
+  }
+}
+
+inline void drain_ring(const RingView& ring, TraceWriter& writer, bool final, DrainTotals& totals) {
+  drain_ring(ring, writer, final, totals, [] {});
+}
+
+// Closes the open packet of every CPU so the next drain takes it.
+inline void flush_ring(const RingView& ring) {
+  for (uint32_t cpu = 0; cpu < ring.cpu_count; ++cpu) ring_flush(ring, cpu);
+}
+
+// Writes each stream's STREAM_END with its lost count and abandoned bytes,
+// adding them to totals; lost_per_cpu (cpu_count entries) may be null.
+inline void end_streams(const RingView& ring, TraceWriter& writer, DrainTotals& totals,
+                        uint64_t* lost_per_cpu = nullptr) {
+  for (uint32_t cpu = 0; cpu < ring.cpu_count; ++cpu) {
+    const CpuControl& c = ring.cpus[cpu];
+    const uint64_t lost = ring_lost(ring, cpu);
+    if (lost_per_cpu != nullptr) lost_per_cpu[cpu] = lost;
+    totals.lost += lost;
+    totals.abandoned_bytes += c.abandoned_bytes;
+    const Status w = writer.stream_end(cpu, lost, c.abandoned_bytes, c.packets);
+    if (w != Status::ok && totals.status == Status::ok) totals.status = w;
+  }
+}
+
+}  // namespace spoor
+
+#endif  // SPOOR_DRAIN_H
