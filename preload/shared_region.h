@@ -1,21 +1,20 @@
-// The shared-memory region `spoor record` creates and the preloaded library
-// maps: one memfd holding a header, the traced process's per-CPU rings, its
-// control block, and a metadata log. No pointers: both sides compute
-// addresses from the offsets.
+// The shared-memory region `spoor record` creates for each traced process
+// and the preloaded library maps: one memfd (mode 0600) holding a header,
+// the process's per-CPU rings, its control block, and a metadata log. No
+// pointers: both sides compute addresses from the offsets. protocol.h says
+// how the process gets it.
 //
 //   recorder                          traced process (libspoor-preload.so)
 //   ---------                         ------------------------------------
-//   create memfd, lay out header,
-//   rings and control block; put
-//   SPOOR_REGION_FD=<fd> in the
-//   environment; exec the program     map the fd, open the rings, move the
-//                                     control block there, register its
-//                                     providers and events, append their
+//   create the memfd, lay out the
+//   header, rings and control block;
+//   hand it over                      map it, open the rings, move the
+//                                     control block there, append its
 //                                     PROCESS/PROVIDER/EVENT blocks to the
 //                                     metadata log, publish its length
 //   copy new metadata bytes to the
 //   file, then drain the rings; when
-//   the program ends (even by a
+//   the process ends (even by a
 //   signal), flush and drain what
 //   was committed
 #ifndef SPOOR_PRELOAD_SHARED_REGION_H
@@ -28,8 +27,7 @@
 namespace spoor::preload {
 
 inline constexpr uint32_t kRegionMagic = 0x4E474552u;  // "REGN"
-inline constexpr uint32_t kRegionVersion = 1;
-inline constexpr const char* kRegionFdEnv = "SPOOR_REGION_FD";
+inline constexpr uint32_t kRegionVersion = 2;
 
 struct RegionHeader {
   uint32_t magic;
@@ -42,8 +40,7 @@ struct RegionHeader {
   // a block, then stores the new length with release; the recorder loads it
   // with acquire and copies what is new.
   std::atomic<uint64_t> metadata_length;
-  // The pid that attached (the first process to map the region); children
-  // that inherit the fd see a different pid and stay detached.
+  // The pid that attached, stored once its metadata is published.
   std::atomic<uint32_t> attached_pid;
   uint32_t reserved;
 };

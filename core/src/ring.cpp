@@ -66,7 +66,7 @@ size_t ring_bytes_needed(uint32_t cpu_count, uint32_t subbuf_size, uint32_t subb
 }
 
 Status ring_init(void* memory, size_t size, uint32_t cpu_count, uint32_t subbuf_size,
-                 RingView* view) {
+                 RingView* view, bool memory_is_zero) {
   if (memory == nullptr || view == nullptr || cpu_count == 0 ||
       reinterpret_cast<uintptr_t>(memory) % 64 != 0 || !is_pow2(subbuf_size) ||
       subbuf_size < kMinSubbufSize || subbuf_size > kMaxSubbufSize)
@@ -78,7 +78,10 @@ Status ring_init(void* memory, size_t size, uint32_t cpu_count, uint32_t subbuf_
     count *= 2;
   const Layout l = layout_for(cpu_count, subbuf_size, count);
   auto* h = static_cast<RingHeader*>(memory);
-  __builtin_memset(memory, 0, static_cast<size_t>(l.total));
+  // Records are committed by storing their size over a zero: the data must
+  // start zeroed. Fresh pages (a new memfd) already are, and writing them
+  // here would fault in the whole ring.
+  __builtin_memset(memory, 0, static_cast<size_t>(memory_is_zero ? l.data_offset : l.total));
   h->magic = kRingMagic;
   h->version = kRingVersion;
   h->cpu_count = cpu_count;

@@ -1,27 +1,31 @@
-// The recorder: a shared region (rings, control block, metadata log) in a
-// memfd the traced program inherits, and a loop that copies its metadata
-// and drains its rings into the trace file until the program ends.
+// The recorder: runs the program with the shim and $SPOOR_SOCKET in its
+// environment, gives each process of the tree that asks a region of its own
+// (process_server.h, region.h), and drains every region into one trace
+// file until the whole tree has ended.
 #include "record.h"
 
 #include <fcntl.h>
 #include <signal.h>
-#include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <chrono>
+#include <cstdio>
 #include <cstring>
-#include <thread>
+#include <fstream>
+#include <memory>
 
-#include "../shared_region.h"
-#include "spoor/control.h"
+#include "own_stream.h"
+#include "process_server.h"
+#include "region.h"
 #include "spoor/drain.h"
 #include "spoor/host/clock.h"
 #include "spoor/host/enable_spec.h"
 #include "spoor/host/file_sink.h"
-#include "spoor/ring.h"
 #include "spoor/trace_writer.h"
 
 extern char** environ;
@@ -29,9 +33,7 @@ extern char** environ;
 namespace spoor::record {
 namespace {
 
-using preload::RegionHeader;
-
-constexpr uint64_t kMetadataCapacity = 1u << 20;
+using Clock = std::chrono::steady_clock;
 
 bool exists(const std::string& path) { return !path.empty() && access(path.c_str(), R_OK) == 0; }
 
@@ -56,56 +58,262 @@ std::string describe_status(int status, int* shell_status) {
   return "ended with status " + std::to_string(status);
 }
 
-// The region: header, rings, control block, metadata log, page-aligned.
-struct Region {
-  int fd = -1;
-  uint8_t* base = nullptr;
-  size_t size = 0;
-  RegionHeader* header = nullptr;
-  RingView ring;
+// The start time of `pid` in clock ticks since boot (field 22 of
+// /proc/<pid>/stat), and whether it is still running (not a zombie). An
+// exec keeps the start time; a new process that reuses the pid has another.
+struct ProcStat {
+  bool running = false;
+  uint64_t start_time = 0;
+};
 
-  ~Region() {
-    if (base) munmap(base, size);
-    if (fd >= 0) close(fd);
+ProcStat proc_stat(uint32_t pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+  std::string line;
+  if (!std::getline(in, line)) return {};
+  const size_t paren = line.rfind(')');  // the name may hold spaces and ')'
+  if (paren == std::string::npos || paren + 2 >= line.size()) return {};
+  ProcStat s;
+  const char state = line[paren + 2];
+  s.running = state != 'Z' && state != 'X';
+  // Fields after the name: 3 is the state; 22 the start time.
+  size_t at = paren + 2;
+  for (int field = 3; field < 22 && at != std::string::npos; ++field) at = line.find(' ', at + 1);
+  if (at != std::string::npos) s.start_time = std::strtoull(line.c_str() + at + 1, nullptr, 10);
+  return s;
+}
+
+// One traced process: its region and its streams in the file.
+struct Traced {
+  uint32_t pid = 0;
+  uint64_t start_time = 0;
+  uint32_t first_stream = 0;
+  uint32_t exec_count = 0;
+  int open_images = 0;       // connections open (0 or 1, briefly 2 across an exec)
+  bool described = false;    // STREAM blocks written
+  bool finished = false;     // drained for the last time, region released
+  std::unique_ptr<Region> region;
+};
+
+std::atomic<bool> g_stop_waiting{false};
+
+void stop_waiting(int) { g_stop_waiting.store(true); }
+
+class Recorder {
+ public:
+  Recorder(const RecordOptions& options, uint32_t cpus) : options_(options) {
+    layout_.cpus = cpus;
+    layout_.buffer_bytes_per_cpu = options.buffer_bytes_per_cpu;
+    layout_.packet_bytes = options.packet_bytes;
   }
 
-  bool create(uint32_t cpus, const RecordOptions& o, std::string* error) {
-    const uint64_t ring_size =
-        ring_bytes_needed(cpus, o.packet_bytes, packets_per_cpu(o.buffer_bytes_per_cpu, o.packet_bytes));
-    const uint64_t control_size = ControlBlock::bytes_for(SPOOR_MAX_PROVIDERS);
-    const uint64_t ring_off = preload::align_region(sizeof(RegionHeader));
-    const uint64_t control_off = preload::align_region(ring_off + ring_size);
-    const uint64_t meta_off = preload::align_region(control_off + control_size);
-    size = static_cast<size_t>(meta_off + kMetadataCapacity);
-    // No MFD_CLOEXEC: the traced program inherits the descriptor.
-    fd = memfd_create("spoor-region", 0);
-    if (fd < 0 || ftruncate(fd, static_cast<off_t>(size)) != 0) {
-      *error = std::string("cannot create the shared region: ") + std::strerror(errno);
-      return false;
-    }
-    void* p = mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-    if (p == MAP_FAILED) {
-      *error = std::string("cannot map the shared region: ") + std::strerror(errno);
-      return false;
-    }
-    base = static_cast<uint8_t*>(p);
-    header = new (base) RegionHeader{};
-    header->magic = preload::kRegionMagic;
-    header->version = preload::kRegionVersion;
-    header->total_size = size;
-    header->ring_offset = ring_off;
-    header->ring_size = ring_size;
-    header->control_offset = control_off;
-    header->control_size = control_size;
-    header->metadata_offset = meta_off;
-    header->metadata_capacity = kMetadataCapacity;
-    if (ring_init(base + ring_off, ring_size, cpus, o.packet_bytes, &ring) != Status::ok) {
-      *error = "cannot lay out the ring buffers";
-      return false;
-    }
+  bool start(std::string* error) { return server_.listen(error) && own_.start(layout_.cpus, error); }
+  const std::string& socket_name() const { return server_.name(); }
+
+  bool open_file(const std::string& path, std::string* error) {
+    if (!file_.open(path, error)) return false;
+    writer_ = std::make_unique<TraceWriter>(file_.sink());
+    writer_->file_header();
+    clock_start_ = host::sample_clock();
+    writer_->clock(host::clock_block(clock_start_, host::sample_clock()));
+    own_.describe(*writer_, 0);
+    next_stream_ = layout_.cpus;
     return true;
   }
+
+  // Runs until the program and every traced process it started have ended
+  // (or, once the program has ended, the user stops the wait).
+  int run(pid_t root) {
+    root_ = static_cast<uint32_t>(root);
+    auto last_flush = Clock::now(), last_check = Clock::now(), root_end = Clock::time_point{};
+    bool told_waiting = false;
+    for (;;) {
+      server_.poll(1, [&](uint32_t pid, uint32_t) { return hello(pid); },
+                   [&](uint32_t pid) { closed(pid); });
+      reap();
+      drain_all(false);
+      const auto now = Clock::now();
+      if (now - last_flush >= std::chrono::milliseconds(250)) {
+        for (auto& t : traced_)
+          if (!t->finished) flush_ring(t->region->ring());
+        flush_ring(own_.ring());
+        last_flush = now;
+      }
+      if (now - last_check >= std::chrono::milliseconds(20)) {
+        finish_ended_processes(false);
+        last_check = now;
+      }
+      if (root_done_) {
+        if (root_end == Clock::time_point{}) root_end = now;
+        if (live_processes() == 0 && !has_children()) break;
+        if (g_stop_waiting.load()) break;
+        if (!told_waiting && now - root_end >= std::chrono::seconds(2)) {
+          std::fprintf(stderr,
+                       "spoor record: the program ended; waiting for the processes it left running "
+                       "(Ctrl-C to stop waiting)\n");
+          told_waiting = true;
+        }
+      }
+    }
+    return root_status_;
+  }
+
+  // Drains everything that was committed, ends every stream, closes the file.
+  bool finish(RecordResult* result, std::string* error) {
+    finish_ended_processes(true);
+    flush_ring(own_.ring());
+    drain_ring(own_.ring(), *writer_, true, totals_, 0);
+    writer_->clock(host::clock_block(clock_start_, host::sample_clock()));
+    end_streams(own_.ring(), *writer_, totals_, nullptr, 0);
+    result->events = totals_.events;
+    result->lost = totals_.lost;
+    result->abandoned_bytes = totals_.abandoned_bytes;
+    result->processes = static_cast<uint32_t>(traced_.size());
+    for (auto& t : traced_) result->preload_attached |= t->pid == root_;
+    if (!file_.close()) {
+      *error = "writing '" + result->output_path + "' failed: " + std::strerror(file_.error_number());
+      return false;
+    }
+    struct stat st;
+    result->file_bytes = stat(result->output_path.c_str(), &st) == 0 ? static_cast<uint64_t>(st.st_size) : 0;
+    return true;
+  }
+
+ private:
+  Reply hello(uint32_t pid) {
+    Traced* same = nullptr;
+    for (auto& t : traced_)
+      if (t->pid == pid && !t->finished) same = t.get();
+    const ProcStat now = proc_stat(pid);
+    if (same != nullptr && same->start_time == now.start_time) {
+      // The same process after an exec: its region goes on.
+      same->open_images++;
+      return {preload::Answer::traced, same->region->fd(), ++same->exec_count};
+    }
+    if (same != nullptr) finish(*same);  // the pid was reused: the old process is gone
+    if (options_.no_follow && pid != root_) return {};
+    auto t = std::make_unique<Traced>();
+    t->region = std::make_unique<Region>();
+    std::string error;
+    if (!t->region->create(layout_, &error)) {
+      if (!told_region_error_) std::fprintf(stderr, "spoor record: %s; pid %u is not traced\n", error.c_str(), pid);
+      told_region_error_ = true;
+      return {};
+    }
+    t->pid = pid;
+    t->start_time = now.start_time;
+    t->first_stream = next_stream_;
+    t->open_images = 1;
+    next_stream_ += layout_.cpus;
+    traced_.push_back(std::move(t));
+    return {preload::Answer::traced, traced_.back()->region->fd(), 0};
+  }
+
+  void closed(uint32_t pid) {
+    for (auto& t : traced_)
+      if (t->pid == pid && !t->finished && t->open_images > 0) t->open_images--;
+  }
+
+  // Reaps the program and orphans that re-parented here, recording how
+  // each ended.
+  void reap() {
+    int status = 0;
+    pid_t pid;
+    while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
+      own_.process_exited(pid, status);
+      if (static_cast<uint32_t>(pid) == root_) {
+        root_status_ = status;
+        root_done_ = true;
+      }
+    }
+  }
+
+  // Children left (running, since reap() took the ended ones).
+  static bool has_children() {
+    siginfo_t info{};
+    return waitid(P_ALL, 0, &info, WEXITED | WNOHANG | WNOWAIT) == 0;
+  }
+
+  size_t live_processes() const {
+    size_t n = 0;
+    for (auto& t : traced_) n += !t->finished;
+    return n;
+  }
+
+  // Metadata first (the blocks the process published), then its streams,
+  // then packets: every block comes before the first one that needs it.
+  void drain(Traced& t, bool final) {
+    file_bytes_ += t.region->copy_new_metadata(file_.sink());
+    if (!t.described) {
+      if (t.region->header().attached_pid.load(std::memory_order_acquire) == 0) return;
+      for (uint32_t cpu = 0; cpu < layout_.cpus; ++cpu) writer_->stream(t.first_stream + cpu, t.pid, cpu);
+      t.described = true;
+    }
+    drain_ring(t.region->ring(), *writer_, final, totals_, t.first_stream);
+  }
+
+  void drain_all(bool final) {
+    for (auto& t : traced_)
+      if (!t->finished) drain(*t, final);
+    drain_ring(own_.ring(), *writer_, final, totals_, 0);
+    file_.flush();
+  }
+
+  // A process whose images are all gone and that no longer runs: take the
+  // last of what it committed, end its streams, release its region.
+  void finish(Traced& t) {
+    flush_ring(t.region->ring());
+    drain(t, true);
+    if (t.described) end_streams(t.region->ring(), *writer_, totals_, nullptr, t.first_stream);
+    t.region.reset();
+    t.finished = true;
+  }
+
+  void finish_ended_processes(bool all) {
+    for (auto& t : traced_) {
+      if (t->finished) continue;
+      if (all) {
+        finish(*t);
+        continue;
+      }
+      const ProcStat now = proc_stat(t->pid);
+      if ((t->open_images == 0 && !now.running) || now.start_time != t->start_time) finish(*t);
+    }
+  }
+
+  const RecordOptions& options_;
+  RegionLayout layout_;
+  ProcessServer server_;
+  OwnStream own_;
+  host::FileSink file_;
+  std::unique_ptr<TraceWriter> writer_;
+  host::ClockSample clock_start_{};
+  std::vector<std::unique_ptr<Traced>> traced_;
+  uint32_t next_stream_ = 0;
+  uint32_t root_ = 0;
+  bool root_done_ = false;
+  int root_status_ = 0;
+  bool told_region_error_ = false;
+  uint64_t file_bytes_ = 0;
+  DrainTotals totals_;
 };
+
+// The program's environment: the caller's, with the shim preloaded and the
+// recorder's settings.
+std::vector<std::string> program_environment(const RecordOptions& options, const std::string& preload,
+                                             const std::string& socket_name) {
+  const char* old_preload = std::getenv("LD_PRELOAD");
+  std::vector<std::string> env;
+  for (char** e = environ; *e; ++e) {
+    const std::string_view kv(*e);
+    if (kv.starts_with("LD_PRELOAD=") || kv.starts_with("SPOOR_")) continue;
+    env.emplace_back(kv);
+  }
+  env.push_back("LD_PRELOAD=" + preload + (old_preload && *old_preload ? std::string(":") + old_preload : ""));
+  env.push_back(std::string(preload::kSocketEnv) + "=" + socket_name);
+  env.push_back("SPOOR_PROVIDERS=" + options.providers);
+  env.push_back("SPOOR_STACK_DEPTH=" + std::to_string(options.stack_depth));
+  return env;
+}
 
 }  // namespace
 
@@ -128,24 +336,10 @@ bool run_record(const RecordOptions& options, RecordResult* result, std::string*
     return false;
   }
   const long ncpu = sysconf(_SC_NPROCESSORS_CONF);
-  Region region;
-  if (!region.create(ncpu > 0 ? static_cast<uint32_t>(ncpu) : 1, options, error)) return false;
+  Recorder recorder(options, ncpu > 0 ? static_cast<uint32_t>(ncpu) : 1);
+  if (!recorder.start(error)) return false;
 
-  // The program runs with the shim, the region's descriptor and the spec.
-  const char* old_preload = std::getenv("LD_PRELOAD");
-  const std::string ld_preload = preload + (old_preload && *old_preload ? std::string(":") + old_preload : "");
-  std::vector<std::string> env_strings;
-  for (char** e = environ; *e; ++e) {
-    const std::string_view kv(*e);
-    if (kv.starts_with("LD_PRELOAD=") || kv.starts_with("SPOOR_REGION_FD=") ||
-        kv.starts_with("SPOOR_PROVIDERS=") || kv.starts_with("SPOOR_STACK_DEPTH="))
-      continue;
-    env_strings.emplace_back(kv);
-  }
-  env_strings.push_back("LD_PRELOAD=" + ld_preload);
-  env_strings.push_back(std::string(preload::kRegionFdEnv) + "=" + std::to_string(region.fd));
-  env_strings.push_back("SPOOR_PROVIDERS=" + options.providers);
-  env_strings.push_back("SPOOR_STACK_DEPTH=" + std::to_string(options.stack_depth));
+  std::vector<std::string> env_strings = program_environment(options, preload, recorder.socket_name());
   std::vector<char*> envp, argv;
   for (auto& s : env_strings) envp.push_back(s.data());
   envp.push_back(nullptr);
@@ -153,14 +347,16 @@ bool run_record(const RecordOptions& options, RecordResult* result, std::string*
   for (auto& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
 
+  // Orphans of the tree re-parent to the recorder, which reaps them and
+  // records how they ended.
+  prctl(PR_SET_CHILD_SUBREAPER, 1);
   // Report exec failures through a close-on-exec pipe: EOF means it ran.
   int exec_pipe[2];
   if (pipe2(exec_pipe, O_CLOEXEC) != 0) {
     *error = std::string("cannot create a pipe: ") + std::strerror(errno);
     return false;
   }
-  const auto started = std::chrono::steady_clock::now();
-  const host::ClockSample clock_start = host::sample_clock();
+  const auto started = Clock::now();
   const pid_t pid = fork();
   if (pid < 0) {
     *error = std::string("cannot fork: ") + std::strerror(errno);
@@ -187,74 +383,27 @@ bool run_record(const RecordOptions& options, RecordResult* result, std::string*
   result->output_path = options.output_path.empty()
                             ? "spoor-" + base_name(options.command[0]) + "-" + std::to_string(pid) + ".spoor"
                             : options.output_path;
-  host::FileSink file;
-  if (!file.open(result->output_path, error)) {
+  if (!recorder.open_file(result->output_path, error)) {
     kill(pid, SIGKILL);
     waitpid(pid, nullptr, 0);
     return false;
   }
-  TraceWriter writer(file.sink());
-  writer.file_header();
-  writer.clock(host::clock_block(clock_start, host::sample_clock()));
-  for (uint32_t cpu = 0; cpu < region.ring.cpu_count; ++cpu)
-    writer.stream(cpu, static_cast<uint32_t>(pid), cpu);
 
   // Ctrl-C and Ctrl-\ are for the program (same process group); the
-  // recorder keeps going until it ends, then finishes the file.
-  struct sigaction ignore{}, old_int{}, old_quit{};
+  // recorder keeps going until it ends, then finishes the file. Once the
+  // program has ended, Ctrl-C stops waiting for what it left running.
+  struct sigaction on_int{}, ignore{}, old_int{}, old_quit{};
+  on_int.sa_handler = stop_waiting;
   ignore.sa_handler = SIG_IGN;
-  sigaction(SIGINT, &ignore, &old_int);
+  sigaction(SIGINT, &on_int, &old_int);
   sigaction(SIGQUIT, &ignore, &old_quit);
-
-  uint64_t metadata_copied = 0;
-  auto copy_metadata = [&] {
-    const uint64_t len = region.header->metadata_length.load(std::memory_order_acquire);
-    if (len > metadata_copied && len <= region.header->metadata_capacity) {
-      file.sink().write(&file, region.base + region.header->metadata_offset + metadata_copied,
-                        len - metadata_copied);
-      metadata_copied = len;
-    }
-  };
-  DrainTotals totals;
-  auto drain = [&](bool final) {
-    copy_metadata();  // descriptors before the packets that use them
-    drain_ring(region.ring, writer, final, totals);
-    file.flush();
-  };
-
-  int status = 0;
-  auto last_flush = std::chrono::steady_clock::now();
-  for (;;) {
-    const pid_t done = waitpid(pid, &status, WNOHANG);
-    if (done == pid) break;
-    drain(false);
-    const auto now = std::chrono::steady_clock::now();
-    if (now - last_flush >= std::chrono::milliseconds(250)) {
-      flush_ring(region.ring);
-      last_flush = now;
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  }
+  const int status = recorder.run(pid);
   sigaction(SIGINT, &old_int, nullptr);
   sigaction(SIGQUIT, &old_quit, nullptr);
 
-  // The program is gone: close every open packet and take all that was
-  // committed, whatever state its writers died in.
-  flush_ring(region.ring);
-  drain(true);
-  result->preload_attached = region.header->attached_pid.load() == static_cast<uint32_t>(pid);
-  writer.clock(host::clock_block(clock_start, host::sample_clock()));
-  end_streams(region.ring, writer, totals);
-  result->events = totals.events;
-  result->lost = totals.lost;
-  result->abandoned_bytes = totals.abandoned_bytes;
-  if (!file.close()) {
-    *error = "writing '" + result->output_path + "' failed: " + std::strerror(file.error_number());
-    return false;
-  }
-  result->file_bytes = writer.bytes_written() + metadata_copied;
+  if (!recorder.finish(result, error)) return false;
   result->how_it_ended = describe_status(status, &result->exit_status);
-  result->seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  result->seconds = std::chrono::duration<double>(Clock::now() - started).count();
   return true;
 }
 

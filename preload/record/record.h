@@ -1,7 +1,7 @@
-// spoor record: runs a program with libspoor-preload.so injected and drains
-// its rings from this process into a trace file, the way ETW's session
-// writer does. What the program committed reaches the file even when it
-// crashes or is killed.
+// spoor record: runs a program with libspoor-preload.so injected, follows
+// the processes it starts, and drains their rings from this process into one
+// trace file, the way ETW's session writer does. What a process committed
+// reaches the file even when it crashes or is killed.
 #ifndef SPOOR_PRELOAD_RECORD_H
 #define SPOOR_PRELOAD_RECORD_H
 
@@ -17,7 +17,8 @@ struct RecordOptions {
   std::string output_path;               // empty: spoor-<program>-<pid>.spoor
   std::string providers = "*";           // enable spec for the shim's providers
   int stack_depth = 64;                  // frames kept per stack, 1..128
-  size_t buffer_bytes_per_cpu = 4u << 20;
+  bool no_follow = false;                // trace the program only, not its children
+  size_t buffer_bytes_per_cpu = 4u << 20;  // per CPU, per process
   uint32_t packet_bytes = 128u << 10;
 };
 
@@ -27,6 +28,7 @@ struct RecordResult {
   int exit_status = 0;          // the program's, as a shell reports it (128+N for signal N)
   std::string how_it_ended;     // "exited with code 0", "killed by signal 9 (Killed)"
   bool preload_attached = false;  // false: the program never loaded the shim (static, setuid)
+  uint32_t processes = 0;         // processes traced (the program and its descendants)
   uint64_t events = 0;
   uint64_t lost = 0;
   uint64_t abandoned_bytes = 0;

@@ -1,11 +1,15 @@
-// Joins the recorder's shared region when libspoor-preload.so loads: maps
-// the region named by SPOOR_REGION_FD, installs its rings, moves the control
-// block into it, registers the shim's providers and events, enables them per
-// SPOOR_PROVIDERS, and publishes their metadata for the recorder.
+// Joins spoor record when libspoor-preload.so loads: registers the shim's
+// providers and events, asks the recorder for this process's region
+// (recorder_link.h), maps it, installs its rings, moves the control block
+// into it, enables providers per SPOOR_PROVIDERS, and publishes their
+// metadata. A fork child does the same for itself, so every process of the
+// tree has its own streams.
+#include <pthread.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <climits>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
@@ -15,8 +19,10 @@
 #include "../shared_region.h"
 #include "heap_provider.h"
 #include "modules.h"
-#include "stack_table.h"
+#include "recorder_link.h"
 #include "reentry_guard.h"
+#include "shim_state.h"
+#include "stack_table.h"
 #include "spoor/control.h"
 #include "spoor/host/enable_spec.h"
 #include "spoor/ring.h"
@@ -27,6 +33,22 @@ namespace spoor::preload {
 constinit Provider g_heap{"Spoor.Heap"};
 
 namespace {
+
+struct Mapping {
+  uint8_t* base = nullptr;
+  size_t size = 0;
+};
+
+Mapping g_region;       // this process's region, while attached
+int g_connection = -1;  // to the recorder: open while this image lives
+uint32_t g_exec_count = 0;
+uint32_t g_pid = 0;
+
+// Where the control block goes when a fork child is not traced: its own
+// memory, with every provider off, so its hooks cost one load each.
+alignas(ControlBlock) uint8_t g_private_control[ControlBlock::bytes_for(SPOOR_MAX_PROVIDERS)];
+
+Provider* const kShimProviders[] = {&g_heap, &g_stacks, &g_process};
 
 struct MetadataLog {
   RegionHeader* header;
@@ -49,36 +71,10 @@ std::string read_file(const char* path) {
   return std::string(std::istreambuf_iterator<char>(in), {});
 }
 
-void attach() {
-  const char* fd_text = std::getenv(kRegionFdEnv);
-  if (fd_text == nullptr) return;  // not under spoor record: stay inert
-  ReentryGuard guard;              // nothing the shim does here is traced
-  const int fd = std::atoi(fd_text);
-  struct stat st;
-  if (fstat(fd, &st) != 0 || st.st_size < static_cast<off_t>(sizeof(RegionHeader))) return;
-  void* base = mmap(nullptr, static_cast<size_t>(st.st_size), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-  if (base == MAP_FAILED) return;
-  auto* header = static_cast<RegionHeader*>(base);
-  const auto pid = static_cast<uint32_t>(getpid());
-  uint32_t attached = 0;
-  const bool valid = header->magic == kRegionMagic && header->version == kRegionVersion &&
-                     header->total_size <= static_cast<uint64_t>(st.st_size);
-  const bool first = valid && header->attached_pid.compare_exchange_strong(attached, pid);
-  // The traced process exec'ed a new image: same pid, same region.
-  const bool after_exec = valid && !first && attached == pid;
-  if (!first && !after_exec) {
-    // Not ours: a child that inherited the descriptor (children get regions
-    // of their own in a later version), or a damaged region.
-    munmap(base, static_cast<size_t>(st.st_size));
-    return;
-  }
-  auto* bytes = static_cast<uint8_t*>(base);
-  RingView view;
-  if (ring_open(bytes + header->ring_offset, header->ring_size, &view) != Status::ok) return;
-  if (relocate_control_block(bytes + header->control_offset, header->control_size) != Status::ok) return;
-
-  // Always in this order, so every image of the process (after an exec)
-  // gives the same events the same keys.
+// Always in this order, so every image of a process (after an exec) gives
+// the same events the same keys, and the descriptors written by its first
+// image still apply.
+void register_shim_events() {
   register_provider(g_heap);
   register_event(kHeapAlloc);
   register_event(kHeapFree);
@@ -88,20 +84,60 @@ void attach() {
   register_provider(g_process);
   register_event(kModuleLoad);
   register_event(kModuleUnload);
+  register_event(kProcessStart);
+  register_event(kProcessFork);
+  register_event(kProcessExec);
+  register_event(kProcessExecFailed);
+  register_event(kProcessExit);
+}
 
-  const char* depth = std::getenv("SPOOR_STACK_DEPTH");
-  init_stack_table(depth != nullptr ? std::atoi(depth) : 64);
-
+void apply_provider_spec() {
   const char* spec = std::getenv("SPOOR_PROVIDERS");
   auto rules = host::parse_enable_spec(spec != nullptr && *spec ? spec : "*", nullptr);
-  if (rules) {
-    for (Provider* p : {&g_heap, &g_stacks, &g_process})
-      apply_enable_state(*const_cast<ProviderControl*>(p->control()),
-                         host::state_for(*rules, p->name(), p->id()));
+  if (!rules) return;
+  for (Provider* p : kShimProviders)
+    apply_enable_state(*const_cast<ProviderControl*>(p->control()), host::state_for(*rules, p->name(), p->id()));
+}
+
+void disable_all_providers() {
+  for (Provider* p : kShimProviders) apply_enable_state(*const_cast<ProviderControl*>(p->control()), EnableState{});
+}
+
+// Asks for the region and starts writing into it. fork_child: the
+// registry and enable state came from the parent.
+bool join_recorder(bool fork_child) {
+  Welcome welcome{};
+  int connection = -1, fd = -1;
+  if (!request_region(&welcome, &connection, &fd)) return false;
+  struct stat st;
+  void* base = MAP_FAILED;
+  if (fstat(fd, &st) == 0 && st.st_size >= static_cast<off_t>(sizeof(RegionHeader)))
+    base = mmap(nullptr, static_cast<size_t>(st.st_size), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  close(fd);  // the mapping keeps the memory
+  if (base == MAP_FAILED) {
+    close(connection);
+    return false;
   }
+  auto* header = static_cast<RegionHeader*>(base);
+  auto* bytes = static_cast<uint8_t*>(base);
+  RingView view;
+  if (header->magic != kRegionMagic || header->version != kRegionVersion ||
+      header->total_size > static_cast<uint64_t>(st.st_size) ||
+      ring_open(bytes + header->ring_offset, header->ring_size, &view) != Status::ok ||
+      relocate_control_block(bytes + header->control_offset, header->control_size) != Status::ok) {
+    munmap(base, static_cast<size_t>(st.st_size));
+    close(connection);
+    return false;
+  }
+  g_region = {bytes, static_cast<size_t>(st.st_size)};
+  g_connection = connection;
+  g_exec_count = welcome.exec_count;
+  if (!fork_child) apply_provider_spec();
 
   // Appended after what earlier images of this process wrote (the
   // recorder has copied that already).
+  const auto pid = static_cast<uint32_t>(getpid());
+  const auto ppid = static_cast<uint32_t>(getppid());
   MetadataLog log{header, bytes + header->metadata_offset,
                   header->metadata_length.load(std::memory_order_acquire)};
   TraceWriter writer(Sink{&log, append_metadata});
@@ -109,20 +145,67 @@ void attach() {
   while (!comm.empty() && comm.back() == '\n') comm.pop_back();
   std::string cmdline = read_file("/proc/self/cmdline");
   while (!cmdline.empty() && cmdline.back() == '\0') cmdline.pop_back();
-  writer.process(pid, static_cast<uint32_t>(getppid()), comm.c_str(), cmdline.data(), cmdline.size());
-  // The shim registers the same events in the same order in every image,
-  // so after an exec their keys and descriptors are the ones already
-  // described: only the process (its new name and command line) is new.
-  if (!after_exec) writer.new_metadata(pid);
+  writer.process(pid, ppid, comm.c_str(), cmdline.data(), cmdline.size());
+  // After an exec the shim registered the same events in the same order,
+  // so their keys and descriptors are the ones already described: only the
+  // process (its new name and command line) is new.
+  if (welcome.exec_count == 0) writer.new_metadata(pid);
   header->metadata_length.store(log.used, std::memory_order_release);
-  // Events flow from here on: the ring goes in last, then the modules
-  // already loaded are described.
+  header->attached_pid.store(pid, std::memory_order_release);
+  g_pid = pid;
+
+  // Events flow from here on: the ring goes in last, then the image and
+  // the modules already loaded are described.
   ring_install(view);
+  if (kProcessStart.enabled()) {
+    char exe[PATH_MAX] = {};
+    const ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    exe[n > 0 ? n : 0] = '\0';
+    char cwd[PATH_MAX] = {};
+    if (getcwd(cwd, sizeof cwd) == nullptr) cwd[0] = '\0';
+    kProcessStart.write(ppid, welcome.exec_count, Str{exe}, Str{cwd});
+  }
   scan_modules();
+  return true;
+}
+
+void after_fork_in_child() {
+  if (g_region.base == nullptr) return;
+  // Before any event: the thread ID cache still holds the parent's tid
+  // (the port's own fork handler runs after this one).
+  port::t_thread_id = 0;
+  ReentryGuard guard;
+  ring_install(RingView{});  // never into the parent's rings
+  close(g_connection);       // the parent's connection: ours to drop, not to use
+  g_connection = -1;
+  const Mapping parent = g_region;
+  g_region = {};
+  g_pid = 0;
+  forget_modules_after_fork();
+  reset_stack_table_after_fork();
+  if (!join_recorder(true)) {
+    relocate_control_block(g_private_control, sizeof g_private_control);
+    disable_all_providers();
+  }
+  munmap(parent.base, parent.size);
+}
+
+void attach() {
+  if (!capture_link_settings()) return;  // not under spoor record: stay inert
+  ReentryGuard guard;                    // nothing the shim does here is traced
+  register_shim_events();
+  const char* depth = std::getenv("SPOOR_STACK_DEPTH");
+  init_stack_table(depth != nullptr ? std::atoi(depth) : 64);
+  if (!join_recorder(false)) return;
+  pthread_atfork(nullptr, nullptr, after_fork_in_child);
 }
 
 // Early (priority 101): the program's own constructors may allocate.
 __attribute__((constructor(101))) void attach_at_load() { attach(); }
 
 }  // namespace
+
+bool shim_attached() { return g_region.base != nullptr; }
+uint32_t shim_pid() { return g_pid; }
+
 }  // namespace spoor::preload

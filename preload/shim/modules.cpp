@@ -8,6 +8,7 @@
 
 #include <atomic>
 #include <mutex>
+#include <new>
 
 #include "reentry_guard.h"
 
@@ -118,6 +119,12 @@ void scan_modules() {
     g_known[kept++] = g_known[i];
   }
   g_known_count = kept;
+}
+
+void forget_modules_after_fork() {
+  // The parent may have held the lock at fork: a fresh one, never unlocked.
+  new (&g_scan_mutex) std::mutex;
+  g_known_count = 0;
 }
 
 void note_modules_changed() { g_checks_left.store(kChecksAfterDlopen, std::memory_order_release); }

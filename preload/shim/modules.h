@@ -6,27 +6,19 @@
 
 #include <cstdint>
 
-#include "spoor/event.h"
+#include "../process_events.h"
 
 namespace spoor::preload {
-
-inline constexpr uint64_t kKeywordModules = 0x2;
-
-SPOOR_DECLARE_PROVIDER(g_process);
-
-SPOOR_EVENT(kModuleLoad, g_process,
-            (EventInfo{.name = "ModuleLoad", .id = 1, .level = Level::always, .keywords = kKeywordModules}),
-            Field<Ptr>{"bias"}, Field<Ptr>{"start"}, Field<uint64_t>{"size"}, Field<Str>{"path"},
-            Field<Blob>{"build_id"});
-SPOOR_EVENT(kModuleUnload, g_process,
-            (EventInfo{.name = "ModuleUnload", .id = 2, .level = Level::always, .keywords = kKeywordModules}),
-            Field<Ptr>{"bias"}, Field<Str>{"path"});
 
 // Describes every loaded module not described yet, and the unloads of
 // described ones that are gone. Called at attach and, after a dlopen or
 // dlclose, from the next hook (see note_modules_changed). Not reentrant:
 // callers hold the reentry guard.
 void scan_modules();
+
+// In a fork child: the modules are described again, in the child's own
+// streams, by the next scan_modules().
+void forget_modules_after_fork();
 
 // Marks the module list as possibly changed; the next hook rescans.
 void note_modules_changed();

@@ -60,6 +60,14 @@ bool init_stack_table(int depth) {
   return true;
 }
 
+void reset_stack_table_after_fork() {
+  if (g_slots == nullptr) return;
+  // Fresh zero pages over the old table: every slot free again.
+  void* p = mmap(g_slots, kSlots * sizeof(Slot), PROT_READ | PROT_WRITE,
+                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1, 0);
+  if (p == MAP_FAILED) g_slots = nullptr;
+}
+
 __attribute__((noinline)) uint32_t current_stack_id(int skip) {
   if (g_slots == nullptr) return 0;
   void* frames[kMaxDepth + 8];

@@ -22,6 +22,10 @@ SPOOR_EVENT(kStack, g_stacks, (EventInfo{.name = "Stack", .id = 1, .level = Leve
 // cannot be mapped (stacks are then not captured: IDs are 0).
 bool init_stack_table(int depth);
 
+// In a fork child: forget the parent's stacks (they are in the parent's
+// streams), so each is written again in the child's.
+void reset_stack_table_after_fork();
+
 // The ID of the calling thread's stack, without the shim's own frames
 // (`skip` of them). Cost: one unw_backtrace (~10-15 ns per frame) plus a
 // hash probe; a new stack also writes its Stack event. 0 when stacks are off.

@@ -63,6 +63,8 @@ int run_record_command(const std::vector<std::string>& words) {
       if (n < 2 * options.packet_bytes)
         return usage_error("record", "--buffer-size needs a size of at least 256K per CPU, like 4M");
       options.buffer_bytes_per_cpu = n;
+    } else if (w == "--no-follow") {
+      options.no_follow = true;
     } else {
       return usage_error("record", "unknown option '" + w + "'");
     }
@@ -82,8 +84,9 @@ int run_record_command(const std::vector<std::string>& words) {
     std::fprintf(stderr,
                  "spoor record: the program never loaded libspoor-preload.so (a static or setuid "
                  "program ignores LD_PRELOAD): no events from it\n");
-  std::fprintf(stderr, "spoor record: %llu events, %llu lost%s, %s written to %s\n",
-               static_cast<unsigned long long>(r.events), static_cast<unsigned long long>(r.lost),
+  std::fprintf(stderr, "spoor record: %u process%s, %llu events, %llu lost%s, %s written to %s\n", r.processes,
+               r.processes == 1 ? "" : "es", static_cast<unsigned long long>(r.events),
+               static_cast<unsigned long long>(r.lost),
                r.lost ? " (the ring was full: try a larger --buffer-size)" : "",
                human_bytes(r.file_bytes).c_str(), r.output_path.c_str());
   if (r.abandoned_bytes)
@@ -98,26 +101,30 @@ int run_record_command(const std::vector<std::string>& words) {
 const Command kRecordCommand{
     "record",
     "Run a program with tracing injected (LD_PRELOAD) and write its trace",
-    R"(usage: spoor record [-o FILE] [-p PROVIDERS] [--stack-depth N] [--buffer-size SIZE] [--] CMD [ARGS...]
+    R"(usage: spoor record [-o FILE] [-p PROVIDERS] [--stack-depth N] [--buffer-size SIZE] [--no-follow]
+                    [--] CMD [ARGS...]
 
-Runs CMD with libspoor-preload.so injected and records its events into FILE
-(default spoor-<program>-<pid>.spoor). The rings live in shared memory that
-spoor drains itself, so every event the program committed reaches the file
-even if it crashes or is killed. The program's output and behaviour are
+Runs CMD with libspoor-preload.so injected and records its events, and
+those of every process it starts (fork, posix_spawn, exec), into FILE
+(default spoor-<program>-<pid>.spoor). Each process gets rings of its own in
+shared memory that spoor drains itself, so every event a process committed
+reaches the file even if it crashes or is killed. The program's output and behaviour are
 unchanged; spoor exits with the program's exit status (128+N when signal N
 ended it) and prints a summary to stderr.
 
-Events recorded today: heap (Spoor.Heap: Alloc, Free, Realloc with address,
-size and the caller's stack) and the distinct stacks (Spoor.Stack: Stack,
-written once each), from the program itself and its exec'ed images; its
-children are not traced yet.
+Events: heap (Spoor.Heap: Alloc, Free, Realloc with address, size and the
+caller's stack), the distinct stacks (Spoor.Stack: Stack, written once
+each), and each process's life (Spoor.Process: ProcessStart, ModuleLoad and
+ModuleUnload with build IDs, Fork, Exec, ProcessExit with the exit code or
+signal).
 
 options:
   -o, --output FILE       where the trace goes
   -p, --providers SPEC    which providers, as Name[:KEYWORDS[:LEVEL]],...
                           (default *, every provider)
   --stack-depth N         frames kept per stack, 1-128 (default 64)
-  --buffer-size SIZE      ring per CPU, like 4M (default 4M)
+  --buffer-size SIZE      ring per CPU per process, like 4M (default 4M)
+  --no-follow             trace the program only, not the processes it starts
 
 exit status: the program's; 127 when it cannot be recorded (not found,
 cannot create FILE); 2 for a usage error.

@@ -69,6 +69,15 @@ HeapCounts count_heap(const std::string& path) {
 
 const std::string kSpoor = SPOOR_TOOL;
 
+// The processes of the traced tree: every one but spoor record itself
+// (which writes the ProcessExit events of the processes it reaps).
+std::vector<const reader::Process*> traced_processes(const reader::Trace& trace) {
+  std::vector<const reader::Process*> out;
+  for (const reader::Process& p : trace.processes())
+    if (!(p.arguments.size() == 2 && p.arguments[0] == "spoor" && p.arguments[1] == "record")) out.push_back(&p);
+  return out;
+}
+
 TEST(Record, CountsEveryAllocatorCallOfAKnownProgram) {
   const std::string path = trace_path("counts");
   const Process r = run(kSpoor + " record -o " + path + " -- " + SPOOR_HEAP_COUNTS + " 1000");
@@ -225,9 +234,78 @@ TEST(Record, AProgramThatExecsIsFollowedIntoItsNewImage) {
   auto trace = reader::Trace::open(path);
   ASSERT_TRUE(trace);
   EXPECT_TRUE(trace->warnings().empty()) << trace->warnings().front();
-  ASSERT_EQ(trace->processes().size(), 1u);
-  EXPECT_NE(trace->processes()[0].name.find("spoor_test_heap"), std::string::npos)
-      << "the process is known by its image after the exec: " << trace->processes()[0].name;
+  const std::vector<const reader::Process*> traced = traced_processes(*trace);
+  ASSERT_EQ(traced.size(), 1u) << "one process, two images";
+  EXPECT_NE(traced[0]->name.find("spoor_test_heap"), std::string::npos)
+      << "the process is known by its image after the exec: " << traced[0]->name;
+  // Two images: ProcessStart with exec_count 0, then 1 after the exec.
+  std::vector<uint64_t> exec_counts;
+  reader::EventReader events(trace.value());
+  reader::Event e;
+  while (events.next(e))
+    if (e.descriptor->name == "ProcessStart") exec_counts.push_back(std::get<uint64_t>(*e.field("exec_count")));
+  EXPECT_EQ(exec_counts, (std::vector<uint64_t>{0, 1}));
+}
+
+struct ChildFacts {
+  uint32_t ppid = 0;
+  uint64_t role_allocs = 0;  // Alloc events of the process's own marker size
+  std::string name;
+};
+
+TEST(Record, EveryProcessOfTheTreeIsTracedInItsOwnStreams) {
+  // fork, posix_spawn, and vfork + execve with an environment that lacks
+  // LD_PRELOAD: each child is traced, with its own allocations.
+  const std::string path = trace_path("children");
+  const Process r = run(kSpoor + " record -o " + path + " -- " + SPOOR_CHILDREN);
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out, "children exited with 12 in all\n") << "the program behaves the same traced";
+  EXPECT_NE(r.err.find("4 processes"), std::string::npos) << r.err;
+  auto trace = reader::Trace::open(path);
+  ASSERT_TRUE(trace) << trace.error();
+  EXPECT_FALSE(trace->damage());
+  std::map<uint32_t, ChildFacts> by_pid;
+  for (const reader::Process* p : traced_processes(*trace)) by_pid[p->pid] = {p->ppid, 0, p->name};
+  ASSERT_EQ(by_pid.size(), 4u);
+  std::map<uint32_t, std::map<uint64_t, uint64_t>> sizes;  // pid -> marker size -> allocs
+  std::map<uint32_t, int> exit_codes;                      // reaped pid -> code
+  std::map<uint32_t, uint32_t> stream_pid;
+  reader::EventReader events(trace.value());
+  reader::Event e;
+  while (events.next(e)) {
+    if (e.descriptor->name == "Alloc") {
+      const uint64_t size = std::get<uint64_t>(*e.field("size"));
+      if (size >= 1000 && size <= 1003) sizes[e.pid][size]++;
+    } else if (e.descriptor->name == "ProcessExit") {
+      exit_codes[static_cast<uint32_t>(std::get<uint64_t>(*e.field("pid")))] =
+          static_cast<int>(std::get<int64_t>(*e.field("exit_code")));
+    }
+  }
+  // Each process made exactly its own allocations, in its own streams.
+  std::map<uint64_t, uint32_t> pid_of_role;
+  for (auto& [pid, counts] : sizes) {
+    ASSERT_EQ(counts.size(), 1u) << "pid " << pid << " has allocations of another process";
+    pid_of_role[counts.begin()->first - 1000] = pid;
+    const uint64_t expected[] = {100, 200, 300, 400};
+    EXPECT_EQ(counts.begin()->second, expected[counts.begin()->first - 1000]) << "pid " << pid;
+  }
+  ASSERT_EQ(pid_of_role.size(), 4u) << "the parent, fork, posix_spawn and vfork+exec children";
+  const uint32_t parent = pid_of_role[0];
+  for (uint64_t role = 1; role <= 3; ++role) {
+    EXPECT_EQ(by_pid[pid_of_role[role]].ppid, parent) << "role " << role;
+    EXPECT_EQ(exit_codes[pid_of_role[role]], static_cast<int>(role) + 2) << "role " << role;
+  }
+  EXPECT_EQ(exit_codes[parent], 0) << "the program's own end, recorded by spoor record";
+}
+
+TEST(Record, NoFollowTracesTheProgramOnly) {
+  const std::string path = trace_path("nofollow");
+  const Process r = run(kSpoor + " record --no-follow -o " + path + " -- " + SPOOR_CHILDREN);
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out, "children exited with 12 in all\n");
+  auto trace = reader::Trace::open(path);
+  ASSERT_TRUE(trace) << trace.error();
+  EXPECT_EQ(traced_processes(*trace).size(), 1u);
 }
 
 TEST(Record, AMissingProgramIsAClearError) {

@@ -19,13 +19,16 @@ struct DrainTotals {
   Status status = Status::ok;    // the first write that failed, else ok
 };
 
-// Writes every closed packet of every CPU of `ring` as stream `cpu`, then
-// releases it. before_packet() runs before each packet is written: a
-// drainer that describes events lazily does it there, so descriptors always
-// precede the packets that use them. final: see ring_peek.
+// Writes every closed packet of every CPU of `ring` as stream
+// `first_stream + cpu`, then releases it. before_packet() runs before each
+// packet is written: a drainer that describes events lazily does it there,
+// so descriptors always precede the packets that use them. final: see
+// ring_peek. A drainer of several rings (one per traced process) gives
+// each its own range of stream IDs.
 template <class BeforePacket>
+  requires requires(BeforePacket f) { f(); }
 void drain_ring(const RingView& ring, TraceWriter& writer, bool final, DrainTotals& totals,
-                BeforePacket before_packet) {
+                BeforePacket before_packet, uint32_t first_stream = 0) {
   for (uint32_t cpu = 0; cpu < ring.cpu_count; ++cpu) {
     for (;;) {
       Packet packet;
@@ -34,7 +37,7 @@ void drain_ring(const RingView& ring, TraceWriter& writer, bool final, DrainTota
       if (s != Status::ok) break;
       before_packet();
       if (packet.size > 0) {
-        const Status w = writer.packet(cpu, packet);
+        const Status w = writer.packet(first_stream + cpu, packet);
         if (w != Status::ok && totals.status == Status::ok) totals.status = w;
         totals.events += packet.record_count;
         totals.packets++;
@@ -44,8 +47,9 @@ void drain_ring(const RingView& ring, TraceWriter& writer, bool final, DrainTota
   }
 }
 
-inline void drain_ring(const RingView& ring, TraceWriter& writer, bool final, DrainTotals& totals) {
-  drain_ring(ring, writer, final, totals, [] {});
+inline void drain_ring(const RingView& ring, TraceWriter& writer, bool final, DrainTotals& totals,
+                       uint32_t first_stream = 0) {
+  drain_ring(ring, writer, final, totals, [] {}, first_stream);
 }
 
 // Closes the open packet of every CPU so the next drain takes it.
@@ -56,14 +60,14 @@ inline void flush_ring(const RingView& ring) {
 // Writes each stream's STREAM_END with its lost count and abandoned bytes,
 // adding them to totals; lost_per_cpu (cpu_count entries) may be null.
 inline void end_streams(const RingView& ring, TraceWriter& writer, DrainTotals& totals,
-                        uint64_t* lost_per_cpu = nullptr) {
+                        uint64_t* lost_per_cpu = nullptr, uint32_t first_stream = 0) {
   for (uint32_t cpu = 0; cpu < ring.cpu_count; ++cpu) {
     const CpuControl& c = ring.cpus[cpu];
     const uint64_t lost = ring_lost(ring, cpu);
     if (lost_per_cpu != nullptr) lost_per_cpu[cpu] = lost;
     totals.lost += lost;
     totals.abandoned_bytes += c.abandoned_bytes;
-    const Status w = writer.stream_end(cpu, lost, c.abandoned_bytes, c.packets);
+    const Status w = writer.stream_end(first_stream + cpu, lost, c.abandoned_bytes, c.packets);
     if (w != Status::ok && totals.status == Status::ok) totals.status = w;
   }
 }

@@ -95,8 +95,10 @@ size_t ring_bytes_needed(uint32_t cpu_count, uint32_t subbuf_size, uint32_t subb
 // of two >= 2 that fits. Returns ok, or invalid_argument (null or unaligned
 // memory, bad sizes, cpu_count 0) or out_of_space (too small for 2 packets
 // per CPU).
+// memory_is_zero: the memory is known to be zero already (fresh pages), so
+// only the headers are written and the data pages stay untouched until used.
 Status ring_init(void* memory, size_t size, uint32_t cpu_count, uint32_t subbuf_size,
-                 RingView* view);
+                 RingView* view, bool memory_is_zero = false);
 
 // The sub-buffer count ring_init picks for about `buffer_bytes` per CPU:
 // the largest power of two >= 2 whose packets fit in it.

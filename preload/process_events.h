@@ -1,0 +1,63 @@
+// The Spoor.Process provider: what a symbolizer and a report need to know
+// about each traced process. The preloaded library writes most of these in
+// the process itself; spoor record writes ProcessExit for the processes it
+// reaps (the traced program, and orphans that re-parent to it), so a
+// process's end is in the trace however it ended.
+#ifndef SPOOR_PRELOAD_PROCESS_EVENTS_H
+#define SPOOR_PRELOAD_PROCESS_EVENTS_H
+
+#include <cstdint>
+
+#include "spoor/event.h"
+
+namespace spoor::preload {
+
+inline constexpr uint64_t kKeywordModules = 0x2;
+inline constexpr uint64_t kKeywordLifetime = 0x4;
+
+SPOOR_DECLARE_PROVIDER(g_process);
+
+// A module (executable, shared object, vDSO) mapped into the process:
+// addresses in stacks minus `bias` are addresses in the ELF file.
+SPOOR_EVENT(kModuleLoad, g_process,
+            (EventInfo{.name = "ModuleLoad", .id = 1, .level = Level::always, .keywords = kKeywordModules}),
+            Field<Ptr>{"bias"}, Field<Ptr>{"start"}, Field<uint64_t>{"size"}, Field<Str>{"path"},
+            Field<Blob>{"build_id"});
+SPOOR_EVENT(kModuleUnload, g_process,
+            (EventInfo{.name = "ModuleUnload", .id = 2, .level = Level::always, .keywords = kKeywordModules}),
+            Field<Ptr>{"bias"}, Field<Str>{"path"});
+
+// The process's image started: at the first image, and again after each
+// exec (exec_count 1, 2...: the modules described before it no longer
+// apply). The command line is in the PROCESS block.
+SPOOR_EVENT(kProcessStart, g_process,
+            (EventInfo{.name = "ProcessStart", .id = 3, .level = Level::always, .keywords = kKeywordLifetime}),
+            Field<uint32_t>{"ppid"}, Field<uint32_t>{"exec_count"}, Field<Str>{"exe"}, Field<Str>{"cwd"});
+
+// fork() returned in the parent.
+SPOOR_EVENT(kProcessFork, g_process,
+            (EventInfo{.name = "Fork", .id = 4, .level = Level::always, .keywords = kKeywordLifetime}),
+            Field<uint32_t>{"child_pid"});
+
+// The process is about to replace its image. untraceable says why the new
+// image cannot be traced ("" when it can: a static binary or a setuid
+// program ignores LD_PRELOAD).
+SPOOR_EVENT(kProcessExec, g_process,
+            (EventInfo{.name = "Exec", .id = 5, .level = Level::always, .keywords = kKeywordLifetime}),
+            Field<Str>{"path"}, Field<Str>{"untraceable"});
+
+// exec failed and the old image goes on.
+SPOOR_EVENT(kProcessExecFailed, g_process,
+            (EventInfo{.name = "ExecFailed", .id = 6, .level = Level::always, .keywords = kKeywordLifetime}),
+            Field<int32_t>{"errno"});
+
+// A process ended and was reaped: by a traced parent (in the parent's
+// stream) or by spoor record. exit_code is valid when signal is 0.
+SPOOR_EVENT(kProcessExit, g_process,
+            (EventInfo{.name = "ProcessExit", .id = 7, .level = Level::always, .keywords = kKeywordLifetime}),
+            Field<uint32_t>{"pid"}, Field<int32_t>{"exit_code"}, Field<uint8_t>{"signal"},
+            Field<bool>{"core_dumped"});
+
+}  // namespace spoor::preload
+
+#endif  // SPOOR_PRELOAD_PROCESS_EVENTS_H

@@ -1,0 +1,106 @@
+// How a traced process gets its region from spoor record: over a unix
+// socket (SOCK_SEQPACKET, in the abstract namespace, named by $SPOOR_SOCKET).
+//
+//   traced process (libspoor-preload.so)     spoor record
+//   ------------------------------------     ------------
+//   connect; send Hello{pid, ppid}
+//                                             check the peer's uid; create a
+//                                             region for the pid (or find the
+//                                             one its previous image used);
+//                                             answer Welcome + the region's
+//                                             memfd (SCM_RIGHTS)
+//   map the region, keep the connection
+//   open for the process's lifetime           a closed connection: the image
+//                                             is gone (exec or exit)
+//
+// Every process of the tree asks for itself (at load, and in a fork child),
+// so no descriptor has to survive a program that closes the ones it
+// inherited (Python's subprocess does), and a process never writes into
+// another's rings.
+#ifndef SPOOR_PRELOAD_PROTOCOL_H
+#define SPOOR_PRELOAD_PROTOCOL_H
+
+#include <sys/socket.h>
+#include <sys/types.h>
+#include <sys/un.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+
+namespace spoor::preload {
+
+inline constexpr const char* kSocketEnv = "SPOOR_SOCKET";
+inline constexpr uint32_t kProtocolMagic = 0x4C4F4F50u;  // "POOL"
+inline constexpr uint32_t kProtocolVersion = 2;
+
+struct Hello {
+  uint32_t magic;
+  uint32_t version;
+  uint32_t pid;
+  uint32_t ppid;
+};
+
+enum class Answer : uint32_t {
+  traced = 0,      // the region's memfd comes with the message
+  not_traced = 1,  // stay inert (spoor record --no-follow, or out of room)
+};
+
+struct Welcome {
+  uint32_t magic;
+  Answer answer;
+  uint32_t exec_count;  // 0: a new process; n: its image after the n-th exec
+  uint32_t reserved;
+};
+
+// A sockaddr for the abstract name `name` (no leading NUL). Returns its
+// length, 0 when the name is too long.
+inline socklen_t abstract_address(const char* name, sockaddr_un* addr) {
+  std::memset(addr, 0, sizeof *addr);
+  addr->sun_family = AF_UNIX;
+  const size_t n = std::strlen(name);
+  if (n + 1 > sizeof addr->sun_path) return 0;
+  std::memcpy(addr->sun_path + 1, name, n);
+  return static_cast<socklen_t>(offsetof(sockaddr_un, sun_path) + 1 + n);
+}
+
+// One message carrying `fd` (or none when fd < 0). True when it was sent.
+inline bool send_message(int sock, const void* data, size_t size, int fd) {
+  iovec iov{const_cast<void*>(data), size};
+  msghdr msg{};
+  msg.msg_iov = &iov;
+  msg.msg_iovlen = 1;
+  alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))] = {};
+  if (fd >= 0) {
+    msg.msg_control = control;
+    msg.msg_controllen = sizeof control;
+    cmsghdr* c = CMSG_FIRSTHDR(&msg);
+    c->cmsg_level = SOL_SOCKET;
+    c->cmsg_type = SCM_RIGHTS;
+    c->cmsg_len = CMSG_LEN(sizeof(int));
+    std::memcpy(CMSG_DATA(c), &fd, sizeof fd);
+  }
+  return sendmsg(sock, &msg, MSG_NOSIGNAL) == static_cast<ssize_t>(size);
+}
+
+// Receives one message of exactly `size` bytes; *fd gets a passed
+// descriptor (close-on-exec) or -1. False on a short or failed read.
+inline bool receive_message(int sock, void* data, size_t size, int* fd) {
+  *fd = -1;
+  iovec iov{data, size};
+  msghdr msg{};
+  msg.msg_iov = &iov;
+  msg.msg_iovlen = 1;
+  alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))] = {};
+  msg.msg_control = control;
+  msg.msg_controllen = sizeof control;
+  const ssize_t n = recvmsg(sock, &msg, MSG_CMSG_CLOEXEC);
+  for (cmsghdr* c = CMSG_FIRSTHDR(&msg); n >= 0 && c != nullptr; c = CMSG_NXTHDR(&msg, c)) {
+    if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS) std::memcpy(fd, CMSG_DATA(c), sizeof(int));
+  }
+  return n == static_cast<ssize_t>(size);
+}
+
+}  // namespace spoor::preload
+
+#endif  // SPOOR_PRELOAD_PROTOCOL_H

@@ -1,0 +1,104 @@
+#include "process_server.h"
+
+#include <poll.h>
+#include <sys/random.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+namespace spoor::record {
+
+ProcessServer::~ProcessServer() {
+  for (Connection& c : connections_) close(c.fd);
+  if (listen_fd_ >= 0) close(listen_fd_);
+}
+
+bool ProcessServer::listen(std::string* error) {
+  uint64_t nonce = 0;
+  if (getrandom(&nonce, sizeof nonce, 0) != sizeof nonce) nonce = static_cast<uint64_t>(getpid()) * 2654435761u;
+  char name[64];
+  std::snprintf(name, sizeof name, "spoor-%d-%016llx", static_cast<int>(getpid()),
+                static_cast<unsigned long long>(nonce));
+  name_ = name;
+  sockaddr_un addr;
+  const socklen_t len = preload::abstract_address(name, &addr);
+  listen_fd_ = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+  if (listen_fd_ < 0 || bind(listen_fd_, reinterpret_cast<sockaddr*>(&addr), len) != 0 ||
+      ::listen(listen_fd_, 128) != 0) {
+    *error = std::string("cannot listen for traced processes: ") + std::strerror(errno);
+    return false;
+  }
+  return true;
+}
+
+void ProcessServer::serve(Connection& c, const std::function<Reply(uint32_t, uint32_t)>& on_hello) {
+  preload::Hello hello{};
+  int stray_fd = -1;
+  errno = 0;
+  const bool ok = preload::receive_message(c.fd, &hello, sizeof hello, &stray_fd);
+  if (stray_fd >= 0) close(stray_fd);
+  if (!ok && (errno == EAGAIN || errno == EWOULDBLOCK)) return;  // not sent yet: the next poll
+  ucred peer{};
+  socklen_t peer_len = sizeof peer;
+  preload::Welcome welcome{preload::kProtocolMagic, preload::Answer::not_traced, 0, 0};
+  Reply reply;
+  if (ok && hello.magic == preload::kProtocolMagic && hello.version == preload::kProtocolVersion &&
+      getsockopt(c.fd, SOL_SOCKET, SO_PEERCRED, &peer, &peer_len) == 0 &&
+      (peer.uid == getuid() || getuid() == 0)) {
+    c.pid = static_cast<uint32_t>(peer.pid);
+    reply = on_hello(c.pid, hello.ppid);
+    welcome.answer = reply.answer;
+    welcome.exec_count = reply.exec_count;
+  }
+  preload::send_message(c.fd, &welcome, sizeof welcome,
+                        welcome.answer == preload::Answer::traced ? reply.region_fd : -1);
+  c.answered = welcome.answer == preload::Answer::traced;
+}
+
+void ProcessServer::poll(int timeout_ms, const std::function<Reply(uint32_t, uint32_t)>& on_hello,
+                         const std::function<void(uint32_t)>& on_closed) {
+  std::vector<pollfd> fds;
+  fds.push_back({listen_fd_, POLLIN, 0});
+  for (const Connection& c : connections_) fds.push_back({c.fd, POLLIN, 0});
+  if (::poll(fds.data(), fds.size(), timeout_ms) <= 0) return;
+  // Connections first (their indexes match fds[1..]), then new ones.
+  std::vector<Connection> kept;
+  for (size_t i = 0; i < connections_.size(); ++i) {
+    Connection& c = connections_[i];
+    const short ev = fds[i + 1].revents;
+    if (ev & POLLIN && c.pid == 0) {
+      serve(c, on_hello);
+    } else if (ev & POLLIN) {
+      char ignored[256];  // nothing more is expected: drop it, do not spin
+      if (recv(c.fd, ignored, sizeof ignored, MSG_DONTWAIT) == 0) fds[i + 1].revents |= POLLHUP;
+    }
+    const short ev_now = fds[i + 1].revents;
+    const bool closed = (ev_now & (POLLHUP | POLLERR)) || (c.pid != 0 && !c.answered);
+    if (closed) {
+      if (c.answered) on_closed(c.pid);
+      close(c.fd);
+      continue;
+    }
+    kept.push_back(c);
+  }
+  connections_ = std::move(kept);
+  if (fds[0].revents & POLLIN) {
+    for (;;) {
+      const int fd = accept4(listen_fd_, nullptr, nullptr, SOCK_CLOEXEC | SOCK_NONBLOCK);
+      if (fd < 0) break;
+      // The Hello follows the connect at once: answer it now, not a poll
+      // later, since the process waits for the answer before it runs on.
+      Connection c{fd, 0, false};
+      serve(c, on_hello);
+      if (c.pid != 0 && !c.answered) {
+        close(fd);  // refused
+        continue;
+      }
+      connections_.push_back(c);
+    }
+  }
+}
+
+}  // namespace spoor::record

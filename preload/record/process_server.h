@@ -1,0 +1,59 @@
+// The recorder's end of protocol.h: a listening socket in the abstract
+// namespace, the connections of traced images, and their Hello messages.
+#ifndef SPOOR_PRELOAD_RECORD_PROCESS_SERVER_H
+#define SPOOR_PRELOAD_RECORD_PROCESS_SERVER_H
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "../protocol.h"
+
+namespace spoor::record {
+
+struct Reply {
+  preload::Answer answer = preload::Answer::not_traced;
+  int region_fd = -1;       // sent with a traced answer
+  uint32_t exec_count = 0;
+};
+
+class ProcessServer {
+ public:
+  ProcessServer() = default;
+  ProcessServer(const ProcessServer&) = delete;
+  ProcessServer& operator=(const ProcessServer&) = delete;
+  ~ProcessServer();
+
+  // Listens on a fresh name ("spoor-<pid>-<random>"). False with *error set.
+  bool listen(std::string* error);
+  // The name for $SPOOR_SOCKET.
+  const std::string& name() const { return name_; }
+
+  // Waits up to timeout_ms for activity, accepts new connections, answers
+  // their Hello with on_hello(pid, ppid) (the pid is the kernel's word for
+  // the peer, not the message's), and reports connections that closed
+  // after being answered with on_closed(pid). Peers of another user are
+  // refused.
+  void poll(int timeout_ms, const std::function<Reply(uint32_t pid, uint32_t ppid)>& on_hello,
+            const std::function<void(uint32_t pid)>& on_closed);
+
+  // Connections answered and still open.
+  size_t open_connections() const { return connections_.size(); }
+
+ private:
+  struct Connection {
+    int fd;
+    uint32_t pid;
+    bool answered;
+  };
+  void serve(Connection& c, const std::function<Reply(uint32_t, uint32_t)>& on_hello);
+
+  int listen_fd_ = -1;
+  std::string name_;
+  std::vector<Connection> connections_;
+};
+
+}  // namespace spoor::record
+
+#endif  // SPOOR_PRELOAD_RECORD_PROCESS_SERVER_H

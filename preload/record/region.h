@@ -1,0 +1,53 @@
+// One traced process's shared region (shared_region.h) on the recorder's
+// side: the memfd (mode 0600) and its mapping, laid out for the process to
+// map, and the copy of its metadata log into the trace.
+#ifndef SPOOR_PRELOAD_RECORD_REGION_H
+#define SPOOR_PRELOAD_RECORD_REGION_H
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "../shared_region.h"
+#include "spoor/ring.h"
+#include "spoor/trace_writer.h"
+
+namespace spoor::record {
+
+struct RegionLayout {
+  uint32_t cpus = 1;
+  size_t buffer_bytes_per_cpu = 4u << 20;
+  uint32_t packet_bytes = 128u << 10;
+};
+
+class Region {
+ public:
+  Region() = default;
+  Region(const Region&) = delete;
+  Region& operator=(const Region&) = delete;
+  ~Region();
+
+  // Creates the memfd and lays out header, rings and control block. Pages
+  // are touched only as the process uses them.
+  bool create(const RegionLayout& layout, std::string* error);
+
+  int fd() const { return fd_; }
+  const RingView& ring() const { return ring_; }
+  preload::RegionHeader& header() { return *header_; }
+
+  // Writes the metadata blocks the process published since the last call.
+  // Returns the bytes written (0 when none, or when the sink failed).
+  uint64_t copy_new_metadata(Sink sink);
+
+ private:
+  int fd_ = -1;
+  uint8_t* base_ = nullptr;
+  size_t size_ = 0;
+  preload::RegionHeader* header_ = nullptr;
+  RingView ring_;
+  uint64_t metadata_copied_ = 0;
+};
+
+}  // namespace spoor::record
+
+#endif  // SPOOR_PRELOAD_RECORD_REGION_H

@@ -1,0 +1,249 @@
+// Interposed process functions: fork (a Fork event), the wait family
+// (ProcessExit for each child reaped), and the exec and posix_spawn
+// families (the environment fixed so the new image is traced; Exec, or
+// ExecFailed when it returns). A fork child joins the recorder on its own
+// (attach.cpp's atfork handler).
+#include <alloca.h>
+#include <dlfcn.h>
+#include <spawn.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <cstdarg>
+
+#include "../process_events.h"
+#include "exec_env.h"
+#include "reentry_guard.h"
+#include "shim_state.h"
+
+extern char** environ;
+
+namespace spoor::preload {
+namespace {
+
+template <class Fn>
+Fn real(std::atomic<Fn>& slot, const char* name) {
+  Fn fn = slot.load(std::memory_order_acquire);
+  if (fn == nullptr) {
+    fn = reinterpret_cast<Fn>(dlsym(RTLD_NEXT, name));
+    slot.store(fn, std::memory_order_release);
+  }
+  return fn;
+}
+
+void record_reaped(pid_t pid, int status) {
+  if (pid <= 0 || !(WIFEXITED(status) || WIFSIGNALED(status))) return;
+  ReentryGuard guard;
+  if (guard.entered() && kProcessExit.enabled())
+    kProcessExit.write(static_cast<uint32_t>(pid), WIFEXITED(status) ? WEXITSTATUS(status) : 0,
+                       static_cast<uint8_t>(WIFSIGNALED(status) ? WTERMSIG(status) : 0),
+                       WIFSIGNALED(status) && WCOREDUMP(status));
+}
+
+// In a vfork child (same memory as the parent, another pid) the shim must
+// not write: the events would land in the parent's rings as the parent's.
+bool in_own_process() { return static_cast<uint32_t>(getpid()) == shim_pid(); }
+
+// Runs an exec: fixes the environment, describes it, and says if it
+// returned. `exec` gets the fixed environment.
+template <class Exec>
+int traced_exec(const char* path, bool search_path, char* const* envp, Exec exec) {
+  if (!shim_attached()) return exec(envp);
+  char** fixed = fix_environment(envp, alloca(fixed_environment_bytes(envp)));
+  // A vfork child shares the parent's memory, thread-local flags included:
+  // it only fixes the environment (on its own stack) and execs.
+  if (!in_own_process()) return exec(fixed);
+  ReentryGuard guard;
+  const bool write = guard.entered() && kProcessExec.enabled();
+  if (write) kProcessExec.write(Str{path ? path : ""}, Str{why_untraceable(path, search_path)});
+  const int result = exec(fixed);
+  const int err = errno;
+  if (write) kProcessExecFailed.write(err);
+  errno = err;
+  return result;
+}
+
+// The arguments of execl/execlp/execle, gathered onto the stack.
+#define SPOOR_GATHER_ARGS(first, args_out, ap, with_envp, envp_out)      \
+  size_t count_ = 1;                                                   \
+  va_start(ap, first);                                                 \
+  while (va_arg(ap, char*) != nullptr) ++count_;                       \
+  va_end(ap);                                                          \
+  char** args_out = static_cast<char**>(alloca((count_ + 1) * sizeof(char*))); \
+  va_start(ap, first);                                                 \
+  args_out[0] = const_cast<char*>(first);                              \
+  for (size_t i_ = 1; i_ <= count_; ++i_) args_out[i_] = va_arg(ap, char*); \
+  if (with_envp) envp_out = va_arg(ap, char**);                        \
+  va_end(ap)
+
+using ForkFn = pid_t (*)();
+using WaitFn = pid_t (*)(int*);
+using WaitpidFn = pid_t (*)(pid_t, int*, int);
+using Wait3Fn = pid_t (*)(int*, int, rusage*);
+using Wait4Fn = pid_t (*)(pid_t, int*, int, rusage*);
+using WaitidFn = int (*)(idtype_t, id_t, siginfo_t*, int);
+using ExecveFn = int (*)(const char*, char* const*, char* const*);
+using FexecveFn = int (*)(int, char* const*, char* const*);
+using ExecveatFn = int (*)(int, const char*, char* const*, char* const*, int);
+using SpawnFn = int (*)(pid_t*, const char*, const posix_spawn_file_actions_t*, const posix_spawnattr_t*,
+                        char* const*, char* const*);
+
+std::atomic<ForkFn> g_fork{nullptr};
+std::atomic<WaitFn> g_wait{nullptr};
+std::atomic<WaitpidFn> g_waitpid{nullptr};
+std::atomic<Wait3Fn> g_wait3{nullptr};
+std::atomic<Wait4Fn> g_wait4{nullptr};
+std::atomic<WaitidFn> g_waitid{nullptr};
+std::atomic<ExecveFn> g_execve{nullptr}, g_execvpe{nullptr};
+std::atomic<FexecveFn> g_fexecve{nullptr};
+std::atomic<ExecveatFn> g_execveat{nullptr};
+std::atomic<SpawnFn> g_posix_spawn{nullptr}, g_posix_spawnp{nullptr};
+
+void record_child(pid_t child) {
+  ReentryGuard guard;
+  if (child > 0 && guard.entered() && kProcessFork.enabled()) kProcessFork.write(static_cast<uint32_t>(child));
+}
+
+}  // namespace
+}  // namespace spoor::preload
+
+using namespace spoor::preload;
+
+#define SPOOR_INTERPOSE __attribute__((visibility("default")))
+
+extern "C" {
+
+SPOOR_INTERPOSE pid_t fork() {
+  const pid_t pid = real(g_fork, "fork")();
+  if (pid > 0) {
+    const int err = errno;
+    record_child(pid);
+    errno = err;
+  }
+  return pid;
+}
+
+SPOOR_INTERPOSE pid_t wait(int* status) {
+  int local = 0;
+  const pid_t pid = real(g_wait, "wait")(&local);
+  const int err = errno;
+  if (status != nullptr) *status = local;
+  record_reaped(pid, local);
+  errno = err;
+  return pid;
+}
+
+SPOOR_INTERPOSE pid_t waitpid(pid_t which, int* status, int options) {
+  int local = 0;
+  const pid_t pid = real(g_waitpid, "waitpid")(which, &local, options);
+  const int err = errno;
+  if (status != nullptr) *status = local;
+  record_reaped(pid, local);
+  errno = err;
+  return pid;
+}
+
+SPOOR_INTERPOSE pid_t wait3(int* status, int options, struct rusage* usage) {
+  int local = 0;
+  const pid_t pid = real(g_wait3, "wait3")(&local, options, usage);
+  const int err = errno;
+  if (status != nullptr) *status = local;
+  record_reaped(pid, local);
+  errno = err;
+  return pid;
+}
+
+SPOOR_INTERPOSE pid_t wait4(pid_t which, int* status, int options, struct rusage* usage) {
+  int local = 0;
+  const pid_t pid = real(g_wait4, "wait4")(which, &local, options, usage);
+  const int err = errno;
+  if (status != nullptr) *status = local;
+  record_reaped(pid, local);
+  errno = err;
+  return pid;
+}
+
+SPOOR_INTERPOSE int waitid(idtype_t type, id_t id, siginfo_t* info, int options) {
+  const int result = real(g_waitid, "waitid")(type, id, info, options);
+  const int err = errno;
+  if (result == 0 && info != nullptr && info->si_pid != 0 && !(options & WNOWAIT)) {
+    const int code = info->si_code;
+    if (code == CLD_EXITED)
+      record_reaped(info->si_pid, W_EXITCODE(info->si_status, 0));
+    else if (code == CLD_KILLED || code == CLD_DUMPED)
+      record_reaped(info->si_pid, info->si_status | (code == CLD_DUMPED ? WCOREFLAG : 0));
+  }
+  errno = err;
+  return result;
+}
+
+SPOOR_INTERPOSE int execve(const char* path, char* const argv[], char* const envp[]) {
+  return traced_exec(path, false, envp, [&](char* const* env) { return real(g_execve, "execve")(path, argv, env); });
+}
+
+SPOOR_INTERPOSE int execvpe(const char* file, char* const argv[], char* const envp[]) {
+  return traced_exec(file, true, envp, [&](char* const* env) { return real(g_execvpe, "execvpe")(file, argv, env); });
+}
+
+SPOOR_INTERPOSE int execv(const char* path, char* const argv[]) { return execve(path, argv, environ); }
+
+SPOOR_INTERPOSE int execvp(const char* file, char* const argv[]) { return execvpe(file, argv, environ); }
+
+SPOOR_INTERPOSE int execl(const char* path, const char* arg, ...) {
+  va_list ap;
+  char** envp = nullptr;
+  SPOOR_GATHER_ARGS(arg, args, ap, false, envp);
+  (void)envp;
+  return execve(path, args, environ);
+}
+
+SPOOR_INTERPOSE int execlp(const char* file, const char* arg, ...) {
+  va_list ap;
+  char** envp = nullptr;
+  SPOOR_GATHER_ARGS(arg, args, ap, false, envp);
+  (void)envp;
+  return execvpe(file, args, environ);
+}
+
+SPOOR_INTERPOSE int execle(const char* path, const char* arg, ...) {
+  va_list ap;
+  char** envp = nullptr;
+  SPOOR_GATHER_ARGS(arg, args, ap, true, envp);
+  return execve(path, args, envp);
+}
+
+SPOOR_INTERPOSE int fexecve(int fd, char* const argv[], char* const envp[]) {
+  return traced_exec(nullptr, false, envp, [&](char* const* env) { return real(g_fexecve, "fexecve")(fd, argv, env); });
+}
+
+SPOOR_INTERPOSE int execveat(int dirfd, const char* path, char* const argv[], char* const envp[], int flags) {
+  return traced_exec(path, false, envp,
+                     [&](char* const* env) { return real(g_execveat, "execveat")(dirfd, path, argv, env, flags); });
+}
+
+SPOOR_INTERPOSE int posix_spawn(pid_t* pid, const char* path, const posix_spawn_file_actions_t* actions,
+                                const posix_spawnattr_t* attr, char* const argv[], char* const envp[]) {
+  if (!shim_attached()) return real(g_posix_spawn, "posix_spawn")(pid, path, actions, attr, argv, envp);
+  char** fixed = fix_environment(envp, alloca(fixed_environment_bytes(envp)));
+  pid_t child = 0;
+  const int result = real(g_posix_spawn, "posix_spawn")(&child, path, actions, attr, argv, fixed);
+  if (pid != nullptr) *pid = child;
+  if (result == 0) record_child(child);
+  return result;
+}
+
+SPOOR_INTERPOSE int posix_spawnp(pid_t* pid, const char* file, const posix_spawn_file_actions_t* actions,
+                                 const posix_spawnattr_t* attr, char* const argv[], char* const envp[]) {
+  if (!shim_attached()) return real(g_posix_spawnp, "posix_spawnp")(pid, file, actions, attr, argv, envp);
+  char** fixed = fix_environment(envp, alloca(fixed_environment_bytes(envp)));
+  pid_t child = 0;
+  const int result = real(g_posix_spawnp, "posix_spawnp")(&child, file, actions, attr, argv, fixed);
+  if (pid != nullptr) *pid = child;
+  if (result == 0) record_child(child);
+  return result;
+}
+
+}  // extern "C"

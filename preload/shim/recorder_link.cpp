@@ -1,0 +1,89 @@
+// Settings are kept in fixed static storage: they are read in fork children
+// and in vfork children about to exec, where allocating is not safe.
+#include "recorder_link.h"
+
+#include <dlfcn.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <cstring>
+
+extern char** environ;
+
+namespace spoor::preload {
+namespace {
+
+constexpr size_t kMaxVars = 16;
+constexpr size_t kSettingsBytes = 8192;
+
+char g_socket_name[108];
+char g_storage[kSettingsBytes];
+size_t g_storage_used = 0;
+const char* g_vars[kMaxVars + 2];  // LD_PRELOAD, SPOOR_*..., null
+size_t g_var_count = 0;
+
+const char* keep(const char* a, const char* b = "") {
+  const size_t na = std::strlen(a), nb = std::strlen(b);
+  if (g_storage_used + na + nb + 1 > sizeof g_storage) return nullptr;
+  char* at = g_storage + g_storage_used;
+  std::memcpy(at, a, na);
+  std::memcpy(at + na, b, nb);
+  at[na + nb] = '\0';
+  g_storage_used += na + nb + 1;
+  return at;
+}
+
+void add_var(const char* var) {
+  if (var != nullptr && g_var_count < kMaxVars) g_vars[g_var_count++] = var;
+}
+
+}  // namespace
+
+bool capture_link_settings() {
+  const char* name = std::getenv(kSocketEnv);
+  if (name == nullptr || *name == '\0' || std::strlen(name) >= sizeof g_socket_name) return false;
+  std::strcpy(g_socket_name, name);
+  // This library's own path: the one LD_PRELOAD entry an exec must keep.
+  Dl_info self{};
+  if (dladdr(reinterpret_cast<void*>(&capture_link_settings), &self) != 0 && self.dli_fname != nullptr)
+    add_var(keep("LD_PRELOAD=", self.dli_fname));
+  for (char** e = environ; e != nullptr && *e != nullptr; ++e)
+    if (std::strncmp(*e, "SPOOR_", 6) == 0) add_var(keep(*e));
+  g_vars[g_var_count] = nullptr;
+  return true;
+}
+
+const char* const* tracing_environment() { return g_vars; }
+
+bool request_region(Welcome* welcome, int* connection, int* region_fd) {
+  *connection = *region_fd = -1;
+  if (g_socket_name[0] == '\0') return false;
+  sockaddr_un addr;
+  const socklen_t len = abstract_address(g_socket_name, &addr);
+  const int sock = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+  if (sock < 0 || len == 0) {
+    if (sock >= 0) close(sock);
+    return false;
+  }
+  // The recorder answers within a drain cycle; a long wait means it is
+  // gone or stuck, and the program must go on untraced rather than hang.
+  timeval timeout{10, 0};
+  setsockopt(sock, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof timeout);
+  const Hello hello{kProtocolMagic, kProtocolVersion, static_cast<uint32_t>(getpid()),
+                    static_cast<uint32_t>(getppid())};
+  int fd = -1;
+  if (connect(sock, reinterpret_cast<sockaddr*>(&addr), len) != 0 ||
+      !send_message(sock, &hello, sizeof hello, -1) || !receive_message(sock, welcome, sizeof *welcome, &fd) ||
+      welcome->magic != kProtocolMagic || welcome->answer != Answer::traced || fd < 0) {
+    if (fd >= 0) close(fd);
+    close(sock);
+    return false;
+  }
+  *connection = sock;
+  *region_fd = fd;
+  return true;
+}
+
+}  // namespace spoor::preload

@@ -1,0 +1,33 @@
+// The shim's side of protocol.h: asks spoor record for this process's
+// region. The settings that came from the recorder's environment (the
+// socket name, the SPOOR_* variables, the shim's own path) are captured once
+// per image, so fork children and exec hooks use them even after the
+// program changed its environment.
+#ifndef SPOOR_PRELOAD_RECORDER_LINK_H
+#define SPOOR_PRELOAD_RECORDER_LINK_H
+
+#include <cstddef>
+#include <cstdint>
+
+#include "../protocol.h"
+
+namespace spoor::preload {
+
+// Reads $SPOOR_SOCKET and the other SPOOR_* variables. False when the
+// process is not under spoor record (the shim then stays inert).
+bool capture_link_settings();
+
+// Connects and asks for this process's region. On success *connection is
+// the open connection (close-on-exec; keep it open while this image lives)
+// and *region_fd the region's memfd. False when the recorder is gone,
+// refused, or answered not_traced.
+bool request_region(Welcome* welcome, int* connection, int* region_fd);
+
+// The variables an exec'd program needs to be traced in turn, as
+// "NAME=value" strings: LD_PRELOAD (the shim first) and every SPOOR_*
+// variable captured at load. Null-terminated array; empty when inert.
+const char* const* tracing_environment();
+
+}  // namespace spoor::preload
+
+#endif  // SPOOR_PRELOAD_RECORDER_LINK_H

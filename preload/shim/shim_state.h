@@ -1,0 +1,18 @@
+// Whether this process is being traced (its region is mapped and its rings
+// installed): hooks that do more than write an event (exec's environment
+// fix-up) check it first.
+#ifndef SPOOR_PRELOAD_SHIM_STATE_H
+#define SPOOR_PRELOAD_SHIM_STATE_H
+
+#include <cstdint>
+
+namespace spoor::preload {
+
+bool shim_attached();
+
+// The pid that attached (0 when not attached).
+uint32_t shim_pid();
+
+}  // namespace spoor::preload
+
+#endif  // SPOOR_PRELOAD_SHIM_STATE_H
