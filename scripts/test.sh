@@ -4,7 +4,8 @@
 # CLI tests). Set SPOOR_TEST_ASAN=1 to also run them under ASan + UBSan.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/install-deps.sh
+# The real programs the record tests trace (tests/preload/program_matrix_test.cpp).
+scripts/install-deps.sh python3 git sqlite3 xz-utils make
 cmake --preset ci >/dev/null
 cmake --build --preset ci
 ctest --preset ci -j2
