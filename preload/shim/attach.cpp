@@ -79,6 +79,9 @@ void register_shim_events() {
   register_event(kHeapAlloc);
   register_event(kHeapFree);
   register_event(kHeapRealloc);
+  register_event(kHeapMmap);
+  register_event(kHeapMunmap);
+  register_event(kHeapMremap);
   register_provider(g_stacks);
   register_event(kStack);
   register_provider(g_process);

@@ -15,6 +15,7 @@
 #include <cstring>
 
 #include "heap_provider.h"
+#include "heap_record.h"
 #include "modules.h"
 #include "stack_table.h"
 #include "reentry_guard.h"
@@ -69,6 +70,10 @@ Fn resolve(std::atomic<Fn>& slot, const char* name) {
   return fn;
 }
 
+}  // namespace
+
+constinit thread_local bool t_in_shim __attribute__((tls_model("initial-exec"))) = false;
+
 // Stacks are captured only when the event will be written: the skip of 2
 // drops these helpers' and the hook's frames.
 // A module loaded since the last event is described before a stack that
@@ -81,10 +86,7 @@ __attribute__((noinline)) void record_realloc(void* old, void* p, uint64_t size)
   rescan_modules_if_changed();
   if (kHeapRealloc.enabled()) kHeapRealloc.write(old, p, size, current_stack_id(2));
 }
-
-}  // namespace
-
-constinit thread_local bool t_in_shim __attribute__((tls_model("initial-exec"))) = false;
+void record_free(void* p) { kHeapFree.write(p); }
 
 }  // namespace spoor::preload
 
@@ -108,7 +110,7 @@ SPOOR_INTERPOSE void free(void* p) {
   // address from malloc and its Alloc event must come after this Free.
   {
     ReentryGuard guard;
-    if (guard.entered()) kHeapFree.write(p);
+    if (guard.entered()) record_free(p);
   }
   resolve(g_free, "free")(p);
 }

@@ -11,6 +11,7 @@
 namespace spoor::preload {
 
 inline constexpr uint64_t kKeywordHeap = 0x1;
+inline constexpr uint64_t kKeywordMmap = 0x2;  // mmap, munmap, mremap called by the program
 
 SPOOR_DECLARE_PROVIDER(g_heap);
 
@@ -23,6 +24,20 @@ SPOOR_EVENT(kHeapFree, g_heap,
 SPOOR_EVENT(kHeapRealloc, g_heap,
             (EventInfo{.name = "Realloc", .id = 3, .level = Level::info, .keywords = kKeywordHeap}),
             Field<Ptr>{"old_ptr"}, Field<Ptr>{"ptr"}, Field<uint64_t>{"size"},
+            Field<uint32_t>{"stack"});
+
+// The program's own memory mappings (the allocator's internal ones are not
+// interposable and stay out). fd is -1 for anonymous memory.
+SPOOR_EVENT(kHeapMmap, g_heap,
+            (EventInfo{.name = "Mmap", .id = 4, .level = Level::info, .keywords = kKeywordMmap}),
+            Field<Ptr>{"ptr"}, Field<uint64_t>{"size"}, Field<int32_t>{"prot"}, Field<int32_t>{"flags"},
+            Field<int32_t>{"fd"}, Field<uint32_t>{"stack"});
+SPOOR_EVENT(kHeapMunmap, g_heap,
+            (EventInfo{.name = "Munmap", .id = 5, .level = Level::info, .keywords = kKeywordMmap}),
+            Field<Ptr>{"ptr"}, Field<uint64_t>{"size"});
+SPOOR_EVENT(kHeapMremap, g_heap,
+            (EventInfo{.name = "Mremap", .id = 6, .level = Level::info, .keywords = kKeywordMmap}),
+            Field<Ptr>{"old_ptr"}, Field<uint64_t>{"old_size"}, Field<Ptr>{"ptr"}, Field<uint64_t>{"size"},
             Field<uint32_t>{"stack"});
 
 }  // namespace spoor::preload

@@ -49,6 +49,7 @@ struct HeapCounts {
   std::map<std::string, uint64_t> calls;  // by event name
   uint64_t alloc_bytes = 0;
   uint64_t events = 0;
+  std::vector<uint64_t> exit_signals;  // of the ProcessExit events, in order
 };
 
 HeapCounts count_heap(const std::string& path) {
@@ -63,6 +64,7 @@ HeapCounts count_heap(const std::string& path) {
     ++c.events;
     c.calls[e.descriptor->name]++;
     if (e.descriptor->name == "Alloc") c.alloc_bytes += std::get<uint64_t>(*e.field("size"));
+    if (e.descriptor->name == "ProcessExit") c.exit_signals.push_back(std::get<uint64_t>(*e.field("signal")));
   }
   return c;
 }
@@ -218,11 +220,64 @@ TEST_P(RecordCrash, EveryCommittedEventReachesTheFile) {
   HeapCounts c = count_heap(path);
   EXPECT_EQ(c.calls["Alloc"], 5000u);
   EXPECT_EQ(c.calls["Free"], 5000u);
+  EXPECT_EQ(c.exit_signals, std::vector<uint64_t>{static_cast<uint64_t>(signal)}) << "the trace says how it ended";
 }
 
 INSTANTIATE_TEST_SUITE_P(Signals, RecordCrash,
                          ::testing::Values(std::make_pair("segv", 11), std::make_pair("kill", 9),
                                            std::make_pair("abort", 6)));
+
+TEST(Record, EveryOperatorNewAndDeleteAndMappingIsRecordedOnce) {
+  const std::string path = trace_path("cpp-new");
+  const Process r = run(kSpoor + " record -o " + path + " -- " + SPOOR_CPP_NEW);
+  ASSERT_EQ(r.status, 0) << r.err;
+  unsigned long long main_fn = 0;
+  ASSERT_EQ(std::sscanf(r.out.c_str(), "main=%llx", &main_fn), 1) << r.out;
+  EXPECT_NE(r.out.find("\nbad_alloc caught\n"), std::string::npos) << r.out;
+  auto trace = reader::Trace::open(path);
+  ASSERT_TRUE(trace) << trace.error();
+  std::map<uint64_t, uint64_t> allocs_by_size, frees_of_size;
+  std::map<uint64_t, uint64_t> size_of;  // live pointer -> size
+  std::vector<std::string> maps;
+  std::map<uint64_t, uint64_t> first_frame;  // stack id -> innermost return address
+  uint64_t stack_of_100 = 0;
+  reader::EventReader events(trace.value());
+  reader::Event e;
+  while (events.next(e)) {
+    const std::string& name = e.descriptor->name;
+    if (name == "Alloc") {
+      const uint64_t size = std::get<uint64_t>(*e.field("size"));
+      allocs_by_size[size]++;
+      if (size == 100) stack_of_100 = std::get<uint64_t>(*e.field("stack"));
+      size_of[std::get<reader::Pointer>(*e.field("ptr")).address] = size;
+    } else if (name == "Free") {
+      auto it = size_of.find(std::get<reader::Pointer>(*e.field("ptr")).address);
+      if (it != size_of.end()) {
+        frees_of_size[it->second]++;
+        size_of.erase(it);
+      }
+    } else if (name == "Stack") {
+      const auto blob = std::get<reader::Blob>(*e.field("frames")).bytes;
+      uint64_t frame0 = 0;
+      if (blob.size() >= 8) std::memcpy(&frame0, blob.data(), 8);
+      first_frame[std::get<uint64_t>(*e.field("id"))] = frame0;
+    } else if (name == "Mmap" || name == "Mremap" || name == "Munmap") {
+      const uint64_t size = std::get<uint64_t>(*e.field("size"));
+      if (size >= (1u << 20)) maps.push_back(name + " " + std::to_string(size >> 20));
+    }
+  }
+  // Once each: operator new calls malloc, which must not count again.
+  const std::map<uint64_t, uint64_t> expected{{4, 10}, {100, 10}, {7, 5}, {64, 5}, {33, 3}};
+  for (const auto& [size, count] : expected) {
+    EXPECT_EQ(allocs_by_size[size], count) << "allocations of " << size << " bytes";
+    EXPECT_EQ(frees_of_size[size], count) << "frees of " << size << "-byte blocks";
+  }
+  EXPECT_EQ(maps, (std::vector<std::string>{"Mmap 1", "Mremap 2", "Munmap 2"}));
+  const uint64_t caller = first_frame[stack_of_100];
+  EXPECT_TRUE(caller > main_fn && caller - main_fn < 4096)
+      << "new char[100] was recorded by the operator new hook, called from main: frame 0 is 0x" << std::hex
+      << caller << ", main is 0x" << main_fn;
+}
 
 TEST(Record, AProgramThatExecsIsFollowedIntoItsNewImage) {
   // The shell execs the known program: same pid, new image, shim loaded again.

@@ -1,0 +1,20 @@
+// What every allocator hook (heap_hooks.cpp: the C functions, new_hooks.cpp:
+// operator new/delete, map_hooks.cpp: mmap) calls to record a call. Callers
+// hold the reentry guard and call these directly from the hook: the stack
+// capture skips exactly this function's and the hook's frames.
+#ifndef SPOOR_PRELOAD_HEAP_RECORD_H
+#define SPOOR_PRELOAD_HEAP_RECORD_H
+
+#include <cstdint>
+
+namespace spoor::preload {
+
+void record_alloc(void* p, uint64_t size);
+void record_realloc(void* old, void* p, uint64_t size);
+// Before the real free: once freed, another thread may get the same address
+// and its Alloc must come after this Free.
+void record_free(void* p);
+
+}  // namespace spoor::preload
+
+#endif  // SPOOR_PRELOAD_HEAP_RECORD_H

@@ -1,0 +1,102 @@
+// Interposed mmap, mmap64, munmap and mremap: the mappings the program makes
+// itself (large buffers, its own allocators, mapped files). glibc's malloc
+// maps through internal calls, which are not seen here, so nothing is
+// counted twice.
+#include <dlfcn.h>
+#include <sys/mman.h>
+
+#include <atomic>
+#include <cerrno>
+#include <cstdarg>
+
+#include "heap_provider.h"
+#include "reentry_guard.h"
+#include "stack_table.h"
+
+namespace spoor::preload {
+namespace {
+
+using MmapFn = void* (*)(void*, size_t, int, int, int, off_t);
+using MunmapFn = int (*)(void*, size_t);
+using MremapFn = void* (*)(void*, size_t, size_t, int, ...);
+
+std::atomic<MmapFn> g_mmap{nullptr}, g_mmap64{nullptr};
+std::atomic<MunmapFn> g_munmap{nullptr};
+std::atomic<MremapFn> g_mremap{nullptr};
+
+template <class Fn>
+Fn next(std::atomic<Fn>& slot, const char* name) {
+  Fn fn = slot.load(std::memory_order_acquire);
+  if (fn == nullptr) {
+    fn = reinterpret_cast<Fn>(dlsym(RTLD_NEXT, name));
+    slot.store(fn, std::memory_order_release);
+  }
+  return fn;
+}
+
+// Skip 2: this function and the hook.
+__attribute__((noinline)) void record_mmap(void* p, size_t size, int prot, int flags, int fd) {
+  if (kHeapMmap.enabled()) kHeapMmap.write(p, size, prot, flags, (flags & MAP_ANONYMOUS) ? -1 : fd, current_stack_id(2));
+}
+
+__attribute__((noinline)) void record_mremap(void* old, size_t old_size, void* p, size_t size) {
+  if (kHeapMremap.enabled()) kHeapMremap.write(old, old_size, p, size, current_stack_id(2));
+}
+
+}  // namespace
+}  // namespace spoor::preload
+
+using namespace spoor::preload;
+
+#define SPOOR_INTERPOSE __attribute__((visibility("default")))
+
+extern "C" {
+
+SPOOR_INTERPOSE void* mmap(void* addr, size_t size, int prot, int flags, int fd, off_t offset) {
+  ReentryGuard guard;
+  void* p = next(g_mmap, "mmap")(addr, size, prot, flags, fd, offset);
+  if (guard.entered() && p != MAP_FAILED) {
+    const int err = errno;
+    record_mmap(p, size, prot, flags, fd);
+    errno = err;
+  }
+  return p;
+}
+
+SPOOR_INTERPOSE void* mmap64(void* addr, size_t size, int prot, int flags, int fd, off_t offset) {
+  ReentryGuard guard;
+  void* p = next(g_mmap64, "mmap64")(addr, size, prot, flags, fd, offset);
+  if (guard.entered() && p != MAP_FAILED) {
+    const int err = errno;
+    record_mmap(p, size, prot, flags, fd);
+    errno = err;
+  }
+  return p;
+}
+
+SPOOR_INTERPOSE int munmap(void* addr, size_t size) {
+  ReentryGuard guard;
+  // Before the unmap, as free: the range may be mapped again at once.
+  if (guard.entered() && kHeapMunmap.enabled()) kHeapMunmap.write(addr, size);
+  return next(g_munmap, "munmap")(addr, size);
+}
+
+SPOOR_INTERPOSE void* mremap(void* old, size_t old_size, size_t size, int flags, ...) {
+  void* fixed_address = nullptr;
+  if (flags & MREMAP_FIXED) {
+    va_list ap;
+    va_start(ap, flags);
+    fixed_address = va_arg(ap, void*);
+    va_end(ap);
+  }
+  ReentryGuard guard;
+  void* p = next(g_mremap, "mremap")(old, old_size, size, flags, fixed_address);
+  if (guard.entered() && p != MAP_FAILED) {
+    const int err = errno;
+    record_mremap(old, old_size, p, size);
+    errno = err;
+  }
+  return p;
+}
+
+}  // extern "C"
