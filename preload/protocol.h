@@ -53,6 +53,15 @@ struct Welcome {
   uint32_t reserved;
 };
 
+// Sent by a traced image over its connection when it is about to exec a
+// program the preload cannot reach, so spoor record can say so.
+struct UntraceableNote {
+  uint32_t magic;
+  uint32_t pid;
+  char why[32];     // "static binary", "setuid program"
+  char path[256];   // cut to fit, NUL-terminated
+};
+
 // A sockaddr for the abstract name `name` (no leading NUL). Returns its
 // length, 0 when the name is too long.
 inline socklen_t abstract_address(const char* name, sockaddr_un* addr) {

@@ -5,6 +5,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -71,8 +72,15 @@ void ProcessServer::poll(int timeout_ms, const std::function<Reply(uint32_t, uin
     if (ev & POLLIN && c.pid == 0) {
       serve(c, on_hello);
     } else if (ev & POLLIN) {
-      char ignored[256];  // nothing more is expected: drop it, do not spin
-      if (recv(c.fd, ignored, sizeof ignored, MSG_DONTWAIT) == 0) fds[i + 1].revents |= POLLHUP;
+      preload::UntraceableNote note{};
+      const ssize_t n = recv(c.fd, &note, sizeof note, MSG_DONTWAIT);
+      if (n == 0) fds[i + 1].revents |= POLLHUP;
+      if (n == static_cast<ssize_t>(sizeof note) && note.magic == preload::kProtocolMagic) {
+        note.path[sizeof note.path - 1] = note.why[sizeof note.why - 1] = '\0';
+        const std::string text = std::string(note.path) + " (" + note.why + ")";
+        if (std::find(untraceable_.begin(), untraceable_.end(), text) == untraceable_.end())
+          untraceable_.push_back(text);
+      }
     }
     const short ev_now = fds[i + 1].revents;
     const bool closed = (ev_now & (POLLHUP | POLLERR)) || (c.pid != 0 && !c.answered);

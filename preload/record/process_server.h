@@ -38,6 +38,10 @@ class ProcessServer {
   void poll(int timeout_ms, const std::function<Reply(uint32_t pid, uint32_t ppid)>& on_hello,
             const std::function<void(uint32_t pid)>& on_closed);
 
+  // Programs the traced processes exec'd but that could not be traced:
+  // "PATH (WHY)", once each.
+  const std::vector<std::string>& untraceable() const { return untraceable_; }
+
   // Connections answered and still open.
   size_t open_connections() const { return connections_.size(); }
 
@@ -52,6 +56,7 @@ class ProcessServer {
   int listen_fd_ = -1;
   std::string name_;
   std::vector<Connection> connections_;
+  std::vector<std::string> untraceable_;
 };
 
 }  // namespace spoor::record

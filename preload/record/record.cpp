@@ -168,6 +168,7 @@ class Recorder {
     result->lost = totals_.lost;
     result->abandoned_bytes = totals_.abandoned_bytes;
     result->processes = static_cast<uint32_t>(traced_.size());
+    result->untraceable = server_.untraceable();
     for (auto& t : traced_) result->preload_attached |= t->pid == root_;
     if (!file_.close()) {
       *error = "writing '" + result->output_path + "' failed: " + std::strerror(file_.error_number());

@@ -29,6 +29,7 @@ struct RecordResult {
   std::string how_it_ended;     // "exited with code 0", "killed by signal 9 (Killed)"
   bool preload_attached = false;  // false: the program never loaded the shim (static, setuid)
   uint32_t processes = 0;         // processes traced (the program and its descendants)
+  std::vector<std::string> untraceable;  // programs exec'd in the tree that could not be traced
   uint64_t events = 0;
   uint64_t lost = 0;
   uint64_t abandoned_bytes = 0;

@@ -210,5 +210,6 @@ __attribute__((constructor(101))) void attach_at_load() { attach(); }
 
 bool shim_attached() { return g_region.base != nullptr; }
 uint32_t shim_pid() { return g_pid; }
+int shim_connection() { return g_connection; }
 
 }  // namespace spoor::preload

@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <cstdint>
@@ -112,7 +113,7 @@ const char* why_untraceable(const char* path, bool search_path) {
         std::memcpy(found, p, len);
         found[len] = '/';
         std::strcpy(found + len + 1, path);
-        ok = access(found, X_OK) == 0;
+        ok = syscall(SYS_faccessat, AT_FDCWD, found, X_OK, 0) == 0;
       }
       p += len;
       if (*p) ++p;
@@ -121,25 +122,27 @@ const char* why_untraceable(const char* path, bool search_path) {
     path = found;
   }
   struct stat st;
-  if (stat(path, &st) != 0) return "";
+  if (syscall(SYS_newfstatat, AT_FDCWD, path, &st, 0) != 0) return "";
   if (((st.st_mode & S_ISUID) && st.st_uid != geteuid()) || ((st.st_mode & S_ISGID) && st.st_gid != getegid()))
     return "setuid program";
-  const int fd = open(path, O_RDONLY | O_CLOEXEC);
+  const int fd = static_cast<int>(syscall(SYS_openat, AT_FDCWD, path, O_RDONLY | O_CLOEXEC));
   if (fd < 0) return "";
   Elf64_Ehdr eh;
   const char* why = "";
-  if (pread(fd, &eh, sizeof eh, 0) == static_cast<ssize_t>(sizeof eh) && std::memcmp(eh.e_ident, ELFMAG, SELFMAG) == 0 &&
+  if (syscall(SYS_pread64, fd, &eh, sizeof eh, 0) == static_cast<long>(sizeof eh) && std::memcmp(eh.e_ident, ELFMAG, SELFMAG) == 0 &&
       eh.e_ident[EI_CLASS] == ELFCLASS64 && eh.e_phentsize == sizeof(Elf64_Phdr)) {
     bool interp = false;
     for (unsigned i = 0; i < eh.e_phnum; ++i) {
       Elf64_Phdr ph;
-      if (pread(fd, &ph, sizeof ph, static_cast<off_t>(eh.e_phoff + i * sizeof ph)) != static_cast<ssize_t>(sizeof ph)) break;
+      if (syscall(SYS_pread64, fd, &ph, sizeof ph, static_cast<off_t>(eh.e_phoff + i * sizeof ph)) !=
+          static_cast<long>(sizeof ph))
+        break;
       interp |= ph.p_type == PT_INTERP;
     }
     // No interpreter, no loader to read LD_PRELOAD (a static PIE included).
     if (!interp) why = "static binary";
   }
-  close(fd);
+  syscall(SYS_close, fd);
   return why;
 }
 

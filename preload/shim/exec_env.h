@@ -18,7 +18,8 @@ char** fix_environment(char* const* envp, void* space);
 
 // Why an exec of `path` cannot be traced, or "" when it can: a static
 // executable or a setuid/setgid program (the loader ignores LD_PRELOAD in
-// both). `search_path`: look `path` up in $PATH as execvp does.
+// both). `search_path`: look `path` up in $PATH as execvp does. Uses raw
+// system calls only, so it is safe in a vfork child and traces nothing.
 const char* why_untraceable(const char* path, bool search_path);
 
 }  // namespace spoor::preload

@@ -16,6 +16,7 @@
 
 #include "../process_events.h"
 #include "exec_env.h"
+#include "recorder_link.h"
 #include "reentry_guard.h"
 #include "shim_state.h"
 
@@ -53,12 +54,14 @@ template <class Exec>
 int traced_exec(const char* path, bool search_path, char* const* envp, Exec exec) {
   if (!shim_attached()) return exec(envp);
   char** fixed = fix_environment(envp, alloca(fixed_environment_bytes(envp)));
+  const char* untraceable = why_untraceable(path, search_path);
+  if (*untraceable) note_untraceable(shim_connection(), path, untraceable);
   // A vfork child shares the parent's memory, thread-local flags included:
   // it only fixes the environment (on its own stack) and execs.
   if (!in_own_process()) return exec(fixed);
   ReentryGuard guard;
   const bool write = guard.entered() && kProcessExec.enabled();
-  if (write) kProcessExec.write(Str{path ? path : ""}, Str{why_untraceable(path, search_path)});
+  if (write) kProcessExec.write(Str{path ? path : ""}, Str{untraceable});
   const int result = exec(fixed);
   const int err = errno;
   if (write) kProcessExecFailed.write(err);

@@ -4,6 +4,7 @@
 
 #include <dlfcn.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/time.h>
 #include <unistd.h>
 
@@ -56,6 +57,17 @@ bool capture_link_settings() {
 }
 
 const char* const* tracing_environment() { return g_vars; }
+
+void note_untraceable(int connection, const char* path, const char* why) {
+  if (connection < 0) return;
+  UntraceableNote note{};
+  note.magic = kProtocolMagic;
+  note.pid = static_cast<uint32_t>(getpid());
+  std::strncpy(note.why, why, sizeof note.why - 1);
+  std::strncpy(note.path, path, sizeof note.path - 1);
+  // A raw call: this may run in a vfork child, where no hook may record.
+  syscall(SYS_sendto, connection, &note, sizeof note, MSG_DONTWAIT | MSG_NOSIGNAL, nullptr, 0);
+}
 
 bool request_region(Welcome* welcome, int* connection, int* region_fd) {
   *connection = *region_fd = -1;

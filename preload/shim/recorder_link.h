@@ -23,6 +23,10 @@ bool capture_link_settings();
 // refused, or answered not_traced.
 bool request_region(Welcome* welcome, int* connection, int* region_fd);
 
+// Tells the recorder, over `connection`, that this process is about to
+// exec `path`, which cannot be traced (`why`). Best effort, never blocks.
+void note_untraceable(int connection, const char* path, const char* why);
+
 // The variables an exec'd program needs to be traced in turn, as
 // "NAME=value" strings: LD_PRELOAD (the shim first) and every SPOOR_*
 // variable captured at load. Null-terminated array; empty when inert.

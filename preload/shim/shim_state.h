@@ -13,6 +13,9 @@ bool shim_attached();
 // The pid that attached (0 when not attached).
 uint32_t shim_pid();
 
+// The connection to the recorder (-1 when not attached).
+int shim_connection();
+
 }  // namespace spoor::preload
 
 #endif  // SPOOR_PRELOAD_SHIM_STATE_H

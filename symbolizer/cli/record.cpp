@@ -84,6 +84,8 @@ int run_record_command(const std::vector<std::string>& words) {
     std::fprintf(stderr,
                  "spoor record: the program never loaded libspoor-preload.so (a static or setuid "
                  "program ignores LD_PRELOAD): no events from it\n");
+  for (const std::string& u : r.untraceable)
+    std::fprintf(stderr, "spoor record: not traced (LD_PRELOAD cannot reach it, but it ran): %s\n", u.c_str());
   std::fprintf(stderr, "spoor record: %u process%s, %llu events, %llu lost%s, %s written to %s\n", r.processes,
                r.processes == 1 ? "" : "es", static_cast<unsigned long long>(r.events),
                static_cast<unsigned long long>(r.lost),

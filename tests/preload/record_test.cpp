@@ -376,6 +376,17 @@ TEST(Record, AStaticProgramRunsAndIsReportedUntraceable) {
   EXPECT_NE(r.err.find("never loaded libspoor-preload.so"), std::string::npos) << r.err;
 }
 
+TEST(Record, AStaticChildRunsAndIsNamedInTheSummary) {
+  const Process r = run(kSpoor + " record -o " + trace_path("static-child") + " -- sh -c '" +
+                        SPOOR_HEAP_COUNTS_STATIC + " 10 child; echo $?'");
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out, "child\n7\n");
+  EXPECT_NE(r.err.find(std::string("not traced (LD_PRELOAD cannot reach it, but it ran): ") +
+                       SPOOR_HEAP_COUNTS_STATIC + " (static binary)"),
+            std::string::npos)
+      << r.err;
+}
+
 TEST(Record, UsageErrors) {
   EXPECT_EQ(run(kSpoor + " record").status, 2);
   EXPECT_EQ(run(kSpoor + " record --bogus -- true").status, 2);
