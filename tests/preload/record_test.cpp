@@ -376,6 +376,15 @@ TEST(Record, AStaticProgramRunsAndIsReportedUntraceable) {
   EXPECT_NE(r.err.find("never loaded libspoor-preload.so"), std::string::npos) << r.err;
 }
 
+TEST(Record, AProgramWithItsOwnMallocThreadsAndTimerSignalsIsUnchanged) {
+  const Process plain = run(SPOOR_ROBUST);
+  const Process traced = run(kSpoor + " record -o " + trace_path("robust") + " -- " + SPOOR_ROBUST);
+  EXPECT_EQ(plain.status, 0);
+  EXPECT_EQ(traced.status, 0) << traced.err;
+  EXPECT_EQ(traced.out, plain.out);
+  EXPECT_NE(plain.out.find("total="), std::string::npos);
+}
+
 TEST(Record, AStaticChildRunsAndIsNamedInTheSummary) {
   const Process r = run(kSpoor + " record -o " + trace_path("static-child") + " -- sh -c '" +
                         SPOOR_HEAP_COUNTS_STATIC + " 10 child; echo $?'");
