@@ -14,6 +14,7 @@
 
 #include "../shared_region.h"
 #include "heap_provider.h"
+#include "io_provider.h"
 #include "modules.h"
 #include "stack_table.h"
 #include "reentry_guard.h"
@@ -88,6 +89,7 @@ void attach() {
   register_provider(g_process);
   register_event(kModuleLoad);
   register_event(kModuleUnload);
+  register_io_provider();
 
   const char* depth = std::getenv("SPOOR_STACK_DEPTH");
   init_stack_table(depth != nullptr ? std::atoi(depth) : 64);
@@ -95,7 +97,7 @@ void attach() {
   const char* spec = std::getenv("SPOOR_PROVIDERS");
   auto rules = host::parse_enable_spec(spec != nullptr && *spec ? spec : "*", nullptr);
   if (rules) {
-    for (Provider* p : {&g_heap, &g_stacks, &g_process})
+    for (Provider* p : {&g_heap, &g_stacks, &g_process, &g_io})
       apply_enable_state(*const_cast<ProviderControl*>(p->control()),
                          host::state_for(*rules, p->name(), p->id()));
   }
