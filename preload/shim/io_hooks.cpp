@@ -4,8 +4,9 @@
 //
 // Cost when Spoor.IO's fd events are off: the next function's pointer, the
 // provider's control pointer and its level word (three loads, one branch)
-// over the real call. When on: two clock reads (start_ticks and the
-// record's timestamp) and an event write; see bench/io_bench.cpp.
+// over the real call (+1-3 ns, within noise). When on: two clock reads
+// (start_ticks and the record's timestamp) and an event write, ~73 ns of
+// CPU per read() on the benchmark VM (bench/io_bench.cpp, bench/RESULTS.md).
 //
 // Until the next definition is known (its lookup is running on this
 // thread), a hook makes the system call itself: dlsym cannot recurse into
@@ -102,11 +103,11 @@ SPOOR_NOINLINE ssize_t sys_pvector(long nr, int fd, const iovec* iov, int count,
   const auto u = static_cast<uint64_t>(offset);
   return syscall(nr, fd, iov, count, static_cast<long>(u), static_cast<long>(u >> 32), flags);
 }
-SPOOR_NOINLINE int sys_dup3(int fd, int target, int flags) {
-  // dup2 onto itself only checks the fd (dup3 would fail with EINVAL); not
-  // every architecture has a dup2 system call.
-  if (fd == target && flags == 0) return syscall(SYS_fcntl, fd, F_GETFD) < 0 ? -1 : target;
-  return static_cast<int>(syscall(SYS_dup3, fd, target, flags));
+// Not every architecture has a dup2 system call; dup3 differs from it only
+// for a copy onto itself (dup2 checks the fd, dup3 fails with EINVAL).
+SPOOR_NOINLINE int sys_dup2(int fd, int target) {
+  if (fd == target) return syscall(SYS_fcntl, fd, F_GETFD) < 0 ? -1 : target;
+  return static_cast<int>(syscall(SYS_dup3, fd, target, 0));
 }
 SPOOR_NOINLINE int sys_fcntl(int fd, int cmd, void* arg) {
   return static_cast<int>(syscall(SYS_fcntl, fd, cmd, arg));
@@ -171,7 +172,8 @@ SPOOR_ALWAYS_INLINE bool needs_mode(int flags) {
 // fcntl's third argument is an int, a pointer or absent, by command. It is
 // taken as a pointer-sized word and passed on unchanged, which is what
 // glibc's own fcntl does: an int travels in the low half of the same
-// register, an absent one is never looked at. Only the dup commands are
+// register or stack slot, and for a command without one the word read is
+// whatever was there, which the kernel ignores. Only the dup commands are
 // recorded.
 SPOOR_ALWAYS_INLINE int traced_fcntl(FcntlFn next, int fd, int cmd, void* arg) {
   if (SPOOR_UNLIKELY(next == nullptr)) return sys_fcntl(fd, cmd, arg);
@@ -573,7 +575,7 @@ SPOOR_INTERPOSE int dup(int fd) {
 
 SPOOR_INTERPOSE int dup2(int fd, int target) {
   const Dup2Fn next = g_dup2.get();
-  if (SPOOR_UNLIKELY(next == nullptr)) return sys_dup3(fd, target, 0);
+  if (SPOOR_UNLIKELY(next == nullptr)) return sys_dup2(fd, target);
   if (SPOOR_LIKELY(!kIoDup.enabled())) return next(fd, target);
   const uint64_t start = spoor_port_ticks();
   const int result = next(fd, target);

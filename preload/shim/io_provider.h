@@ -25,7 +25,11 @@
 // Paths appear only in the open events. To attribute a read to its file, a
 // consumer follows the fd through Open, Dup (the new fd refers to the same
 // file; a dup2/dup3 target's previous file is closed) and Close events, and
-// a stream through FOpen/FDOpen/FReopen/FClose.
+// a stream through FOpen/FDOpen/FReopen/FClose. Events are written after
+// the call returns, so when one thread closes a descriptor and another gets
+// the same number from an open a few hundred nanoseconds later, the Open
+// may come first in time order; the Close's start_ticks is before the
+// descriptor was released, and orders the two.
 #ifndef SPOOR_PRELOAD_IO_PROVIDER_H
 #define SPOOR_PRELOAD_IO_PROVIDER_H
 

@@ -108,9 +108,10 @@ unchanged; spoor exits with the program's exit status (128+N when signal N
 ended it) and prints a summary to stderr.
 
 Events recorded today: heap (Spoor.Heap: Alloc, Free, Realloc with address,
-size and the caller's stack) and the distinct stacks (Spoor.Stack: Stack,
-written once each), from the program itself and its exec'ed images; its
-children are not traced yet.
+size and the caller's stack), file I/O (Spoor.IO: keyword 0x1 the fd calls,
+0x2 stdio, 0x4 stacks on reads and writes) and the distinct stacks
+(Spoor.Stack: Stack, written once each), from the program itself and its
+exec'ed images; its children are not traced yet.
 
 options:
   -o, --output FILE       where the trace goes

@@ -329,4 +329,12 @@ TEST_F(IoFiles, FortifiedCallsAreRecorded) {
   EXPECT_EQ(by_openat_2, 1);
 }
 
+TEST(IoRecord, AThreadCancelledInsideAHookIsCancelled) {
+  const std::string trace = temp_path("io-cancel.spoor");
+  const Process r = run(kSpoor + " record -o " + trace + " -- " + SPOOR_IO_CANCEL);
+  fs::remove(trace);
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out, "cancelled 1\n");
+}
+
 }  // namespace
