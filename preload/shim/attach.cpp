@@ -18,6 +18,7 @@
 
 #include "../shared_region.h"
 #include "heap_provider.h"
+#include "io_provider.h"
 #include "modules.h"
 #include "recorder_link.h"
 #include "reentry_guard.h"
@@ -48,7 +49,7 @@ uint32_t g_pid = 0;
 // memory, with every provider off, so its hooks cost one load each.
 alignas(ControlBlock) uint8_t g_private_control[ControlBlock::bytes_for(SPOOR_MAX_PROVIDERS)];
 
-Provider* const kShimProviders[] = {&g_heap, &g_stacks, &g_process};
+Provider* const kShimProviders[] = {&g_heap, &g_stacks, &g_process, &g_io};
 
 struct MetadataLog {
   RegionHeader* header;
@@ -92,6 +93,7 @@ void register_shim_events() {
   register_event(kProcessExec);
   register_event(kProcessExecFailed);
   register_event(kProcessExit);
+  register_io_provider();
 }
 
 void apply_provider_spec() {

@@ -115,10 +115,11 @@ unchanged; spoor exits with the program's exit status (128+N when signal N
 ended it) and prints a summary to stderr.
 
 Events: heap (Spoor.Heap: Alloc, Free, Realloc with address, size and the
-caller's stack), the distinct stacks (Spoor.Stack: Stack, written once
-each), and each process's life (Spoor.Process: ProcessStart, ModuleLoad and
-ModuleUnload with build IDs, Fork, Exec, ProcessExit with the exit code or
-signal).
+caller's stack; Mmap, Munmap, Mremap), file I/O (Spoor.IO: keyword 0x1 the
+fd calls, 0x2 stdio, 0x4 stacks on reads and writes), the distinct stacks
+(Spoor.Stack: Stack, written once each), and each process's life
+(Spoor.Process: ProcessStart, ModuleLoad and ModuleUnload with build IDs,
+Fork, Exec, ProcessExit with the exit code or signal).
 
 options:
   -o, --output FILE       where the trace goes

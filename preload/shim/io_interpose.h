@@ -1,0 +1,115 @@
+// What the fd and stdio hooks (io_hooks.cpp, stdio_hooks.cpp) share: the
+// lazily found next definition of each function, errno kept for the
+// program, and the stacks their events carry.
+//
+// The shape of every hook:
+//
+//   next = g_read.get();                          // one load once resolved
+//   if (!kIoRead.enabled()) return next(...);     // two loads, one branch
+//   start = spoor_port_ticks();
+//   result = next(...);
+//   record_...(..., result, start);               // noinline, out of the way
+//
+// The reentry guard is not held across the real call: what that call does
+// through other hooks (fopen's malloc, a library's own read wrapper) is the
+// program's and is recorded. It is held while recording, so that what the
+// recording itself calls (the unwinder, a module rescan) is not.
+#ifndef SPOOR_PRELOAD_IO_INTERPOSE_H
+#define SPOOR_PRELOAD_IO_INTERPOSE_H
+
+#include <dlfcn.h>
+
+#include <atomic>
+#include <cerrno>
+#include <cstdint>
+#include <cstring>
+
+#include "io_provider.h"
+#include "modules.h"
+#include "stack_table.h"
+
+namespace spoor::preload {
+
+// Set while this thread looks a function up. Should dlsym ever call back
+// into an I/O hook, that hook finds no next definition (get() returns
+// null) and falls back (io_hooks.cpp: the system call itself) instead of
+// looking up again, which would recurse. initial-exec: no allocation.
+extern constinit thread_local bool t_io_resolving __attribute__((tls_model("initial-exec")));
+
+// The definition an interposed function forwards to: the next one in the
+// lookup order after the shim (normally libc's), found on first use, so
+// that a hook works before the shim's constructor has run.
+template <class Fn>
+class NextFunction {
+ public:
+  explicit constexpr NextFunction(const char* name) : name_(name) {}
+
+  // The function, or null when it cannot be found (inside a lookup on this
+  // thread, or not defined by any later library). After the first call:
+  // one load (acquire, a plain move on x86-64).
+  SPOOR_ALWAYS_INLINE Fn get() {
+    Fn fn = fn_.load(std::memory_order_acquire);
+    return SPOOR_LIKELY(fn != nullptr) ? fn : resolve();
+  }
+
+ private:
+  SPOOR_NOINLINE Fn resolve() {
+    if (t_io_resolving) return nullptr;
+    t_io_resolving = true;
+    Fn fn = reinterpret_cast<Fn>(dlsym(RTLD_NEXT, name_));
+    t_io_resolving = false;
+    // Two threads may both look up: they store the same address.
+    if (fn != nullptr) fn_.store(fn, std::memory_order_release);
+    return fn;
+  }
+
+  const char* name_;
+  std::atomic<Fn> fn_{nullptr};
+};
+
+// Holds errno as the real call left it and puts it back when the recording
+// is done: the unwinder, fileno() and a module rescan may all change it.
+class KeptErrno {
+ public:
+  KeptErrno() : value_(errno) {}
+  ~KeptErrno() { errno = value_; }
+  KeptErrno(const KeptErrno&) = delete;
+  KeptErrno& operator=(const KeptErrno&) = delete;
+  int value() const { return value_; }
+
+ private:
+  int value_;
+};
+
+// The stack of the program's call, from inside a recording function that
+// the hook called directly: skip 2 drops that function and the hook (both
+// must be real frames: recorders are noinline, what a hook calls on its
+// way to them is always_inline). 0 when Spoor.Stack is off.
+SPOOR_ALWAYS_INLINE uint32_t caller_stack() {
+  if (!kStack.enabled()) return 0;
+  rescan_modules_if_changed();  // a module loaded since may hold a frame
+  return current_stack_id(2);
+}
+
+// The same, for reads and writes: only when their stacks are asked for.
+SPOOR_ALWAYS_INLINE uint32_t transfer_stack() {
+  if (!g_io.enabled(static_cast<uint8_t>(Level::info), kKeywordIoTransferStacks)) return 0;
+  if (!kStack.enabled()) return 0;
+  rescan_modules_if_changed();
+  return current_stack_id(2);
+}
+
+// A path the kernel (or libc) has read: it is NUL-terminated within
+// PATH_MAX bytes, or the call failed, with ENAMETOOLONG or EFAULT. Only an
+// EFAULT path may be unreadable; it is recorded as empty.
+SPOOR_ALWAYS_INLINE Str path_value(const char* path, bool unreadable) {
+  if (path == nullptr || unreadable) return Str("", 0);
+  return Str(path, strnlen(path, 4096));
+}
+
+}  // namespace spoor::preload
+
+// Interposed functions are the only symbols the shim exports.
+#define SPOOR_INTERPOSE __attribute__((visibility("default")))
+
+#endif  // SPOOR_PRELOAD_IO_INTERPOSE_H

@@ -1,0 +1,149 @@
+// The I/O provider of libspoor-preload.so ("Spoor.IO"): one event per file
+// call the program makes, in two layers a session enables separately.
+//
+//   fd layer (kKeywordIoFd):       open*, close, read/write and their
+//                                  positional and vector forms, lseek,
+//                                  fsync, dup* and fcntl(F_DUPFD*).
+//   stdio layer (kKeywordIoStdio): fopen, fdopen, freopen, fclose, fread,
+//                                  fgets, fwrite, fputs, fprintf, fflush.
+//
+// The layers do not overlap: the reads and writes stdio makes inside libc
+// (a refill of fread's buffer, the flush of fwrite's) call libc's internal
+// functions, which no preloaded library can interpose. A consumer sums
+// bytes per layer, never across them.
+//
+// Timing: every event carries `start_ticks`, the tick counter read just
+// before the real call; the record's own timestamp is taken as it is
+// written, just after the call returns. duration = timestamp - start_ticks,
+// both in the trace's ticks, converted by its CLOCK block. That is one clock
+// read per call where a `duration` field would need two, for the same 8
+// bytes; and to_ns(start_ticks) places the call's start on the time axis.
+//
+// Results follow the kernel's convention: bytes or a new fd when the call
+// succeeded, -errno when it failed.
+//
+// Paths appear only in the open events. To attribute a read to its file, a
+// consumer follows the fd through Open, Dup (the new fd refers to the same
+// file; a dup2/dup3 target's previous file is closed) and Close events, and
+// a stream through FOpen/FDOpen/FReopen/FClose. Events are written after
+// the call returns, so when one thread closes a descriptor and another gets
+// the same number from an open a few hundred nanoseconds later, the Open
+// may come first in time order; the Close's start_ticks is before the
+// descriptor was released, and orders the two.
+#ifndef SPOOR_PRELOAD_IO_PROVIDER_H
+#define SPOOR_PRELOAD_IO_PROVIDER_H
+
+#include <cstdint>
+
+#include "spoor/event.h"
+
+namespace spoor::preload {
+
+inline constexpr uint64_t kKeywordIoFd = 0x1;
+inline constexpr uint64_t kKeywordIoStdio = 0x2;
+// Not on any event: when enabled, Read, Write, FRead and FWrite carry their
+// caller's stack (one unwind per call, ~10-15 ns a frame); otherwise their
+// `stack` is 0. Opens carry theirs whenever Spoor.Stack is enabled.
+inline constexpr uint64_t kKeywordIoTransferStacks = 0x4;
+
+SPOOR_DECLARE_PROVIDER(g_io);
+
+// --- fd layer -------------------------------------------------------------
+
+// open, open64, openat, openat64, creat, creat64 and the _FORTIFY_SOURCE
+// forms (__open_2, ...). dirfd: AT_FDCWD (-100) unless openat. mode: as
+// passed when the flags need one (O_CREAT, O_TMPFILE), else 0.
+SPOOR_EVENT(kIoOpen, g_io,
+            (EventInfo{.name = "Open", .id = 1, .level = Level::info, .keywords = kKeywordIoFd}),
+            Field<int32_t>{"dirfd"}, Field<Str>{"path"}, Field<int32_t>{"flags"},
+            Field<uint32_t>{"mode"}, Field<int32_t>{"fd"}, Field<uint64_t>{"start_ticks"},
+            Field<uint32_t>{"stack"});
+SPOOR_EVENT(kIoClose, g_io,
+            (EventInfo{.name = "Close", .id = 2, .level = Level::info, .keywords = kKeywordIoFd}),
+            Field<int32_t>{"fd"}, Field<int32_t>{"result"}, Field<uint64_t>{"start_ticks"});
+// read, __read_chk, pread(64), __pread(64)_chk, readv, preadv(64),
+// preadv(64)v2. offset: -1 when the call reads at the file position.
+// vectors: the iovec count of the vector forms, 0 for a plain buffer.
+// requested: the bytes asked for (for a vector form whose call failed, 0:
+// the vector may not be readable).
+SPOOR_EVENT(kIoRead, g_io,
+            (EventInfo{.name = "Read", .id = 3, .level = Level::info, .keywords = kKeywordIoFd}),
+            Field<int32_t>{"fd"}, Field<int64_t>{"offset"}, Field<uint32_t>{"vectors"},
+            Field<uint64_t>{"requested"}, Field<int64_t>{"result"},
+            Field<uint64_t>{"start_ticks"}, Field<uint32_t>{"stack"});
+// write, pwrite(64), writev, pwritev(64), pwritev(64)v2; fields as Read.
+SPOOR_EVENT(kIoWrite, g_io,
+            (EventInfo{.name = "Write", .id = 4, .level = Level::info, .keywords = kKeywordIoFd}),
+            Field<int32_t>{"fd"}, Field<int64_t>{"offset"}, Field<uint32_t>{"vectors"},
+            Field<uint64_t>{"requested"}, Field<int64_t>{"result"},
+            Field<uint64_t>{"start_ticks"}, Field<uint32_t>{"stack"});
+// lseek, lseek64. result: the new position or -errno.
+SPOOR_EVENT(kIoSeek, g_io,
+            (EventInfo{.name = "Seek", .id = 5, .level = Level::info, .keywords = kKeywordIoFd}),
+            Field<int32_t>{"fd"}, Field<int64_t>{"offset"}, Field<int32_t>{"whence"},
+            Field<int64_t>{"result"}, Field<uint64_t>{"start_ticks"});
+// fsync (data_only false), fdatasync (true).
+SPOOR_EVENT(kIoSync, g_io,
+            (EventInfo{.name = "Sync", .id = 6, .level = Level::info, .keywords = kKeywordIoFd}),
+            Field<int32_t>{"fd"}, Field<bool>{"data_only"}, Field<int32_t>{"result"},
+            Field<uint64_t>{"start_ticks"});
+// dup, dup2, dup3, fcntl(F_DUPFD), fcntl(F_DUPFD_CLOEXEC). target: dup2's
+// and dup3's new fd, F_DUPFD's lowest acceptable fd, -1 for dup. flags:
+// O_CLOEXEC when the copy is close-on-exec. result: the new fd or -errno.
+SPOOR_EVENT(kIoDup, g_io,
+            (EventInfo{.name = "Dup", .id = 7, .level = Level::info, .keywords = kKeywordIoFd}),
+            Field<int32_t>{"fd"}, Field<int32_t>{"target"}, Field<int32_t>{"flags"},
+            Field<int32_t>{"result"}, Field<uint64_t>{"start_ticks"});
+
+// --- stdio layer ----------------------------------------------------------
+
+// fopen, fopen64. stream: null when the call failed. fd: the stream's
+// descriptor, or -errno when the call failed.
+SPOOR_EVENT(kIoFOpen, g_io,
+            (EventInfo{.name = "FOpen", .id = 20, .level = Level::info, .keywords = kKeywordIoStdio}),
+            Field<Ptr>{"stream"}, Field<int32_t>{"fd"}, Field<Str>{"path"}, Field<Str>{"mode"},
+            Field<uint64_t>{"start_ticks"}, Field<uint32_t>{"stack"});
+// fdopen: fd is the argument; result 0 or -errno.
+SPOOR_EVENT(kIoFDOpen, g_io,
+            (EventInfo{.name = "FDOpen", .id = 21, .level = Level::info, .keywords = kKeywordIoStdio}),
+            Field<Ptr>{"stream"}, Field<int32_t>{"fd"}, Field<Str>{"mode"}, Field<int32_t>{"result"},
+            Field<uint64_t>{"start_ticks"}, Field<uint32_t>{"stack"});
+// freopen, freopen64. old_stream is closed whatever the outcome; stream is
+// the same pointer on success, null on failure. path: empty when only the
+// mode changed. fd: as FOpen.
+SPOOR_EVENT(kIoFReopen, g_io,
+            (EventInfo{.name = "FReopen", .id = 22, .level = Level::info, .keywords = kKeywordIoStdio}),
+            Field<Ptr>{"old_stream"}, Field<Ptr>{"stream"}, Field<int32_t>{"fd"}, Field<Str>{"path"},
+            Field<Str>{"mode"}, Field<uint64_t>{"start_ticks"}, Field<uint32_t>{"stack"});
+// fd: the stream's descriptor before the close (-1 for one without).
+SPOOR_EVENT(kIoFClose, g_io,
+            (EventInfo{.name = "FClose", .id = 23, .level = Level::info, .keywords = kKeywordIoStdio}),
+            Field<Ptr>{"stream"}, Field<int32_t>{"fd"}, Field<int32_t>{"result"},
+            Field<uint64_t>{"start_ticks"});
+// fread, fgets and their _unlocked and _chk forms. requested: size * count
+// (fread) or the buffer size (fgets). result: the bytes read, or -errno
+// when the call failed without reading any.
+SPOOR_EVENT(kIoFRead, g_io,
+            (EventInfo{.name = "FRead", .id = 24, .level = Level::info, .keywords = kKeywordIoStdio}),
+            Field<Ptr>{"stream"}, Field<int32_t>{"fd"}, Field<uint64_t>{"requested"},
+            Field<int64_t>{"result"}, Field<uint64_t>{"start_ticks"}, Field<uint32_t>{"stack"});
+// fwrite, fputs, fprintf, vfprintf and their _unlocked and _chk forms.
+// requested: the bytes handed over (for the formatted forms, the bytes the
+// format produced, 0 when it failed). result: as FRead.
+SPOOR_EVENT(kIoFWrite, g_io,
+            (EventInfo{.name = "FWrite", .id = 25, .level = Level::info, .keywords = kKeywordIoStdio}),
+            Field<Ptr>{"stream"}, Field<int32_t>{"fd"}, Field<uint64_t>{"requested"},
+            Field<int64_t>{"result"}, Field<uint64_t>{"start_ticks"}, Field<uint32_t>{"stack"});
+// fflush, fflush_unlocked. stream null: every output stream (fd -1).
+SPOOR_EVENT(kIoFFlush, g_io,
+            (EventInfo{.name = "FFlush", .id = 26, .level = Level::info, .keywords = kKeywordIoStdio}),
+            Field<Ptr>{"stream"}, Field<int32_t>{"fd"}, Field<int32_t>{"result"},
+            Field<uint64_t>{"start_ticks"});
+
+// Registers Spoor.IO and its events, always in the same order (attach.cpp
+// calls it in its fixed-order block, so keys survive an exec).
+void register_io_provider();
+
+}  // namespace spoor::preload
+
+#endif  // SPOOR_PRELOAD_IO_PROVIDER_H

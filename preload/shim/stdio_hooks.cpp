@@ -1,0 +1,387 @@
+// Interposed stdio functions: the stdio layer of Spoor.IO (io_provider.h).
+// Its own layer because the reads and writes stdio makes on its buffers
+// happen inside libc, out of the fd hooks' reach: FRead and FWrite say what
+// the program handed to or took from a stream, not what reached the file.
+//
+// Cost when the stdio events are off: as the fd hooks (three loads, one
+// branch). When on: two clock reads, fileno() and the event write, ~42 ns
+// of CPU per buffered fwrite() on the benchmark VM (bench/RESULTS.md);
+// fread and fgets also read the stream's error flag before and after, to
+// tell a failure from the end of the file.
+//
+// printf, puts, putc and the other stdout and character functions are not
+// interposed: their volume would dwarf the file traffic, and stdout's
+// writes are the program's output, not its files.
+//
+// A hook whose next definition is unknown (a lookup running on this thread:
+// dlsym does no stdio, so this does not arise in practice) fails with
+// ENOSYS rather than recurse into the lookup.
+#undef _FORTIFY_SOURCE  // the shim defines the functions fortify wraps
+#include <cstdarg>
+#include <cstdio>
+
+#include "io_interpose.h"
+#include "reentry_guard.h"
+
+namespace spoor::preload {
+namespace {
+
+using FOpenFn = FILE* (*)(const char*, const char*);
+using FDOpenFn = FILE* (*)(int, const char*);
+using FReopenFn = FILE* (*)(const char*, const char*, FILE*);
+using StreamFn = int (*)(FILE*);
+using FReadFn = size_t (*)(void*, size_t, size_t, FILE*);
+using FReadChkFn = size_t (*)(void*, size_t, size_t, size_t, FILE*);
+using FWriteFn = size_t (*)(const void*, size_t, size_t, FILE*);
+using FGetsFn = char* (*)(char*, int, FILE*);
+using FGetsChkFn = char* (*)(char*, size_t, int, FILE*);
+using FPutsFn = int (*)(const char*, FILE*);
+using VFPrintfFn = int (*)(FILE*, const char*, va_list);
+using VFPrintfChkFn = int (*)(FILE*, int, const char*, va_list);
+
+constinit NextFunction<FOpenFn> g_fopen{"fopen"}, g_fopen64{"fopen64"};
+constinit NextFunction<FDOpenFn> g_fdopen{"fdopen"};
+constinit NextFunction<FReopenFn> g_freopen{"freopen"}, g_freopen64{"freopen64"};
+constinit NextFunction<StreamFn> g_fclose{"fclose"}, g_fflush{"fflush"}, g_fflush_unlocked{"fflush_unlocked"};
+constinit NextFunction<FReadFn> g_fread{"fread"}, g_fread_unlocked{"fread_unlocked"};
+constinit NextFunction<FReadChkFn> g_fread_chk{"__fread_chk"}, g_fread_unlocked_chk{"__fread_unlocked_chk"};
+constinit NextFunction<FWriteFn> g_fwrite{"fwrite"}, g_fwrite_unlocked{"fwrite_unlocked"};
+constinit NextFunction<FGetsFn> g_fgets{"fgets"}, g_fgets_unlocked{"fgets_unlocked"};
+constinit NextFunction<FGetsChkFn> g_fgets_chk{"__fgets_chk"}, g_fgets_unlocked_chk{"__fgets_unlocked_chk"};
+constinit NextFunction<FPutsFn> g_fputs{"fputs"}, g_fputs_unlocked{"fputs_unlocked"};
+constinit NextFunction<VFPrintfFn> g_vfprintf{"vfprintf"};
+constinit NextFunction<VFPrintfChkFn> g_vfprintf_chk{"__vfprintf_chk"};
+
+// What a hook with no next definition returns (see the top of the file).
+template <class T>
+SPOOR_NOINLINE T unavailable(T failure) {
+  errno = ENOSYS;
+  return failure;
+}
+
+// The descriptor under a stream; -1 for one without (fmemopen, a cookie
+// stream) and for fflush's null ("every stream"). glibc's fileno takes no
+// lock; for a stream without a descriptor it sets errno (the recorders
+// keep the program's).
+SPOOR_ALWAYS_INLINE int32_t stream_fd(FILE* stream) { return stream != nullptr ? fileno(stream) : -1; }
+
+SPOOR_ALWAYS_INLINE uint64_t product(size_t size, size_t count) {
+  uint64_t bytes;
+  return __builtin_mul_overflow(size, count, &bytes) ? UINT64_MAX : bytes;
+}
+
+// A read or write failed when it set the stream's error flag: a short
+// count with the flag still clear is the end of the file. Bytes moved
+// before an error are reported as such (the error shows at the next call).
+SPOOR_ALWAYS_INLINE int64_t transfer_result(uint64_t bytes, bool failed, int error) {
+  return failed && bytes == 0 ? -static_cast<int64_t>(error) : static_cast<int64_t>(bytes);
+}
+
+// --- recording (out of line) -----------------------------------------------
+
+SPOOR_NOINLINE void record_fopen(const char* path, const char* mode, FILE* stream, uint64_t start) {
+  KeptErrno kept;
+  ReentryGuard guard;
+  if (!guard.entered()) return;
+  // libc reads the mode first: an invalid one (EINVAL) leaves the path unread.
+  const bool unread = stream == nullptr && (kept.value() == EFAULT || kept.value() == EINVAL);
+  kIoFOpen.write(stream, stream != nullptr ? stream_fd(stream) : -kept.value(),
+                 path_value(path, unread), Str(mode, strnlen(mode, 64)), start, caller_stack());
+}
+
+SPOOR_NOINLINE void record_fdopen(int fd, const char* mode, FILE* stream, uint64_t start) {
+  KeptErrno kept;
+  ReentryGuard guard;
+  if (!guard.entered()) return;
+  kIoFDOpen.write(stream, fd, Str(mode, strnlen(mode, 64)), stream != nullptr ? 0 : -kept.value(), start,
+                  caller_stack());
+}
+
+SPOOR_NOINLINE void record_freopen(const char* path, const char* mode, FILE* old, FILE* stream,
+                                   uint64_t start) {
+  KeptErrno kept;
+  ReentryGuard guard;
+  if (!guard.entered()) return;
+  const bool unread = stream == nullptr && (kept.value() == EFAULT || kept.value() == EINVAL);
+  kIoFReopen.write(old, stream, stream != nullptr ? stream_fd(stream) : -kept.value(),
+                   path_value(path, unread), Str(mode, strnlen(mode, 64)), start, caller_stack());
+}
+
+SPOOR_NOINLINE void record_fclose(FILE* stream, int fd, int result, uint64_t start) {
+  KeptErrno kept;
+  ReentryGuard guard;
+  if (guard.entered()) kIoFClose.write(stream, fd, result == 0 ? 0 : -kept.value(), start);
+}
+
+SPOOR_NOINLINE void record_fflush(FILE* stream, int result, uint64_t start) {
+  KeptErrno kept;
+  ReentryGuard guard;
+  if (guard.entered()) kIoFFlush.write(stream, stream_fd(stream), result == 0 ? 0 : -kept.value(), start);
+}
+
+// fread and fgets. had_error: the stream's error flag before the call.
+SPOOR_NOINLINE void record_fread(FILE* stream, uint64_t requested, uint64_t bytes, bool had_error,
+                                 uint64_t start) {
+  KeptErrno kept;
+  ReentryGuard guard;
+  if (!guard.entered()) return;
+  const bool failed = !had_error && ferror_unlocked(stream) != 0;
+  kIoFRead.write(stream, stream_fd(stream), requested, transfer_result(bytes, failed, kept.value()), start,
+                 transfer_stack());
+}
+
+// fwrite, fputs, the printf family. failed: the call reported an error.
+SPOOR_NOINLINE void record_fwrite(FILE* stream, uint64_t requested, uint64_t bytes, bool failed,
+                                  uint64_t start) {
+  KeptErrno kept;
+  ReentryGuard guard;
+  if (!guard.entered()) return;
+  kIoFWrite.write(stream, stream_fd(stream), requested, transfer_result(bytes, failed, kept.value()),
+                  start, transfer_stack());
+}
+
+// --- the shared bodies (inlined into each hook, so that the recorders'
+// stack skip holds) ---------------------------------------------------------
+
+template <class Next>
+SPOOR_ALWAYS_INLINE FILE* traced_fopen(Next next, const char* path, const char* mode) {
+  if (SPOOR_UNLIKELY(next == nullptr)) return unavailable<FILE*>(nullptr);
+  if (SPOOR_LIKELY(!kIoFOpen.enabled())) return next(path, mode);
+  const uint64_t start = spoor_port_ticks();
+  FILE* stream = next(path, mode);
+  record_fopen(path, mode, stream, start);
+  return stream;
+}
+
+SPOOR_ALWAYS_INLINE FILE* traced_freopen(FReopenFn next, const char* path, const char* mode, FILE* old) {
+  if (SPOOR_UNLIKELY(next == nullptr)) return unavailable<FILE*>(nullptr);
+  if (SPOOR_LIKELY(!kIoFReopen.enabled())) return next(path, mode, old);
+  const uint64_t start = spoor_port_ticks();
+  FILE* stream = next(path, mode, old);
+  record_freopen(path, mode, old, stream, start);
+  return stream;
+}
+
+SPOOR_ALWAYS_INLINE int traced_fflush(StreamFn next, FILE* stream) {
+  if (SPOOR_UNLIKELY(next == nullptr)) return unavailable(EOF);
+  if (SPOOR_LIKELY(!kIoFFlush.enabled())) return next(stream);
+  const uint64_t start = spoor_port_ticks();
+  const int result = next(stream);
+  record_fflush(stream, result, start);
+  return result;
+}
+
+// `call` forwards with the hook's own arguments; it is always_inline too.
+template <class Call>
+SPOOR_ALWAYS_INLINE size_t traced_fread(bool known, size_t size, size_t count, FILE* stream, Call&& call) {
+  if (SPOOR_UNLIKELY(!known)) return unavailable<size_t>(0);
+  if (SPOOR_LIKELY(!kIoFRead.enabled())) return call();
+  const bool had_error = ferror_unlocked(stream) != 0;
+  const uint64_t start = spoor_port_ticks();
+  const size_t items = call();
+  record_fread(stream, product(size, count), product(size, items), had_error, start);
+  return items;
+}
+
+template <class Call>
+SPOOR_ALWAYS_INLINE char* traced_fgets(bool known, int n, FILE* stream, Call&& call) {
+  if (SPOOR_UNLIKELY(!known)) return unavailable<char*>(nullptr);
+  if (SPOOR_LIKELY(!kIoFRead.enabled())) return call();
+  const bool had_error = ferror_unlocked(stream) != 0;
+  const uint64_t start = spoor_port_ticks();
+  char* line = call();
+  record_fread(stream, n > 0 ? static_cast<uint64_t>(n) : 0, line != nullptr ? strlen(line) : 0, had_error,
+               start);
+  return line;
+}
+
+template <class Next>
+SPOOR_ALWAYS_INLINE size_t traced_fwrite(Next next, const void* buf, size_t size, size_t count, FILE* stream) {
+  if (SPOOR_UNLIKELY(next == nullptr)) return unavailable<size_t>(0);
+  if (SPOOR_LIKELY(!kIoFWrite.enabled())) return next(buf, size, count, stream);
+  const uint64_t start = spoor_port_ticks();
+  const size_t items = next(buf, size, count, stream);
+  record_fwrite(stream, product(size, count), product(size, items), items < count && size != 0, start);
+  return items;
+}
+
+SPOOR_ALWAYS_INLINE int traced_fputs(FPutsFn next, const char* s, FILE* stream) {
+  if (SPOOR_UNLIKELY(next == nullptr)) return unavailable(EOF);
+  if (SPOOR_LIKELY(!kIoFWrite.enabled())) return next(s, stream);
+  const uint64_t start = spoor_port_ticks();
+  const int result = next(s, stream);
+  // s is known readable only once fputs has returned without failing.
+  const uint64_t length = result != EOF ? strlen(s) : 0;
+  record_fwrite(stream, length, length, result == EOF, start);
+  return result;
+}
+
+// The printf family forwards its arguments as a va_list to vfprintf (or
+// __vfprintf_chk), which is what fprintf itself does inside glibc.
+SPOOR_ALWAYS_INLINE int traced_vfprintf(FILE* stream, const char* format, va_list ap) {
+  const VFPrintfFn next = g_vfprintf.get();
+  if (SPOOR_UNLIKELY(next == nullptr)) return unavailable(-1);
+  if (SPOOR_LIKELY(!kIoFWrite.enabled())) return next(stream, format, ap);
+  const uint64_t start = spoor_port_ticks();
+  const int result = next(stream, format, ap);
+  const uint64_t bytes = result >= 0 ? static_cast<uint64_t>(result) : 0;
+  record_fwrite(stream, bytes, bytes, result < 0, start);
+  return result;
+}
+
+SPOOR_ALWAYS_INLINE int traced_vfprintf_chk(FILE* stream, int flag, const char* format, va_list ap) {
+  const VFPrintfChkFn next = g_vfprintf_chk.get();
+  if (SPOOR_UNLIKELY(next == nullptr)) return unavailable(-1);
+  if (SPOOR_LIKELY(!kIoFWrite.enabled())) return next(stream, flag, format, ap);
+  const uint64_t start = spoor_port_ticks();
+  const int result = next(stream, flag, format, ap);
+  const uint64_t bytes = result >= 0 ? static_cast<uint64_t>(result) : 0;
+  record_fwrite(stream, bytes, bytes, result < 0, start);
+  return result;
+}
+
+}  // namespace
+}  // namespace spoor::preload
+
+using namespace spoor::preload;
+
+// The unlocked and _chk forms of fread and fgets differ only in the call
+// forwarded; a lambda keeps them on one body without an extra frame.
+#define SPOOR_CALL(next, ...) [&]() __attribute__((always_inline)) { return (next)(__VA_ARGS__); }
+
+extern "C" {
+
+// --- open and close -----------------------------------------------------------
+
+SPOOR_INTERPOSE FILE* fopen(const char* path, const char* mode) { return traced_fopen(g_fopen.get(), path, mode); }
+
+SPOOR_INTERPOSE FILE* fopen64(const char* path, const char* mode) {
+  return traced_fopen(g_fopen64.get(), path, mode);
+}
+
+SPOOR_INTERPOSE FILE* fdopen(int fd, const char* mode) {
+  const FDOpenFn next = g_fdopen.get();
+  if (SPOOR_UNLIKELY(next == nullptr)) return unavailable<FILE*>(nullptr);
+  if (SPOOR_LIKELY(!kIoFDOpen.enabled())) return next(fd, mode);
+  const uint64_t start = spoor_port_ticks();
+  FILE* stream = next(fd, mode);
+  record_fdopen(fd, mode, stream, start);
+  return stream;
+}
+
+SPOOR_INTERPOSE FILE* freopen(const char* path, const char* mode, FILE* old) {
+  return traced_freopen(g_freopen.get(), path, mode, old);
+}
+
+SPOOR_INTERPOSE FILE* freopen64(const char* path, const char* mode, FILE* old) {
+  return traced_freopen(g_freopen64.get(), path, mode, old);
+}
+
+SPOOR_INTERPOSE int fclose(FILE* stream) {
+  const StreamFn next = g_fclose.get();
+  if (SPOOR_UNLIKELY(next == nullptr)) return unavailable(EOF);
+  if (SPOOR_LIKELY(!kIoFClose.enabled())) return next(stream);
+  int fd;
+  {
+    KeptErrno kept;  // fileno of a stream without a descriptor sets errno
+    fd = stream_fd(stream);
+  }
+  const uint64_t start = spoor_port_ticks();
+  const int result = next(stream);
+  record_fclose(stream, fd, result, start);
+  return result;
+}
+
+SPOOR_INTERPOSE int fflush(FILE* stream) { return traced_fflush(g_fflush.get(), stream); }
+
+SPOOR_INTERPOSE int fflush_unlocked(FILE* stream) { return traced_fflush(g_fflush_unlocked.get(), stream); }
+
+// --- read ----------------------------------------------------------------------
+
+SPOOR_INTERPOSE size_t fread(void* buf, size_t size, size_t count, FILE* stream) {
+  const FReadFn next = g_fread.get();
+  return traced_fread(next != nullptr, size, count, stream, SPOOR_CALL(next, buf, size, count, stream));
+}
+
+SPOOR_INTERPOSE size_t fread_unlocked(void* buf, size_t size, size_t count, FILE* stream) {
+  const FReadFn next = g_fread_unlocked.get();
+  return traced_fread(next != nullptr, size, count, stream, SPOOR_CALL(next, buf, size, count, stream));
+}
+
+// _FORTIFY_SOURCE's fread: libc checks size * count against buf_size.
+SPOOR_INTERPOSE size_t __fread_chk(void* buf, size_t buf_size, size_t size, size_t count, FILE* stream) {
+  const FReadChkFn next = g_fread_chk.get();
+  return traced_fread(next != nullptr, size, count, stream,
+                      SPOOR_CALL(next, buf, buf_size, size, count, stream));
+}
+
+SPOOR_INTERPOSE size_t __fread_unlocked_chk(void* buf, size_t buf_size, size_t size, size_t count,
+                                            FILE* stream) {
+  const FReadChkFn next = g_fread_unlocked_chk.get();
+  return traced_fread(next != nullptr, size, count, stream,
+                      SPOOR_CALL(next, buf, buf_size, size, count, stream));
+}
+
+SPOOR_INTERPOSE char* fgets(char* buf, int n, FILE* stream) {
+  const FGetsFn next = g_fgets.get();
+  return traced_fgets(next != nullptr, n, stream, SPOOR_CALL(next, buf, n, stream));
+}
+
+SPOOR_INTERPOSE char* fgets_unlocked(char* buf, int n, FILE* stream) {
+  const FGetsFn next = g_fgets_unlocked.get();
+  return traced_fgets(next != nullptr, n, stream, SPOOR_CALL(next, buf, n, stream));
+}
+
+SPOOR_INTERPOSE char* __fgets_chk(char* buf, size_t buf_size, int n, FILE* stream) {
+  const FGetsChkFn next = g_fgets_chk.get();
+  return traced_fgets(next != nullptr, n, stream, SPOOR_CALL(next, buf, buf_size, n, stream));
+}
+
+SPOOR_INTERPOSE char* __fgets_unlocked_chk(char* buf, size_t buf_size, int n, FILE* stream) {
+  const FGetsChkFn next = g_fgets_unlocked_chk.get();
+  return traced_fgets(next != nullptr, n, stream, SPOOR_CALL(next, buf, buf_size, n, stream));
+}
+
+// --- write ---------------------------------------------------------------------
+
+SPOOR_INTERPOSE size_t fwrite(const void* buf, size_t size, size_t count, FILE* stream) {
+  return traced_fwrite(g_fwrite.get(), buf, size, count, stream);
+}
+
+SPOOR_INTERPOSE size_t fwrite_unlocked(const void* buf, size_t size, size_t count, FILE* stream) {
+  return traced_fwrite(g_fwrite_unlocked.get(), buf, size, count, stream);
+}
+
+SPOOR_INTERPOSE int fputs(const char* s, FILE* stream) { return traced_fputs(g_fputs.get(), s, stream); }
+
+SPOOR_INTERPOSE int fputs_unlocked(const char* s, FILE* stream) {
+  return traced_fputs(g_fputs_unlocked.get(), s, stream);
+}
+
+SPOOR_INTERPOSE int vfprintf(FILE* stream, const char* format, va_list ap) {
+  return traced_vfprintf(stream, format, ap);
+}
+
+SPOOR_INTERPOSE int fprintf(FILE* stream, const char* format, ...) {
+  va_list ap;
+  va_start(ap, format);
+  const int result = traced_vfprintf(stream, format, ap);
+  va_end(ap);
+  return result;
+}
+
+// flag > 0 asks glibc for the fortified checks (%n only in read-only
+// formats, and so on): passed through unchanged.
+SPOOR_INTERPOSE int __vfprintf_chk(FILE* stream, int flag, const char* format, va_list ap) {
+  return traced_vfprintf_chk(stream, flag, format, ap);
+}
+
+SPOOR_INTERPOSE int __fprintf_chk(FILE* stream, int flag, const char* format, ...) {
+  va_list ap;
+  va_start(ap, format);
+  const int result = traced_vfprintf_chk(stream, flag, format, ap);
+  va_end(ap);
+  return result;
+}
+
+}  // extern "C"
