@@ -17,6 +17,8 @@
 #include "modules.h"
 #include "stack_table.h"
 #include "reentry_guard.h"
+#include "samples.h"
+#include "thread_provider.h"
 #include "spoor/control.h"
 #include "spoor/host/enable_spec.h"
 #include "spoor/ring.h"
@@ -88,6 +90,12 @@ void attach() {
   register_provider(g_process);
   register_event(kModuleLoad);
   register_event(kModuleUnload);
+  register_provider(g_threads);
+  register_event(kThreadStart);
+  register_event(kThreadEnd);
+  register_event(kThreadName);
+  register_provider(g_samples);
+  register_event(kSample);
 
   const char* depth = std::getenv("SPOOR_STACK_DEPTH");
   init_stack_table(depth != nullptr ? std::atoi(depth) : 64);
@@ -95,7 +103,7 @@ void attach() {
   const char* spec = std::getenv("SPOOR_PROVIDERS");
   auto rules = host::parse_enable_spec(spec != nullptr && *spec ? spec : "*", nullptr);
   if (rules) {
-    for (Provider* p : {&g_heap, &g_stacks, &g_process})
+    for (Provider* p : {&g_heap, &g_stacks, &g_process, &g_threads, &g_samples})
       apply_enable_state(*const_cast<ProviderControl*>(p->control()),
                          host::state_for(*rules, p->name(), p->id()));
   }
@@ -119,6 +127,7 @@ void attach() {
   // already loaded are described.
   ring_install(view);
   scan_modules();
+  attach_threads();
 }
 
 // Early (priority 101): the program's own constructors may allocate.
