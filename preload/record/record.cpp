@@ -138,7 +138,8 @@ bool run_record(const RecordOptions& options, RecordResult* result, std::string*
   for (char** e = environ; *e; ++e) {
     const std::string_view kv(*e);
     if (kv.starts_with("LD_PRELOAD=") || kv.starts_with("SPOOR_REGION_FD=") ||
-        kv.starts_with("SPOOR_PROVIDERS=") || kv.starts_with("SPOOR_STACK_DEPTH="))
+        kv.starts_with("SPOOR_PROVIDERS=") || kv.starts_with("SPOOR_STACK_DEPTH=") ||
+        kv.starts_with("SPOOR_SAMPLE_HZ="))
       continue;
     env_strings.emplace_back(kv);
   }
@@ -146,6 +147,7 @@ bool run_record(const RecordOptions& options, RecordResult* result, std::string*
   env_strings.push_back(std::string(preload::kRegionFdEnv) + "=" + std::to_string(region.fd));
   env_strings.push_back("SPOOR_PROVIDERS=" + options.providers);
   env_strings.push_back("SPOOR_STACK_DEPTH=" + std::to_string(options.stack_depth));
+  env_strings.push_back("SPOOR_SAMPLE_HZ=" + std::to_string(options.sample_hz));
   std::vector<char*> envp, argv;
   for (auto& s : env_strings) envp.push_back(s.data());
   envp.push_back(nullptr);

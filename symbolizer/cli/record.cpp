@@ -57,6 +57,13 @@ int run_record_command(const std::vector<std::string>& words) {
       const int n = v ? std::atoi(v->c_str()) : 0;
       if (n < 1 || n > 128) return usage_error("record", "--stack-depth needs a number of frames from 1 to 128");
       options.stack_depth = n;
+    } else if (w == "--sample-hz") {
+      const std::string* v = value();
+      char* end = nullptr;
+      const long n = v ? std::strtol(v->c_str(), &end, 10) : -1;
+      if (!v || v->empty() || *end != '\0' || n < 0 || n > 10000)
+        return usage_error("record", "--sample-hz needs a rate from 0 (no samples) to 10000");
+      options.sample_hz = static_cast<int>(n);
     } else if (w == "--buffer-size") {
       const std::string* v = value();
       const size_t n = v ? parse_size(*v) : 0;
@@ -98,7 +105,8 @@ int run_record_command(const std::vector<std::string>& words) {
 const Command kRecordCommand{
     "record",
     "Run a program with tracing injected (LD_PRELOAD) and write its trace",
-    R"(usage: spoor record [-o FILE] [-p PROVIDERS] [--stack-depth N] [--buffer-size SIZE] [--] CMD [ARGS...]
+    R"(usage: spoor record [-o FILE] [-p PROVIDERS] [--stack-depth N] [--sample-hz N]
+                    [--buffer-size SIZE] [--] CMD [ARGS...]
 
 Runs CMD with libspoor-preload.so injected and records its events into FILE
 (default spoor-<program>-<pid>.spoor). The rings live in shared memory that
@@ -108,15 +116,21 @@ unchanged; spoor exits with the program's exit status (128+N when signal N
 ended it) and prints a summary to stderr.
 
 Events recorded today: heap (Spoor.Heap: Alloc, Free, Realloc with address,
-size and the caller's stack) and the distinct stacks (Spoor.Stack: Stack,
-written once each), from the program itself and its exec'ed images; its
-children are not traced yet.
+size and the caller's stack), threads (Spoor.Thread: ThreadStart, ThreadEnd,
+ThreadName), CPU samples (Spoor.Samples: Sample, the interrupted stack of a
+thread every 1/N s of its CPU time), modules (Spoor.Process) and the
+distinct stacks (Spoor.Stack: Stack, written once each), from the program
+itself and its exec'ed images; its children are not traced yet.
 
 options:
   -o, --output FILE       where the trace goes
   -p, --providers SPEC    which providers, as Name[:KEYWORDS[:LEVEL]],...
                           (default *, every provider)
   --stack-depth N         frames kept per stack, 1-128 (default 64)
+  --sample-hz N           CPU samples per second of each thread's CPU time,
+                          0-10000 (default 1000; 0: none). The kernel checks
+                          at its tick (often 250 Hz): faster rates give one
+                          sample per tick standing for several periods
   --buffer-size SIZE      ring per CPU, like 4M (default 4M)
 
 exit status: the program's; 127 when it cannot be recorded (not found,
