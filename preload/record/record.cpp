@@ -313,6 +313,7 @@ std::vector<std::string> program_environment(const RecordOptions& options, const
   env.push_back(std::string(preload::kSocketEnv) + "=" + socket_name);
   env.push_back("SPOOR_PROVIDERS=" + options.providers);
   env.push_back("SPOOR_STACK_DEPTH=" + std::to_string(options.stack_depth));
+  env.push_back("SPOOR_SAMPLE_HZ=" + std::to_string(options.sample_hz));
   return env;
 }
 

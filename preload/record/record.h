@@ -17,6 +17,7 @@ struct RecordOptions {
   std::string output_path;               // empty: spoor-<program>-<pid>.spoor
   std::string providers = "*";           // enable spec for the shim's providers
   int stack_depth = 64;                  // frames kept per stack, 1..128
+  int sample_hz = 1000;                  // CPU samples per second of a thread's CPU time; 0: off
   bool no_follow = false;                // trace the program only, not its children
   size_t buffer_bytes_per_cpu = 4u << 20;  // per CPU, per process
   uint32_t packet_bytes = 128u << 10;

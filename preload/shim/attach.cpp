@@ -24,6 +24,8 @@
 #include "reentry_guard.h"
 #include "shim_state.h"
 #include "stack_table.h"
+#include "samples.h"
+#include "thread_provider.h"
 #include "spoor/control.h"
 #include "spoor/host/enable_spec.h"
 #include "spoor/ring.h"
@@ -49,7 +51,7 @@ uint32_t g_pid = 0;
 // memory, with every provider off, so its hooks cost one load each.
 alignas(ControlBlock) uint8_t g_private_control[ControlBlock::bytes_for(SPOOR_MAX_PROVIDERS)];
 
-Provider* const kShimProviders[] = {&g_heap, &g_stacks, &g_process, &g_io};
+Provider* const kShimProviders[] = {&g_heap, &g_stacks, &g_process, &g_io, &g_threads, &g_samples};
 
 struct MetadataLog {
   RegionHeader* header;
@@ -94,6 +96,12 @@ void register_shim_events() {
   register_event(kProcessExecFailed);
   register_event(kProcessExit);
   register_io_provider();
+  register_provider(g_threads);
+  register_event(kThreadStart);
+  register_event(kThreadEnd);
+  register_event(kThreadName);
+  register_provider(g_samples);
+  register_event(kSample);
 }
 
 void apply_provider_spec() {
@@ -188,11 +196,13 @@ void after_fork_in_child() {
   g_pid = 0;
   forget_modules_after_fork();
   reset_stack_table_after_fork();
-  if (!join_recorder(true)) {
+  const bool joined = join_recorder(true);
+  if (!joined) {
     relocate_control_block(g_private_control, sizeof g_private_control);
     disable_all_providers();
   }
   munmap(parent.base, parent.size);
+  if (joined) begin_thread_after_fork();
 }
 
 void attach() {
@@ -202,6 +212,9 @@ void attach() {
   const char* depth = std::getenv("SPOOR_STACK_DEPTH");
   init_stack_table(depth != nullptr ? std::atoi(depth) : 64);
   if (!join_recorder(false)) return;
+  attach_threads();
+  // After attach_threads: its own fork handler (forgetting the parent's
+  // timer) must run before this one arms the child's.
   pthread_atfork(nullptr, nullptr, after_fork_in_child);
 }
 

@@ -18,6 +18,7 @@
 #include "exec_env.h"
 #include "recorder_link.h"
 #include "reentry_guard.h"
+#include "samples.h"
 #include "shim_state.h"
 
 extern char** environ;
@@ -62,8 +63,12 @@ int traced_exec(const char* path, bool search_path, char* const* envp, Exec exec
   ReentryGuard guard;
   const bool write = guard.entered() && kProcessExec.enabled();
   if (write) kProcessExec.write(Str{path ? path : ""}, Str{untraceable});
+  // No sampling signal may stay pending into the new image (before it has
+  // a handler for it, the signal would kill it).
+  stop_thread_sampling();
   const int result = exec(fixed);
   const int err = errno;
+  start_thread_sampling();
   if (write) kProcessExecFailed.write(err);
   errno = err;
   return result;

@@ -67,16 +67,22 @@ void reset_stack_table_after_fork() {
                  MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1, 0);
   if (p == MAP_FAILED) g_slots = nullptr;
 }
+int stack_depth() { return g_depth; }
 
 __attribute__((noinline)) uint32_t current_stack_id(int skip) {
   if (g_slots == nullptr) return 0;
   void* frames[kMaxDepth + 8];
-  int n = unw_backtrace(frames, g_depth + skip + 1);
+  const int n = unw_backtrace(frames, g_depth + skip + 1);
   // Frame 0 is this function; then the `skip` frames of the shim.
   const int drop = skip + 1;
-  if (n <= drop) return 0;
-  void* const* stack = frames + drop;
-  n -= drop;
+  return n <= drop ? 0 : stack_id_of(frames + drop, n - drop);
+}
+
+// A slot claimed by an interrupted writer on the same thread (a signal
+// handler calling in) looks like one being published by another thread:
+// the stack is written again under a new ID, never waited for.
+uint32_t stack_id_of(void* const* stack, int n) {
+  if (g_slots == nullptr || n <= 0) return 0;
   if (n > g_depth) n = g_depth;
   const uint64_t h = hash_frames(stack, n);
   for (int probe = 0; probe < kProbes; ++probe) {

@@ -31,6 +31,14 @@ void reset_stack_table_after_fork();
 // hash probe; a new stack also writes its Stack event. 0 when stacks are off.
 uint32_t current_stack_id(int skip);
 
+// The ID of a stack captured elsewhere (frames[0] innermost; cut to the
+// table's depth). Lock-free and async-signal-safe: the CPU sampler calls it
+// from its signal handler. 0 when stacks are off or n is 0.
+uint32_t stack_id_of(void* const* frames, int n);
+
+// Frames a captured stack keeps (the depth given to init_stack_table).
+int stack_depth();
+
 }  // namespace spoor::preload
 
 #endif  // SPOOR_PRELOAD_STACK_TABLE_H

@@ -57,6 +57,13 @@ int run_record_command(const std::vector<std::string>& words) {
       const int n = v ? std::atoi(v->c_str()) : 0;
       if (n < 1 || n > 128) return usage_error("record", "--stack-depth needs a number of frames from 1 to 128");
       options.stack_depth = n;
+    } else if (w == "--sample-hz") {
+      const std::string* v = value();
+      char* end = nullptr;
+      const long n = v ? std::strtol(v->c_str(), &end, 10) : -1;
+      if (!v || v->empty() || *end != '\0' || n < 0 || n > 10000)
+        return usage_error("record", "--sample-hz needs a rate from 0 (no samples) to 10000");
+      options.sample_hz = static_cast<int>(n);
     } else if (w == "--buffer-size") {
       const std::string* v = value();
       const size_t n = v ? parse_size(*v) : 0;
@@ -103,8 +110,8 @@ int run_record_command(const std::vector<std::string>& words) {
 const Command kRecordCommand{
     "record",
     "Run a program with tracing injected (LD_PRELOAD) and write its trace",
-    R"(usage: spoor record [-o FILE] [-p PROVIDERS] [--stack-depth N] [--buffer-size SIZE] [--no-follow]
-                    [--] CMD [ARGS...]
+    R"(usage: spoor record [-o FILE] [-p PROVIDERS] [--stack-depth N] [--sample-hz N]
+                    [--buffer-size SIZE] [--no-follow] [--] CMD [ARGS...]
 
 Runs CMD with libspoor-preload.so injected and records its events, and
 those of every process it starts (fork, posix_spawn, exec), into FILE
@@ -126,6 +133,10 @@ options:
   -p, --providers SPEC    which providers, as Name[:KEYWORDS[:LEVEL]],...
                           (default *, every provider)
   --stack-depth N         frames kept per stack, 1-128 (default 64)
+  --sample-hz N           CPU samples per second of each thread's CPU time,
+                          0-10000 (default 1000; 0: none). The kernel checks
+                          at its tick (often 250 Hz): faster rates give one
+                          sample per tick standing for several periods
   --buffer-size SIZE      ring per CPU per process, like 4M (default 4M)
   --no-follow             trace the program only, not the processes it starts
 

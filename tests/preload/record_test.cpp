@@ -324,7 +324,7 @@ TEST(Record, EveryProcessOfTheTreeIsTracedInItsOwnStreams) {
   ASSERT_EQ(by_pid.size(), 4u);
   std::map<uint32_t, std::map<uint64_t, uint64_t>> sizes;  // pid -> marker size -> allocs
   std::map<uint32_t, int> exit_codes;                      // reaped pid -> code
-  std::map<uint32_t, uint32_t> stream_pid;
+  std::map<uint32_t, int> main_thread_starts;              // pid -> ThreadStart of tid == pid
   reader::EventReader events(trace.value());
   reader::Event e;
   while (events.next(e)) {
@@ -334,8 +334,12 @@ TEST(Record, EveryProcessOfTheTreeIsTracedInItsOwnStreams) {
     } else if (e.descriptor->name == "ProcessExit") {
       exit_codes[static_cast<uint32_t>(std::get<uint64_t>(*e.field("pid")))] =
           static_cast<int>(std::get<int64_t>(*e.field("exit_code")));
+    } else if (e.descriptor->name == "ThreadStart" && std::get<uint64_t>(*e.field("tid")) == e.pid) {
+      main_thread_starts[e.pid]++;
     }
   }
+  for (const auto& [pid, facts] : by_pid)
+    EXPECT_EQ(main_thread_starts[pid], 1) << "pid " << pid << " describes its main thread once, in its own streams";
   // Each process made exactly its own allocations, in its own streams.
   std::map<uint64_t, uint32_t> pid_of_role;
   for (auto& [pid, counts] : sizes) {

@@ -1,0 +1,202 @@
+// Interposed signal functions: the program keeps the sample signal as its
+// own (signal_hooks.h). Every hook passes other signals straight through.
+//
+// Not covered: a program that installs a handler with the raw
+// rt_sigaction system call replaces the sampler's (its handler then also
+// receives the sampling signals), and bsd_signal, sysv_signal and sigset
+// are not interposed.
+#include "signal_hooks.h"
+
+#include <dlfcn.h>
+#include <pthread.h>
+#include <sys/signalfd.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <mutex>
+
+namespace spoor::preload {
+namespace {
+
+using SigactionFn = int (*)(int, const struct sigaction*, struct sigaction*);
+using SignalFn = sighandler_t (*)(int, sighandler_t);
+using SigwaitFn = int (*)(const sigset_t*, int*);
+using SigwaitinfoFn = int (*)(const sigset_t*, siginfo_t*);
+using SigtimedwaitFn = int (*)(const sigset_t*, siginfo_t*, const struct timespec*);
+using SignalfdFn = int (*)(int, const sigset_t*, int);
+
+std::atomic<SigactionFn> g_sigaction{nullptr};
+std::atomic<SignalFn> g_signal{nullptr};
+std::atomic<SigwaitFn> g_sigwait{nullptr};
+std::atomic<SigwaitinfoFn> g_sigwaitinfo{nullptr};
+std::atomic<SigtimedwaitFn> g_sigtimedwait{nullptr};
+std::atomic<SignalfdFn> g_signalfd{nullptr};
+
+template <class Fn>
+Fn next(std::atomic<Fn>& slot, const char* name) {
+  Fn fn = slot.load(std::memory_order_acquire);
+  if (fn != nullptr) return fn;
+  fn = reinterpret_cast<Fn>(dlsym(RTLD_NEXT, name));
+  slot.store(fn, std::memory_order_release);
+  return fn;
+}
+
+// The sample signal once the sampler owns it; 0 before (and when sampling
+// is off): every hook is then a plain forward.
+std::atomic<int> g_owned{0};
+
+// The program's disposition for the owned signal, in two copies: the one in
+// use is named by the generation's low bit. A writer fills the other copy,
+// then bumps the generation; a reader (the signal handler) copies the
+// current one and retries if the generation moved meanwhile. A writer
+// interrupted on the reader's own thread was filling the copy not in use,
+// so the reader never waits on it.
+struct sigaction g_program[2];
+std::atomic<uint32_t> g_generation{0};
+std::mutex g_writer;  // writers only, with every signal blocked (see below)
+
+struct sigaction program_action() {
+  struct sigaction a;
+  uint32_t g;
+  do {
+    g = g_generation.load(std::memory_order_acquire);
+    a = g_program[g & 1];
+    std::atomic_thread_fence(std::memory_order_acquire);
+  } while (g_generation.load(std::memory_order_relaxed) != g);
+  return a;
+}
+
+// sigaction(2) on the program's copy. All signals are blocked while the
+// mutex is held, so a handler that calls sigaction cannot interrupt a
+// writer on its own thread and wait for it forever.
+void exchange_program_action(const struct sigaction* act, struct sigaction* old) {
+  sigset_t all, saved;
+  sigfillset(&all);
+  pthread_sigmask(SIG_SETMASK, &all, &saved);
+  {
+    std::lock_guard lock(g_writer);
+    const uint32_t g = g_generation.load(std::memory_order_relaxed);
+    if (old != nullptr) *old = g_program[g & 1];
+    if (act != nullptr) {
+      g_program[(g + 1) & 1] = *act;
+      g_generation.store(g + 1, std::memory_order_release);
+    }
+  }
+  pthread_sigmask(SIG_SETMASK, &saved, nullptr);
+}
+
+bool owned(int sig) { return sig != 0 && sig == g_owned.load(std::memory_order_relaxed); }
+
+// The set without the sample signal, so a thread that waits for "every
+// signal" is never handed a sampling one.
+const sigset_t* without_sample_signal(const sigset_t* set, sigset_t* copy) {
+  const int sig = g_owned.load(std::memory_order_relaxed);
+  if (set == nullptr || sig == 0 || sigismember(set, sig) != 1) return set;
+  *copy = *set;
+  sigdelset(copy, sig);
+  return copy;
+}
+
+}  // namespace
+
+bool take_sample_signal(int sig, const struct sigaction& action) {
+  // Resolved now: dlsym is not async-signal-safe.
+  const SigactionFn real = next(g_sigaction, "sigaction");
+  next(g_signal, "signal");
+  next(g_sigwait, "sigwait");
+  next(g_sigwaitinfo, "sigwaitinfo");
+  next(g_sigtimedwait, "sigtimedwait");
+  next(g_signalfd, "signalfd");
+  if (real == nullptr) return false;
+  struct sigaction before{};
+  if (real(sig, &action, &before) != 0) return false;
+  g_program[0] = before;
+  g_generation.store(0, std::memory_order_relaxed);
+  g_owned.store(sig, std::memory_order_release);
+  return true;
+}
+
+void run_program_handler(int sig, siginfo_t* info, void* context) {
+  struct sigaction a = program_action();
+  if (a.sa_handler == SIG_IGN) return;
+  if (a.sa_handler == SIG_DFL) {
+    // A real-time signal's default action ends the process: give the
+    // kernel back its default, send the signal again to this thread and
+    // unblock it, so it is delivered (and kills) right here.
+    struct sigaction dfl{};
+    dfl.sa_handler = SIG_DFL;
+    g_sigaction.load(std::memory_order_relaxed)(sig, &dfl, nullptr);
+    syscall(SYS_tgkill, getpid(), syscall(SYS_gettid), sig);
+    sigset_t only;
+    sigemptyset(&only);
+    sigaddset(&only, sig);
+    pthread_sigmask(SIG_UNBLOCK, &only, nullptr);
+    return;
+  }
+  if (a.sa_flags & SA_RESETHAND) {
+    struct sigaction dfl{};
+    dfl.sa_handler = SIG_DFL;
+    exchange_program_action(&dfl, nullptr);
+  }
+  // The mask the kernel would have set: the interrupted one, plus the
+  // handler's sa_mask, plus the signal itself unless SA_NODEFER.
+  sigset_t saved, during;
+  pthread_sigmask(SIG_SETMASK, nullptr, &saved);
+  sigorset(&during, &saved, &a.sa_mask);
+  if (a.sa_flags & SA_NODEFER) sigdelset(&during, sig);
+  else sigaddset(&during, sig);
+  pthread_sigmask(SIG_SETMASK, &during, nullptr);
+  if (a.sa_flags & SA_SIGINFO) a.sa_sigaction(sig, info, context);
+  else a.sa_handler(sig);
+  pthread_sigmask(SIG_SETMASK, &saved, nullptr);
+}
+
+}  // namespace spoor::preload
+
+using namespace spoor::preload;
+
+#define SPOOR_INTERPOSE __attribute__((visibility("default")))
+
+extern "C" {
+
+SPOOR_INTERPOSE int sigaction(int sig, const struct sigaction* act, struct sigaction* old) {
+  if (!owned(sig)) return next(g_sigaction, "sigaction")(sig, act, old);
+  exchange_program_action(act, old);
+  return 0;
+}
+
+SPOOR_INTERPOSE sighandler_t signal(int sig, sighandler_t handler) {
+  if (!owned(sig)) return next(g_signal, "signal")(sig, handler);
+  // glibc's signal() has BSD semantics: restarting, the signal blocked
+  // while its handler runs.
+  struct sigaction act{}, old{};
+  act.sa_handler = handler;
+  sigemptyset(&act.sa_mask);
+  sigaddset(&act.sa_mask, sig);
+  act.sa_flags = SA_RESTART;
+  exchange_program_action(&act, &old);
+  return old.sa_handler;
+}
+
+SPOOR_INTERPOSE int sigwait(const sigset_t* set, int* sig) {
+  sigset_t copy;
+  return next(g_sigwait, "sigwait")(without_sample_signal(set, &copy), sig);
+}
+
+SPOOR_INTERPOSE int sigwaitinfo(const sigset_t* set, siginfo_t* info) {
+  sigset_t copy;
+  return next(g_sigwaitinfo, "sigwaitinfo")(without_sample_signal(set, &copy), info);
+}
+
+SPOOR_INTERPOSE int sigtimedwait(const sigset_t* set, siginfo_t* info, const struct timespec* timeout) {
+  sigset_t copy;
+  return next(g_sigtimedwait, "sigtimedwait")(without_sample_signal(set, &copy), info, timeout);
+}
+
+SPOOR_INTERPOSE int signalfd(int fd, const sigset_t* mask, int flags) {
+  sigset_t copy;
+  return next(g_signalfd, "signalfd")(fd, without_sample_signal(mask, &copy), flags);
+}
+
+}  // extern "C"

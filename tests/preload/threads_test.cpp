@@ -1,0 +1,250 @@
+// Spoor.Thread and Spoor.Samples end to end: spoor record on programs whose
+// threads, names and CPU use are known, read back with the reader.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <array>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "spoor/reader/event_reader.h"
+#include "spoor/reader/trace.h"
+
+namespace {
+
+namespace reader = spoor::reader;
+
+const std::string kSpoor = SPOOR_TOOL;
+
+struct Process {
+  int status = -1;  // shell-style exit status
+  std::string out;  // stdout
+  std::string err;  // stderr
+};
+
+Process run(const std::string& command) {
+  const std::string err_file =
+      std::filesystem::temp_directory_path() / ("spoor-thr-err-" + std::to_string(getpid()));
+  Process r;
+  FILE* p = popen((command + " 2>" + err_file).c_str(), "r");
+  std::array<char, 4096> buf;
+  size_t n;
+  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) r.out.append(buf.data(), n);
+  const int st = pclose(p);
+  r.status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+  FILE* e = fopen(err_file.c_str(), "r");
+  while (e && (n = fread(buf.data(), 1, buf.size(), e)) > 0) r.err.append(buf.data(), n);
+  if (e) fclose(e);
+  return r;
+}
+
+std::string trace_path(const std::string& name) {
+  return (std::filesystem::temp_directory_path() /
+          ("spoor-thr-" + std::to_string(getpid()) + "-" + name + ".spoor"))
+      .string();
+}
+
+// "key value" lines of the threads program's report.
+std::map<std::string, std::string> report_of(const std::string& out) {
+  std::map<std::string, std::string> r;
+  std::istringstream in(out);
+  std::string key, value;
+  while (in >> key >> value) r[key] = value;
+  return r;
+}
+
+uint64_t number(const std::string& text) { return std::stoull(text, nullptr, 0); }
+
+uint64_t u64(const reader::Event& e, const char* name) { return std::get<uint64_t>(*e.field(name)); }
+
+struct ThreadSeen {
+  int starts = 0, ends = 0;
+  uint64_t parent = 0, start_fn = 0, stack = 0;
+  bool start_on_own_thread = false;
+  int64_t start_ns = 0, end_ns = 0;
+  std::string name;  // the last one
+};
+
+struct SampleSeen {
+  uint32_t tid;
+  uint64_t stack;
+  uint64_t periods;
+};
+
+struct Recording {
+  std::map<uint64_t, ThreadSeen> threads;
+  std::map<uint64_t, std::vector<uint64_t>> stacks;
+  std::vector<SampleSeen> samples;
+  uint64_t shim_start = 0, shim_size = 0;
+};
+
+Recording read_recording(const std::string& path) {
+  Recording r;
+  auto trace = reader::Trace::open(path);
+  EXPECT_TRUE(trace) << trace.error();
+  if (!trace) return r;
+  EXPECT_FALSE(trace->damage());
+  reader::EventReader events(trace.value());
+  reader::Event e;
+  while (events.next(e)) {
+    const std::string name(e.descriptor->name);
+    if (name == "ThreadStart") {
+      ThreadSeen& t = r.threads[u64(e, "tid")];
+      t.starts++;
+      t.parent = u64(e, "parent_tid");
+      t.start_fn = std::get<reader::Pointer>(*e.field("start")).address;
+      t.stack = u64(e, "stack");
+      t.start_on_own_thread = e.tid == u64(e, "tid");
+      t.start_ns = e.time_ns;
+    } else if (name == "ThreadEnd") {
+      ThreadSeen& t = r.threads[u64(e, "tid")];
+      t.ends++;
+      t.end_ns = e.time_ns;
+    } else if (name == "ThreadName") {
+      r.threads[u64(e, "tid")].name = std::string(std::get<std::string_view>(*e.field("name")));
+    } else if (name == "Stack") {
+      const auto blob = std::get<reader::Blob>(*e.field("frames")).bytes;
+      std::vector<uint64_t> frames(blob.size() / 8);
+      std::memcpy(frames.data(), blob.data(), frames.size() * 8);
+      r.stacks[u64(e, "id")] = frames;
+    } else if (name == "Sample") {
+      r.samples.push_back({e.tid, u64(e, "stack"), u64(e, "periods")});
+    } else if (name == "ModuleLoad") {
+      if (std::get<std::string_view>(*e.field("path")).find("libspoor-preload.so") != std::string_view::npos) {
+        r.shim_start = std::get<reader::Pointer>(*e.field("start")).address;
+        r.shim_size = u64(e, "size");
+      }
+    }
+  }
+  return r;
+}
+
+TEST(Threads, EveryThreadIsDescribedFromStartToEndWithItsNames) {
+  const std::string path = trace_path("threads");
+  const Process p = run(kSpoor + " record -o " + path + " -- " + SPOOR_THREADS + " report");
+  ASSERT_EQ(p.status, 0) << p.err;
+  auto report = report_of(p.out);
+  const Recording r = read_recording(path);
+
+  const uint64_t main_tid = number(report["main"]);
+  ASSERT_TRUE(r.threads.count(main_tid));
+  const ThreadSeen& main_thread = r.threads.at(main_tid);
+  EXPECT_EQ(main_thread.starts, 1);
+  EXPECT_EQ(main_thread.parent, 0u);
+  EXPECT_EQ(main_thread.ends, 0) << "main returns: the process's end is its end";
+  // The kernel keeps 15 bytes of the program's name.
+  EXPECT_EQ(main_thread.name, std::filesystem::path(SPOOR_THREADS).filename().string().substr(0, 15));
+
+  // Each named one way, each ending another.
+  for (const char* name : {"returner", "exiter", "cancelled", "spinner"}) {
+    SCOPED_TRACE(name);
+    const uint64_t tid = number(report[name]);
+    ASSERT_TRUE(r.threads.count(tid));
+    const ThreadSeen& t = r.threads.at(tid);
+    EXPECT_EQ(t.starts, 1);
+    EXPECT_EQ(t.ends, 1);
+    EXPECT_TRUE(t.start_on_own_thread);
+    EXPECT_LT(t.start_ns, t.end_ns);
+    EXPECT_EQ(t.parent, main_tid);
+    EXPECT_EQ(t.name, name);
+    EXPECT_NE(t.stack, 0u);
+    EXPECT_TRUE(r.stacks.count(t.stack)) << "the creator's stack is written";
+  }
+  EXPECT_EQ(r.threads.at(number(report["returner"])).start_fn, number(report["returner_fn"]));
+  EXPECT_EQ(r.threads.size(), 5u);
+}
+
+TEST(Samples, LandOnTheSpinningThreadInsideTheSpinningFunction) {
+  const std::string path = trace_path("samples");
+  const Process p = run(kSpoor + " record --sample-hz 1000 -o " + path + " -- " + SPOOR_THREADS + " report");
+  ASSERT_EQ(p.status, 0) << p.err;
+  auto report = report_of(p.out);
+  const Recording r = read_recording(path);
+  const uint64_t spinner = number(report["spinner"]);
+  const uint64_t spin_ns = number(report["spin_ns"]);
+  // spin_cpu's extent, from the symbol table; its address from the program.
+  const Process nm = run(std::string("nm -S --defined-only ") + SPOOR_THREADS + " | sed -n 's/.* \\([0-9a-f]*\\) T spin_cpu$/\\1/p'");
+  ASSERT_FALSE(nm.out.empty()) << "nm finds spin_cpu";
+  const uint64_t spin_lo = number(report["spin_cpu"]), spin_hi = spin_lo + std::stoull(nm.out, nullptr, 16);
+  auto in_spin = [&](uint64_t pc) { return pc >= spin_lo && pc < spin_hi; };
+  ASSERT_NE(r.shim_size, 0u) << "the shim is a described module";
+
+  uint64_t count = 0, periods = 0, first_in_spin = 0, any_in_spin = 0;
+  for (const SampleSeen& s : r.samples) {
+    EXPECT_TRUE(r.threads.count(s.tid)) << "a sample of an undescribed thread " << s.tid;
+    if (s.tid != spinner) continue;
+    ++count;
+    periods += s.periods;
+    ASSERT_TRUE(r.stacks.count(s.stack)) << "stack " << s.stack;
+    const std::vector<uint64_t>& frames = r.stacks.at(s.stack);
+    ASSERT_FALSE(frames.empty());
+    EXPECT_FALSE(frames[0] >= r.shim_start && frames[0] < r.shim_start + r.shim_size)
+        << "a sample starts at the interrupted instruction, not in the shim: " << std::hex << frames[0];
+    first_in_spin += in_spin(frames[0]);
+    for (uint64_t f : frames) {
+      if (in_spin(f)) {
+        ++any_in_spin;
+        break;
+      }
+    }
+  }
+  // The spinner spends its CPU time in spin_cpu's loop (and a little in
+  // the clock reads it makes from there).
+  ASSERT_GT(count, 0u);
+  EXPECT_GE(any_in_spin * 100, count * 95) << any_in_spin << " of " << count;
+  EXPECT_GE(first_in_spin * 100, count * 80) << first_in_spin << " of " << count;
+  // One period per millisecond of its CPU time; loose bounds, as the kernel
+  // checks CPU timers only on its tick.
+  const uint64_t expected = spin_ns / 1000000;
+  EXPECT_GE(periods * 2, expected) << periods << " periods for " << spin_ns << " ns";
+  EXPECT_LE(periods, expected * 2) << periods << " periods for " << spin_ns << " ns";
+}
+
+TEST(Samples, NoneAtZeroHertzNorWhenTheProviderIsOff) {
+  const std::string off = trace_path("samples-off");
+  ASSERT_EQ(run(kSpoor + " record --sample-hz 0 -o " + off + " -- " + SPOOR_THREADS).status, 0);
+  Recording r = read_recording(off);
+  EXPECT_TRUE(r.samples.empty());
+  EXPECT_EQ(r.threads.size(), 5u) << "threads are described without samples";
+
+  const std::string heap_only = trace_path("samples-heap-only");
+  ASSERT_EQ(run(kSpoor + " record -p Spoor.Heap,Spoor.Stack -o " + heap_only + " -- " + SPOOR_THREADS).status, 0);
+  r = read_recording(heap_only);
+  EXPECT_TRUE(r.samples.empty());
+  EXPECT_TRUE(r.threads.empty());
+}
+
+TEST(Samples, ThreadsProgramOutputIsUnchanged) {
+  const Process plain = run(SPOOR_THREADS);
+  const Process traced = run(kSpoor + " record -o " + trace_path("threads-same") + " -- " + SPOOR_THREADS);
+  EXPECT_EQ(plain.out, "threads: done\n");
+  EXPECT_EQ(traced.out, plain.out);
+  EXPECT_EQ(traced.status, plain.status);
+}
+
+TEST(Samples, AProgramUsingProfilingSignalsItselfWorksAsUntraced) {
+  // Its own SIGPROF timer, a handler on the sampler's own signal, and a
+  // thread that blocks and waits for every signal (signals.c).
+  const Process plain = run(SPOOR_SIGNALS);
+  ASSERT_EQ(plain.status, 0) << plain.out;
+  const std::string path = trace_path("signals");
+  const Process traced = run(kSpoor + " record -o " + path + " -- " + SPOOR_SIGNALS);
+  EXPECT_EQ(traced.status, 0) << traced.out << traced.err;
+  EXPECT_EQ(traced.out, plain.out);
+  const Recording r = read_recording(path);
+  EXPECT_FALSE(r.samples.empty()) << "and it is sampled meanwhile";
+}
+
+TEST(Samples, SampleRateUsageErrors) {
+  EXPECT_EQ(run(kSpoor + " record --sample-hz -- true").status, 2);
+  EXPECT_EQ(run(kSpoor + " record --sample-hz 1k -- true").status, 2);
+  EXPECT_EQ(run(kSpoor + " record --sample-hz 20000 -- true").status, 2);
+}
+
+}  // namespace
