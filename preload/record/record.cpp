@@ -193,6 +193,7 @@ bool run_record(const RecordOptions& options, RecordResult* result, std::string*
     waitpid(pid, nullptr, 0);
     return false;
   }
+  file.compress({.enabled = options.compress});
   TraceWriter writer(file.sink());
   writer.file_header();
   writer.clock(host::clock_block(clock_start, host::sample_clock()));
@@ -252,7 +253,8 @@ bool run_record(const RecordOptions& options, RecordResult* result, std::string*
     *error = "writing '" + result->output_path + "' failed: " + std::strerror(file.error_number());
     return false;
   }
-  result->file_bytes = writer.bytes_written() + metadata_copied;
+  result->file_bytes = file.bytes_written();
+  result->compression = file.compression_stats();
   result->how_it_ended = describe_status(status, &result->exit_status);
   result->seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   return true;

@@ -57,6 +57,12 @@ int run_record_command(const std::vector<std::string>& words) {
       const int n = v ? std::atoi(v->c_str()) : 0;
       if (n < 1 || n > 128) return usage_error("record", "--stack-depth needs a number of frames from 1 to 128");
       options.stack_depth = n;
+    } else if (w == "--compress" || w.starts_with("--compress=")) {
+      const std::string* v = w == "--compress" ? value() : nullptr;
+      const std::string codec = v ? *v : w.substr(w.find('=') + 1);
+      if (codec != "zstd" && codec != "none")
+        return usage_error("record", "--compress takes zstd or none, not '" + codec + "'");
+      options.compress = codec == "zstd";
     } else if (w == "--buffer-size") {
       const std::string* v = value();
       const size_t n = v ? parse_size(*v) : 0;
@@ -86,6 +92,14 @@ int run_record_command(const std::vector<std::string>& words) {
                static_cast<unsigned long long>(r.events), static_cast<unsigned long long>(r.lost),
                r.lost ? " (the ring was full: try a larger --buffer-size)" : "",
                human_bytes(r.file_bytes).c_str(), r.output_path.c_str());
+  if (r.compression.raw_bytes > 0)
+    std::fprintf(stderr, "spoor record: zstd packed %s of blocks into %s (%.1fx) using %.2f s of CPU off the program's threads\n",
+                 human_bytes(r.compression.raw_bytes).c_str(), human_bytes(r.compression.packed_bytes).c_str(),
+                 static_cast<double>(r.compression.raw_bytes) / static_cast<double>(r.compression.packed_bytes),
+                 r.compression.cpu_seconds);
+  if (r.compression.stored_bytes > 0)
+    std::fprintf(stderr, "spoor record: %s were written uncompressed: compression fell behind the program\n",
+                 human_bytes(r.compression.stored_bytes).c_str());
   if (r.abandoned_bytes)
     std::fprintf(stderr, "spoor record: %llu bytes were reserved by events the program never finished\n",
                  static_cast<unsigned long long>(r.abandoned_bytes));
@@ -98,7 +112,8 @@ int run_record_command(const std::vector<std::string>& words) {
 const Command kRecordCommand{
     "record",
     "Run a program with tracing injected (LD_PRELOAD) and write its trace",
-    R"(usage: spoor record [-o FILE] [-p PROVIDERS] [--stack-depth N] [--buffer-size SIZE] [--] CMD [ARGS...]
+    R"(usage: spoor record [-o FILE] [-p PROVIDERS] [--stack-depth N] [--buffer-size SIZE]
+                    [--compress zstd|none] [--] CMD [ARGS...]
 
 Runs CMD with libspoor-preload.so injected and records its events into FILE
 (default spoor-<program>-<pid>.spoor). The rings live in shared memory that
@@ -118,6 +133,9 @@ options:
                           (default *, every provider)
   --stack-depth N         frames kept per stack, 1-128 (default 64)
   --buffer-size SIZE      ring per CPU, like 4M (default 4M)
+  --compress zstd|none    zstd (the default) packs runs of about 4 MiB of
+                          blocks into COMPRESSED blocks, on a thread of the
+                          recorder; none writes the blocks as they are
 
 exit status: the program's; 127 when it cannot be recorded (not found,
 cannot create FILE); 2 for a usage error.
