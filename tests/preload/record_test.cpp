@@ -83,6 +83,42 @@ TEST(Record, CountsEveryAllocatorCallOfAKnownProgram) {
   EXPECT_NE(r.err.find("0 lost"), std::string::npos) << r.err;
 }
 
+TEST(Record, CompressedAndUncompressedRecordingsHoldTheSameEvents) {
+  const std::string zstd = trace_path("zstd"), none = trace_path("none");
+  const Process z = run(kSpoor + " record --compress=zstd -o " + zstd + " -- " + SPOOR_HEAP_COUNTS + " 3000");
+  const Process n = run(kSpoor + " record --compress none -o " + none + " -- " + SPOOR_HEAP_COUNTS + " 3000");
+  ASSERT_EQ(z.status, 7) << z.err;
+  ASSERT_EQ(n.status, 7) << n.err;
+  EXPECT_NE(z.err.find("zstd packed"), std::string::npos) << z.err;
+  EXPECT_EQ(n.err.find("zstd packed"), std::string::npos) << n.err;
+  const HeapCounts zc = count_heap(zstd), nc = count_heap(none);
+  EXPECT_EQ(zc.calls, nc.calls);
+  EXPECT_EQ(zc.alloc_bytes, nc.alloc_bytes);
+  EXPECT_EQ(zc.calls.at("Alloc"), 3000u + 2);
+
+  auto zt = reader::Trace::open(zstd);
+  auto nt = reader::Trace::open(none);
+  ASSERT_TRUE(zt && nt);
+  EXPECT_GT(zt->compression().blocks, 0u);
+  EXPECT_EQ(nt->compression().blocks, 0u);
+  EXPECT_LT(zt->file_size() * 3, nt->file_size());
+
+  const Process info = run(kSpoor + " info " + zstd);
+  EXPECT_EQ(info.status, 0) << info.err;
+  EXPECT_NE(info.out.find("compressed " + std::to_string(zt->compression().blocks) + " COMPRESSED blocks: " +
+                          std::to_string(zt->compression().stored_bytes) + " bytes hold " +
+                          std::to_string(zt->compression().raw_bytes) + " bytes of blocks ("),
+            std::string::npos)
+      << info.out;
+  EXPECT_EQ(run(kSpoor + " info " + none).out.find("COMPRESSED"), std::string::npos);
+}
+
+TEST(Record, CompressTakesZstdOrNone) {
+  const Process r = run(kSpoor + " record --compress=lz4 -- " + SPOOR_HEAP_COUNTS + " 1");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("--compress takes zstd or none, not 'lz4'"), std::string::npos) << r.err;
+}
+
 TEST(Record, AlignedAndArrayAllocatorsAreRecorded) {
   const std::string path = trace_path("aligned");
   const Process r = run(kSpoor + " record -o " + path + " -- " + SPOOR_ALIGNED);
