@@ -9,6 +9,8 @@
 #include <cstring>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <map>
 #include <string>
 
@@ -111,6 +113,28 @@ TEST(Record, CompressedAndUncompressedRecordingsHoldTheSameEvents) {
             std::string::npos)
       << info.out;
   EXPECT_EQ(run(kSpoor + " info " + none).out.find("COMPRESSED"), std::string::npos);
+}
+
+TEST(Record, ACutCompressedTraceSaysWhereItWasCut) {
+  const std::string path = trace_path("cut");
+  ASSERT_EQ(run(kSpoor + " record -o " + path + " -- " + SPOOR_HEAP_COUNTS + " 5000").status, 7);
+  // Cut 20 bytes into the last block (the header says how long each is).
+  std::ifstream in(path, std::ios::binary);
+  const std::string bytes((std::istreambuf_iterator<char>(in)), {});
+  uint64_t last = 32;
+  for (uint64_t at = 32; at + 16 <= bytes.size();) {
+    uint32_t payload = 0;
+    std::memcpy(&payload, bytes.data() + at + 8, 4);
+    last = at;
+    at += 16 + payload;
+  }
+  const uint64_t cut = last + 20;
+  std::filesystem::resize_file(path, cut);
+  const Process info = run(kSpoor + " info " + path);
+  EXPECT_EQ(info.status, 1);
+  EXPECT_NE(info.err.find("truncated at byte " + std::to_string(cut) + " inside a COMPRESSED block"),
+            std::string::npos)
+      << info.err;
 }
 
 TEST(Record, CompressTakesZstdOrNone) {
