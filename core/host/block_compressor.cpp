@@ -137,6 +137,9 @@ struct BlockCompressor::Impl {
 
   void run() {
     compress::Packer packer(options.level);
+    // zstd's fastest level packs about twice as fast (7x instead of 11x on
+    // heap traces): used while half the backlog limit is waiting.
+    compress::Packer fast_packer(1);
     TraceWriter writer(Sink{this, &Impl::sink_thunk});
     std::vector<uint8_t> payload;
     std::string problem;
@@ -151,8 +154,10 @@ struct BlockCompressor::Impl {
         job = std::move(queue.front());
         queue.pop_front();
       }
+      const bool hurry = backlog > options.backlog_limit / 2;
+      compress::Packer& chosen = hurry ? fast_packer : packer;
       const bool store = job.verbatim || backlog > options.backlog_limit ||
-                         !packer.pack(job.bytes, payload, &problem);
+                         !chosen.pack(job.bytes, payload, &problem);
       if (store) {
         put(job.bytes.data(), job.bytes.size());
       } else {
@@ -166,6 +171,7 @@ struct BlockCompressor::Impl {
         stats.raw_bytes += job.bytes.size();
         stats.packed_bytes += sizeof(fmt::BlockHeader) + payload.size();
         stats.blocks++;
+        if (hurry) stats.fast_bytes += job.bytes.size();
       }
     }
     std::lock_guard lock(mutex);

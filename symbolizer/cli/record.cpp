@@ -59,6 +59,7 @@ int run_record_command(const std::vector<std::string>& words) {
       options.stack_depth = n;
     } else if (w == "--compress" || w.starts_with("--compress=")) {
       const std::string* v = w == "--compress" ? value() : nullptr;
+      if (w == "--compress" && !v) return usage_error("record", "--compress needs zstd or none");
       const std::string codec = v ? *v : w.substr(w.find('=') + 1);
       if (codec != "zstd" && codec != "none")
         return usage_error("record", "--compress takes zstd or none, not '" + codec + "'");
@@ -97,6 +98,9 @@ int run_record_command(const std::vector<std::string>& words) {
                  human_bytes(r.compression.raw_bytes).c_str(), human_bytes(r.compression.packed_bytes).c_str(),
                  static_cast<double>(r.compression.raw_bytes) / static_cast<double>(r.compression.packed_bytes),
                  r.compression.cpu_seconds);
+  if (r.compression.fast_bytes > 0)
+    std::fprintf(stderr, "spoor record: %s of them at zstd's fastest level: compression fell behind the program\n",
+                 human_bytes(r.compression.fast_bytes).c_str());
   if (r.compression.stored_bytes > 0)
     std::fprintf(stderr, "spoor record: %s were written uncompressed: compression fell behind the program\n",
                  human_bytes(r.compression.stored_bytes).c_str());

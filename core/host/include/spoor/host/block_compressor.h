@@ -4,9 +4,10 @@
 // thread of its own so that the drainer only copies: a drain loop racing a
 // busy program is never held up by zstd.
 //
-// If packing falls behind by more than `backlog_limit` bytes, runs are
-// written as they are (uncompressed, still valid) until it catches up: the
-// file grows, no event is lost, memory stays bounded.
+// If packing falls behind by more than half of `backlog_limit` bytes, runs
+// are packed at zstd's fastest level; beyond `backlog_limit`, written as
+// they are (uncompressed, still valid) until it catches up: the file grows,
+// no event is lost, memory stays bounded.
 #ifndef SPOOR_HOST_BLOCK_COMPRESSOR_H
 #define SPOOR_HOST_BLOCK_COMPRESSOR_H
 
@@ -23,12 +24,14 @@ struct CompressionOptions {
   size_t run_bytes = 4u << 20;          // blocks gathered per COMPRESSED block
   uint32_t max_delay_ms = 500;          // flush() packs a shorter run after this long
   size_t backlog_limit = 256u << 20;    // runs waiting beyond this are stored as they are
+                                        // (beyond half of it, packed at level 1)
 };
 
 struct CompressionStats {
   uint64_t raw_bytes = 0;      // bytes of blocks that went into COMPRESSED blocks
   uint64_t packed_bytes = 0;   // the COMPRESSED blocks written for them, headers included
   uint64_t blocks = 0;         // COMPRESSED blocks written
+  uint64_t fast_bytes = 0;     // of raw_bytes, packed at level 1 (backlog over half the limit)
   uint64_t stored_bytes = 0;   // bytes written uncompressed (backlog over the limit, packing failed)
   double cpu_seconds = 0;      // CPU time of the packing thread
 };
