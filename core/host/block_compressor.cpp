@@ -55,6 +55,12 @@ struct BlockCompressor::Impl {
   std::condition_variable wake;
   std::deque<Job> queue;
   uint64_t queued_bytes = 0;
+  // Buffers the packing thread is done with, pages still mapped: the
+  // drainer's next runs are gathered in them, so handing a run over costs
+  // no copy and no page fault (a fresh 4 MiB buffer cost ~2.5 ms of the
+  // drainer's time, up to 13 ms, in page faults and copying).
+  std::vector<std::vector<uint8_t>> spare;
+  static constexpr size_t kSpareBuffers = 4;
   bool stopping = false;
   bool finished = false;
   bool failed = false;
@@ -71,10 +77,29 @@ struct BlockCompressor::Impl {
     wake.notify_one();
   }
 
-  // Hands over pending[0, end) and keeps the rest.
+  // An empty buffer for the next run: a spare one, or a new one.
+  std::vector<uint8_t> take_buffer() {
+    std::vector<uint8_t> buffer;
+    {
+      std::lock_guard lock(mutex);
+      if (!spare.empty()) {
+        buffer = std::move(spare.back());
+        spare.pop_back();
+      }
+    }
+    buffer.clear();
+    if (buffer.capacity() < options.run_bytes) buffer.reserve(options.run_bytes + (options.run_bytes >> 2));
+    return buffer;
+  }
+
+  // Hands over pending[0, end) (the buffer itself: no copy) and keeps the
+  // rest, a partial block at most, in the next buffer.
   void hand_over_prefix(size_t end, bool verbatim) {
-    hand_over(std::vector<uint8_t>(pending.begin(), pending.begin() + static_cast<long>(end)), verbatim);
-    pending.erase(pending.begin(), pending.begin() + static_cast<long>(end));
+    std::vector<uint8_t> next = take_buffer();
+    next.insert(next.end(), pending.begin() + static_cast<long>(end), pending.end());
+    pending.resize(end);
+    hand_over(std::move(pending), verbatim);
+    pending = std::move(next);
     complete -= end;
     scan -= end;
   }
@@ -104,9 +129,10 @@ struct BlockCompressor::Impl {
       scan += sizeof h + h.size;
       complete = scan;
     }
-    if (not_blocks) {
-      complete = scan = pending.size();
-      hand_over_prefix(complete, true);
+    if (not_blocks) {  // rare and small: a copy, keeping the buffer
+      hand_over(pending, true);
+      pending.clear();
+      complete = scan = 0;
     }
   }
 
@@ -164,14 +190,17 @@ struct BlockCompressor::Impl {
         const TraceWriter::Piece piece{payload.data(), payload.size()};
         writer.block(fmt::kBlockCompressed, &piece, 1);
       }
+      const uint64_t size = job.bytes.size();
       std::lock_guard lock(mutex);
-      queued_bytes -= job.bytes.size();
-      if (!job.verbatim && store) stats.stored_bytes += job.bytes.size();
+      queued_bytes -= size;
+      if (spare.size() < kSpareBuffers && job.bytes.capacity() >= options.run_bytes)
+        spare.push_back(std::move(job.bytes));
+      if (!job.verbatim && store) stats.stored_bytes += size;
       if (!store) {
-        stats.raw_bytes += job.bytes.size();
+        stats.raw_bytes += size;
         stats.packed_bytes += sizeof(fmt::BlockHeader) + payload.size();
         stats.blocks++;
-        if (hurry) stats.fast_bytes += job.bytes.size();
+        if (hurry) stats.fast_bytes += size;
       }
     }
     std::lock_guard lock(mutex);
@@ -184,6 +213,7 @@ BlockCompressor::BlockCompressor(const CompressionOptions& options, Output outpu
   impl_->options = options;
   if (impl_->options.run_bytes > fmt::kMaxCompressedRaw / 2) impl_->options.run_bytes = fmt::kMaxCompressedRaw / 2;
   impl_->output = std::move(output);
+  impl_->pending.reserve(impl_->options.run_bytes + (impl_->options.run_bytes >> 2));
   impl_->thread = std::thread([p = impl_.get()] { p->run(); });
 }
 

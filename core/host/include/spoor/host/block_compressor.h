@@ -48,8 +48,9 @@ class BlockCompressor {
   BlockCompressor(const BlockCompressor&) = delete;
   BlockCompressor& operator=(const BlockCompressor&) = delete;
 
-  // Takes the next bytes of the trace (a copy: cost of a memcpy, plus
-  // handing a run to the packing thread each run_bytes).
+  // Takes the next bytes of the trace: one memcpy into the current run's
+  // buffer; a full run is handed over as it is (its buffer moves to the
+  // packing thread, which gives it back for reuse once written).
   void write(const void* data, size_t size);
   // Hands the complete blocks over if they waited max_delay_ms or more.
   void flush();
