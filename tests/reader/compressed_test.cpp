@@ -61,12 +61,9 @@ Bytes busy_trace(int packets) {
 
 // `raw` through a BlockCompressor, written in uneven pieces (as a
 // TraceWriter writes a block piece by piece), runs of about run_bytes.
-Bytes compress(const Bytes& raw, size_t run_bytes) {
+Bytes compress(const Bytes& raw, host::CompressionOptions options, host::CompressionStats* stats = nullptr) {
   Bytes out;
-  host::CompressionOptions options;
   options.enabled = true;
-  options.level = 3;
-  options.run_bytes = run_bytes;
   host::BlockCompressor compressor(options, [&](const void* data, size_t size) {
     const auto* p = static_cast<const uint8_t*>(data);
     out.insert(out.end(), p, p + size);
@@ -79,7 +76,15 @@ Bytes compress(const Bytes& raw, size_t run_bytes) {
     at += n;
   }
   EXPECT_TRUE(compressor.finish());
+  if (stats) *stats = compressor.stats();
   return out;
+}
+
+Bytes compress(const Bytes& raw, size_t run_bytes) {
+  host::CompressionOptions options;
+  options.level = 3;
+  options.run_bytes = run_bytes;
+  return compress(raw, options);
 }
 
 // Where each top-level block of `bytes` starts.
@@ -154,6 +159,45 @@ TEST(CompressedTrace, EveryEventEqualsTheUncompressedTraces) {
   ASSERT_TRUE(compressed.streams()[1].end);
   EXPECT_EQ(compressed.streams()[1].end->lost_total, 60u);
   EXPECT_EQ(compressed.streams()[1].end->abandoned_bytes, 8u);
+}
+
+void expect_same_events(const Bytes& a_bytes, const Bytes& b_bytes) {
+  reader::Trace a_trace = open_ok(a_bytes), b_trace = open_ok(b_bytes);
+  const ReadAll a = read_all(a_trace), b = read_all(b_trace);
+  EXPECT_TRUE(b.damages.empty()) << b.damages[0].message;
+  ASSERT_EQ(a.events.size(), b.events.size());
+  for (size_t i = 0; i < a.events.size(); ++i) {
+    SCOPED_TRACE("event " + std::to_string(i));
+    expect_same_event(a.events[i], b.events[i]);
+  }
+}
+
+TEST(CompressedTrace, RunsOverTheBacklogLimitAreWrittenAsTheyAre) {
+  const Bytes raw = busy_trace(10);
+  host::CompressionOptions options;
+  options.run_bytes = 4 << 10;
+  options.backlog_limit = 1;  // every run waiting is over it
+  host::CompressionStats stats;
+  const Bytes out = compress(raw, options, &stats);
+  EXPECT_EQ(stats.blocks, 0u);
+  EXPECT_EQ(stats.stored_bytes, raw.size() - sizeof(fmt::FileHeader));
+  EXPECT_EQ(out, raw);
+}
+
+TEST(CompressedTrace, RunsOverHalfTheBacklogLimitArePackedFast) {
+  // One run, handed over at finish(): the backlog is that run (and maybe
+  // the 32-byte header), over half the limit and under it.
+  const Bytes raw = busy_trace(10);
+  const size_t run = raw.size() - sizeof(fmt::FileHeader);
+  host::CompressionOptions options;
+  options.run_bytes = 2 * raw.size();
+  options.backlog_limit = run + 100;
+  host::CompressionStats stats;
+  const Bytes out = compress(raw, options, &stats);
+  EXPECT_EQ(stats.blocks, 1u);
+  EXPECT_EQ(stats.fast_bytes, run);
+  EXPECT_EQ(stats.stored_bytes, 0u);
+  expect_same_events(raw, out);
 }
 
 TEST(CompressedTrace, APacketThatDoesNotWalkIsKeptAsItIsAndReadTheSame) {
