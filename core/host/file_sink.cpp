@@ -1,4 +1,5 @@
-// FileSink: buffered small writes, direct large writes.
+// FileSink: buffered small writes, direct large writes, or everything
+// through a BlockCompressor.
 #include "spoor/host/file_sink.h"
 
 #include <fcntl.h>
@@ -31,16 +32,28 @@ bool FileSink::write_all(const void* data, size_t size) {
     const ssize_t n = ::write(fd_, p, size);
     if (n < 0) {
       if (errno == EINTR) continue;
-      if (errno_ == 0) errno_ = errno;
+      int none = 0;
+      errno_.compare_exchange_strong(none, errno);
       return false;
     }
     p += n;
     size -= static_cast<size_t>(n);
+    written_ += static_cast<uint64_t>(n);
   }
   return true;
 }
 
+void FileSink::compress(const CompressionOptions& options) {
+  if (!options.enabled || fd_ < 0) return;
+  compressor_ = std::make_unique<BlockCompressor>(
+      options, [this](const void* data, size_t size) { return write_all(data, size); });
+}
+
 bool FileSink::flush() {
+  if (compressor_) {
+    compressor_->flush();
+    return errno_ == 0;
+  }
   if (buffer_.empty()) return errno_ == 0;
   const bool ok = write_all(buffer_.data(), buffer_.size());
   buffer_.clear();
@@ -49,6 +62,10 @@ bool FileSink::flush() {
 
 bool FileSink::write(const void* data, size_t size) {
   if (fd_ < 0) return false;
+  if (compressor_) {
+    compressor_->write(data, size);
+    return errno_ == 0;
+  }
   if (size >= kDirectBytes) return flush() && write_all(data, size);
   if (buffer_.size() + size > kBufferBytes && !flush()) return false;
   const auto* p = static_cast<const uint8_t*>(data);
@@ -62,6 +79,11 @@ bool FileSink::write_thunk(void* self, const void* data, size_t size) {
 
 bool FileSink::close() {
   if (fd_ < 0) return errno_ == 0;
+  if (compressor_) {
+    compressor_->finish();  // its failures are in errno_
+    compression_ = compressor_->stats();
+    compressor_.reset();
+  }
   const bool ok = flush();
   if (::close(fd_) != 0 && errno_ == 0) errno_ = errno;
   fd_ = -1;

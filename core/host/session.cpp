@@ -230,6 +230,7 @@ std::unique_ptr<Session> Session::start(const SessionOptions& options, std::stri
 
   std::string open_error;
   if (!impl->file.open(options.output_path, &open_error)) return release_flag(open_error);
+  impl->file.compress(options.compression);
   impl->pid = static_cast<uint32_t>(getpid());
   impl->started = std::chrono::steady_clock::now();
 
@@ -322,7 +323,8 @@ SessionStats Session::stop() {
   s.stats.lost = ends.lost;
   s.stats.abandoned_bytes = ends.abandoned_bytes;
   if (!s.file.close()) s.note_write(Status::sink_failed);
-  s.stats.bytes = s.writer.bytes_written();
+  s.stats.bytes = s.file.bytes_written();
+  s.stats.compression = s.file.compression_stats();
   if (s.write_failed)
     s.stats.write_error = "writing '" + s.options.output_path + "' failed: " + errno_text(s.write_errno);
   s.stats.seconds =

@@ -111,6 +111,7 @@ class Recorder {
 
   bool open_file(const std::string& path, std::string* error) {
     if (!file_.open(path, error)) return false;
+    file_.compress({.enabled = options_.compress});
     writer_ = std::make_unique<TraceWriter>(file_.sink());
     writer_->file_header();
     clock_start_ = host::sample_clock();
@@ -174,8 +175,8 @@ class Recorder {
       *error = "writing '" + result->output_path + "' failed: " + std::strerror(file_.error_number());
       return false;
     }
-    struct stat st;
-    result->file_bytes = stat(result->output_path.c_str(), &st) == 0 ? static_cast<uint64_t>(st.st_size) : 0;
+    result->file_bytes = file_.bytes_written();
+    result->compression = file_.compression_stats();
     return true;
   }
 
@@ -243,7 +244,7 @@ class Recorder {
   // Metadata first (the blocks the process published), then its streams,
   // then packets: every block comes before the first one that needs it.
   void drain(Traced& t, bool final) {
-    file_bytes_ += t.region->copy_new_metadata(file_.sink());
+    t.region->copy_new_metadata(file_.sink());
     if (!t.described) {
       if (t.region->header().attached_pid.load(std::memory_order_acquire) == 0) return;
       for (uint32_t cpu = 0; cpu < layout_.cpus; ++cpu) writer_->stream(t.first_stream + cpu, t.pid, cpu);
@@ -294,7 +295,6 @@ class Recorder {
   bool root_done_ = false;
   int root_status_ = 0;
   bool told_region_error_ = false;
-  uint64_t file_bytes_ = 0;
   DrainTotals totals_;
 };
 

@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "spoor/host/block_compressor.h"
+
 namespace spoor::record {
 
 struct RecordOptions {
@@ -21,6 +23,7 @@ struct RecordOptions {
   bool no_follow = false;                // trace the program only, not its children
   size_t buffer_bytes_per_cpu = 4u << 20;  // per CPU, per process
   uint32_t packet_bytes = 128u << 10;
+  bool compress = true;                  // zstd COMPRESSED blocks (docs/FORMAT.md)
 };
 
 struct RecordResult {
@@ -35,6 +38,7 @@ struct RecordResult {
   uint64_t lost = 0;
   uint64_t abandoned_bytes = 0;
   uint64_t file_bytes = 0;
+  host::CompressionStats compression{};  // zero when not compressed
   double seconds = 0;
 };
 

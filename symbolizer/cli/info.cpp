@@ -45,6 +45,12 @@ void print_file(const std::string& path, const Trace& t, const EventSummary& s, 
   appendf(out, "trace      %s\n", path.c_str());
   appendf(out, "size       %llu bytes\n", static_cast<ull>(t.file_size()));
   appendf(out, "format     %u.%u\n", t.version_major(), t.version_minor());
+  const reader::CompressionSummary& z = t.compression();
+  if (z.blocks > 0)
+    appendf(out, "compressed %llu COMPRESSED blocks: %llu bytes hold %llu bytes of blocks (%.1fx)\n",
+            static_cast<ull>(z.blocks), static_cast<ull>(z.stored_bytes),
+            static_cast<ull>(z.raw_bytes),
+            static_cast<double>(z.raw_bytes) / static_cast<double>(z.stored_bytes));
   const reader::Clock& c = t.clock();
   if (t.has_clock())
     appendf(out, "clock      %s at %.3f MHz (tick %llu = %lld ns)\n",
@@ -237,7 +243,8 @@ const Command kInfoCommand = {
     "Summarize a trace: clock, streams, counts, losses, durations",
     R"(usage: spoor info FILE
 
-Prints what the trace FILE ("-" reads standard input) holds: its size and format version; the clock
+Prints what the trace FILE ("-" reads standard input) holds: its size and format version; how
+much its COMPRESSED blocks expand to (their ratio), if it has any; the clock
 (source and frequency); the time span of its events; the traced processes;
 each stream (id, pid, cpu, packets, events, lost events); event counts per
 provider and event; lost events per stream with the intervals they were lost

@@ -64,6 +64,13 @@ int run_record_command(const std::vector<std::string>& words) {
       if (!v || v->empty() || *end != '\0' || n < 0 || n > 10000)
         return usage_error("record", "--sample-hz needs a rate from 0 (no samples) to 10000");
       options.sample_hz = static_cast<int>(n);
+    } else if (w == "--compress" || w.starts_with("--compress=")) {
+      const std::string* v = w == "--compress" ? value() : nullptr;
+      if (w == "--compress" && !v) return usage_error("record", "--compress needs zstd or none");
+      const std::string codec = v ? *v : w.substr(w.find('=') + 1);
+      if (codec != "zstd" && codec != "none")
+        return usage_error("record", "--compress takes zstd or none, not '" + codec + "'");
+      options.compress = codec == "zstd";
     } else if (w == "--buffer-size") {
       const std::string* v = value();
       const size_t n = v ? parse_size(*v) : 0;
@@ -98,6 +105,17 @@ int run_record_command(const std::vector<std::string>& words) {
                static_cast<unsigned long long>(r.lost),
                r.lost ? " (the ring was full: try a larger --buffer-size)" : "",
                human_bytes(r.file_bytes).c_str(), r.output_path.c_str());
+  if (r.compression.raw_bytes > 0)
+    std::fprintf(stderr, "spoor record: zstd packed %s of blocks into %s (%.1fx) using %.2f s of CPU off the program's threads\n",
+                 human_bytes(r.compression.raw_bytes).c_str(), human_bytes(r.compression.packed_bytes).c_str(),
+                 static_cast<double>(r.compression.raw_bytes) / static_cast<double>(r.compression.packed_bytes),
+                 r.compression.cpu_seconds);
+  if (r.compression.fast_bytes > 0)
+    std::fprintf(stderr, "spoor record: %s of them at zstd's fastest level: compression fell behind the program\n",
+                 human_bytes(r.compression.fast_bytes).c_str());
+  if (r.compression.stored_bytes > 0)
+    std::fprintf(stderr, "spoor record: %s were written uncompressed: compression fell behind the program\n",
+                 human_bytes(r.compression.stored_bytes).c_str());
   if (r.abandoned_bytes)
     std::fprintf(stderr, "spoor record: %llu bytes were reserved by events the program never finished\n",
                  static_cast<unsigned long long>(r.abandoned_bytes));
@@ -111,7 +129,8 @@ const Command kRecordCommand{
     "record",
     "Run a program with tracing injected (LD_PRELOAD) and write its trace",
     R"(usage: spoor record [-o FILE] [-p PROVIDERS] [--stack-depth N] [--sample-hz N]
-                    [--buffer-size SIZE] [--no-follow] [--] CMD [ARGS...]
+                    [--buffer-size SIZE] [--no-follow]
+                    [--compress zstd|none] [--] CMD [ARGS...]
 
 Runs CMD with libspoor-preload.so injected and records its events, and
 those of every process it starts (fork, posix_spawn, exec), into FILE
@@ -139,6 +158,9 @@ options:
                           sample per tick standing for several periods
   --buffer-size SIZE      ring per CPU per process, like 4M (default 4M)
   --no-follow             trace the program only, not the processes it starts
+  --compress zstd|none    zstd (the default) packs runs of about 4 MiB of
+                          blocks into COMPRESSED blocks, on a thread of the
+                          recorder; none writes the blocks as they are
 
 exit status: the program's; 127 when it cannot be recorded (not found,
 cannot create FILE); 2 for a usage error.

@@ -9,6 +9,8 @@
 #include <cstring>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <map>
 #include <string>
 
@@ -92,6 +94,65 @@ TEST(Record, CountsEveryAllocatorCallOfAKnownProgram) {
   EXPECT_EQ(c.calls["Realloc"], 1u);
   EXPECT_EQ(c.alloc_bytes, expected_bytes);
   EXPECT_NE(r.err.find("0 lost"), std::string::npos) << r.err;
+}
+
+TEST(Record, CompressedAndUncompressedRecordingsHoldTheSameEvents) {
+  const std::string zstd = trace_path("zstd"), none = trace_path("none");
+  // No CPU samples: their number varies from run to run.
+  const Process z = run(kSpoor + " record --sample-hz 0 --compress=zstd -o " + zstd + " -- " + SPOOR_HEAP_COUNTS + " 3000");
+  const Process n = run(kSpoor + " record --sample-hz 0 --compress none -o " + none + " -- " + SPOOR_HEAP_COUNTS + " 3000");
+  ASSERT_EQ(z.status, 7) << z.err;
+  ASSERT_EQ(n.status, 7) << n.err;
+  EXPECT_NE(z.err.find("zstd packed"), std::string::npos) << z.err;
+  EXPECT_EQ(n.err.find("zstd packed"), std::string::npos) << n.err;
+  const HeapCounts zc = count_heap(zstd), nc = count_heap(none);
+  EXPECT_EQ(zc.calls, nc.calls);
+  EXPECT_EQ(zc.alloc_bytes, nc.alloc_bytes);
+  EXPECT_EQ(zc.calls.at("Alloc"), 3000u + 2);
+
+  auto zt = reader::Trace::open(zstd);
+  auto nt = reader::Trace::open(none);
+  ASSERT_TRUE(zt && nt);
+  EXPECT_GT(zt->compression().blocks, 0u);
+  EXPECT_EQ(nt->compression().blocks, 0u);
+  EXPECT_LT(zt->file_size() * 3, nt->file_size());
+
+  const Process info = run(kSpoor + " info " + zstd);
+  EXPECT_EQ(info.status, 0) << info.err;
+  EXPECT_NE(info.out.find("compressed " + std::to_string(zt->compression().blocks) + " COMPRESSED blocks: " +
+                          std::to_string(zt->compression().stored_bytes) + " bytes hold " +
+                          std::to_string(zt->compression().raw_bytes) + " bytes of blocks ("),
+            std::string::npos)
+      << info.out;
+  EXPECT_EQ(run(kSpoor + " info " + none).out.find("COMPRESSED"), std::string::npos);
+}
+
+TEST(Record, ACutCompressedTraceSaysWhereItWasCut) {
+  const std::string path = trace_path("cut");
+  ASSERT_EQ(run(kSpoor + " record -o " + path + " -- " + SPOOR_HEAP_COUNTS + " 5000").status, 7);
+  // Cut 20 bytes into the last block (the header says how long each is).
+  std::ifstream in(path, std::ios::binary);
+  const std::string bytes((std::istreambuf_iterator<char>(in)), {});
+  uint64_t last = 32;
+  for (uint64_t at = 32; at + 16 <= bytes.size();) {
+    uint32_t payload = 0;
+    std::memcpy(&payload, bytes.data() + at + 8, 4);
+    last = at;
+    at += 16 + payload;
+  }
+  const uint64_t cut = last + 20;
+  std::filesystem::resize_file(path, cut);
+  const Process info = run(kSpoor + " info " + path);
+  EXPECT_EQ(info.status, 1);
+  EXPECT_NE(info.err.find("truncated at byte " + std::to_string(cut) + " inside a COMPRESSED block"),
+            std::string::npos)
+      << info.err;
+}
+
+TEST(Record, CompressTakesZstdOrNone) {
+  const Process r = run(kSpoor + " record --compress=lz4 -- " + SPOOR_HEAP_COUNTS + " 1");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("--compress takes zstd or none, not 'lz4'"), std::string::npos) << r.err;
 }
 
 TEST(Record, AlignedAndArrayAllocatorsAreRecorded) {

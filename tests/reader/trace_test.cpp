@@ -22,7 +22,7 @@ TEST(TraceOpen, ReadsEveryMetadataBlock) {
   EXPECT_TRUE(trace.warnings().empty()) << trace.warnings()[0];
   EXPECT_EQ(trace.file_size(), t.size());
   EXPECT_EQ(trace.version_major(), 1);
-  EXPECT_EQ(trace.version_minor(), 0);
+  EXPECT_EQ(trace.version_minor(), spoor::format::kVersionMinor);
   EXPECT_TRUE(trace.has_clock());
 
   ASSERT_EQ(trace.processes().size(), 1u);

@@ -5,6 +5,7 @@
 #include <sys/mman.h>
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 #include <thread>
@@ -56,6 +57,33 @@ TEST(Session, SpecFiltersByLevelAndKeywords) {
   kAlways.write(4);      // no keywords, level 0: always passes
   s->stop();
   EXPECT_EQ(names_in(path), (std::vector<std::string>{"InfoKw1:1", "Always:4"}));
+}
+
+TEST(Session, CompressedSessionFileReadsTheSameEvents) {
+  const std::string path = spoor::test::temp_trace_path("compressed");
+  std::string error;
+  spoor::host::SessionOptions options{.output_path = path, .providers = "Spoor.Test.Session"};
+  options.compression.enabled = true;
+  options.compression.run_bytes = 64 << 10;  // several COMPRESSED blocks
+  auto s = Session::start(options, &error);
+  ASSERT_TRUE(s) << error;
+  constexpr uint32_t kEvents = 50000;
+  for (uint32_t i = 0; i < kEvents; ++i) kInfoKw1.write(i);
+  const spoor::host::SessionStats stats = s->stop();
+  EXPECT_EQ(stats.lost, 0u);
+  EXPECT_GT(stats.compression.blocks, 1u);
+  EXPECT_LT(stats.compression.packed_bytes * 2, stats.compression.raw_bytes);
+
+  auto trace = reader::Trace::open(path);
+  ASSERT_TRUE(trace) << trace.error();
+  EXPECT_EQ(stats.bytes, trace->file_size());
+  EXPECT_EQ(trace->compression().blocks, stats.compression.blocks);
+  const auto all = spoor::test::read_all(trace.value());
+  EXPECT_EQ(all.damages, 0u);
+  ASSERT_EQ(all.events.size(), kEvents);
+  std::vector<bool> seen(kEvents, false);
+  for (const auto& e : all.events) seen.at(std::get<uint64_t>(e.fields.at(0).value)) = true;
+  EXPECT_EQ(std::count(seen.begin(), seen.end(), true), kEvents);
 }
 
 TEST(Session, EnableChangesWhileRunning) {

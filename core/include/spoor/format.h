@@ -18,7 +18,7 @@ namespace spoor::format {
 // ---------------------------------------------------------------------------
 SPOOR_FMT_CONST char kFileMagic[8] = {'S', 'P', 'O', 'O', 'R', 'T', 'R', 'C'};
 SPOOR_FMT_CONST uint16_t kVersionMajor = 1;  // a reader rejects any other major
-SPOOR_FMT_CONST uint16_t kVersionMinor = 0;  // minor bumps only add block types
+SPOOR_FMT_CONST uint16_t kVersionMinor = 1;  // minor bumps only add block types (1: COMPRESSED)
 
 struct FileHeader {
   char magic[8];          // kFileMagic
@@ -45,6 +45,7 @@ enum BlockType : uint16_t {
   kBlockEvent = 5,       // EventBlock + name + fields
   kBlockPacket = 6,      // PacketBlock + records
   kBlockStreamEnd = 7,   // StreamEndBlock
+  kBlockCompressed = 8,  // CompressedBlock + a compressed run of blocks (since 1.1)
 };
 
 struct BlockHeader {
@@ -163,6 +164,24 @@ struct StreamEndBlock {
   uint64_t packets;          // packets written
 };
 
+// A run of complete blocks of any other type, compressed together; the
+// reader walks the blocks it expands to exactly as if they were in the file.
+// Followed by the compressed bytes (the rest of the payload).
+SPOOR_FMT_CONST uint16_t kCodecZstd = 1;          // one zstd frame
+SPOOR_FMT_CONST uint16_t kLayoutBlocks = 0;       // the frame holds the blocks as they are
+SPOOR_FMT_CONST uint16_t kLayoutRecordColumns = 1;  // packets' records moved to columns
+SPOOR_FMT_CONST uint32_t kMaxCompressedRaw = 64u << 20;  // raw_size and packed_size bound
+
+struct CompressedBlock {
+  uint16_t codec;          // kCodecZstd
+  uint16_t layout;         // kLayoutBlocks or kLayoutRecordColumns
+  uint32_t raw_size;       // bytes of the blocks it holds, expanded
+  uint32_t packed_size;    // bytes the frame decompresses to
+  uint32_t blocks_size;    // kLayoutRecordColumns: bytes of the block section
+  uint32_t record_count;   // kLayoutRecordColumns: records in the columns
+  uint32_t reserved;       // 0
+};
+
 // ---------------------------------------------------------------------------
 // Records inside a packet. Each starts on a 2-byte boundary:
 //
@@ -198,6 +217,7 @@ static_assert(sizeof(ProviderBlock) == 24);
 static_assert(sizeof(EventBlock) == 32);
 static_assert(sizeof(PacketBlock) == 48);
 static_assert(sizeof(StreamEndBlock) == 32);
+static_assert(sizeof(CompressedBlock) == 24);
 }  // namespace spoor::format
 #undef SPOOR_FMT_CONST
 #endif  // SPOOR_FORMAT_H

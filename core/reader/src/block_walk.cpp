@@ -1,12 +1,15 @@
 // The block walk: file header, then every block in file order. Each block is
 // checked in the order docs/FORMAT.md gives (sync word, size against the end
 // of the file, CRC-32C, then its own layout); the first one that fails is
-// recorded as the trace's damage and nothing after it is used.
+// recorded as the trace's damage and nothing after it is used. A COMPRESSED
+// block, once its own checks pass, is expanded and the blocks it holds are
+// walked the same way, in place.
 #include <algorithm>
 #include <cstring>
 
 #include "byte_cursor.h"
 #include "metadata_blocks.h"
+#include "spoor/compress/packed_blocks.h"
 #include "spoor/crc32c.h"
 #include "spoor/format.h"
 #include "spoor/reader/names.h"
@@ -17,6 +20,22 @@ namespace spoor::reader {
 namespace {
 
 namespace fmt = spoor::format;
+
+// The blocks being walked: the file's, or those one COMPRESSED block
+// expanded to (then offsets count from the start of the expanded bytes, and
+// what is found there is placed at the COMPRESSED block's offset).
+struct Region {
+  std::span<const uint8_t> bytes;
+  std::optional<uint64_t> container;  // file offset of the COMPRESSED block
+
+  uint64_t place(uint64_t offset) const { return container ? *container : offset; }
+  void damage(Trace::Data& d, uint64_t offset, std::string message) const {
+    if (container)
+      message = "inside the COMPRESSED block at byte " + num(*container) +
+                " (offsets count from the start of the blocks it expands to): " + message;
+    d.damage = Damage{place(offset), std::move(message), std::nullopt};
+  }
+};
 
 // "stream 3, cpu 1" for blocks of one stream, read from as much of the
 // payload as the file holds; empty for other blocks.
@@ -57,41 +76,55 @@ std::optional<Error> check_header(Trace::Data& d) {
 }
 
 Problem parse_payload(Trace::Data& d, uint16_t type, std::span<const uint8_t> payload,
-                      uint64_t offset, uint64_t& unknown) {
+                      const Region& region, uint64_t offset, uint64_t& unknown) {
+  const uint64_t place = region.place(offset);
   switch (type) {
-    case fmt::kBlockClock: return parse_clock(d, payload, offset);
-    case fmt::kBlockProcess: return parse_process(d, payload, offset);
-    case fmt::kBlockStream: return parse_stream(d, payload, offset);
-    case fmt::kBlockProvider: return parse_provider(d, payload, offset);
-    case fmt::kBlockEvent: return parse_event(d, payload, offset);
+    case fmt::kBlockClock: return parse_clock(d, payload, place);
+    case fmt::kBlockProcess: return parse_process(d, payload, place);
+    case fmt::kBlockStream: return parse_stream(d, payload, place);
+    case fmt::kBlockProvider: return parse_provider(d, payload, place);
+    case fmt::kBlockEvent: return parse_event(d, payload, place);
     case fmt::kBlockPacket:
-      return parse_packet(d, payload, offset, offset + sizeof(fmt::BlockHeader));
-    case fmt::kBlockStreamEnd: return parse_stream_end(d, payload, offset);
+      return parse_packet(d, payload, place, offset + sizeof(fmt::BlockHeader),
+                          region.container.has_value());
+    case fmt::kBlockStreamEnd: return parse_stream_end(d, payload, place);
     default:
       ++unknown;  // a later minor version's block: its size is known, skip it
       return std::nullopt;
   }
 }
 
+uint64_t walk_all(Trace::Data& d, const Region& region, uint64_t start, uint64_t& unknown);
+
+// Expands the COMPRESSED block at `offset` and walks what it holds. Returns
+// what is wrong with the block itself, if anything; damage among the blocks
+// it holds is recorded in d.damage.
+Problem expand(Trace::Data& d, std::span<const uint8_t> payload, uint64_t offset, uint64_t& unknown) {
+  std::vector<uint8_t>& blocks = d.expanded.emplace_back();
+  std::string problem;
+  if (!compress::unpack(payload, blocks, problem)) return problem;
+  d.compression.blocks++;
+  d.compression.stored_bytes += sizeof(fmt::BlockHeader) + payload.size();
+  d.compression.raw_bytes += blocks.size();
+  walk_all(d, Region{blocks, offset}, 0, unknown);
+  return std::nullopt;
+}
+
 // Checks and parses the block at `offset`; returns its total size, or 0
 // after recording the damage.
-uint64_t walk_one(Trace::Data& d, uint64_t offset, uint64_t& unknown) {
-  const uint64_t size = d.bytes.size();
-  const uint8_t* at = d.bytes.data() + offset;
+uint64_t walk_one(Trace::Data& d, const Region& region, uint64_t offset, uint64_t& unknown) {
+  const uint64_t size = region.bytes.size();
+  const uint8_t* at = region.bytes.data() + offset;
   if (size - offset < sizeof(fmt::BlockHeader)) {
-    d.damage = Damage{offset,
-                      "truncated at byte " + num(size) + " inside the header of the block at byte " +
-                          num(offset) + " (" + num(size - offset) + " of 16 bytes)",
-                      std::nullopt};
+    region.damage(d, offset, "truncated at byte " + num(size) + " inside the header of the block at byte " +
+                          num(offset) + " (" + num(size - offset) + " of 16 bytes)");
     return 0;
   }
   fmt::BlockHeader h{};
   std::memcpy(&h, at, sizeof h);
   if (h.magic != fmt::kBlockMagic) {
-    d.damage = Damage{offset,
-                      "no block starts at byte " + num(offset) + ": found " + hex(h.magic, 8) +
-                          " where the sync word " + hex(fmt::kBlockMagic, 8) + " should be",
-                      std::nullopt};
+    region.damage(d, offset, "no block starts at byte " + num(offset) + ": found " + hex(h.magic, 8) +
+                          " where the sync word " + hex(fmt::kBlockMagic, 8) + " should be");
     return 0;
   }
   const std::string type = block_type_name(h.type);
@@ -100,37 +133,48 @@ uint64_t walk_one(Trace::Data& d, uint64_t offset, uint64_t& unknown) {
   const std::string context = block_context(h.type, payload, available);
   const std::string paren = context.empty() ? "" : " (" + context + ")";
   if (h.size > fmt::kMaxBlockPayload) {
-    d.damage = Damage{offset,
-                      "the " + type + " block at byte " + num(offset) + paren + " claims a " +
-                          num(h.size) + "-byte payload, over the 64 MiB limit",
-                      std::nullopt};
+    region.damage(d, offset, "the " + type + " block at byte " + num(offset) + paren + " claims a " +
+                          num(h.size) + "-byte payload, over the 64 MiB limit");
     return 0;
   }
   const uint64_t total = sizeof h + uint64_t{h.size};
   if (h.size > available) {
-    d.damage = Damage{offset,
-                      "truncated at byte " + num(size) + " inside a " + type + " block of " +
-                          num(total) + " bytes starting at byte " + num(offset) + paren,
-                      std::nullopt};
+    region.damage(d, offset, "truncated at byte " + num(size) + " inside a " + type + " block of " +
+                          num(total) + " bytes starting at byte " + num(offset) + paren);
     return 0;
   }
   const uint32_t crc = spoor::block_checksum(&h, payload, h.size);
   if (crc != h.crc32c) {
-    d.damage = Damage{offset,
-                      "CRC mismatch in block at byte " + num(offset) + " (" + type +
+    region.damage(d, offset, "CRC mismatch in block at byte " + num(offset) + " (" + type +
                           (context.empty() ? "" : ", " + context) +
                           "): it stores " + hex(h.crc32c, 8) + ", its payload gives " +
-                          hex(crc, 8),
-                      std::nullopt};
+                          hex(crc, 8));
     return 0;
   }
-  Problem problem = parse_payload(d, h.type, {payload, h.size}, offset, unknown);
+  Problem problem;
+  if (h.type == fmt::kBlockCompressed && region.container)
+    problem = "a COMPRESSED block cannot hold another";
+  else if (h.type == fmt::kBlockCompressed)
+    problem = expand(d, {payload, h.size}, offset, unknown);
+  else
+    problem = parse_payload(d, h.type, {payload, h.size}, region, offset, unknown);
+  if (d.damage) return 0;  // inside the COMPRESSED block
   if (problem) {
-    d.damage = Damage{offset, "bad " + type + " block at byte " + num(offset) + ": " + *problem,
-                      std::nullopt};
+    region.damage(d, offset, "bad " + type + " block at byte " + num(offset) + ": " + *problem);
     return 0;
   }
   return total;
+}
+
+// Walks the blocks of `region` from `start` until its end or the first damage.
+uint64_t walk_all(Trace::Data& d, const Region& region, uint64_t start, uint64_t& unknown) {
+  uint64_t offset = start;
+  while (offset < region.bytes.size()) {
+    const uint64_t total = walk_one(d, region, offset, unknown);
+    if (total == 0) break;
+    offset += total;
+  }
+  return offset;
 }
 
 }  // namespace
@@ -140,11 +184,7 @@ std::optional<Error> walk_blocks(Trace::Data& d) {
   fmt::FileHeader h{};
   std::memcpy(&h, d.bytes.data(), sizeof h);
   uint64_t unknown = 0;
-  for (uint64_t offset = h.header_size; offset < d.bytes.size();) {
-    const uint64_t total = walk_one(d, offset, unknown);
-    if (total == 0) break;
-    offset += total;
-  }
+  walk_all(d, Region{d.bytes, std::nullopt}, h.header_size, unknown);
   // Packets arrive in drain order; a stream reads them in sequence order.
   for (Stream& s : d.streams)
     std::stable_sort(s.packets.begin(), s.packets.end(),

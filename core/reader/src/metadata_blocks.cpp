@@ -163,7 +163,7 @@ Problem parse_event(Trace::Data& d, std::span<const uint8_t> payload, uint64_t o
 }
 
 Problem parse_packet(Trace::Data& d, std::span<const uint8_t> payload, uint64_t offset,
-                     uint64_t data_offset) {
+                     uint64_t data_offset, bool compressed) {
   ByteCursor c = cursor(payload);
   fmt::PacketBlock b{};
   if (!c.read(b)) return too_short(payload.size(), "the 48-byte packet header");
@@ -185,7 +185,9 @@ Problem parse_packet(Trace::Data& d, std::span<const uint8_t> payload, uint64_t 
   p.record_count = b.record_count;
   p.data_size = b.data_size;
   p.offset = offset;
-  p.data_offset = data_offset + sizeof(fmt::PacketBlock);
+  p.data_offset = compressed ? offset : data_offset + sizeof(fmt::PacketBlock);
+  p.records = payload.data() + sizeof(fmt::PacketBlock);
+  p.compressed = compressed;
   d.streams[it->second].packets.push_back(p);
   return std::nullopt;
 }

@@ -22,9 +22,10 @@ Problem parse_process(Trace::Data& d, std::span<const uint8_t> payload, uint64_t
 Problem parse_stream(Trace::Data& d, std::span<const uint8_t> payload, uint64_t offset);
 Problem parse_provider(Trace::Data& d, std::span<const uint8_t> payload, uint64_t offset);
 Problem parse_event(Trace::Data& d, std::span<const uint8_t> payload, uint64_t offset);
-// `data_offset` is where the payload starts in the file.
+// `data_offset` is where the payload starts in the file; `compressed`: the
+// payload is in expanded bytes of the COMPRESSED block at `offset`.
 Problem parse_packet(Trace::Data& d, std::span<const uint8_t> payload, uint64_t offset,
-                     uint64_t data_offset);
+                     uint64_t data_offset, bool compressed);
 Problem parse_stream_end(Trace::Data& d, std::span<const uint8_t> payload, uint64_t offset);
 
 }  // namespace spoor::reader

@@ -46,6 +46,7 @@ std::string block_type_name(uint16_t type) {
     case fmt::kBlockEvent: return "EVENT";
     case fmt::kBlockPacket: return "PACKET";
     case fmt::kBlockStreamEnd: return "STREAM_END";
+    case fmt::kBlockCompressed: return "COMPRESSED";
     default: return "type-" + std::to_string(type);
   }
 }

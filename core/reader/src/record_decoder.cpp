@@ -140,7 +140,7 @@ uint64_t widen_ticks(uint64_t time48, uint64_t begin_ticks) {
 }
 
 uint32_t decode_record(const RecordInput& in, uint32_t& tid, Event& out, std::string& problem) {
-  const uint8_t* start = in.trace->bytes().data() + in.offset;
+  const uint8_t* start = in.record;
   if (in.available < fmt::kRecordHeaderSize) {
     problem = "the record header runs past the packet's end (" + num(in.available) +
               " bytes left, a header is 10)";

@@ -17,7 +17,8 @@ struct RecordInput {
   const Stream* stream = nullptr;
   const Packet* packet = nullptr;
   uint32_t pointer_size = 8;  // of the stream's process
-  uint64_t offset = 0;        // of the record in the file
+  const uint8_t* record = nullptr;  // its bytes
+  uint64_t offset = 0;        // of the record in the file (Event::offset)
   uint64_t available = 0;     // bytes from offset to the packet's end
   bool first_in_packet = false;
 };

@@ -22,15 +22,14 @@ class StreamDecoder {
   const Stream& stream() const { return *stream_; }
 
  private:
-  Step fail(uint64_t offset, const std::string& problem);
+  Step fail(uint64_t offset, const std::string& where, const std::string& problem);
 
   const Trace* trace_;
   const Stream* stream_;
   uint32_t pointer_size_;
   size_t packet_ = 0;        // index into stream_->packets
   bool in_packet_ = false;
-  uint64_t pos_ = 0;         // file offset of the next record
-  uint64_t end_ = 0;         // file offset of the packet's end
+  uint64_t pos_ = 0;         // of the next record, from the packet's first record
   uint32_t records_ = 0;     // decoded in this packet
   uint32_t tid_ = 0;
   bool done_ = false;

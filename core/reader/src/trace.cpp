@@ -56,6 +56,7 @@ const std::vector<Process>& Trace::processes() const { return data_->processes; 
 const std::vector<Stream>& Trace::streams() const { return data_->streams; }
 const std::deque<Provider>& Trace::providers() const { return data_->providers; }
 const std::deque<EventDescriptor>& Trace::events() const { return data_->events; }
+const CompressionSummary& Trace::compression() const { return data_->compression; }
 const std::optional<Damage>& Trace::damage() const { return data_->damage; }
 const std::vector<std::string>& Trace::warnings() const { return data_->warnings; }
 

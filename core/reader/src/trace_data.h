@@ -43,6 +43,10 @@ struct Trace::Data {
   std::deque<EventDescriptor> events;
   std::unordered_map<uint64_t, const EventDescriptor*> event_by_key;
 
+  // What COMPRESSED blocks expanded to: packets' records point in here.
+  std::deque<std::vector<uint8_t>> expanded;
+  CompressionSummary compression;
+
   std::optional<Damage> damage;
   std::vector<std::string> warnings;
 };

@@ -1,13 +1,18 @@
 // The trace file a session writes: small blocks are gathered in a buffer,
 // packet data (tens of KiB) goes from the ring to the kernel with no copy.
+// With compression on, every byte goes to a BlockCompressor instead, whose
+// thread writes the COMPRESSED blocks.
 #ifndef SPOOR_HOST_FILE_SINK_H
 #define SPOOR_HOST_FILE_SINK_H
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "spoor/host/block_compressor.h"
 #include "spoor/trace_writer.h"
 
 namespace spoor::host {
@@ -21,12 +26,21 @@ class FileSink {
 
   // Creates (truncates) `path`. Returns false with *error set.
   bool open(const std::string& path, std::string* error);
+  // Compresses everything written from now on (call right after open(),
+  // before the file header); does nothing unless options.enabled.
+  void compress(const CompressionOptions& options);
   // Sends buffered bytes to the kernel. Returns false on a write error.
+  // Compressing: hands complete blocks to the packing thread once they
+  // waited max_delay_ms (they reach the kernel when packed).
   bool flush();
   // Flushes and closes. Returns false if any write failed.
   bool close();
   // The errno of the first failed write, 0 if none.
-  int error_number() const { return errno_; }
+  int error_number() const { return errno_.load(); }
+  // Bytes handed to the kernel so far: the file's size once closed.
+  uint64_t bytes_written() const { return written_.load(); }
+  // What compression did; complete after close().
+  CompressionStats compression_stats() const { return compression_; }
 
   // The sink for TraceWriter.
   Sink sink() { return Sink{this, &FileSink::write_thunk}; }
@@ -37,8 +51,12 @@ class FileSink {
   bool write_all(const void* data, size_t size);
 
   int fd_ = -1;
-  int errno_ = 0;
+  // Set by the packing thread too, when compressing.
+  std::atomic<int> errno_{0};
+  std::atomic<uint64_t> written_{0};
   std::vector<uint8_t> buffer_;
+  std::unique_ptr<BlockCompressor> compressor_;
+  CompressionStats compression_;
 };
 
 }  // namespace spoor::host

@@ -19,6 +19,8 @@
 #include <string_view>
 #include <vector>
 
+#include "spoor/host/block_compressor.h"
+
 namespace spoor::host {
 
 struct SessionOptions {
@@ -29,6 +31,9 @@ struct SessionOptions {
   uint32_t cpu_count = 0;                 // 0: every configured CPU
   uint32_t drain_interval_us = 1000;      // how often the writer thread looks
   uint32_t flush_interval_ms = 250;       // partly filled packets are closed this often
+  // Off by default: a compressed file holds drained events in memory (up
+  // to compression.max_delay_ms, one run) before they reach the kernel.
+  CompressionOptions compression{};
 };
 
 struct SessionStats {
@@ -36,6 +41,7 @@ struct SessionStats {
   uint64_t lost = 0;             // events dropped (ring full, too large, no key)
   uint64_t packets = 0;
   uint64_t bytes = 0;            // file size
+  CompressionStats compression{};  // all zero unless options.compression.enabled
   uint64_t abandoned_bytes = 0;  // reserved but never committed
   std::vector<uint64_t> lost_per_cpu;
   double seconds = 0;

@@ -42,7 +42,7 @@ struct Event {
   uint32_t tid = 0;
   uint32_t stream_id = 0;
   uint64_t packet_sequence = 0;
-  uint64_t offset = 0;   // of the record in the file
+  uint64_t offset = 0;   // of the record in the file; of its COMPRESSED block if compressed
   const Provider* provider = nullptr;
   const EventDescriptor* descriptor = nullptr;
   std::optional<Guid> activity_id;

@@ -77,7 +77,10 @@ struct EventDescriptor {
   uint64_t offset = 0;
 };
 
-// A PACKET block's header, and where its records are in the file.
+// A PACKET block's header, and where its records are. A packet that came
+// out of a COMPRESSED block has no place of its own in the file: `offset`
+// and `data_offset` are then the COMPRESSED block's, and `records` points
+// into the expanded bytes the Trace keeps.
 struct Packet {
   uint32_t stream_id = 0;
   uint32_t cpu = 0;
@@ -89,6 +92,15 @@ struct Packet {
   uint32_t data_size = 0;
   uint64_t offset = 0;       // of the block header
   uint64_t data_offset = 0;  // of the first record
+  const uint8_t* records = nullptr;  // data_size bytes, valid as long as the Trace
+  bool compressed = false;   // it came out of a COMPRESSED block
+};
+
+// What COMPRESSED blocks did to the file.
+struct CompressionSummary {
+  uint64_t blocks = 0;        // COMPRESSED blocks read
+  uint64_t stored_bytes = 0;  // their size in the file, block headers included
+  uint64_t raw_bytes = 0;     // the blocks they expanded to
 };
 
 struct StreamEnd {

@@ -60,6 +60,9 @@ class Trace {
   const Provider* provider(uint32_t pid, uint16_t index) const;
   const EventDescriptor* event(uint32_t pid, uint16_t key) const;
 
+  // COMPRESSED blocks read (all zero for a file without any).
+  const CompressionSummary& compression() const;
+
   // The first block that failed its checks, if any; nothing from it onwards
   // was used.
   const std::optional<Damage>& damage() const;

@@ -1,0 +1,78 @@
+// How well and how fast COMPRESSED blocks pack a recorded trace, per zstd
+// level: the packing thread's work (BlockCompressor), single-threaded, on
+// one core, without the file I/O.
+//
+//   spoor_bench_compress TRACE [LEVEL...]     (default levels 1 3 6 9)
+//
+// TRACE must be uncompressed (spoor record --compress=none). Its blocks are
+// cut into runs of 4 MiB at block boundaries, as the recorder cuts them.
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <span>
+#include <vector>
+
+#include "spoor/compress/packed_blocks.h"
+#include "spoor/format.h"
+
+namespace fmt = spoor::format;
+
+int main(int argc, char** argv) {
+  if (argc < 2) {
+    std::fprintf(stderr, "usage: spoor_bench_compress TRACE [LEVEL...]\n");
+    return 2;
+  }
+  std::ifstream in(argv[1], std::ios::binary);
+  const std::vector<uint8_t> file((std::istreambuf_iterator<char>(in)), {});
+  if (file.size() < sizeof(fmt::FileHeader)) {
+    std::fprintf(stderr, "spoor_bench_compress: cannot read '%s'\n", argv[1]);
+    return 1;
+  }
+  // Runs of about 4 MiB of whole blocks; count the records on the way.
+  std::vector<std::span<const uint8_t>> runs;
+  uint64_t records = 0;
+  size_t run_start = sizeof(fmt::FileHeader);
+  for (size_t at = run_start; at + sizeof(fmt::BlockHeader) <= file.size();) {
+    fmt::BlockHeader h{};
+    std::memcpy(&h, file.data() + at, sizeof h);
+    if (h.type == fmt::kBlockCompressed) {
+      std::fprintf(stderr, "spoor_bench_compress: '%s' is compressed already\n", argv[1]);
+      return 1;
+    }
+    if (h.type == fmt::kBlockPacket && h.size >= sizeof(fmt::PacketBlock)) {
+      fmt::PacketBlock p{};
+      std::memcpy(&p, file.data() + at + sizeof h, sizeof p);
+      records += p.record_count;
+    }
+    at += sizeof h + h.size;
+    if (at - run_start >= (4u << 20) || at >= file.size()) {
+      runs.emplace_back(file.data() + run_start, std::min(at, file.size()) - run_start);
+      run_start = at;
+    }
+  }
+  std::vector<int> levels;
+  for (int i = 2; i < argc; ++i) levels.push_back(std::atoi(argv[i]));
+  if (levels.empty()) levels = {1, 3, 6, 9};
+  std::printf("%s: %zu bytes, %llu records, %zu runs\n", argv[1], file.size(),
+              static_cast<unsigned long long>(records), runs.size());
+  std::printf("%6s %12s %8s %10s %10s\n", "LEVEL", "BYTES", "RATIO", "B/RECORD", "MB/s");
+  for (int level : levels) {
+    spoor::compress::Packer packer(level);
+    std::vector<uint8_t> payload;
+    uint64_t packed = sizeof(fmt::FileHeader);
+    const auto start = std::chrono::steady_clock::now();
+    for (std::span<const uint8_t> run : runs) {
+      if (!packer.pack(run, payload, nullptr)) return 1;
+      packed += sizeof(fmt::BlockHeader) + payload.size();
+    }
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    std::printf("%6d %12llu %7.2fx %10.2f %10.1f\n", level, static_cast<unsigned long long>(packed),
+                static_cast<double>(file.size()) / static_cast<double>(packed),
+                static_cast<double>(packed) / static_cast<double>(records),
+                static_cast<double>(file.size()) / seconds / 1e6);
+  }
+  return 0;
+}

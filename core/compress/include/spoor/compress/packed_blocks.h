@@ -1,0 +1,48 @@
+// COMPRESSED blocks (docs/FORMAT.md): a run of complete blocks packed into
+// one zstd frame, and expanded again. The writers' sinks pack, the reader
+// expands; both sides share this code so they cannot disagree.
+#ifndef SPOOR_COMPRESS_PACKED_BLOCKS_H
+#define SPOOR_COMPRESS_PACKED_BLOCKS_H
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace spoor::compress {
+
+// zstd's level: 3 is zstd's default; 6 is where the record-columns layout
+// stops gaining much on heap traces (bench/RESULTS.md).
+inline constexpr int kDefaultLevel = 6;
+
+// Packs runs of blocks. Keeps one zstd context (its tables are the costly
+// part) and scratch space between calls: one Packer per thread.
+class Packer {
+ public:
+  explicit Packer(int level = kDefaultLevel);
+  ~Packer();
+  Packer(const Packer&) = delete;
+  Packer& operator=(const Packer&) = delete;
+
+  // Writes the payload of a COMPRESSED block holding `blocks` (complete
+  // blocks back to back, at most 64 MiB, none of them COMPRESSED) into
+  // `payload`: the CompressedBlock header, then the zstd frame. Records are
+  // moved into columns when every packet's records walk cleanly, else the
+  // blocks are compressed as they are. Returns false with *problem set when
+  // zstd fails or the run is too large.
+  bool pack(std::span<const uint8_t> blocks, std::vector<uint8_t>& payload, std::string* problem);
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+// Expands the payload of a COMPRESSED block into the blocks it holds.
+// Returns false with `problem` naming what is wrong (unknown codec or
+// layout, a zstd error, sizes that do not add up).
+bool unpack(std::span<const uint8_t> payload, std::vector<uint8_t>& blocks, std::string& problem);
+
+}  // namespace spoor::compress
+
+#endif  // SPOOR_COMPRESS_PACKED_BLOCKS_H

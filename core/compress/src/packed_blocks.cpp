@@ -1,0 +1,128 @@
+// Packer and unpack: the CompressedBlock header around one zstd frame.
+#include "spoor/compress/packed_blocks.h"
+
+#include <zstd.h>
+
+#include <cstring>
+
+#include "record_columns.h"
+#include "spoor/format.h"
+
+namespace spoor::compress {
+namespace {
+namespace fmt = spoor::format;
+}  // namespace
+
+struct Packer::Impl {
+  ZSTD_CCtx* context = nullptr;
+  std::vector<uint8_t> columns;  // scratch: the record-columns layout
+  ~Impl() { ZSTD_freeCCtx(context); }
+};
+
+Packer::Packer(int level) : impl_(std::make_unique<Impl>()) {
+  impl_->context = ZSTD_createCCtx();
+  if (impl_->context != nullptr) {
+    ZSTD_CCtx_setParameter(impl_->context, ZSTD_c_compressionLevel, level);
+    // The reader checks each block's CRC-32C; zstd's own checksum would
+    // only repeat it.
+    ZSTD_CCtx_setParameter(impl_->context, ZSTD_c_checksumFlag, 0);
+  }
+}
+
+Packer::~Packer() = default;
+
+bool Packer::pack(std::span<const uint8_t> blocks, std::vector<uint8_t>& payload, std::string* problem) {
+  auto fail = [&](std::string text) {
+    if (problem) *problem = std::move(text);
+    return false;
+  };
+  if (impl_->context == nullptr) return fail("cannot create a zstd context");
+  if (blocks.size() > fmt::kMaxCompressedRaw)
+    return fail("a run of " + std::to_string(blocks.size()) + " bytes is over the 64 MiB limit");
+  fmt::CompressedBlock h{};
+  h.codec = fmt::kCodecZstd;
+  h.raw_size = static_cast<uint32_t>(blocks.size());
+  std::span<const uint8_t> input = blocks;
+  ColumnsInfo info;
+  if (split_records(blocks, impl_->columns, info) && impl_->columns.size() <= fmt::kMaxCompressedRaw) {
+    h.layout = fmt::kLayoutRecordColumns;
+    h.blocks_size = info.blocks_size;
+    h.record_count = info.record_count;
+    input = impl_->columns;
+  } else {
+    h.layout = fmt::kLayoutBlocks;
+    h.blocks_size = h.raw_size;
+  }
+  h.packed_size = static_cast<uint32_t>(input.size());
+  payload.resize(sizeof h + ZSTD_compressBound(input.size()));
+  const size_t n = ZSTD_compress2(impl_->context, payload.data() + sizeof h, payload.size() - sizeof h,
+                                  input.data(), input.size());
+  if (ZSTD_isError(n)) return fail(std::string("zstd: ") + ZSTD_getErrorName(n));
+  std::memcpy(payload.data(), &h, sizeof h);
+  payload.resize(sizeof h + n);
+  return true;
+}
+
+bool unpack(std::span<const uint8_t> payload, std::vector<uint8_t>& blocks, std::string& problem) {
+  fmt::CompressedBlock h{};
+  if (payload.size() < sizeof h) {
+    problem = "its payload of " + std::to_string(payload.size()) +
+              " bytes is too short for the 24-byte compression header";
+    return false;
+  }
+  std::memcpy(&h, payload.data(), sizeof h);
+  if (h.codec != fmt::kCodecZstd) {
+    problem = "it uses codec " + std::to_string(h.codec) + ", which this reader does not know";
+    return false;
+  }
+  if (h.layout != fmt::kLayoutBlocks && h.layout != fmt::kLayoutRecordColumns) {
+    problem = "it uses layout " + std::to_string(h.layout) + ", which this reader does not know";
+    return false;
+  }
+  if (h.raw_size > fmt::kMaxCompressedRaw || h.packed_size > fmt::kMaxCompressedRaw) {
+    problem = "it claims to expand to " + std::to_string(h.raw_size) + " bytes (" +
+              std::to_string(h.packed_size) + " packed), over the 64 MiB limit";
+    return false;
+  }
+  const std::span<const uint8_t> frame = payload.subspan(sizeof h);
+  const unsigned long long content = ZSTD_getFrameContentSize(frame.data(), frame.size());
+  if (content != ZSTD_CONTENTSIZE_UNKNOWN && content != ZSTD_CONTENTSIZE_ERROR &&
+      content != h.packed_size) {
+    problem = "its zstd frame holds " + std::to_string(content) + " bytes, its header says " +
+              std::to_string(h.packed_size);
+    return false;
+  }
+  std::vector<uint8_t> packed(h.packed_size);
+  const size_t n = ZSTD_decompress(packed.data(), packed.size(), frame.data(), frame.size());
+  if (ZSTD_isError(n)) {
+    problem = std::string("zstd cannot expand it: ") + ZSTD_getErrorName(n);
+    return false;
+  }
+  if (n != h.packed_size) {
+    problem = "it expands to " + std::to_string(n) + " bytes, its header says " +
+              std::to_string(h.packed_size);
+    return false;
+  }
+  if (h.layout == fmt::kLayoutBlocks) {
+    if (h.raw_size != h.packed_size) {
+      problem = "it holds its blocks as they are, yet its sizes differ (" +
+                std::to_string(h.raw_size) + " and " + std::to_string(h.packed_size) + ")";
+      return false;
+    }
+    blocks = std::move(packed);
+    return true;
+  }
+  if (h.blocks_size > h.packed_size) {
+    problem = "its block section of " + std::to_string(h.blocks_size) + " bytes is larger than the " +
+              std::to_string(h.packed_size) + " it expands to";
+    return false;
+  }
+  const ColumnsInfo info{h.blocks_size, h.record_count};
+  if (!join_records(packed, info, h.raw_size, blocks, problem)) {
+    problem = "its record columns do not add up: " + problem;
+    return false;
+  }
+  return true;
+}
+
+}  // namespace spoor::compress

@@ -1,0 +1,261 @@
+// BlockCompressor: finding block boundaries in the byte stream, cutting
+// runs, and the packing thread.
+#include "spoor/host/block_compressor.h"
+
+#include <time.h>
+
+#include <chrono>
+#include <condition_variable>
+#include <cstring>
+#include <deque>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "spoor/compress/packed_blocks.h"
+#include "spoor/format.h"
+#include "spoor/trace_writer.h"
+
+namespace spoor::host {
+namespace {
+
+namespace fmt = spoor::format;
+using Clock = std::chrono::steady_clock;
+
+double thread_cpu_seconds() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) / 1e9;
+}
+
+struct Job {
+  std::vector<uint8_t> bytes;
+  bool verbatim = false;  // the file header, or bytes that are not blocks
+};
+
+}  // namespace
+
+struct BlockCompressor::Impl {
+  CompressionOptions options;
+  Output output;
+
+  // Drainer side: bytes not handed over yet. [0, complete) is whole blocks
+  // (or, before the header is out, the file header); `scan` is where the
+  // next block header to check starts.
+  std::vector<uint8_t> pending;
+  size_t complete = 0;
+  size_t scan = 0;
+  bool header_out = false;  // the file header was handed over
+  bool not_blocks = false;  // something that is no block came: pass all through
+  Clock::time_point oldest{};  // when the first complete block of `pending` came
+
+  // Shared with the packing thread.
+  std::mutex mutex;
+  std::condition_variable wake;
+  std::deque<Job> queue;
+  uint64_t queued_bytes = 0;
+  // Buffers the packing thread is done with, pages still mapped: the
+  // drainer's next runs are gathered in them, so handing a run over costs
+  // no copy and no page fault (a fresh 4 MiB buffer cost ~2.5 ms of the
+  // drainer's time, up to 13 ms, in page faults and copying).
+  std::vector<std::vector<uint8_t>> spare;
+  static constexpr size_t kSpareBuffers = 4;
+  bool stopping = false;
+  bool finished = false;
+  bool failed = false;
+  CompressionStats stats;
+  std::thread thread;
+
+  void hand_over(std::vector<uint8_t> bytes, bool verbatim) {
+    if (bytes.empty()) return;
+    {
+      std::lock_guard lock(mutex);
+      queued_bytes += bytes.size();
+      queue.push_back(Job{std::move(bytes), verbatim});
+    }
+    wake.notify_one();
+  }
+
+  // An empty buffer for the next run: a spare one, or a new one.
+  std::vector<uint8_t> take_buffer() {
+    std::vector<uint8_t> buffer;
+    {
+      std::lock_guard lock(mutex);
+      if (!spare.empty()) {
+        buffer = std::move(spare.back());
+        spare.pop_back();
+      }
+    }
+    buffer.clear();
+    if (buffer.capacity() < options.run_bytes) buffer.reserve(options.run_bytes + (options.run_bytes >> 2));
+    return buffer;
+  }
+
+  // Hands over pending[0, end) (the buffer itself: no copy) and keeps the
+  // rest, a partial block at most, in the next buffer.
+  void hand_over_prefix(size_t end, bool verbatim) {
+    std::vector<uint8_t> next = take_buffer();
+    next.insert(next.end(), pending.begin() + static_cast<long>(end), pending.end());
+    pending.resize(end);
+    hand_over(std::move(pending), verbatim);
+    pending = std::move(next);
+    complete -= end;
+    scan -= end;
+  }
+
+  // Moves `scan` over every block that has fully arrived.
+  void find_complete_blocks() {
+    if (!header_out) {
+      if (pending.size() < sizeof(fmt::FileHeader)) return;
+      uint32_t header_size = 0;
+      std::memcpy(&header_size, pending.data() + offsetof(fmt::FileHeader, header_size), 4);
+      if (header_size < sizeof(fmt::FileHeader)) header_size = sizeof(fmt::FileHeader);
+      if (pending.size() < header_size) return;
+      complete = scan = header_size;
+      hand_over_prefix(header_size, true);
+      header_out = true;
+    }
+    while (!not_blocks && pending.size() - scan >= sizeof(fmt::BlockHeader)) {
+      fmt::BlockHeader h{};
+      std::memcpy(&h, pending.data() + scan, sizeof h);
+      if (h.magic != fmt::kBlockMagic || h.size > fmt::kMaxBlockPayload ||
+          h.type == fmt::kBlockCompressed) {
+        not_blocks = true;
+        break;
+      }
+      if (pending.size() - scan < sizeof h + h.size) break;
+      if (complete == 0) oldest = Clock::now();
+      scan += sizeof h + h.size;
+      complete = scan;
+    }
+    if (not_blocks) {  // rare and small: a copy, keeping the buffer
+      hand_over(pending, true);
+      pending.clear();
+      complete = scan = 0;
+    }
+  }
+
+  // Hands over runs of about run_bytes each; the last, shorter one only if
+  // `all`.
+  void cut_runs(bool all) {
+    size_t at = 0;
+    while (at < complete) {
+      fmt::BlockHeader h{};
+      std::memcpy(&h, pending.data() + at, sizeof h);
+      at += sizeof h + h.size;
+      if (at >= options.run_bytes) {
+        hand_over_prefix(at, false);
+        at = 0;
+      }
+    }
+    if (all && complete > 0) hand_over_prefix(complete, false);
+  }
+
+  bool put(const void* data, size_t size) {
+    if (failed) return false;
+    if (!output(data, size)) failed = true;
+    return !failed;
+  }
+  static bool sink_thunk(void* self, const void* data, size_t size) {
+    return static_cast<Impl*>(self)->put(data, size);
+  }
+
+  void run() {
+    compress::Packer packer(options.level);
+    // zstd's fastest level packs about twice as fast (7x instead of 11x on
+    // heap traces): used while half the backlog limit is waiting.
+    compress::Packer fast_packer(1);
+    TraceWriter writer(Sink{this, &Impl::sink_thunk});
+    std::vector<uint8_t> payload;
+    std::string problem;
+    for (;;) {
+      Job job;
+      uint64_t backlog = 0;
+      {
+        std::unique_lock lock(mutex);
+        wake.wait(lock, [&] { return stopping || !queue.empty(); });
+        if (queue.empty()) break;
+        backlog = queued_bytes;
+        job = std::move(queue.front());
+        queue.pop_front();
+      }
+      const bool hurry = backlog > options.backlog_limit / 2;
+      compress::Packer& chosen = hurry ? fast_packer : packer;
+      const bool store = job.verbatim || backlog > options.backlog_limit ||
+                         !chosen.pack(job.bytes, payload, &problem);
+      if (store) {
+        put(job.bytes.data(), job.bytes.size());
+      } else {
+        const TraceWriter::Piece piece{payload.data(), payload.size()};
+        writer.block(fmt::kBlockCompressed, &piece, 1);
+      }
+      const uint64_t size = job.bytes.size();
+      std::lock_guard lock(mutex);
+      queued_bytes -= size;
+      if (spare.size() < kSpareBuffers && job.bytes.capacity() >= options.run_bytes)
+        spare.push_back(std::move(job.bytes));
+      if (!job.verbatim && store) stats.stored_bytes += size;
+      if (!store) {
+        stats.raw_bytes += size;
+        stats.packed_bytes += sizeof(fmt::BlockHeader) + payload.size();
+        stats.blocks++;
+        if (hurry) stats.fast_bytes += size;
+      }
+    }
+    std::lock_guard lock(mutex);
+    stats.cpu_seconds = thread_cpu_seconds();
+  }
+};
+
+BlockCompressor::BlockCompressor(const CompressionOptions& options, Output output)
+    : impl_(std::make_unique<Impl>()) {
+  impl_->options = options;
+  if (impl_->options.run_bytes > fmt::kMaxCompressedRaw / 2) impl_->options.run_bytes = fmt::kMaxCompressedRaw / 2;
+  impl_->output = std::move(output);
+  impl_->pending.reserve(impl_->options.run_bytes + (impl_->options.run_bytes >> 2));
+  impl_->thread = std::thread([p = impl_.get()] { p->run(); });
+}
+
+BlockCompressor::~BlockCompressor() { finish(); }
+
+void BlockCompressor::write(const void* data, size_t size) {
+  Impl& s = *impl_;
+  if (s.finished || size == 0) return;
+  const auto* p = static_cast<const uint8_t*>(data);
+  s.pending.insert(s.pending.end(), p, p + size);
+  s.find_complete_blocks();
+  if (s.complete >= s.options.run_bytes) s.cut_runs(false);
+}
+
+void BlockCompressor::flush() {
+  Impl& s = *impl_;
+  if (s.finished || s.complete == 0) return;
+  if (Clock::now() - s.oldest >= std::chrono::milliseconds(s.options.max_delay_ms)) s.cut_runs(true);
+}
+
+bool BlockCompressor::finish() {
+  Impl& s = *impl_;
+  if (!s.finished) {
+    s.cut_runs(true);
+    // A cut-off block (a writer that failed mid-block) goes out as it is.
+    s.hand_over(std::move(s.pending), true);
+    s.pending.clear();
+    s.complete = s.scan = 0;
+    {
+      std::lock_guard lock(s.mutex);
+      s.stopping = true;
+    }
+    s.wake.notify_one();
+    s.thread.join();
+    s.finished = true;
+  }
+  return !s.failed;
+}
+
+CompressionStats BlockCompressor::stats() const {
+  std::lock_guard lock(impl_->mutex);
+  return impl_->stats;
+}
+
+}  // namespace spoor::host

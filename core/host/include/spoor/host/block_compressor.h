@@ -1,0 +1,71 @@
+// Compressing a trace as it is written: the bytes a TraceWriter produces
+// (file header, then blocks) are gathered into runs of complete blocks and
+// each run becomes one COMPRESSED block (docs/FORMAT.md), packed on a
+// thread of its own so that the drainer only copies: a drain loop racing a
+// busy program is never held up by zstd.
+//
+// If packing falls behind by more than half of `backlog_limit` bytes, runs
+// are packed at zstd's fastest level; beyond `backlog_limit`, written as
+// they are (uncompressed, still valid) until it catches up: the file grows,
+// no event is lost, memory stays bounded.
+#ifndef SPOOR_HOST_BLOCK_COMPRESSOR_H
+#define SPOOR_HOST_BLOCK_COMPRESSOR_H
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+
+namespace spoor::host {
+
+struct CompressionOptions {
+  bool enabled = false;
+  int level = 6;                        // zstd level (1..19)
+  size_t run_bytes = 4u << 20;          // blocks gathered per COMPRESSED block
+  uint32_t max_delay_ms = 500;          // flush() packs a shorter run after this long
+  size_t backlog_limit = 256u << 20;    // runs waiting beyond this are stored as they are
+                                        // (beyond half of it, packed at level 1)
+};
+
+struct CompressionStats {
+  uint64_t raw_bytes = 0;      // bytes of blocks that went into COMPRESSED blocks
+  uint64_t packed_bytes = 0;   // the COMPRESSED blocks written for them, headers included
+  uint64_t blocks = 0;         // COMPRESSED blocks written
+  uint64_t fast_bytes = 0;     // of raw_bytes, packed at level 1 (backlog over half the limit)
+  uint64_t stored_bytes = 0;   // bytes written uncompressed (backlog over the limit, packing failed)
+  double cpu_seconds = 0;      // CPU time of the packing thread
+};
+
+class BlockCompressor {
+ public:
+  // Receives the compressed trace, in order, on the packing thread.
+  // Returns false when the bytes could not be written (nothing more is
+  // written after that).
+  using Output = std::function<bool(const void* data, size_t size)>;
+
+  BlockCompressor(const CompressionOptions& options, Output output);
+  ~BlockCompressor();  // finish()
+  BlockCompressor(const BlockCompressor&) = delete;
+  BlockCompressor& operator=(const BlockCompressor&) = delete;
+
+  // Takes the next bytes of the trace: one memcpy into the current run's
+  // buffer; a full run is handed over as it is (its buffer moves to the
+  // packing thread, which gives it back for reuse once written).
+  void write(const void* data, size_t size);
+  // Hands the complete blocks over if they waited max_delay_ms or more.
+  void flush();
+  // Hands everything over, waits until it is written and stops the thread.
+  // Returns false if the output failed. Idempotent.
+  bool finish();
+  // Complete after finish().
+  CompressionStats stats() const;
+
+  struct Impl;
+
+ private:
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace spoor::host
+
+#endif  // SPOOR_HOST_BLOCK_COMPRESSOR_H

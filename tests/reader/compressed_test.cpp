@@ -1,0 +1,301 @@
+// COMPRESSED blocks end to end: a trace is fed through the writers'
+// BlockCompressor and read back; every event must equal the uncompressed
+// trace's, and a damaged compressed file is read up to the damage.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstring>
+#include <string>
+#include <type_traits>
+#include <variant>
+
+#include "sample_trace.h"
+#include "spoor/host/block_compressor.h"
+#include "test_support.h"
+
+namespace spoor::testing {
+namespace {
+
+namespace fmt = spoor::format;
+
+bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
+
+// The sample's metadata, then `packets` packets per stream of mixed
+// records: strings of varying length, thread changes, activity ids.
+Bytes busy_trace(int packets) {
+  TraceBuilder t;
+  add_sample_metadata(t);
+  uint64_t ticks = 1'000'000;
+  uint32_t n = 0;
+  for (int p = 0; p < packets; ++p) {
+    for (uint32_t stream = 1; stream <= 2; ++stream) {
+      PacketBuilder packet(stream, stream - 1, static_cast<uint64_t>(p));
+      packet.lost_total(static_cast<uint64_t>(p) * stream);
+      for (int r = 0; r < 40; ++r) {
+        ticks += 37 + (n * 7919) % 300;
+        ++n;
+        const uint32_t tid = 100 * stream + (n / 9) % 3;
+        if (n % 5 == 0) {
+          RecordBuilder rec(kKeyReadStart, ticks);
+          rec.activity(guid_from_seed(static_cast<uint8_t>(n)));
+          if (r == 0 || n % 3 == 0) rec.tid(tid);
+          packet.add(rec);
+        } else if (n % 5 == 1) {
+          RecordBuilder rec(kKeyReadStop, ticks);
+          rec.activity(guid_from_seed(static_cast<uint8_t>(n - 1))).u64(n * 4096ull);
+          if (r == 0) rec.tid(tid);
+          packet.add(rec);
+        } else {
+          RecordBuilder rec = hello(ticks, n, std::string(n % 13, static_cast<char>('a' + n % 26)));
+          if (r == 0 || n % 7 == 0) rec.tid(tid);
+          packet.add(rec);
+        }
+      }
+      t.packet(packet);
+    }
+  }
+  t.stream_end(1, static_cast<uint64_t>(packets), 0, static_cast<uint64_t>(packets));
+  t.stream_end(2, 2ull * static_cast<uint64_t>(packets), 8, static_cast<uint64_t>(packets));
+  return t.bytes();
+}
+
+// `raw` through a BlockCompressor, written in uneven pieces (as a
+// TraceWriter writes a block piece by piece), runs of about run_bytes.
+Bytes compress(const Bytes& raw, host::CompressionOptions options, host::CompressionStats* stats = nullptr) {
+  Bytes out;
+  options.enabled = true;
+  host::BlockCompressor compressor(options, [&](const void* data, size_t size) {
+    const auto* p = static_cast<const uint8_t*>(data);
+    out.insert(out.end(), p, p + size);
+    return true;
+  });
+  size_t at = 0;
+  for (size_t piece = 1; at < raw.size(); piece = piece * 3 % 1021 + 1) {
+    const size_t n = std::min(piece, raw.size() - at);
+    compressor.write(raw.data() + at, n);
+    at += n;
+  }
+  EXPECT_TRUE(compressor.finish());
+  if (stats) *stats = compressor.stats();
+  return out;
+}
+
+Bytes compress(const Bytes& raw, size_t run_bytes) {
+  host::CompressionOptions options;
+  options.level = 3;
+  options.run_bytes = run_bytes;
+  return compress(raw, options);
+}
+
+// Where each top-level block of `bytes` starts.
+std::vector<size_t> block_offsets(const Bytes& bytes) {
+  std::vector<size_t> offsets;
+  for (size_t at = sizeof(fmt::FileHeader); at + sizeof(fmt::BlockHeader) <= bytes.size();) {
+    fmt::BlockHeader h{};
+    std::memcpy(&h, bytes.data() + at, sizeof h);
+    offsets.push_back(at);
+    at += sizeof h + h.size;
+  }
+  return offsets;
+}
+
+bool same_value(const reader::Value& a, const reader::Value& b) {
+  if (a.index() != b.index()) return false;
+  return std::visit(
+      [&](const auto& x) {
+        using T = std::decay_t<decltype(x)>;
+        const T& y = std::get<T>(b);
+        if constexpr (std::is_same_v<T, reader::Blob>) return std::ranges::equal(x.bytes, y.bytes);
+        else if constexpr (std::is_same_v<T, reader::Pointer>) return x.address == y.address;
+        else return x == y;
+      },
+      a);
+}
+
+void expect_same_event(const reader::Event& a, const reader::Event& b) {
+  EXPECT_EQ(a.ticks, b.ticks);
+  EXPECT_EQ(a.time_ns, b.time_ns);
+  EXPECT_EQ(a.cpu, b.cpu);
+  EXPECT_EQ(a.pid, b.pid);
+  EXPECT_EQ(a.tid, b.tid);
+  EXPECT_EQ(a.stream_id, b.stream_id);
+  EXPECT_EQ(a.packet_sequence, b.packet_sequence);
+  ASSERT_NE(a.descriptor, nullptr);
+  ASSERT_NE(b.descriptor, nullptr);
+  EXPECT_EQ(a.descriptor->name, b.descriptor->name);
+  EXPECT_EQ(a.activity_id, b.activity_id);
+  EXPECT_EQ(a.related_activity_id, b.related_activity_id);
+  ASSERT_EQ(a.fields.size(), b.fields.size());
+  for (size_t i = 0; i < a.fields.size(); ++i) {
+    EXPECT_EQ(a.fields[i].field->name, b.fields[i].field->name);
+    EXPECT_TRUE(same_value(a.fields[i].value, b.fields[i].value)) << a.descriptor->name << " field " << i;
+  }
+}
+
+TEST(CompressedTrace, EveryEventEqualsTheUncompressedTraces) {
+  const Bytes raw = busy_trace(30);
+  const Bytes packed = compress(raw, 8 << 10);
+  ASSERT_LT(packed.size() * 2, raw.size()) << "the columns and zstd should at least halve it";
+
+  reader::Trace plain = open_ok(raw);
+  reader::Trace compressed = open_ok(packed);
+  EXPECT_FALSE(compressed.damage()) << compressed.damage()->message;
+  const reader::CompressionSummary& z = compressed.compression();
+  EXPECT_GT(z.blocks, 3u);
+  EXPECT_EQ(z.raw_bytes, raw.size() - sizeof(fmt::FileHeader));
+  EXPECT_EQ(z.stored_bytes, packed.size() - sizeof(fmt::FileHeader));
+  EXPECT_EQ(plain.compression().blocks, 0u);
+
+  const ReadAll a = read_all(plain);
+  const ReadAll b = read_all(compressed);
+  EXPECT_TRUE(b.damages.empty()) << b.damages[0].message;
+  ASSERT_EQ(a.events.size(), 30u * 2 * 40);
+  ASSERT_EQ(a.events.size(), b.events.size());
+  for (size_t i = 0; i < a.events.size(); ++i) {
+    SCOPED_TRACE("event " + std::to_string(i));
+    expect_same_event(a.events[i], b.events[i]);
+  }
+  ASSERT_EQ(compressed.streams().size(), 2u);
+  ASSERT_TRUE(compressed.streams()[1].end);
+  EXPECT_EQ(compressed.streams()[1].end->lost_total, 60u);
+  EXPECT_EQ(compressed.streams()[1].end->abandoned_bytes, 8u);
+}
+
+void expect_same_events(const Bytes& a_bytes, const Bytes& b_bytes) {
+  reader::Trace a_trace = open_ok(a_bytes), b_trace = open_ok(b_bytes);
+  const ReadAll a = read_all(a_trace), b = read_all(b_trace);
+  EXPECT_TRUE(b.damages.empty()) << b.damages[0].message;
+  ASSERT_EQ(a.events.size(), b.events.size());
+  for (size_t i = 0; i < a.events.size(); ++i) {
+    SCOPED_TRACE("event " + std::to_string(i));
+    expect_same_event(a.events[i], b.events[i]);
+  }
+}
+
+TEST(CompressedTrace, RunsOverTheBacklogLimitAreWrittenAsTheyAre) {
+  const Bytes raw = busy_trace(10);
+  host::CompressionOptions options;
+  options.run_bytes = 4 << 10;
+  options.backlog_limit = 1;  // every run waiting is over it
+  host::CompressionStats stats;
+  const Bytes out = compress(raw, options, &stats);
+  EXPECT_EQ(stats.blocks, 0u);
+  EXPECT_EQ(stats.stored_bytes, raw.size() - sizeof(fmt::FileHeader));
+  EXPECT_EQ(out, raw);
+}
+
+TEST(CompressedTrace, RunsOverHalfTheBacklogLimitArePackedFast) {
+  // One run, handed over at finish(): the backlog is that run (and maybe
+  // the 32-byte header), over half the limit and under it.
+  const Bytes raw = busy_trace(10);
+  const size_t run = raw.size() - sizeof(fmt::FileHeader);
+  host::CompressionOptions options;
+  options.run_bytes = 2 * raw.size();
+  options.backlog_limit = run + 100;
+  host::CompressionStats stats;
+  const Bytes out = compress(raw, options, &stats);
+  EXPECT_EQ(stats.blocks, 1u);
+  EXPECT_EQ(stats.fast_bytes, run);
+  EXPECT_EQ(stats.stored_bytes, 0u);
+  expect_same_events(raw, out);
+}
+
+TEST(CompressedTrace, APacketThatDoesNotWalkIsKeptAsItIsAndReadTheSame) {
+  // A record claiming 200 bytes in a 16-byte packet: the columns cannot
+  // hold it, so the run is compressed as it is, and the reader reports the
+  // same damage in the same record as for the uncompressed file.
+  TraceBuilder t;
+  add_sample_metadata(t);
+  t.packet(PacketBuilder(1, 0, 0).add(hello(1000, 1, "ok").tid(5)));
+  t.packet(PacketBuilder(2, 1, 0).add(hello(1100, 2, "bad").tid(6).size_override(200)));
+  const Bytes packed = compress(t.bytes(), 1 << 20);
+  reader::Trace compressed = open_ok(packed);
+  EXPECT_EQ(compressed.compression().blocks, 1u);
+  const ReadAll r = read_all(compressed);
+  ASSERT_EQ(r.events.size(), 1u);
+  ASSERT_EQ(r.damages.size(), 1u);
+  EXPECT_TRUE(contains(r.damages[0].message, "runs past the packet's end")) << r.damages[0].message;
+  EXPECT_TRUE(contains(r.damages[0].message, "in the COMPRESSED block at byte 32")) << r.damages[0].message;
+}
+
+TEST(CompressedTrace, ATruncatedFileIsReadUpToTheCutBlock) {
+  const Bytes raw = busy_trace(30);
+  const Bytes packed = compress(raw, 8 << 10);
+  const std::vector<size_t> offsets = block_offsets(packed);
+  ASSERT_GT(offsets.size(), 3u);
+  const size_t cut_block = offsets[offsets.size() - 2];
+  const size_t cut = cut_block + 100;
+  // What the blocks before the cut hold, read from a file that ends there.
+  // (Events point into their Trace: each stays open while they are used.)
+  reader::Trace before = open_ok(Bytes(packed.begin(), packed.begin() + static_cast<long>(cut_block)));
+  const ReadAll whole_before = read_all(before);
+
+  reader::Trace trace = open_ok(Bytes(packed.begin(), packed.begin() + static_cast<long>(cut)));
+  ASSERT_TRUE(trace.damage());
+  EXPECT_EQ(trace.damage()->offset, cut_block);
+  EXPECT_TRUE(contains(trace.damage()->message, "truncated at byte " + std::to_string(cut) +
+                                                    " inside a COMPRESSED block"))
+      << trace.damage()->message;
+  const ReadAll r = read_all(trace);
+  EXPECT_GT(r.events.size(), 1000u);
+  ASSERT_EQ(r.events.size(), whole_before.events.size());
+  reader::Trace full_trace = open_ok(raw);
+  const ReadAll full = read_all(full_trace);
+  for (size_t i = 0; i < r.events.size(); ++i) {
+    SCOPED_TRACE("event " + std::to_string(i));
+    expect_same_event(r.events[i], whole_before.events[i]);
+  }
+  EXPECT_LT(r.events.size(), full.events.size());
+}
+
+TEST(CompressedTrace, ACorruptedByteIsACrcMismatchOfItsCompressedBlock) {
+  const Bytes raw = busy_trace(20);
+  Bytes packed = compress(raw, 8 << 10);
+  const std::vector<size_t> offsets = block_offsets(packed);
+  ASSERT_GT(offsets.size(), 3u);
+  const size_t bad = offsets[2];
+  packed[bad + sizeof(fmt::BlockHeader) + 40] ^= 0x5A;
+  reader::Trace trace = open_ok(packed);
+  ASSERT_TRUE(trace.damage());
+  EXPECT_EQ(trace.damage()->offset, bad);
+  EXPECT_TRUE(contains(trace.damage()->message,
+                       "CRC mismatch in block at byte " + std::to_string(bad) + " (COMPRESSED)"))
+      << trace.damage()->message;
+  // The two blocks before it are read in full.
+  reader::Trace before_trace = open_ok(Bytes(packed.begin(), packed.begin() + static_cast<long>(bad)));
+  const ReadAll before = read_all(before_trace);
+  EXPECT_EQ(read_all(trace).events.size(), before.events.size());
+  EXPECT_GT(before.events.size(), 0u);
+}
+
+TEST(CompressedTrace, DamageAmongTheBlocksItHoldsNamesTheCompressedBlock) {
+  // A packet whose CRC no longer matches, compressed as the writer would:
+  // expanding restores it byte for byte and the walk then catches it.
+  TraceBuilder t;
+  add_sample_metadata(t);
+  const size_t packet_at = t.size();
+  t.packet(PacketBuilder(1, 0, 0).add(hello(1000, 1, "payload").tid(5)));
+  Bytes raw = t.bytes();
+  raw[packet_data(packet_at) + 12] ^= 1;  // inside the string
+  reader::Trace trace = open_ok(compress(raw, 1 << 20));
+  ASSERT_TRUE(trace.damage());
+  EXPECT_EQ(trace.damage()->offset, sizeof(fmt::FileHeader));
+  const std::string& m = trace.damage()->message;
+  EXPECT_TRUE(contains(m, "inside the COMPRESSED block at byte 32")) << m;
+  EXPECT_TRUE(contains(m, "CRC mismatch in block at byte " +
+                              std::to_string(packet_at - sizeof(fmt::FileHeader)) + " (PACKET, stream 1"))
+      << m;
+  // The metadata before the packet was read.
+  EXPECT_EQ(trace.events().size(), 3u);
+}
+
+TEST(CompressedTrace, AnOldUncompressedFileStillReads) {
+  TraceBuilder t = sample_trace();
+  t.version(1, 0);
+  reader::Trace trace = open_ok(t.bytes());
+  EXPECT_EQ(trace.version_minor(), 0);
+  EXPECT_EQ(read_all(trace).events.size(), static_cast<size_t>(kSampleEvents));
+}
+
+}  // namespace
+}  // namespace spoor::testing
