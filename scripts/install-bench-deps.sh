@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Installs what bench/run.sh needs on Debian/Ubuntu, only the packages that
 # are missing: Google Benchmark, LTTng-UST (headers and library), the LTTng
-# control tools and babeltrace2 (to count the events of an LTTng trace).
+# control tools and babeltrace2 (to count the events of an LTTng trace); and
+# what bench/heaptrack_compare.sh needs: heaptrack, GNU time (/usr/bin/time
+# -v reports a process's peak RSS).
 #
 #   scripts/install-bench-deps.sh
 #
@@ -9,7 +11,7 @@
 # cannot be installed here (not Debian, or not root and no sudo).
 set -euo pipefail
 
-packages=(libbenchmark-dev liblttng-ust-dev lttng-tools babeltrace2)
+packages=(libbenchmark-dev liblttng-ust-dev lttng-tools babeltrace2 heaptrack time)
 
 installed() {
   dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'install ok installed'
