@@ -17,7 +17,7 @@
 
 #include "heap_known.h"
 #include "heap_tally.h"
-#include "run_command.h"
+#include "peer_process.h"
 
 namespace {
 
@@ -50,8 +50,8 @@ struct HeaptrackReport {
 // Runs `program` under heaptrack and reads its report with heaptrack_print.
 HeaptrackReport heaptrack(const std::string& program) {
   HeaptrackReport h;
-  const std::string base = temp_path("heaptrack");
-  const Process rec = run("heaptrack -o " + base + " " + program);
+  const std::string base = scratch_path("heaptrack");
+  const ShellRun rec = run_shell("heaptrack -o " + base + " " + program);
   if (rec.status != 0) {
     h.error = "heaptrack exited with " + std::to_string(rec.status) + ": " + rec.err + rec.out;
     return h;
@@ -68,7 +68,7 @@ HeaptrackReport heaptrack(const std::string& program) {
     return h;
   }
   const std::string hist = base + ".hist";
-  const Process print = run("heaptrack_print -f " + data + " -H " + hist);
+  const ShellRun print = run_shell("heaptrack_print -f " + data + " -H " + hist);
   std::filesystem::remove(data);
   if (print.status != 0) {
     h.error = "heaptrack_print exited with " + std::to_string(print.status) + ": " + print.err;
@@ -80,7 +80,7 @@ HeaptrackReport heaptrack(const std::string& program) {
     h.error = "no 'calls to allocation functions:' line in heaptrack_print's output:\n" + print.out;
     return h;
   }
-  std::istringstream lines(read_file(hist));
+  std::istringstream lines(file_content(hist));
   std::filesystem::remove(hist);
   uint64_t size, count;
   while (lines >> size >> count) h.histogram[size] += count;
@@ -88,8 +88,8 @@ HeaptrackReport heaptrack(const std::string& program) {
 }
 
 TEST(HeaptrackCompare, SpoorRecordsTheKnownProgramsAllocationCallsAndBytes) {
-  const std::string path = temp_path("known.spoor");
-  const Process r = run(std::string(SPOOR_TOOL) + " record -o " + path + " -- " + SPOOR_HEAP_KNOWN);
+  const std::string path = scratch_path("known.spoor");
+  const ShellRun r = run_shell(std::string(SPOOR_TOOL) + " record -o " + path + " -- " + SPOOR_HEAP_KNOWN);
   ASSERT_EQ(r.status, 0) << r.err;
   const HeapTally t = tally_heap(path);
   std::filesystem::remove(path);
@@ -104,7 +104,7 @@ TEST(HeaptrackCompare, SpoorRecordsTheKnownProgramsAllocationCallsAndBytes) {
 }
 
 TEST(HeaptrackCompare, SpoorAndHeaptrackReportTheSameCallsAndBytes) {
-  if (!on_path("heaptrack") || !on_path("heaptrack_print"))
+  if (!tool_installed("heaptrack") || !tool_installed("heaptrack_print"))
     GTEST_SKIP() << "heaptrack is not installed (scripts/install-test-deps.sh installs it)";
   const HeaptrackReport h = heaptrack(SPOOR_HEAP_KNOWN);
   ASSERT_EQ(h.error, "");
@@ -112,8 +112,8 @@ TEST(HeaptrackCompare, SpoorAndHeaptrackReportTheSameCallsAndBytes) {
   const SizeCounts peer = known_band(h.histogram);
   EXPECT_EQ(peer, known_allocations(true)) << "heaptrack sees the program's calls (but memalign, pvalloc)";
 
-  const std::string path = temp_path("known-vs-heaptrack.spoor");
-  const Process r = run(std::string(SPOOR_TOOL) + " record -o " + path + " -- " + SPOOR_HEAP_KNOWN);
+  const std::string path = scratch_path("known-vs-heaptrack.spoor");
+  const ShellRun r = run_shell(std::string(SPOOR_TOOL) + " record -o " + path + " -- " + SPOOR_HEAP_KNOWN);
   ASSERT_EQ(r.status, 0) << r.err;
   const HeapTally t = tally_heap(path);
   std::filesystem::remove(path);

@@ -16,7 +16,7 @@
 
 #include "heap_leaks.h"
 #include "heap_tally.h"
-#include "run_command.h"
+#include "peer_process.h"
 
 namespace {
 
@@ -42,9 +42,9 @@ uint64_t without_commas(std::string digits) {
 
 ValgrindLeaks valgrind(const std::string& program) {
   ValgrindLeaks v;
-  const std::string log = temp_path("valgrind.log");
-  const Process r = run("valgrind --leak-check=full --log-file=" + log + " " + program);
-  const std::string report = read_file(log);
+  const std::string log = scratch_path("valgrind.log");
+  const ShellRun r = run_shell("valgrind --leak-check=full --log-file=" + log + " " + program);
+  const std::string report = file_content(log);
   std::filesystem::remove(log);
   if (r.status != 0) {
     v.error = "valgrind exited with " + std::to_string(r.status) + ": " + r.err + report;
@@ -62,8 +62,8 @@ ValgrindLeaks valgrind(const std::string& program) {
 }
 
 TEST(ValgrindLeaks, SpoorFindsExactlyTheBlocksTheProgramLeaked) {
-  const std::string path = temp_path("leaks.spoor");
-  const Process r = run(std::string(SPOOR_TOOL) + " record -o " + path + " -- " + SPOOR_HEAP_LEAKS);
+  const std::string path = scratch_path("leaks.spoor");
+  const ShellRun r = run_shell(std::string(SPOOR_TOOL) + " record -o " + path + " -- " + SPOOR_HEAP_LEAKS);
   ASSERT_EQ(r.status, 0) << r.err;
   const HeapTally t = tally_heap(path);
   std::filesystem::remove(path);
@@ -76,14 +76,14 @@ TEST(ValgrindLeaks, SpoorFindsExactlyTheBlocksTheProgramLeaked) {
 }
 
 TEST(ValgrindLeaks, SpoorsLeakedBytesAreValgrindsDefinitelyLost) {
-  if (!on_path("valgrind")) GTEST_SKIP() << "valgrind is not installed (scripts/install-test-deps.sh installs it)";
+  if (!tool_installed("valgrind")) GTEST_SKIP() << "valgrind is not installed (scripts/install-test-deps.sh installs it)";
   const ValgrindLeaks v = valgrind(SPOOR_HEAP_LEAKS);
   ASSERT_EQ(v.error, "");
   EXPECT_EQ(v.definitely_lost_bytes, heap_leaks::leaked_bytes()) << "valgrind agrees with the program";
   EXPECT_EQ(v.definitely_lost_blocks, heap_leaks::leaked_blocks());
 
-  const std::string path = temp_path("leaks-vs-valgrind.spoor");
-  const Process r = run(std::string(SPOOR_TOOL) + " record -o " + path + " -- " + SPOOR_HEAP_LEAKS);
+  const std::string path = scratch_path("leaks-vs-valgrind.spoor");
+  const ShellRun r = run_shell(std::string(SPOOR_TOOL) + " record -o " + path + " -- " + SPOOR_HEAP_LEAKS);
   ASSERT_EQ(r.status, 0) << r.err;
   const HeapTally t = tally_heap(path);
   std::filesystem::remove(path);

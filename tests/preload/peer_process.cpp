@@ -1,4 +1,4 @@
-#include "run_command.h"
+#include "peer_process.h"
 
 #include <sys/wait.h>
 #include <unistd.h>
@@ -11,9 +11,9 @@
 
 namespace spoor::test {
 
-Process run(const std::string& command) {
-  const std::string err_file = temp_path("stderr");
-  Process r;
+ShellRun run_shell(const std::string& command) {
+  const std::string err_file = scratch_path("stderr");
+  ShellRun r;
   FILE* p = popen((command + " 2>" + err_file).c_str(), "r");
   if (p == nullptr) return r;
   std::array<char, 4096> buf;
@@ -21,20 +21,20 @@ Process run(const std::string& command) {
   while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) r.out.append(buf.data(), n);
   const int st = pclose(p);
   r.status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-  r.err = read_file(err_file);
+  r.err = file_content(err_file);
   std::filesystem::remove(err_file);
   return r;
 }
 
-bool on_path(const std::string& tool) {
-  return run("command -v '" + tool + "' >/dev/null").status == 0;
+bool tool_installed(const std::string& tool) {
+  return run_shell("command -v '" + tool + "' >/dev/null").status == 0;
 }
 
-std::string temp_path(const std::string& name) {
+std::string scratch_path(const std::string& name) {
   return (std::filesystem::temp_directory_path() / ("spoor-peer-" + std::to_string(getpid()) + "-" + name)).string();
 }
 
-std::string read_file(const std::string& path) {
+std::string file_content(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   std::ostringstream s;
   s << in.rdbuf();
