@@ -183,10 +183,16 @@ for ci, (label, program, args) in enumerate(cases):
             calls = allocation_calls(tool, runs[-1], "case%d" % ci)
             size = runs[-1]["file"]
             file_mib = "%.2f" % (size / 2**20)
-            bpc = "%.1f" % (size / calls) if calls else "n/a"
-            notes = "%d calls, %+.0f ns wall per call" % (calls, (w - bw) * 1e9 / calls if calls else 0)
+            # Per call figures mean something only where calls dominate (not
+            # io_heavy, whose handful of calls come from the runtime).
+            per_call = calls >= 10000
+            bpc = "%.1f" % (size / calls) if per_call else "n/a"
+            notes = "%d calls" % calls
+            if per_call:
+                notes += ", %+.0f ns wall per call" % ((w - bw) * 1e9 / calls)
             if tool == "spoor":
-                notes += ", %d events, %d lost" % (runs[-1]["events"], runs[-1]["lost"])
+                notes += ", %d events; lost per run: %s" % (
+                    runs[-1]["events"], " ".join(str(r["lost"]) for r in runs))
         print("%-23s %-9s %8.3f %7s %8.3f %7s %7.3f %9.1f %8s %20s %9s %7s %s" % (
             label if tool == "untraced" else "", tool, w, "" if tool == "untraced" else "%.1f" % (w / bw),
             c, "" if tool == "untraced" else "%.1f" % (c / bc), med(runs, "loop"), rss / 1024,
