@@ -108,7 +108,7 @@ def run_once(case_id, program, args, tool, rep):
     if proc.returncode != 0:
         sys.exit("heaptrack_compare: %s exited with %d:\n%s" % (" ".join(cmd), proc.returncode, stderr))
     r = {"wall": wall, "cpu": (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)}
-    m = re.search(r"seconds=([0-9.]+)", stdout)
+    m = re.search(r"\bseconds=([0-9.]+)", stdout)
     r["loop"] = float(m.group(1)) if m else float("nan")
     p = peaks(rss_prefix)
     r["rss"] = p.get(program, 0)
