@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # Installs what bench/run.sh needs on Debian/Ubuntu, only the packages that
 # are missing: Google Benchmark, LTTng-UST (headers and library), the LTTng
-# control tools and babeltrace2 (to count the events of an LTTng trace).
+# control tools and babeltrace2 (to count the events of an LTTng trace); and
+# heaptrack and zstd, which bench/heaptrack_compare.sh runs beside spoor
+# record (heaptrack compresses its output with zstd when it finds it, with
+# gzip otherwise).
 #
 #   scripts/install-bench-deps.sh
 #
@@ -9,7 +12,7 @@
 # cannot be installed here (not Debian, or not root and no sudo).
 set -euo pipefail
 
-packages=(libbenchmark-dev liblttng-ust-dev lttng-tools babeltrace2)
+packages=(libbenchmark-dev liblttng-ust-dev lttng-tools babeltrace2 heaptrack zstd)
 
 installed() {
   dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'install ok installed'

@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Installs what is missing, builds every target with warnings as errors, and
 # runs every test (CTest: GoogleTest suites, the freestanding-core check, the
-# CLI tests). Set SPOOR_TEST_ASAN=1 to also run them under ASan + UBSan.
+# CLI tests, the comparisons with heaptrack and valgrind). Set SPOOR_TEST_ASAN=1
+# to also run them under ASan + UBSan.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-# The real programs the record tests trace (tests/preload/program_matrix_test.cpp).
-scripts/install-deps.sh python3 git sqlite3 xz-utils make
+# The peers (heaptrack, valgrind) and the real programs the record tests trace.
+scripts/install-test-deps.sh
 cmake --preset ci >/dev/null
 cmake --build --preset ci
 ctest --preset ci -j2

@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# Installs what scripts/test.sh needs, only the packages that are missing:
+# the build dependencies (scripts/install-deps.sh) and the peer tools the
+# comparison tests check Spoor against, heaptrack (allocation counts and
+# bytes; zstd compresses its output) and valgrind (leaked bytes), and the
+# real programs tests/preload/program_matrix_test.cpp traces. Without them
+# those tests skip.
+set -euo pipefail
+exec "$(dirname "$0")/install-deps.sh" heaptrack zstd valgrind python3 git sqlite3 xz-utils make "$@"
