@@ -304,10 +304,13 @@ std::vector<std::string> program_environment(const RecordOptions& options, const
                                              const std::string& socket_name) {
   const char* old_preload = std::getenv("LD_PRELOAD");
   std::vector<std::string> env;
+  // Only the variables set below are replaced; the program keeps every
+  // other one, SPOOR_* of its own included.
   for (char** e = environ; *e; ++e) {
     const std::string_view kv(*e);
-    if (kv.starts_with("LD_PRELOAD=") || kv.starts_with("SPOOR_")) continue;
-    env.emplace_back(kv);
+    bool replaced = kv.starts_with("LD_PRELOAD=");
+    for (std::string_view r : preload::kTracingVariables) replaced |= kv.starts_with(r);
+    if (!replaced) env.emplace_back(kv);
   }
   env.push_back("LD_PRELOAD=" + preload + (old_preload && *old_preload ? std::string(":") + old_preload : ""));
   env.push_back(std::string(preload::kSocketEnv) + "=" + socket_name);

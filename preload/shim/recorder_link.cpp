@@ -51,7 +51,8 @@ bool capture_link_settings() {
   if (dladdr(reinterpret_cast<void*>(&capture_link_settings), &self) != 0 && self.dli_fname != nullptr)
     add_var(keep("LD_PRELOAD=", self.dli_fname));
   for (char** e = environ; e != nullptr && *e != nullptr; ++e)
-    if (std::strncmp(*e, "SPOOR_", 6) == 0) add_var(keep(*e));
+    for (const char* variable : kTracingVariables)
+      if (std::strncmp(*e, variable, std::strlen(variable)) == 0) add_var(keep(*e));
   g_vars[g_var_count] = nullptr;
   return true;
 }

@@ -28,8 +28,8 @@ bool request_region(Welcome* welcome, int* connection, int* region_fd);
 void note_untraceable(int connection, const char* path, const char* why);
 
 // The variables an exec'd program needs to be traced in turn, as
-// "NAME=value" strings: LD_PRELOAD (the shim first) and every SPOOR_*
-// variable captured at load. Null-terminated array; empty when inert.
+// "NAME=value" strings: LD_PRELOAD (the shim first) and the
+// kTracingVariables captured at load. Null-terminated array; empty when inert.
 const char* const* tracing_environment();
 
 }  // namespace spoor::preload

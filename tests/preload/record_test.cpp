@@ -450,6 +450,15 @@ TEST(Record, AProgramWithItsOwnMallocThreadsAndTimerSignalsIsUnchanged) {
   EXPECT_NE(plain.out.find("total="), std::string::npos);
 }
 
+TEST(Record, TheProgramKeepsItsEnvironment) {
+  // Variables of its own, SPOOR_* ones included, reach the program and its
+  // children; only the tracing settings are added.
+  const Process r = run("SPOOR_MINE=kept OTHER=also " + kSpoor + " record -o " + trace_path("env") +
+                        " -- sh -c 'echo $SPOOR_MINE $OTHER; sh -c \"echo \\$SPOOR_MINE\"'");
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out, "kept also\nkept\n");
+}
+
 TEST(Record, AStaticChildRunsAndIsNamedInTheSummary) {
   const Process r = run(kSpoor + " record -o " + trace_path("static-child") + " -- sh -c '" +
                         SPOOR_HEAP_COUNTS_STATIC + " 10 child; echo $?'");
