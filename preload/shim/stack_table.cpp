@@ -9,6 +9,10 @@
 #include <sys/mman.h>
 
 #include <atomic>
+#include <cstdlib>
+#include <cstring>
+
+#include "fast_unwind.h"
 
 namespace spoor::preload {
 
@@ -55,7 +59,11 @@ bool init_stack_table(int depth) {
   void* p = mmap(nullptr, kSlots * sizeof(Slot), PROT_READ | PROT_WRITE,
                  MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   if (p == MAP_FAILED) return false;
+  // libunwind takes the captures the fast unwinder cannot do (and all of
+  // them with SPOOR_UNWIND=libunwind, or where it is not built).
   unw_set_caching_policy(unw_local_addr_space, UNW_CACHE_PER_THREAD);
+  const char* unwinder = std::getenv("SPOOR_UNWIND");
+  if (unwinder == nullptr || std::strcmp(unwinder, "libunwind") != 0) init_fast_unwind();
   g_slots = static_cast<Slot*>(p);  // zero pages: every slot free
   return true;
 }
@@ -63,7 +71,7 @@ bool init_stack_table(int depth) {
 __attribute__((noinline)) uint32_t current_stack_id(int skip) {
   if (g_slots == nullptr) return 0;
   void* frames[kMaxDepth + 8];
-  int n = unw_backtrace(frames, g_depth + skip + 1);
+  int n = fast_backtrace(frames, g_depth + skip + 1);
   // Frame 0 is this function; then the `skip` frames of the shim.
   const int drop = skip + 1;
   if (n <= drop) return 0;
