@@ -4,7 +4,10 @@
 // frames. The capture runs at the bottom of a 40-deep recursion of -O2
 // frames without frame pointers and stops at the depth limit, so every
 // iteration walks exactly that many frames; all rules are cached after the
-// first iteration, as they are for a program's hot allocation sites.
+// first iteration, as they are for a program's hot allocation sites. The
+// _Alternating cases capture from two call paths in turn (one frame
+// deeper every other time), so consecutive stacks differ as they do in a
+// program allocating from several places.
 //
 //   spoor_bench_unwind [Google Benchmark flags]
 //
@@ -27,14 +30,35 @@ struct Run {
   benchmark::State* state;
   Capture capture;
   int depth;
+  bool alternate;  // every other capture one frame deeper: the stacks differ
 };
+
+__attribute__((noinline)) int capture_here(Run& run, void** frames) {
+  const int n = run.capture(frames, run.depth);
+  __asm__ volatile("" ::: "memory");  // no tail call
+  return n;
+}
+__attribute__((noinline)) int capture_one_deeper(Run& run, void** frames) {
+  const int n = capture_here(run, frames);
+  __asm__ volatile("" ::: "memory");
+  return n;
+}
 
 __attribute__((noinline)) void measure(Run& run) {
   void* frames[64];
   int n = 0;
-  for (auto _ : *run.state) {
-    n = run.capture(frames, run.depth);
-    benchmark::DoNotOptimize(frames[n - 1]);
+  if (!run.alternate) {
+    for (auto _ : *run.state) {
+      n = capture_here(run, frames);
+      benchmark::DoNotOptimize(frames[n - 1]);
+    }
+  } else {
+    bool deeper = false;
+    for (auto _ : *run.state) {
+      n = deeper ? capture_one_deeper(run, frames) : capture_here(run, frames);
+      deeper = !deeper;
+      benchmark::DoNotOptimize(frames[n - 1]);
+    }
   }
   if (n != run.depth) run.state->SkipWithError("the stack was shallower than the depth asked for");
 }
@@ -45,8 +69,8 @@ __attribute__((noinline)) void recurse(int left, Run& run) {
   __asm__ volatile("" ::: "memory");  // no tail call: every level keeps its frame
 }
 
-void run_case(benchmark::State& state, Capture capture) {
-  Run run{&state, capture, static_cast<int>(state.range(0))};
+void run_case(benchmark::State& state, Capture capture, bool alternate = false) {
+  Run run{&state, capture, static_cast<int>(state.range(0)), alternate};
   recurse(kRecursion, run);
   // Seconds per frame (printed with an SI prefix: 3.1n is 3.1 ns).
   state.counters["per_frame"] = benchmark::Counter(static_cast<double>(run.depth),
@@ -55,10 +79,18 @@ void run_case(benchmark::State& state, Capture capture) {
 }
 
 void BM_UnwBacktrace(benchmark::State& state) { run_case(state, unw_backtrace); }
-void BM_FastBacktrace(benchmark::State& state) { run_case(state, spoor::preload::fast_backtrace); }
+int fast_capture(void** frames, int max) { return spoor::preload::fast_backtrace(frames, max); }
+
+void BM_FastBacktrace(benchmark::State& state) { run_case(state, fast_capture); }
+void BM_UnwBacktrace_Alternating(benchmark::State& state) { run_case(state, unw_backtrace, true); }
+void BM_FastBacktrace_Alternating(benchmark::State& state) {
+  run_case(state, fast_capture, true);
+}
 
 BENCHMARK(BM_UnwBacktrace)->Arg(11)->Arg(30);
 BENCHMARK(BM_FastBacktrace)->Arg(11)->Arg(30);
+BENCHMARK(BM_UnwBacktrace_Alternating)->Arg(11)->Arg(30);
+BENCHMARK(BM_FastBacktrace_Alternating)->Arg(11)->Arg(30);
 
 }  // namespace
 

@@ -30,7 +30,14 @@ bool init_fast_unwind();
 // Never faults: stack reads stay between the capture's stack pointer and
 // the top of the thread's stack; a capture whose walk leaves it, or finds
 // a frame it does not handle, is done by libunwind instead.
-int fast_backtrace(void** frames, int max);
+//
+// memo, when not null, receives a word the caller may keep something in
+// about this stack (current_stack_id keeps its ID): it holds what the
+// caller stored after an earlier capture of the same frames with the same
+// max, or 0; it stays valid until the next capture on this thread. Null
+// when there is none (libunwind did the capture, or it interrupted
+// another one).
+int fast_backtrace(void** frames, int max, uint64_t** memo = nullptr);
 inline constexpr int kFastUnwindMaxFrames = 256;
 
 // Forgets every cached rule (and flushes libunwind's caches) around a

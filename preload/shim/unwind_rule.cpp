@@ -201,11 +201,12 @@ UnwindRule rule_from_frame(Dwarf_Frame* frame) {
                            ops[1].number == 0 && ops[2].atom == DW_OP_stack_value);
   if (!rsp_is_cfa) return rule;
 
-  rule.kind = UnwindRule::kStandard;
-  rule.cfa_from_rbp = cfa_from_rbp;
   rule.ra_word = slot_word(ra_offset);
   rule.rbp_word = rbp_word;
+  rule.lowest_word = rbp_word != 0 && rbp_word < rule.ra_word ? rbp_word : rule.ra_word;
   rule.cfa_offset = static_cast<int32_t>(cfa_offset);
+  if (!cfa_from_rbp && (cfa_offset <= 0 || cfa_offset + 8 * rule.lowest_word < 0)) return rule;
+  rule.kind = cfa_from_rbp ? UnwindRule::kFromRbp : UnwindRule::kFromRsp;
   return rule;
 }
 

@@ -10,17 +10,23 @@ namespace spoor::preload {
 
 struct UnwindRule {
   enum Kind : uint8_t {
-    kUnsupported = 0,  // anything else: the capture goes to libunwind
-    kStandard = 1,     // CFA = rsp or rbp + cfa_offset; see below
-    kOutermost = 2,    // the return address is undefined: the stack ends here
+    kNone = 0,         // never a rule: "no rule at hand", in caches
+    kFromRsp = 1,      // CFA = rsp + cfa_offset; saved slots as below
+    kFromRbp = 2,      // CFA = rbp + cfa_offset; saved slots as below
+    kOutermost = 3,    // the return address is undefined: the stack ends here
+    kUnsupported = 4,  // anything else: the capture goes to libunwind
   };
   Kind kind = kUnsupported;
-  bool cfa_from_rbp = false;  // CFA = rbp + cfa_offset, else rsp + cfa_offset
   // Where the return address and the caller's rbp are saved, in 8-byte
   // words from the CFA (always below it: -1 is CFA-8). rbp_word 0: rbp is
-  // not saved in this frame (the caller's is the same).
+  // not saved in this frame (the caller's is the same). lowest_word: the
+  // lower of the two.
   int8_t ra_word = 0;
   int8_t rbp_word = 0;
+  int8_t lowest_word = 0;
+  // For kFromRsp, describe_unwind_rule guarantees cfa_offset > 0 and
+  // cfa_offset + 8 * lowest_word >= 0: the CFA lies above rsp and the
+  // saved slots at or above it, so the walk checks only the stack's top.
   int32_t cfa_offset = 0;
 };
 static_assert(sizeof(UnwindRule) == 8);

@@ -170,6 +170,42 @@ TEST_F(FastUnwind, BuildsEachRuleOnce) {
   EXPECT_EQ(expect_captures_agree(true), 2);
 }
 
+// The memo word: what was stored after a capture comes back with a later
+// capture of the very same frames, and only then.
+uint64_t* g_memo = nullptr;
+int g_memo_frames = 0;
+__attribute__((noinline)) void capture_memo() {
+  void* frames[kMaxFrames];
+  g_memo_frames = fast_backtrace(frames, 64, &g_memo);
+  __asm__ volatile("" ::: "memory");
+}
+
+TEST_F(FastUnwind, GivesTheMemoWordBackForTheSameFramesOnly) {
+  // One call site, stacks of three depths in turn, then a fourth: each
+  // finds the word stored for it, and a new stack finds 0.
+  bool seen[4] = {};
+  for (int depth : {0, 1, 2, 1, 0, 2, 2, 3}) {
+    test::recurse_without_frame_pointer(depth, capture_memo);
+    ASSERT_NE(g_memo, nullptr);
+    if (seen[depth]) {
+      EXPECT_EQ(*g_memo, 100u + static_cast<uint64_t>(depth)) << "depth " << depth;
+    } else {
+      EXPECT_EQ(*g_memo, 0u) << "depth " << depth << ", not seen before";
+    }
+    *g_memo = 100 + static_cast<uint64_t>(depth);
+    seen[depth] = true;
+  }
+  // A limit that cuts the same stack elsewhere: another capture.
+  for (int max : {64, 5}) {
+    void* frames[64];
+    uint64_t* memo = nullptr;
+    fast_backtrace(frames, max, &memo);
+    ASSERT_NE(memo, nullptr);
+    if (max == 64) *memo = 7;
+    else EXPECT_EQ(*memo, 0u);
+  }
+}
+
 void on_signal(int) { test::recurse_without_frame_pointer(3, capture_both); }
 
 // Through the kernel's signal frame: libunwind's business (a fallback), but
