@@ -10,7 +10,10 @@
 #include <libunwind.h>
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
+#include <atomic>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -65,6 +68,13 @@ std::string side_by_side(const Capture& c) {
     out += std::to_string(f) + ": " + describe(c.fast, c.fast_n, f) + " | " +
            describe(c.libunwind, c.libunwind_n, f) + "\n";
   return out;
+}
+
+// n, hidden from the optimiser: a loop up to it is not unrolled, so every
+// round captures from the same call site, hence the same frames.
+int opaque(int n) {
+  __asm__ volatile("" : "+r"(n));
+  return n;
 }
 
 class FastUnwind : public ::testing::Test {
@@ -159,12 +169,85 @@ TEST_F(FastUnwind, MatchesLibunwindOnOtherThreads) {
   EXPECT_EQ(expect_captures_agree(true), 4);
 }
 
+// Both ways from one frame, compared at once (for threads: no shared
+// storage). Counts captures, mismatches and captures done by the fast path.
+std::atomic<int> g_compared{0}, g_mismatched{0}, g_by_fast_path{0};
+__attribute__((noinline)) void compare_here() {
+  void* fast[kMaxFrames];
+  void* libunwind[kMaxFrames];
+  const FastUnwindCounters before = fast_unwind_counters();
+  const int fast_n = fast_backtrace(fast, 128);
+  const FastUnwindCounters after = fast_unwind_counters();
+  const int libunwind_n = unw_backtrace(libunwind, 128);
+  bool same = fast_n == libunwind_n && fast_n > 1;
+  for (int f = 1; same && f < fast_n; ++f) same = fast[f] == libunwind[f];
+  g_compared.fetch_add(1);
+  if (!same) g_mismatched.fetch_add(1);
+  if (after.fast > before.fast) g_by_fast_path.fetch_add(1);
+  __asm__ volatile("" ::: "memory");
+}
+
+// Threads building and reading the shared rules at the same time: a thread
+// that finds another building falls back to libunwind for that capture;
+// every capture still agrees.
+TEST_F(FastUnwind, MatchesLibunwindOnThreadsCapturingAtOnce) {
+  g_compared = g_mismatched = g_by_fast_path = 0;
+  std::vector<std::thread> threads;
+  for (uint64_t t = 0; t < 4; ++t)
+    threads.emplace_back([t] {
+      unw_set_caching_policy(unw_local_addr_space, UNW_CACHE_PER_THREAD);
+      uint64_t seed = 777 + t;
+      for (int i = 0; i < 300; ++i) {
+        seed = seed * 2862933555777941757ull + 3037000493ull;
+        test::random_call_chain(seed, static_cast<int>(seed >> 59) + 1, compare_here);
+      }
+    });
+  for (std::thread& th : threads) th.join();
+  EXPECT_EQ(g_compared.load(), 1200);
+  EXPECT_EQ(g_mismatched.load(), 0);
+  // How many fell back depends on timing (a capture that needs a rule
+  // while another thread builds one); once the rules are built none do.
+  EXPECT_GT(g_by_fast_path.load(), 0);
+}
+
+// fork while other threads may be building rules: the child's captures
+// agree too (the build lock is held across fork, so libdw's state is whole).
+TEST_F(FastUnwind, MatchesLibunwindInAForkedChild) {
+  std::atomic<bool> stop{false};
+  std::thread busy([&stop] {
+    uint64_t seed = 99;
+    while (!stop.load()) {
+      seed = seed * 2862933555777941757ull + 3037000493ull;
+      test::random_call_chain(seed, static_cast<int>(seed >> 59) + 1, [] {
+        void* frames[64];
+        fast_backtrace(frames, 64);
+      });
+    }
+  });
+  const pid_t child = fork();
+  if (child == 0) {
+    g_compared = g_mismatched = g_by_fast_path = 0;
+    uint64_t seed = 4242;
+    for (int i = 0; i < 100; ++i) {
+      seed = seed * 2862933555777941757ull + 3037000493ull;
+      test::random_call_chain(seed, static_cast<int>(seed >> 59) + 1, compare_here);
+    }
+    _exit(g_mismatched.load() == 0 && g_by_fast_path.load() == 100 ? 0 : 1);
+  }
+  stop = true;
+  busy.join();
+  ASSERT_GT(child, 0);
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "the child's captures disagreed";
+}
+
 // A cached rule is reused: the second capture of a stack builds none.
 TEST_F(FastUnwind, BuildsEachRuleOnce) {
   uint64_t built[2];
-  for (uint64_t& b : built) {
+  for (int i = 0; i < opaque(2); ++i) {
     test::recurse_with_alloca(9, capture_both);
-    b = fast_unwind_counters().rules_built;
+    built[i] = fast_unwind_counters().rules_built;
   }
   EXPECT_EQ(built[1], built[0]);
   EXPECT_EQ(expect_captures_agree(true), 2);
@@ -184,7 +267,9 @@ TEST_F(FastUnwind, GivesTheMemoWordBackForTheSameFramesOnly) {
   // One call site, stacks of three depths in turn, then a fourth: each
   // finds the word stored for it, and a new stack finds 0.
   bool seen[4] = {};
-  for (int depth : {0, 1, 2, 1, 0, 2, 2, 3}) {
+  const int depths[] = {0, 1, 2, 1, 0, 2, 2, 3};
+  for (int i = 0; i < opaque(8); ++i) {
+    const int depth = depths[i];
     test::recurse_without_frame_pointer(depth, capture_memo);
     ASSERT_NE(g_memo, nullptr);
     if (seen[depth]) {
@@ -196,7 +281,9 @@ TEST_F(FastUnwind, GivesTheMemoWordBackForTheSameFramesOnly) {
     seen[depth] = true;
   }
   // A limit that cuts the same stack elsewhere: another capture.
-  for (int max : {64, 5}) {
+  const int limits[] = {64, 5};
+  for (int i = 0; i < opaque(2); ++i) {
+    const int max = limits[i];
     void* frames[64];
     uint64_t* memo = nullptr;
     fast_backtrace(frames, max, &memo);
