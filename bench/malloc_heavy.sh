@@ -8,7 +8,9 @@
 #
 #   bench/malloc_heavy.sh [build dir (build/release)] [runs (7)] [workload flags...]
 #
-# Environment: SPOOR_BENCH_DIR: where the traces go (/tmp/spoor-bench).
+# Environment: SPOOR_BENCH_DIR: where the traces go (/tmp/spoor-bench);
+# SPOOR_BENCH_BASELINE_PRELOAD: another libspoor-preload.so (say, one built
+# from an earlier commit) to run as a fourth configuration, "baseline".
 # A benchmark, not a test: it exits 0 whatever the numbers are.
 set -euo pipefail
 
@@ -40,6 +42,9 @@ for ((i = 0; i < runs; ++i)); do
   run untraced "$workload" "$@"
   run fast "$spoor" record -o "$out/malloc_heavy.spoor" -- "$workload" "$@"
   run libunwind env SPOOR_UNWIND=libunwind "$spoor" record -o "$out/malloc_heavy.spoor" -- "$workload" "$@"
+  if [ -n "${SPOOR_BENCH_BASELINE_PRELOAD:-}" ]; then
+    run baseline env SPOOR_PRELOAD_LIB="$SPOOR_BENCH_BASELINE_PRELOAD" "$spoor" record -o "$out/malloc_heavy.spoor" -- "$workload" "$@"
+  fi
 done
 echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"
 
@@ -54,9 +59,10 @@ awk '
   function minimum(list,   a) { sorted(list, a); return a[1] }
   END {
     printf "%-10s %14s %14s %14s %14s %10s %10s\n", "config", "wall ns/it med", "wall ns/it min", "cpu s med", "cpu s min", "x wall", "x cpu"
-    split("untraced fast libunwind", order, " ")
-    for (k = 1; k <= 3; ++k) {
+    n = split("untraced fast libunwind baseline", order, " ")
+    for (k = 1; k <= n; ++k) {
       c = order[k]
+      if (!(c in wall)) continue
       printf "%-10s %14.1f %14.1f %14.3f %14.3f %10.2f %10.2f\n", c, median(wall[c]), minimum(wall[c]),
              median(cpu[c]), minimum(cpu[c]), median(wall[c]) / median(wall["untraced"]),
              median(cpu[c]) / median(cpu["untraced"])

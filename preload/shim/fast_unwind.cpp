@@ -150,7 +150,10 @@ RecentWalks* thread_walks() {
 __attribute__((noinline)) const Walk* other_walk_through(const RecentWalks* walks, const Walk* current, int n,
                                                          uintptr_t address, uint64_t offset, uint64_t epoch) {
   for (const Walk& w : walks->walk) {
-    if (&w == current || w.epoch != epoch || w.steps <= n || w.address[n] != address || w.offset[n] != offset)
+    // The address first: one load per walk for the walks that do not
+    // match (reading past a walk's steps is harmless: it only decides to
+    // look closer).
+    if (w.address[n] != address || &w == current || w.epoch != epoch || w.steps <= n || w.offset[n] != offset)
       continue;
     int same = 0;
     while (same < n && w.address[same] == current->address[same] && w.offset[same] == current->offset[same]) ++same;
