@@ -28,7 +28,12 @@ __attribute__((noinline)) int libunwind_backtrace(void** frames, int max) {
   void* all[kFastUnwindMaxFrames + 2];
   int n = unw_backtrace(all, max + 2);
   n = n > 2 ? n - 2 : 0;
-  std::memcpy(frames, all + 2, static_cast<size_t>(n) * sizeof(void*));
+  // Word by word: a memcpy's wide loads could not take the words
+  // unw_backtrace just stored from the store buffer, and would stall.
+  for (int i = 0; i < n; ++i) {
+    frames[i] = all[i + 2];
+    __asm__ volatile("" ::: "memory");  // not a memcpy call
+  }
   ++t_counters.fallback;
   return n;
 }
@@ -100,6 +105,10 @@ struct Walk {
   uintptr_t address[kRecordedSteps];
   uint64_t rule[kRecordedSteps];    // an UnwindRule's bytes
   uint32_t offset[kRecordedSteps];  // sp - sp0
+  // A hash of steps [0, i) (addresses and offsets): two walks with the
+  // same one went the same way to step i. 64 bits, like the stack table's
+  // hash of the frames, which a collision would confuse just as well.
+  uint64_t prefix[kRecordedSteps];
 };
 struct RecentWalks {
   Walk walk[kWalks];
@@ -107,6 +116,13 @@ struct RecentWalks {
   int latest;
 };
 static_assert(sizeof(RecentWalks) <= 8192, "two pages per thread");
+
+uint64_t extend_prefix(uint64_t prefix, uintptr_t address, uint32_t offset) {
+  uint64_t h = (prefix + address) * 0x9E3779B97F4A7C15ull;
+  h ^= h >> 32;
+  h = (h + offset) * 0xD6E8FEB86659FD93ull;
+  return h ^ (h >> 32);
+}
 
 // Two pages per thread, mapped on its first capture and unmapped at its exit
 // (a pthread key's destructor), so threads that never allocate pay
@@ -144,21 +160,20 @@ RecentWalks* thread_walks() {
 }
 
 // Another recent walk that went through the same steps as `current` up to
-// step n and then used `address` at `offset`: the walk goes on predicting
-// from it. (Its earlier steps must match too: a walk that repeats another
-// to the end is taken for the same stack, memo and all.) Null when none.
+// step n (< kRecordedSteps) and then used `address` at `offset`: the walk
+// goes on predicting from it. (Its earlier steps must match too: a walk
+// that repeats another to the end is taken for the same stack, memo and
+// all.) Null when none.
 __attribute__((noinline)) const Walk* other_walk_through(const RecentWalks* walks, const Walk* current, int n,
                                                          uintptr_t address, uint64_t offset, uint64_t epoch) {
-  for (const Walk& w : walks->walk) {
-    // The address first: one load per walk for the walks that do not
-    // match (reading past a walk's steps is harmless: it only decides to
-    // look closer).
-    if (w.address[n] != address || &w == current || w.epoch != epoch || w.steps <= n || w.offset[n] != offset)
-      continue;
-    int same = 0;
-    while (same < n && w.address[same] == current->address[same] && w.offset[same] == current->offset[same]) ++same;
-    if (same == n) return &w;
-  }
+  const uint64_t prefix = current != nullptr ? current->prefix[n] : 0;
+  for (const Walk& w : walks->walk)
+    // The address first: one load per walk for the walks that do not match
+    // (reading past a walk's steps is harmless: it only decides to look
+    // closer).
+    if (w.address[n] == address && &w != current && w.epoch == epoch && w.steps > n && w.offset[n] == offset &&
+        w.prefix[n] == prefix)
+      return &w;
   return nullptr;
 }
 
@@ -224,6 +239,11 @@ uint64_t* keep_walk(RecentWalks* walks, const Walk* latest, int same_steps, int 
     target->rule[i] = new_rule[i];
     target->offset[i] = new_offset[i];
     __asm__ volatile("" ::: "memory");
+  }
+  uint64_t prefix = 0;
+  for (int i = 0; i < kept; ++i) {
+    target->prefix[i] = prefix;
+    prefix = extend_prefix(prefix, target->address[i], target->offset[i]);
   }
   target->epoch = epoch;
   target->sp0 = sp0;
@@ -364,7 +384,7 @@ __attribute__((noinline, no_sanitize("address"))) int fast_backtrace(void** fram
     if (same_steps < 0 && n < latest_steps && latest->address[n] == address && latest->offset[n] == sp - sp0) {
       rule.bits = latest->rule[n];
     } else {
-      if (same_steps < 0 && walks != nullptr) {
+      if (same_steps < 0 && walks != nullptr && n < kRecordedSteps) {
         // Another recent walk may have gone this way: predict from it.
         const Walk* other = other_walk_through(walks, latest, n, address, sp - sp0, epoch);
         if (other != nullptr) {

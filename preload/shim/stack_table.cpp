@@ -32,6 +32,7 @@ struct Slot {
 
 Slot* g_slots = nullptr;
 int g_depth = 0;
+bool g_fast_unwind = false;  // else unw_backtrace does every capture
 std::atomic<uint32_t> g_next_id{1};
 
 // Each frame is mixed with its position on its own and the mixes are
@@ -71,7 +72,7 @@ bool init_stack_table(int depth) {
   // them with SPOOR_UNWIND=libunwind, or where it is not built).
   unw_set_caching_policy(unw_local_addr_space, UNW_CACHE_PER_THREAD);
   const char* unwinder = std::getenv("SPOOR_UNWIND");
-  if (unwinder == nullptr || std::strcmp(unwinder, "libunwind") != 0) init_fast_unwind();
+  if (unwinder == nullptr || std::strcmp(unwinder, "libunwind") != 0) g_fast_unwind = init_fast_unwind();
   g_slots = static_cast<Slot*>(p);  // zero pages: every slot free
   return true;
 }
@@ -107,7 +108,8 @@ __attribute__((noinline)) uint32_t current_stack_id(int skip) {
   if (g_slots == nullptr) return 0;
   void* frames[kMaxDepth + 8];
   uint64_t* memo = nullptr;
-  int n = fast_backtrace(frames, g_depth + skip + 1, &memo);
+  const int max = g_depth + skip + 1;
+  int n = g_fast_unwind ? fast_backtrace(frames, max, &memo) : unw_backtrace(frames, max);
   // The same frames as an earlier capture of this thread's: the ID found
   // then, without hashing or probing. Tagged (bit 63, and skip, which
   // picks the frames kept) so a cleared word never reads as an ID.
