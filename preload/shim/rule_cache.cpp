@@ -20,6 +20,7 @@
 namespace spoor::preload {
 
 std::atomic<uint64_t> g_unwind_epoch{0};
+std::atomic<bool> g_rule_cache_ready{false};
 
 namespace {
 
@@ -122,10 +123,9 @@ bool init_rule_cache() {
   }
   // Zero pages: every slot free.
   g_rules.store(static_cast<RuleSlot*>(p), std::memory_order_release);
+  g_rule_cache_ready.store(true, std::memory_order_release);
   return true;
 }
-
-bool rule_cache_ready() { return g_rules.load(std::memory_order_acquire) != nullptr; }
 
 uint64_t cached_rule(uint64_t address, uint64_t epoch) {
   RuleSlot* const rules = g_rules.load(std::memory_order_acquire);

@@ -18,7 +18,9 @@ inline constexpr uint64_t kUnloadsInProgress = 0xFFFF;
 
 // Maps the table and registers the fork handlers; false when it cannot.
 bool init_rule_cache();
-bool rule_cache_ready();
+// Whether init_rule_cache succeeded (one load: read on every capture).
+extern std::atomic<bool> g_rule_cache_ready;
+inline bool rule_cache_ready() { return g_rule_cache_ready.load(std::memory_order_acquire); }
 
 // The rule at `address` (an UnwindRule's bytes) for the capture's epoch:
 // from the table (a multiply and a slot's loads), else built with libdw
