@@ -1,6 +1,6 @@
 // Call chains of different shapes for the fast unwinder's tests: each ends
 // by calling `leaf`, which captures the stack. They live in files compiled
-// with chosen flags (see tests/preload/CMakeLists.txt), so the frames
+// with chosen flags (see tests/unwind/CMakeLists.txt), so the frames
 // between the test and the leaf have known kinds.
 #ifndef SPOOR_TESTS_UNWIND_CALL_SHAPES_H
 #define SPOOR_TESTS_UNWIND_CALL_SHAPES_H
