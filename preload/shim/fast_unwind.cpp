@@ -127,7 +127,7 @@ uint64_t extend_prefix(uint64_t prefix, uintptr_t address, uint32_t offset) {
 // Two pages per thread, mapped on its first capture and unmapped at its exit
 // (a pthread key's destructor), so threads that never allocate pay
 // nothing and the shim's static TLS stays small. `t_walks` 1: none (the
-// thread has exited, or the page could not be had). `t_walking` keeps a
+// thread is exiting, or the pages could not be mapped). `t_walking` keeps a
 // walk that interrupts another (a signal handler's) away from them.
 constexpr uintptr_t kNoWalks = 1;
 constinit thread_local uintptr_t t_walks __attribute__((tls_model("initial-exec"))) = 0;
@@ -166,7 +166,11 @@ RecentWalks* thread_walks() {
 // all.) Null when none.
 __attribute__((noinline)) const Walk* other_walk_through(const RecentWalks* walks, const Walk* current, int n,
                                                          uintptr_t address, uint64_t offset, uint64_t epoch) {
-  const uint64_t prefix = current != nullptr ? current->prefix[n] : 0;
+  // The walk so far repeated `current`, up to its end at most: n <= its steps.
+  uint64_t prefix = 0;
+  if (current != nullptr && n > 0)
+    prefix = n < current->steps ? current->prefix[n]
+                                : extend_prefix(current->prefix[n - 1], current->address[n - 1], current->offset[n - 1]);
   for (const Walk& w : walks->walk)
     // The address first: one load per walk for the walks that do not match
     // (reading past a walk's steps is harmless: it only decides to look
