@@ -306,7 +306,7 @@ __attribute__((noinline, no_sanitize("address"))) int fast_backtrace(void** fram
   const uint64_t epoch = g_unwind_epoch.load(std::memory_order_acquire);
   if (!rule_cache_ready() || (epoch & kUnloadsInProgress) != 0) SPOOR_FALL_BACK();
 
-  // This frame's state: its PC (the lea's own address), stack and frame
+  // This frame's state: its PC (the address after the lea), stack and frame
   // pointers. The asm does not move rsp, so the CFI row at `pc` holds.
   uintptr_t pc, sp, fp;
   __asm__ volatile(
