@@ -10,6 +10,8 @@
 #include <mutex>
 #include <new>
 
+#include "build_id.h"
+#include "fast_unwind.h"
 #include "reentry_guard.h"
 
 namespace spoor::preload {
@@ -38,30 +40,6 @@ std::atomic<int> g_checks_left{0};
 unsigned long long g_seen_adds = 0, g_seen_subs = 0;
 char g_exe_path[4096];
 
-// The GNU build ID from the module's PT_NOTE segments, in memory.
-uint32_t build_id(const dl_phdr_info* info, const uint8_t** out) {
-  for (int i = 0; i < info->dlpi_phnum; ++i) {
-    const ElfW(Phdr)& ph = info->dlpi_phdr[i];
-    if (ph.p_type != PT_NOTE) continue;
-    const auto* p = reinterpret_cast<const uint8_t*>(info->dlpi_addr + ph.p_vaddr);
-    const uint8_t* end = p + ph.p_memsz;
-    while (p + sizeof(ElfW(Nhdr)) <= end) {
-      const auto* note = reinterpret_cast<const ElfW(Nhdr)*>(p);
-      const uint8_t* name = p + sizeof(ElfW(Nhdr));
-      const uint8_t* desc = name + ((note->n_namesz + 3) & ~3u);
-      if (desc + note->n_descsz > end) break;
-      if (note->n_type == NT_GNU_BUILD_ID && note->n_namesz == 4 && name[0] == 'G' && name[1] == 'N' &&
-          name[2] == 'U') {
-        *out = desc;
-        return note->n_descsz;
-      }
-      p = desc + ((note->n_descsz + 3) & ~3u);
-    }
-  }
-  *out = nullptr;
-  return 0;
-}
-
 int on_module(dl_phdr_info* info, size_t, void*) {
   g_seen_adds = info->dlpi_adds;
   g_seen_subs = info->dlpi_subs;
@@ -81,7 +59,7 @@ int on_module(dl_phdr_info* info, size_t, void*) {
     hi = ph.p_vaddr + ph.p_memsz > hi ? ph.p_vaddr + ph.p_memsz : hi;
   }
   const uint8_t* id = nullptr;
-  const uint32_t id_size = build_id(info, &id);
+  const uint32_t id_size = build_id_in_memory(info, &id);
   kModuleLoad.write(reinterpret_cast<const void*>(info->dlpi_addr),
                     reinterpret_cast<const void*>(info->dlpi_addr + (lo == UINTPTR_MAX ? 0 : lo)),
                     lo == UINTPTR_MAX ? 0 : hi - lo, path, Blob{id, id_size});
@@ -157,10 +135,10 @@ std::atomic<DlcloseFn> g_dlclose{nullptr};
 
 extern "C" {
 
-// Both end in a tail call, so glibc sees the program's return address:
-// dlopen searches the caller's RUNPATH and namespace, not the shim's. The
-// scan happens in the next hook (a constructor of the new module that
-// allocates already finds it in the list).
+// dlopen ends in a tail call, so glibc sees the program's return address:
+// it searches the caller's RUNPATH and namespace, not the shim's. The scan
+// happens in the next hook (a constructor of the new module that allocates
+// already finds it in the list).
 __attribute__((visibility("default"))) void* dlopen(const char* file, int mode) {
   DlopenFn real = g_dlopen.load(std::memory_order_acquire);
   if (real == nullptr) {
@@ -178,7 +156,13 @@ __attribute__((visibility("default"))) int dlclose(void* handle) {
     g_dlclose.store(real, std::memory_order_release);
   }
   note_modules_changed();
-  return real(handle);
+  // The unwinder's cached rules may describe the unloaded code, whose
+  // addresses the next dlopen can reuse: captures fall back to libunwind
+  // while it unloads, and the cache is forgotten after.
+  begin_module_unload();
+  const int result = real(handle);
+  end_module_unload();
+  return result;
 }
 
 }  // extern "C"

@@ -17,7 +17,8 @@ SPOOR_DECLARE_PROVIDER(g_stacks);
 SPOOR_EVENT(kStack, g_stacks, (EventInfo{.name = "Stack", .id = 1, .level = Level::always}),
             Field<uint32_t>{"id"}, Field<Blob>{"frames"});
 
-// Sets up the table (maps its memory) and the unwinder's per-thread cache.
+// Sets up the table (maps its memory) and the unwinder: the fast one
+// (fast_unwind.h) unless the environment has SPOOR_UNWIND=libunwind.
 // depth: frames kept per stack, 1..128. Returns false when the memory
 // cannot be mapped (stacks are then not captured: IDs are 0).
 bool init_stack_table(int depth);
@@ -27,8 +28,11 @@ bool init_stack_table(int depth);
 void reset_stack_table_after_fork();
 
 // The ID of the calling thread's stack, without the shim's own frames
-// (`skip` of them). Cost: one unw_backtrace (~10-15 ns per frame) plus a
-// hash probe; a new stack also writes its Stack event. 0 when stacks are off.
+// (`skip` of them). Cost: one fast_backtrace (~2 ns per frame once its
+// rules are cached; fast_unwind.h), then a hash of the frames (~1 ns per
+// frame) and a table probe, both skipped when the frames repeat a recent
+// capture of the thread's; a new stack also writes its Stack event. 0
+// when stacks are off.
 uint32_t current_stack_id(int skip);
 
 // The ID of a stack captured elsewhere (frames[0] innermost; cut to the

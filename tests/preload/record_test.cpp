@@ -253,13 +253,13 @@ TEST(Record, ModulesAreDescribedWithTheirBuildIds) {
 
 TEST(Record, ModulesLoadedAndUnloadedAtRunTimeAreFollowed) {
   const std::string path = trace_path("dlopen");
-  ASSERT_EQ(run(kSpoor + " record -o " + path + " -- " + SPOOR_DLOPEN).status, 0);
+  ASSERT_EQ(run(kSpoor + " record -o " + path + " -- " + SPOOR_DLOPEN + " " + SPOOR_DLOPEN_MODULE).status, 0);
   const ModuleEvents m = read_modules(path);
-  std::string libz;
+  std::string module;
   for (const auto& [p, id] : m.build_id_by_path)
-    if (p.find("libz.so") != std::string::npos) libz = p;
-  ASSERT_FALSE(libz.empty()) << "dlopen'ed libz is described";
-  EXPECT_EQ(std::count(m.unloaded.begin(), m.unloaded.end(), libz), 1) << "and its dlclose";
+    if (p.find("spoor_test_dlopen_module") != std::string::npos) module = p;
+  ASSERT_FALSE(module.empty()) << "the dlopen'ed module is described";
+  EXPECT_EQ(std::count(m.unloaded.begin(), m.unloaded.end(), module), 1) << "and its dlclose";
 }
 
 TEST(Record, OutputAndExitStatusAreUnchanged) {

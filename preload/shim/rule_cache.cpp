@@ -1,0 +1,159 @@
+// The shared rule cache: open addressing, 2^16 slots of {key, rule}. key =
+// address | generation << 47 (user-space x86-64 addresses are below
+// 2^47), 0 when free; a key of an older generation is stale: lookups skip
+// it, inserts reuse it. One writer at a time (g_build_lock); readers check
+// the key again after reading the rule (a seqlock whose sequence is the
+// key), so a slot being rewritten reads as a miss, never as a rule of
+// another address.
+#include "rule_cache.h"
+
+#define UNW_LOCAL_ONLY
+#include <libunwind.h>
+#include <pthread.h>
+#include <sys/mman.h>
+
+#include <bit>
+
+#include "fast_unwind.h"
+#include "unwind_rule.h"
+
+namespace spoor::preload {
+
+std::atomic<uint64_t> g_unwind_epoch{0};
+std::atomic<bool> g_rule_cache_ready{false};
+
+namespace {
+
+struct RuleSlot {
+  std::atomic<uint64_t> key;
+  std::atomic<uint64_t> rule;  // an UnwindRule's bytes
+};
+constexpr int kRuleSlotBits = 16;
+constexpr uint64_t kRuleSlots = uint64_t{1} << kRuleSlotBits;  // 1 MiB of address space
+constexpr int kProbes = 8;
+constexpr int kAddressBits = 47;
+constexpr uint64_t kGenerationMask = (uint64_t{1} << (64 - kAddressBits)) - 1;
+constexpr int kGenerationShift = 16;
+
+std::atomic<RuleSlot*> g_rules{nullptr};
+
+// Taken with trylock on a miss (a thread that would wait falls back
+// instead, so no thread ever blocks on it from a hook), and across fork so
+// the child gets libdw's and the module table's state whole.
+pthread_mutex_t g_build_lock = PTHREAD_MUTEX_INITIALIZER;
+
+constinit thread_local uint64_t t_rules_built __attribute__((tls_model("initial-exec"))) = 0;
+
+uint64_t slot_of(uint64_t address) { return (address * 0x9E3779B97F4A7C15ull) >> (64 - kRuleSlotBits); }
+
+uint64_t key_of(uint64_t address, uint64_t epoch) {
+  return address | (((epoch >> kGenerationShift) & kGenerationMask) << kAddressBits);
+}
+
+uint64_t find_rule(RuleSlot* rules, uint64_t key, uint64_t address) {
+  uint64_t i = slot_of(address);
+  for (int probe = 0; probe < kProbes; ++probe, i = (i + 1) & (kRuleSlots - 1)) {
+    RuleSlot& s = rules[i];
+    const uint64_t seen = s.key.load(std::memory_order_acquire);
+    if (seen == key) {
+      const uint64_t rule = s.rule.load(std::memory_order_relaxed);
+      // The rule read above was written before `key` was published and
+      // after any earlier clearing of it: still `key` means it is the
+      // rule of `key`.
+      std::atomic_thread_fence(std::memory_order_acquire);
+      return s.key.load(std::memory_order_relaxed) == key ? rule : 0;
+    }
+    if (seen == 0) return 0;
+  }
+  return 0;
+}
+
+// Under g_build_lock. Takes a free or stale slot in the probe window, else
+// evicts the first one.
+void insert_rule(RuleSlot* rules, uint64_t key, uint64_t address, uint64_t rule) {
+  const uint64_t generation_bits = key >> kAddressBits;
+  uint64_t i = slot_of(address);
+  uint64_t victim = i;
+  for (int probe = 0; probe < kProbes; ++probe, i = (i + 1) & (kRuleSlots - 1)) {
+    const uint64_t seen = rules[i].key.load(std::memory_order_relaxed);
+    if (seen == 0 || (seen >> kAddressBits) != generation_bits) {
+      victim = i;
+      break;
+    }
+  }
+  RuleSlot& s = rules[victim];
+  s.key.store(0, std::memory_order_relaxed);
+  std::atomic_thread_fence(std::memory_order_release);  // readers see the slot cleared before its new rule
+  s.rule.store(rule, std::memory_order_relaxed);
+  s.key.store(key, std::memory_order_release);
+}
+
+// The slow path: builds the rule at `address` with libdw and caches it.
+__attribute__((noinline)) uint64_t build_rule(RuleSlot* rules, uint64_t address, uint64_t epoch) {
+  if (pthread_mutex_trylock(&g_build_lock) != 0) return 0;
+  // An unload we were not told of (the C library's own dlclose of NSS or
+  // iconv modules does not go through the interposed dlclose): everything
+  // cached may be stale. This capture finishes on the old generation.
+  if (modules_unloaded_since_last_check()) g_unwind_epoch.fetch_add(uint64_t{1} << kGenerationShift);
+  const uint64_t key = key_of(address, epoch);
+  uint64_t rule = find_rule(rules, key, address);
+  if (rule == 0) {
+    rule = std::bit_cast<uint64_t>(describe_unwind_rule(address, epoch >> kGenerationShift));
+    insert_rule(rules, key, address, rule);
+    ++t_rules_built;
+  }
+  pthread_mutex_unlock(&g_build_lock);
+  return rule;
+}
+
+void prepare_fork() { pthread_mutex_lock(&g_build_lock); }
+void after_fork() { pthread_mutex_unlock(&g_build_lock); }
+
+}  // namespace
+
+bool init_rule_cache() {
+  static std::atomic<bool> done{false};
+  if (done.exchange(true)) return rule_cache_ready();
+  void* p = mmap(nullptr, kRuleSlots * sizeof(RuleSlot), PROT_READ | PROT_WRITE,
+                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (p == MAP_FAILED) return false;
+  if (pthread_atfork(prepare_fork, after_fork, after_fork) != 0) {
+    munmap(p, kRuleSlots * sizeof(RuleSlot));
+    return false;
+  }
+  // Zero pages: every slot free.
+  g_rules.store(static_cast<RuleSlot*>(p), std::memory_order_release);
+  g_rule_cache_ready.store(true, std::memory_order_release);
+  return true;
+}
+
+uint64_t cached_rule(uint64_t address, uint64_t epoch) {
+  RuleSlot* const rules = g_rules.load(std::memory_order_acquire);
+  if (rules == nullptr || address >> kAddressBits) return 0;
+  const uint64_t rule = find_rule(rules, key_of(address, epoch), address);
+  return rule != 0 ? rule : build_rule(rules, address, epoch);
+}
+
+uint64_t rules_built_here() { return t_rules_built; }
+
+void begin_module_unload() { g_unwind_epoch.fetch_add(1, std::memory_order_acq_rel); }
+
+void end_module_unload() {
+  // libunwind's caches of unwind info (not its per-thread trace caches,
+  // which nothing empties) for the captures that fall back to it.
+  unw_flush_cache(unw_local_addr_space, 0, 0);
+  // One more generation, one fewer unload in progress, in one step.
+  const uint64_t epoch =
+      g_unwind_epoch.fetch_add((uint64_t{1} << kGenerationShift) - 1, std::memory_order_acq_rel) +
+      (uint64_t{1} << kGenerationShift) - 1;
+  // The generation's key bits wrapped: keys of 2^17 unloads ago would look
+  // current again. Clear every slot (rare enough to wait for the lock).
+  RuleSlot* const rules = g_rules.load(std::memory_order_acquire);
+  if (((epoch >> kGenerationShift) & kGenerationMask) == 0 && rules != nullptr) {
+    pthread_mutex_lock(&g_build_lock);
+    for (uint64_t i = 0; i < kRuleSlots; ++i) rules[i].key.store(0, std::memory_order_relaxed);
+    pthread_mutex_unlock(&g_build_lock);
+  }
+}
+
+}  // namespace spoor::preload

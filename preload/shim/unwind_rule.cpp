@@ -1,0 +1,246 @@
+// Reads x86-64 unwind rules from modules' .eh_frame with libdw. Runs on a
+// rule-cache miss only (once per return address), under the fast
+// unwinder's build lock. The files are opened with ELF_C_READ_MMAP: libelf
+// maps them instead of reading them into the heap.
+#include "unwind_rule.h"
+
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <link.h>
+#include <sys/auxv.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <cstring>
+
+#include "build_id.h"
+
+namespace spoor::preload {
+namespace {
+
+// DWARF register numbers (x86-64 psABI).
+constexpr int kRegRbp = 6;
+constexpr int kRegRsp = 7;
+constexpr int kRegRa = 16;
+
+struct Module {
+  uintptr_t start, end;  // the span of its PT_LOAD segments, in memory
+  uintptr_t bias;
+  Elf* elf;
+  Dwarf_CFI* cfi;  // null: no usable unwind tables (every rule unsupported)
+};
+
+constexpr int kMaxModules = 512;
+Module g_modules[kMaxModules];
+int g_module_count = 0;
+uint64_t g_modules_generation = 0;
+unsigned long long g_subs_seen = 0;
+bool g_elf_ready = false;
+
+void forget_modules() {
+  for (int i = 0; i < g_module_count; ++i) {
+    if (g_modules[i].cfi != nullptr) dwarf_cfi_end(g_modules[i].cfi);
+    if (g_modules[i].elf != nullptr) elf_end(g_modules[i].elf);
+  }
+  g_module_count = 0;
+}
+
+// What dl_iterate_phdr tells about the module holding an address.
+struct Found {
+  uintptr_t address;
+  bool found;
+  bool is_vdso;
+  uintptr_t start, end, bias;
+  char path[512];
+  uint8_t build_id[64];
+  uint32_t build_id_size;
+};
+
+int find_module(dl_phdr_info* info, size_t, void* context) {
+  auto* f = static_cast<Found*>(context);
+  uintptr_t lo = UINTPTR_MAX, hi = 0;
+  bool holds = false;
+  for (int i = 0; i < info->dlpi_phnum; ++i) {
+    const ElfW(Phdr)& ph = info->dlpi_phdr[i];
+    if (ph.p_type != PT_LOAD) continue;
+    const uintptr_t seg = info->dlpi_addr + ph.p_vaddr;
+    lo = seg < lo ? seg : lo;
+    hi = seg + ph.p_memsz > hi ? seg + ph.p_memsz : hi;
+    if (f->address >= seg && f->address < seg + ph.p_memsz) holds = true;
+  }
+  if (!holds) return 0;
+  f->found = true;
+  f->start = lo;
+  f->end = hi;
+  f->bias = info->dlpi_addr;
+  f->is_vdso = lo == getauxval(AT_SYSINFO_EHDR);
+  const char* name = info->dlpi_name;
+  // The executable has an empty name; /proc/self/exe opens it even when
+  // its path has changed since.
+  if (name == nullptr || name[0] == '\0') name = "/proc/self/exe";
+  const size_t n = std::strlen(name);
+  if (n < sizeof f->path) std::memcpy(f->path, name, n + 1);
+  else f->path[0] = '\0';
+  const uint8_t* id = nullptr;
+  f->build_id_size = build_id_in_memory(info, &id);
+  if (f->build_id_size > sizeof f->build_id) f->build_id_size = 0;
+  if (f->build_id_size != 0) std::memcpy(f->build_id, id, f->build_id_size);
+  return 1;
+}
+
+// True when the file's GNU build ID note is `id` (or neither has one).
+bool file_has_build_id(Elf* elf, const uint8_t* id, uint32_t size) {
+  size_t phnum = 0;
+  if (elf_getphdrnum(elf, &phnum) != 0) return false;
+  for (size_t i = 0; i < phnum; ++i) {
+    GElf_Phdr ph;
+    if (gelf_getphdr(elf, static_cast<int>(i), &ph) == nullptr || ph.p_type != PT_NOTE) continue;
+    Elf_Data* data = elf_getdata_rawchunk(elf, static_cast<int64_t>(ph.p_offset), ph.p_filesz, ELF_T_NHDR);
+    if (data == nullptr) continue;
+    GElf_Nhdr note;
+    size_t name_at = 0, desc_at = 0;
+    for (size_t at = 0; (at = gelf_getnote(data, at, &note, &name_at, &desc_at)) > 0;) {
+      const char* bytes = static_cast<const char*>(data->d_buf);
+      if (note.n_type == NT_GNU_BUILD_ID && note.n_namesz == 4 && std::memcmp(bytes + name_at, "GNU", 4) == 0)
+        return note.n_descsz == size && std::memcmp(bytes + desc_at, id, size) == 0;
+    }
+  }
+  return size == 0;
+}
+
+// Opens the unwind tables of the module holding `address`; null when no
+// module holds it or the table is full.
+Module* open_module(uintptr_t address) {
+  if (g_module_count == kMaxModules) return nullptr;
+  Found f{};
+  f.address = address;
+  dl_iterate_phdr(find_module, &f);
+  if (!f.found) return nullptr;
+  Module& m = g_modules[g_module_count++];
+  m = Module{f.start, f.end, f.bias, nullptr, nullptr};
+  // The vDSO has no file (and no allocator calls inside): left unusable.
+  if (f.is_vdso || f.path[0] == '\0') return &m;
+  const int fd = open(f.path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return &m;
+  m.elf = elf_begin(fd, ELF_C_READ_MMAP, nullptr);
+  // Everything is mapped now; the descriptor can go (and a program that
+  // closes descriptors it does not know cannot pull it from under libelf).
+  if (m.elf != nullptr) elf_cntl(m.elf, ELF_C_FDDONE);
+  close(fd);
+  if (m.elf == nullptr) return &m;
+  // A file replaced since it was loaded would give another module's rules.
+  if (!file_has_build_id(m.elf, f.build_id, f.build_id_size)) return &m;
+  m.cfi = dwarf_getcfi_elf(m.elf);
+  return &m;
+}
+
+Module* module_for(uintptr_t address) {
+  for (int i = 0; i < g_module_count; ++i)
+    if (address >= g_modules[i].start && address < g_modules[i].end) return &g_modules[i];
+  return open_module(address);
+}
+
+// The location rule "saved at CFA + offset" as libdw spells it:
+// DW_OP_call_frame_cfa, then DW_OP_plus_uconst offset unless it is 0.
+bool saved_at_cfa_offset(const Dwarf_Op* ops, size_t nops, int64_t* offset) {
+  if (nops == 0 || ops[0].atom != DW_OP_call_frame_cfa) return false;
+  if (nops == 1) {
+    *offset = 0;
+    return true;
+  }
+  if (nops != 2 || ops[1].atom != DW_OP_plus_uconst) return false;
+  *offset = static_cast<int64_t>(ops[1].number);
+  return true;
+}
+
+// A saved slot below the CFA, in 8-byte words (-1..-128); 0 when it is not
+// one the fast path handles.
+int8_t slot_word(int64_t offset) {
+  if (offset >= 0 || offset < -1024 || offset % 8 != 0) return 0;
+  return static_cast<int8_t>(offset / 8);
+}
+
+UnwindRule rule_from_frame(Dwarf_Frame* frame) {
+  UnwindRule rule;
+  bool signal_frame = false;
+  if (dwarf_frame_info(frame, nullptr, nullptr, &signal_frame) != kRegRa || signal_frame) return rule;
+
+  Dwarf_Op* ops = nullptr;
+  size_t nops = 0;
+  if (dwarf_frame_cfa(frame, &ops, &nops) != 0 || nops != 1 || ops[0].atom != DW_OP_bregx) return rule;
+  if (ops[0].number != kRegRsp && ops[0].number != kRegRbp) return rule;
+  const bool cfa_from_rbp = ops[0].number == kRegRbp;
+  const auto cfa_offset = static_cast<int64_t>(ops[0].number2);
+  if (cfa_offset < INT32_MIN || cfa_offset > INT32_MAX) return rule;
+
+  Dwarf_Op mem[3];
+  // The return address: undefined ends the stack (_start, clone's child).
+  if (dwarf_frame_register(frame, kRegRa, mem, &ops, &nops) < 0) return rule;
+  if (nops == 0 && ops != nullptr) {
+    rule.kind = UnwindRule::kOutermost;
+    return rule;
+  }
+  int64_t ra_offset = 0;
+  if (!saved_at_cfa_offset(ops, nops, &ra_offset) || slot_word(ra_offset) == 0) return rule;
+
+  // rbp: unchanged, or saved in this frame.
+  if (dwarf_frame_register(frame, kRegRbp, mem, &ops, &nops) < 0) return rule;
+  int8_t rbp_word = 0;
+  if (nops != 0 || ops != nullptr) {
+    int64_t rbp_offset = 0;
+    if (!saved_at_cfa_offset(ops, nops, &rbp_offset) || (rbp_word = slot_word(rbp_offset)) == 0) return rule;
+  }
+
+  // rsp: the CFA itself, which is the ABI's default (a value rule); an
+  // explicit other rule is unusual enough to leave to libunwind.
+  if (dwarf_frame_register(frame, kRegRsp, mem, &ops, &nops) < 0) return rule;
+  const bool rsp_is_cfa = (nops == 2 && ops[0].atom == DW_OP_call_frame_cfa && ops[1].atom == DW_OP_stack_value) ||
+                          (nops == 3 && ops[0].atom == DW_OP_call_frame_cfa && ops[1].atom == DW_OP_plus_uconst &&
+                           ops[1].number == 0 && ops[2].atom == DW_OP_stack_value);
+  if (!rsp_is_cfa) return rule;
+
+  rule.ra_word = slot_word(ra_offset);
+  rule.rbp_word = rbp_word;
+  rule.lowest_word = rbp_word != 0 && rbp_word < rule.ra_word ? rbp_word : rule.ra_word;
+  rule.cfa_offset = static_cast<int32_t>(cfa_offset);
+  if (!cfa_from_rbp && (cfa_offset <= 0 || cfa_offset + 8 * rule.lowest_word < 0)) return rule;
+  rule.kind = cfa_from_rbp ? UnwindRule::kFromRbp : UnwindRule::kFromRsp;
+  return rule;
+}
+
+}  // namespace
+
+UnwindRule describe_unwind_rule(uintptr_t address, uint64_t generation) {
+  if (!g_elf_ready) {
+    if (elf_version(EV_CURRENT) == EV_NONE) return UnwindRule{};
+    g_elf_ready = true;
+  }
+  if (generation != g_modules_generation) {
+    forget_modules();  // some module was unloaded: its file is not the one at its addresses now
+    g_modules_generation = generation;
+  }
+  Module* m = module_for(address);
+  if (m == nullptr || m->cfi == nullptr) return UnwindRule{};
+  Dwarf_Frame* frame = nullptr;
+  if (dwarf_cfi_addrframe(m->cfi, address - m->bias, &frame) != 0) return UnwindRule{};
+  const UnwindRule rule = rule_from_frame(frame);
+  std::free(frame);
+  return rule;
+}
+
+bool modules_unloaded_since_last_check() {
+  unsigned long long subs = 0;
+  dl_iterate_phdr(
+      [](dl_phdr_info* info, size_t, void* out) {
+        *static_cast<unsigned long long*>(out) = info->dlpi_subs;
+        return 1;  // the same in every entry: the first is enough
+      },
+      &subs);
+  const bool moved = subs != g_subs_seen;
+  g_subs_seen = subs;
+  return moved;
+}
+
+}  // namespace spoor::preload

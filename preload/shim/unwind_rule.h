@@ -1,0 +1,51 @@
+// One x86-64 unwind rule, as the fast unwinder caches it per code address
+// (packed into a word), and the slow path that reads it from the module's
+// .eh_frame with libdw.
+#ifndef SPOOR_PRELOAD_UNWIND_RULE_H
+#define SPOOR_PRELOAD_UNWIND_RULE_H
+
+#include <cstdint>
+
+namespace spoor::preload {
+
+struct UnwindRule {
+  enum Kind : uint8_t {
+    kNone = 0,         // never a rule: "no rule at hand", in caches
+    kFromRsp = 1,      // CFA = rsp + cfa_offset; saved slots as below
+    kFromRbp = 2,      // CFA = rbp + cfa_offset; saved slots as below
+    kOutermost = 3,    // the return address is undefined: the stack ends here
+    kUnsupported = 4,  // anything else: the capture goes to libunwind
+  };
+  Kind kind = kUnsupported;
+  // Where the return address and the caller's rbp are saved, in 8-byte
+  // words from the CFA (always below it: -1 is CFA-8). rbp_word 0: rbp is
+  // not saved in this frame (the caller's is the same). lowest_word: the
+  // lower of the two.
+  int8_t ra_word = 0;
+  int8_t rbp_word = 0;
+  int8_t lowest_word = 0;
+  // For kFromRsp, describe_unwind_rule guarantees cfa_offset > 0 and
+  // cfa_offset + 8 * lowest_word >= 0: the CFA lies above rsp and the
+  // saved slots at or above it, so the walk checks only the stack's top.
+  int32_t cfa_offset = 0;
+};
+static_assert(sizeof(UnwindRule) == 8);
+
+// The rule at `address` (a code address of this process: a return address
+// minus 1, or the exact PC of the capturing frame). Opens the containing
+// module's file with libelf on first use and keeps it open until the
+// generation changes (a module was unloaded): `generation` is the caller's
+// current one. Allocates; not thread-safe: the caller serialises calls.
+// Returns kUnsupported for addresses outside every module, modules whose
+// file cannot be opened or differs from what is loaded (build ID), and
+// frames without CFI or with rules other than the standard ones.
+UnwindRule describe_unwind_rule(uintptr_t address, uint64_t generation);
+
+// True when modules were unloaded since the last call (the loader's count
+// of removals moved): cached rules may describe code that is gone. Same
+// serialisation as describe_unwind_rule.
+bool modules_unloaded_since_last_check();
+
+}  // namespace spoor::preload
+
+#endif  // SPOOR_PRELOAD_UNWIND_RULE_H

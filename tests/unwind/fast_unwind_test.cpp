@@ -1,0 +1,352 @@
+// The fast unwinder must give exactly what unw_backtrace gives, frame for
+// frame, and must give it by itself (without falling back to libunwind) on
+// ordinary stacks: -O2 code without frame pointers, frame-pointer and
+// alloca frames, the C library's qsort, std::sort, another module through
+// the PLT, other threads. Signal handlers may fall back but must agree too.
+#include "fast_unwind.h"
+
+#define UNW_LOCAL_ONLY
+#include <dlfcn.h>
+#include <libunwind.h>
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "call_shapes.h"
+
+namespace spoor::preload {
+namespace {
+
+constexpr int kMaxFrames = 160;
+constexpr int kMaxCaptures = 512;
+
+// One stack captured both ways from the same frame. Fixed storage: leaves
+// run inside signal handlers too.
+struct Capture {
+  int fast_n, libunwind_n;
+  void* fast[kMaxFrames];
+  void* libunwind[kMaxFrames];
+  uint64_t by_fast_path, by_fallback;
+};
+Capture g_captures[kMaxCaptures];
+int g_count = 0;
+int g_max = 64;
+
+__attribute__((noinline)) void capture_both() {
+  if (g_count >= kMaxCaptures) return;
+  Capture& c = g_captures[g_count++];
+  const FastUnwindCounters before = fast_unwind_counters();
+  c.fast_n = fast_backtrace(c.fast, g_max);
+  const FastUnwindCounters after = fast_unwind_counters();
+  c.libunwind_n = unw_backtrace(c.libunwind, g_max);
+  c.by_fast_path = after.fast - before.fast;
+  c.by_fallback = after.fallback - before.fallback;
+  __asm__ volatile("" ::: "memory");
+}
+
+// Both stacks, one frame a line, with the symbols dladdr finds.
+std::string side_by_side(const Capture& c) {
+  std::string out = "fast_backtrace | unw_backtrace\n";
+  auto describe = [](void* const* frames, int n, int f) {
+    if (f >= n) return std::string("-");
+    Dl_info info{};
+    const char* name = dladdr(frames[f], &info) != 0 && info.dli_sname != nullptr ? info.dli_sname : "?";
+    char text[160];
+    std::snprintf(text, sizeof text, "%p %s", frames[f], name);
+    return std::string(text);
+  };
+  for (int f = 0; f < c.fast_n || f < c.libunwind_n; ++f)
+    out += std::to_string(f) + ": " + describe(c.fast, c.fast_n, f) + " | " +
+           describe(c.libunwind, c.libunwind_n, f) + "\n";
+  return out;
+}
+
+// n, hidden from the optimiser: a loop up to it is not unrolled, so every
+// round captures from the same call site, hence the same frames.
+int opaque(int n) {
+  __asm__ volatile("" : "+r"(n));
+  return n;
+}
+
+class FastUnwind : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    unw_set_caching_policy(unw_local_addr_space, UNW_CACHE_PER_THREAD);
+    ASSERT_TRUE(init_fast_unwind());
+  }
+  void SetUp() override {
+    g_count = 0;
+    g_max = 64;
+  }
+
+  // Every capture since SetUp: same frames both ways (frames[0] are two
+  // call sites in capture_both, so they differ by design), and, when
+  // `fast_path` is true, done without libunwind. Returns the number of
+  // captures checked.
+  static int expect_captures_agree(bool fast_path) {
+    for (int i = 0; i < g_count; ++i) {
+      const Capture& c = g_captures[i];
+      SCOPED_TRACE("capture " + std::to_string(i));
+      const int n = c.fast_n < c.libunwind_n ? c.fast_n : c.libunwind_n;
+      EXPECT_GT(n, 1);
+      bool same = c.fast_n == c.libunwind_n;
+      for (int f = 1; f < n; ++f) same = same && c.fast[f] == c.libunwind[f];
+      EXPECT_TRUE(same) << side_by_side(c);
+      const auto d = reinterpret_cast<uintptr_t>(c.fast[0]) - reinterpret_cast<uintptr_t>(c.libunwind[0]);
+      EXPECT_LT(d + 4096, 8192u) << "frame 0 is a return address into capture_both";
+      if (fast_path) {
+        EXPECT_EQ(c.by_fast_path, 1u);
+        EXPECT_EQ(c.by_fallback, 0u);
+      }
+    }
+    return g_count;
+  }
+};
+
+TEST_F(FastUnwind, MatchesLibunwindThroughRecursionWithoutFramePointers) {
+  for (int depth : {0, 1, 5, 20, 50}) test::recurse_without_frame_pointer(depth, capture_both);
+  EXPECT_EQ(expect_captures_agree(true), 5);
+}
+
+TEST_F(FastUnwind, MatchesLibunwindThroughFramePointerAndAllocaFrames) {
+  g_max = 128;
+  test::recurse_with_frame_pointer(30, capture_both);
+  test::recurse_with_alloca(30, capture_both);
+  EXPECT_EQ(expect_captures_agree(true), 2);
+}
+
+TEST_F(FastUnwind, StopsAtTheDepthLimit) {
+  g_max = 128;
+  test::recurse_without_frame_pointer(300, capture_both);
+  g_max = 7;
+  test::recurse_without_frame_pointer(300, capture_both);
+  EXPECT_EQ(expect_captures_agree(true), 2);
+  EXPECT_EQ(g_captures[0].fast_n, 128);
+  EXPECT_EQ(g_captures[1].fast_n, 7);
+}
+
+TEST_F(FastUnwind, MatchesLibunwindInsideQsortCallbacksInTheCLibrary) {
+  test::sort_with_qsort(capture_both);
+  EXPECT_EQ(expect_captures_agree(true), 3);
+}
+
+TEST_F(FastUnwind, MatchesLibunwindInsideStdSortComparators) {
+  test::sort_with_std_sort(capture_both);
+  EXPECT_EQ(expect_captures_agree(true), 3);
+}
+
+TEST_F(FastUnwind, MatchesLibunwindThroughPltCallsIntoASharedLibrary) {
+  spoor_test_plt_recurse(0, capture_both);
+  spoor_test_plt_recurse(12, capture_both);
+  EXPECT_EQ(expect_captures_agree(true), 2);
+}
+
+TEST_F(FastUnwind, MatchesLibunwindOnManyRandomCallChains) {
+  g_max = 128;
+  uint64_t seed = 12345;
+  for (int i = 0; i < 400; ++i) {
+    seed = seed * 2862933555777941757ull + 3037000493ull;
+    test::random_call_chain(seed, static_cast<int>(seed >> 58) + 1, capture_both);
+  }
+  EXPECT_EQ(expect_captures_agree(true), 400);
+}
+
+TEST_F(FastUnwind, MatchesLibunwindOnOtherThreads) {
+  std::thread([] {
+    unw_set_caching_policy(unw_local_addr_space, UNW_CACHE_PER_THREAD);
+    test::recurse_without_frame_pointer(10, capture_both);
+    test::sort_with_qsort(capture_both);
+  }).join();
+  EXPECT_EQ(expect_captures_agree(true), 4);
+}
+
+// Both ways from one frame, compared at once (for threads: no shared
+// storage). Counts captures, mismatches and captures done by the fast path.
+std::atomic<int> g_compared{0}, g_mismatched{0}, g_by_fast_path{0};
+__attribute__((noinline)) void compare_here() {
+  void* fast[kMaxFrames];
+  void* libunwind[kMaxFrames];
+  const FastUnwindCounters before = fast_unwind_counters();
+  const int fast_n = fast_backtrace(fast, 128);
+  const FastUnwindCounters after = fast_unwind_counters();
+  const int libunwind_n = unw_backtrace(libunwind, 128);
+  bool same = fast_n == libunwind_n && fast_n > 1;
+  for (int f = 1; same && f < fast_n; ++f) same = fast[f] == libunwind[f];
+  g_compared.fetch_add(1);
+  if (!same) g_mismatched.fetch_add(1);
+  if (after.fast > before.fast) g_by_fast_path.fetch_add(1);
+  __asm__ volatile("" ::: "memory");
+}
+
+// Threads building and reading the shared rules at the same time: a thread
+// that finds another building falls back to libunwind for that capture;
+// every capture still agrees.
+TEST_F(FastUnwind, MatchesLibunwindOnThreadsCapturingAtOnce) {
+  g_compared = g_mismatched = g_by_fast_path = 0;
+  std::vector<std::thread> threads;
+  for (uint64_t t = 0; t < 4; ++t)
+    threads.emplace_back([t] {
+      unw_set_caching_policy(unw_local_addr_space, UNW_CACHE_PER_THREAD);
+      uint64_t seed = 777 + t;
+      for (int i = 0; i < 300; ++i) {
+        seed = seed * 2862933555777941757ull + 3037000493ull;
+        test::random_call_chain(seed, static_cast<int>(seed >> 59) + 1, compare_here);
+      }
+    });
+  for (std::thread& th : threads) th.join();
+  EXPECT_EQ(g_compared.load(), 1200);
+  EXPECT_EQ(g_mismatched.load(), 0);
+  // How many fell back depends on timing (a capture that needs a rule
+  // while another thread builds one); once the rules are built none do.
+  EXPECT_GT(g_by_fast_path.load(), 0);
+}
+
+// fork while other threads may be building rules: the child's captures
+// agree too (the build lock is held across fork, so libdw's state is whole).
+TEST_F(FastUnwind, MatchesLibunwindInAForkedChild) {
+  std::atomic<bool> stop{false};
+  std::thread busy([&stop] {
+    uint64_t seed = 99;
+    while (!stop.load()) {
+      seed = seed * 2862933555777941757ull + 3037000493ull;
+      test::random_call_chain(seed, static_cast<int>(seed >> 59) + 1, [] {
+        void* frames[64];
+        fast_backtrace(frames, 64);
+      });
+    }
+  });
+  const pid_t child = fork();
+  if (child == 0) {
+    g_compared = g_mismatched = g_by_fast_path = 0;
+    uint64_t seed = 4242;
+    for (int i = 0; i < 100; ++i) {
+      seed = seed * 2862933555777941757ull + 3037000493ull;
+      test::random_call_chain(seed, static_cast<int>(seed >> 59) + 1, compare_here);
+    }
+    _exit(g_mismatched.load() == 0 && g_by_fast_path.load() == 100 ? 0 : 1);
+  }
+  stop = true;
+  busy.join();
+  ASSERT_GT(child, 0);
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "the child's captures disagreed";
+}
+
+// A cached rule is reused: the second capture of a stack builds none.
+TEST_F(FastUnwind, BuildsEachRuleOnce) {
+  uint64_t built[2];
+  for (int i = 0; i < opaque(2); ++i) {
+    test::recurse_with_alloca(9, capture_both);
+    built[i] = fast_unwind_counters().rules_built;
+  }
+  EXPECT_EQ(built[1], built[0]);
+  EXPECT_EQ(expect_captures_agree(true), 2);
+}
+
+// The memo word: what was stored after a capture comes back with a later
+// capture of the very same frames, and only then.
+uint64_t* g_memo = nullptr;
+int g_memo_frames = 0;
+__attribute__((noinline)) void capture_memo() {
+  void* frames[kMaxFrames];
+  g_memo_frames = fast_backtrace(frames, 64, &g_memo);
+  __asm__ volatile("" ::: "memory");
+}
+
+TEST_F(FastUnwind, GivesTheMemoWordBackForTheSameFramesOnly) {
+  // One call site, stacks of three depths in turn, then a fourth: each
+  // finds the word stored for it, and a new stack finds 0.
+  bool seen[4] = {};
+  const int depths[] = {0, 1, 2, 1, 0, 2, 2, 3};
+  for (int i = 0; i < opaque(8); ++i) {
+    const int depth = depths[i];
+    test::recurse_without_frame_pointer(depth, capture_memo);
+    ASSERT_NE(g_memo, nullptr);
+    if (seen[depth]) {
+      EXPECT_EQ(*g_memo, 100u + static_cast<uint64_t>(depth)) << "depth " << depth;
+    } else {
+      EXPECT_EQ(*g_memo, 0u) << "depth " << depth << ", not seen before";
+    }
+    *g_memo = 100 + static_cast<uint64_t>(depth);
+    seen[depth] = true;
+  }
+  // A limit that cuts the same stack elsewhere: another capture.
+  const int limits[] = {64, 5};
+  for (int i = 0; i < opaque(2); ++i) {
+    const int max = limits[i];
+    void* frames[64];
+    uint64_t* memo = nullptr;
+    fast_backtrace(frames, max, &memo);
+    ASSERT_NE(memo, nullptr);
+    if (max == 64) *memo = 7;
+    else EXPECT_EQ(*memo, 0u);
+  }
+}
+
+void on_signal(int) { test::recurse_without_frame_pointer(3, capture_both); }
+
+// Through the kernel's signal frame: libunwind's business (a fallback), but
+// the frames must still agree, on the thread's stack and on an alternate one.
+TEST_F(FastUnwind, MatchesLibunwindInsideSignalHandlers) {
+  struct sigaction action {}, old {};
+  action.sa_handler = on_signal;
+  sigemptyset(&action.sa_mask);
+  ASSERT_EQ(sigaction(SIGUSR1, &action, &old), 0);
+  test::recurse_without_frame_pointer(4, [] { raise(SIGUSR1); });
+
+  std::vector<char> alternate(1 << 16);
+  stack_t stack{}, old_stack{};
+  stack.ss_sp = alternate.data();
+  stack.ss_size = alternate.size();
+  ASSERT_EQ(sigaltstack(&stack, &old_stack), 0);
+  action.sa_flags = SA_ONSTACK;
+  ASSERT_EQ(sigaction(SIGUSR1, &action, nullptr), 0);
+  test::recurse_without_frame_pointer(4, [] { raise(SIGUSR1); });
+  sigaltstack(&old_stack, nullptr);
+  sigaction(SIGUSR1, &old, nullptr);
+  EXPECT_EQ(expect_captures_agree(false), 2);
+}
+
+// Two builds of one library, loaded one after the other where the first
+// was: the cached rules of the first must not unwind the second. The shim
+// calls begin/end_module_unload around dlclose; so does this test. The
+// second capture runs on a new thread: libunwind's per-thread trace cache
+// is not emptied by unw_flush_cache, and would be the stale one.
+TEST_F(FastUnwind, ForgetsRulesWhenAModuleIsUnloaded) {
+  void* first = dlopen(SPOOR_RELOAD_LIB_SMALL, RTLD_NOW | RTLD_LOCAL);
+  ASSERT_NE(first, nullptr) << dlerror();
+  auto call = reinterpret_cast<decltype(&spoor_test_reload_call)>(dlsym(first, "spoor_test_reload_call"));
+  ASSERT_NE(call, nullptr);
+  call(capture_both);
+  const uintptr_t first_at = reinterpret_cast<uintptr_t>(call);
+  begin_module_unload();
+  ASSERT_EQ(dlclose(first), 0);
+  end_module_unload();  // also flushes libunwind's caches
+
+  void* second = dlopen(SPOOR_RELOAD_LIB_LARGE, RTLD_NOW | RTLD_LOCAL);
+  ASSERT_NE(second, nullptr) << dlerror();
+  call = reinterpret_cast<decltype(&spoor_test_reload_call)>(dlsym(second, "spoor_test_reload_call"));
+  ASSERT_NE(call, nullptr);
+  std::thread([call] {
+    unw_set_caching_policy(unw_local_addr_space, UNW_CACHE_PER_THREAD);
+    call(capture_both);
+  }).join();
+  const uintptr_t second_at = reinterpret_cast<uintptr_t>(call);
+  EXPECT_EQ(expect_captures_agree(true), 2);
+  // Same address, or the test proved nothing about stale rules.
+  EXPECT_EQ(second_at, first_at);
+  dlclose(second);
+}
+
+}  // namespace
+}  // namespace spoor::preload
