@@ -156,7 +156,7 @@ options:
                           0-10000 (default 1000; 0: none). The kernel checks
                           at its tick (often 250 Hz): faster rates give one
                           sample per tick standing for several periods
-  --buffer-size SIZE      ring per CPU per process, like 4M (default 4M)
+  --buffer-size SIZE      ring per CPU per process, like 4M (default 16M)
   --no-follow             trace the program only, not the processes it starts
   --compress zstd|none    zstd (the default) packs runs of about 4 MiB of
                           blocks into COMPRESSED blocks, on a thread of the
