@@ -33,6 +33,7 @@ struct ValgrindLeaks {
   std::string error;
   uint64_t definitely_lost_bytes = 0;
   uint64_t definitely_lost_blocks = 0;
+  uint64_t possibly_lost_blocks = 0;
 };
 
 uint64_t without_commas(std::string digits) {
@@ -58,6 +59,22 @@ ValgrindLeaks valgrind(const std::string& program) {
   }
   v.definitely_lost_bytes = without_commas(m[1]);
   v.definitely_lost_blocks = without_commas(m[2]);
+  if (std::regex_search(report, m, std::regex(R"(possibly lost: [0-9,]+ bytes in ([0-9,]+) blocks)")))
+    v.possibly_lost_blocks = without_commas(m[1]);
+  return v;
+}
+
+// valgrind's leak check is conservative: a stale word that happens to point
+// inside a leaked block (about one run in six here, with address-space
+// randomization) turns that block into "possibly lost". Such a run says
+// nothing about definitely lost bytes, so it is run again, a few times at
+// most.
+ValgrindLeaks valgrind_without_stray_pointers(const std::string& program) {
+  ValgrindLeaks v;
+  for (int attempt = 0; attempt < 5; ++attempt) {
+    v = valgrind(program);
+    if (!v.error.empty() || v.possibly_lost_blocks == 0) break;
+  }
   return v;
 }
 
@@ -77,8 +94,9 @@ TEST(ValgrindLeaks, SpoorFindsExactlyTheBlocksTheProgramLeaked) {
 
 TEST(ValgrindLeaks, SpoorsLeakedBytesAreValgrindsDefinitelyLost) {
   if (!tool_installed("valgrind")) GTEST_SKIP() << "valgrind is not installed (scripts/install-test-deps.sh installs it)";
-  const ValgrindLeaks v = valgrind(SPOOR_HEAP_LEAKS);
+  const ValgrindLeaks v = valgrind_without_stray_pointers(SPOOR_HEAP_LEAKS);
   ASSERT_EQ(v.error, "");
+  ASSERT_EQ(v.possibly_lost_blocks, 0u) << "valgrind found a stray pointer into a leaked block in every run";
   EXPECT_EQ(v.definitely_lost_bytes, heap_leaks::leaked_bytes()) << "valgrind agrees with the program";
   EXPECT_EQ(v.definitely_lost_blocks, heap_leaks::leaked_blocks());
 
