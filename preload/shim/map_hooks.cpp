@@ -10,6 +10,7 @@
 #include <cstdarg>
 
 #include "heap_provider.h"
+#include "next_symbol.h"
 #include "reentry_guard.h"
 #include "stack_table.h"
 
@@ -24,15 +25,6 @@ std::atomic<MmapFn> g_mmap{nullptr}, g_mmap64{nullptr};
 std::atomic<MunmapFn> g_munmap{nullptr};
 std::atomic<MremapFn> g_mremap{nullptr};
 
-template <class Fn>
-Fn next(std::atomic<Fn>& slot, const char* name) {
-  Fn fn = slot.load(std::memory_order_acquire);
-  if (fn == nullptr) {
-    fn = reinterpret_cast<Fn>(dlsym(RTLD_NEXT, name));
-    slot.store(fn, std::memory_order_release);
-  }
-  return fn;
-}
 
 // Skip 2: this function and the hook.
 __attribute__((noinline)) void record_mmap(void* p, size_t size, int prot, int flags, int fd) {
@@ -54,7 +46,7 @@ extern "C" {
 
 SPOOR_INTERPOSE void* mmap(void* addr, size_t size, int prot, int flags, int fd, off_t offset) {
   ReentryGuard guard;
-  void* p = next(g_mmap, "mmap")(addr, size, prot, flags, fd, offset);
+  void* p = next_symbol(g_mmap, "mmap")(addr, size, prot, flags, fd, offset);
   if (guard.entered() && p != MAP_FAILED) {
     const int err = errno;
     record_mmap(p, size, prot, flags, fd);
@@ -65,7 +57,7 @@ SPOOR_INTERPOSE void* mmap(void* addr, size_t size, int prot, int flags, int fd,
 
 SPOOR_INTERPOSE void* mmap64(void* addr, size_t size, int prot, int flags, int fd, off_t offset) {
   ReentryGuard guard;
-  void* p = next(g_mmap64, "mmap64")(addr, size, prot, flags, fd, offset);
+  void* p = next_symbol(g_mmap64, "mmap64")(addr, size, prot, flags, fd, offset);
   if (guard.entered() && p != MAP_FAILED) {
     const int err = errno;
     record_mmap(p, size, prot, flags, fd);
@@ -78,7 +70,7 @@ SPOOR_INTERPOSE int munmap(void* addr, size_t size) {
   ReentryGuard guard;
   // Before the unmap, as free: the range may be mapped again at once.
   if (guard.entered() && kHeapMunmap.enabled()) kHeapMunmap.write(addr, size);
-  return next(g_munmap, "munmap")(addr, size);
+  return next_symbol(g_munmap, "munmap")(addr, size);
 }
 
 SPOOR_INTERPOSE void* mremap(void* old, size_t old_size, size_t size, int flags, ...) {
@@ -90,7 +82,7 @@ SPOOR_INTERPOSE void* mremap(void* old, size_t old_size, size_t size, int flags,
     va_end(ap);
   }
   ReentryGuard guard;
-  void* p = next(g_mremap, "mremap")(old, old_size, size, flags, fixed_address);
+  void* p = next_symbol(g_mremap, "mremap")(old, old_size, size, flags, fixed_address);
   if (guard.entered() && p != MAP_FAILED) {
     const int err = errno;
     record_mremap(old, old_size, p, size);

@@ -6,31 +6,14 @@
 //
 // Built with exceptions: a throwing operator new (std::bad_alloc) must run
 // the guard's destructor on its way out.
-#include <dlfcn.h>
-
 #include <atomic>
 #include <cstddef>
 #include <new>
 
 #include "heap_provider.h"
 #include "heap_record.h"
+#include "next_symbol.h"
 #include "reentry_guard.h"
-
-namespace spoor::preload {
-namespace {
-
-template <class Fn>
-Fn next(std::atomic<Fn>& slot, const char* mangled) {
-  Fn fn = slot.load(std::memory_order_acquire);
-  if (fn == nullptr) {
-    fn = reinterpret_cast<Fn>(dlsym(RTLD_NEXT, mangled));
-    slot.store(fn, std::memory_order_release);
-  }
-  return fn;
-}
-
-}  // namespace
-}  // namespace spoor::preload
 
 using namespace spoor::preload;
 
@@ -43,7 +26,7 @@ using namespace spoor::preload;
     using Fn = void* (*)(std::size_t params);                                  \
     static std::atomic<Fn> slot{nullptr};                                      \
     ReentryGuard guard;                                                        \
-    void* p = next(slot, mangled)(size args);                                  \
+    void* p = next_symbol(slot, mangled)(size args);                                  \
     if (guard.entered() && p != nullptr) record_alloc(p, size);                \
     return p;                                                                  \
   }
@@ -54,7 +37,7 @@ using namespace spoor::preload;
     static std::atomic<Fn> slot{nullptr};                                      \
     ReentryGuard guard;                                                        \
     if (guard.entered() && p != nullptr) record_free(p);                       \
-    next(slot, mangled)(p args);                                               \
+    next_symbol(slot, mangled)(p args);                                               \
   }
 
 #define SPOOR_COMMA ,

@@ -16,6 +16,7 @@
 
 #include "../process_events.h"
 #include "exec_env.h"
+#include "next_symbol.h"
 #include "recorder_link.h"
 #include "reentry_guard.h"
 #include "samples.h"
@@ -26,15 +27,6 @@ extern char** environ;
 namespace spoor::preload {
 namespace {
 
-template <class Fn>
-Fn real(std::atomic<Fn>& slot, const char* name) {
-  Fn fn = slot.load(std::memory_order_acquire);
-  if (fn == nullptr) {
-    fn = reinterpret_cast<Fn>(dlsym(RTLD_NEXT, name));
-    slot.store(fn, std::memory_order_release);
-  }
-  return fn;
-}
 
 void record_reaped(pid_t pid, int status) {
   if (pid <= 0 || !(WIFEXITED(status) || WIFSIGNALED(status))) return;
@@ -125,7 +117,7 @@ using namespace spoor::preload;
 extern "C" {
 
 SPOOR_INTERPOSE pid_t fork() {
-  const pid_t pid = real(g_fork, "fork")();
+  const pid_t pid = next_symbol(g_fork, "fork")();
   if (pid > 0) {
     const int err = errno;
     record_child(pid);
@@ -136,7 +128,7 @@ SPOOR_INTERPOSE pid_t fork() {
 
 SPOOR_INTERPOSE pid_t wait(int* status) {
   int local = 0;
-  const pid_t pid = real(g_wait, "wait")(&local);
+  const pid_t pid = next_symbol(g_wait, "wait")(&local);
   const int err = errno;
   if (status != nullptr) *status = local;
   record_reaped(pid, local);
@@ -146,7 +138,7 @@ SPOOR_INTERPOSE pid_t wait(int* status) {
 
 SPOOR_INTERPOSE pid_t waitpid(pid_t which, int* status, int options) {
   int local = 0;
-  const pid_t pid = real(g_waitpid, "waitpid")(which, &local, options);
+  const pid_t pid = next_symbol(g_waitpid, "waitpid")(which, &local, options);
   const int err = errno;
   if (status != nullptr) *status = local;
   record_reaped(pid, local);
@@ -156,7 +148,7 @@ SPOOR_INTERPOSE pid_t waitpid(pid_t which, int* status, int options) {
 
 SPOOR_INTERPOSE pid_t wait3(int* status, int options, struct rusage* usage) {
   int local = 0;
-  const pid_t pid = real(g_wait3, "wait3")(&local, options, usage);
+  const pid_t pid = next_symbol(g_wait3, "wait3")(&local, options, usage);
   const int err = errno;
   if (status != nullptr) *status = local;
   record_reaped(pid, local);
@@ -166,7 +158,7 @@ SPOOR_INTERPOSE pid_t wait3(int* status, int options, struct rusage* usage) {
 
 SPOOR_INTERPOSE pid_t wait4(pid_t which, int* status, int options, struct rusage* usage) {
   int local = 0;
-  const pid_t pid = real(g_wait4, "wait4")(which, &local, options, usage);
+  const pid_t pid = next_symbol(g_wait4, "wait4")(which, &local, options, usage);
   const int err = errno;
   if (status != nullptr) *status = local;
   record_reaped(pid, local);
@@ -175,7 +167,7 @@ SPOOR_INTERPOSE pid_t wait4(pid_t which, int* status, int options, struct rusage
 }
 
 SPOOR_INTERPOSE int waitid(idtype_t type, id_t id, siginfo_t* info, int options) {
-  const int result = real(g_waitid, "waitid")(type, id, info, options);
+  const int result = next_symbol(g_waitid, "waitid")(type, id, info, options);
   const int err = errno;
   if (result == 0 && info != nullptr && info->si_pid != 0 && !(options & WNOWAIT)) {
     const int code = info->si_code;
@@ -189,11 +181,11 @@ SPOOR_INTERPOSE int waitid(idtype_t type, id_t id, siginfo_t* info, int options)
 }
 
 SPOOR_INTERPOSE int execve(const char* path, char* const argv[], char* const envp[]) {
-  return traced_exec(path, false, envp, [&](char* const* env) { return real(g_execve, "execve")(path, argv, env); });
+  return traced_exec(path, false, envp, [&](char* const* env) { return next_symbol(g_execve, "execve")(path, argv, env); });
 }
 
 SPOOR_INTERPOSE int execvpe(const char* file, char* const argv[], char* const envp[]) {
-  return traced_exec(file, true, envp, [&](char* const* env) { return real(g_execvpe, "execvpe")(file, argv, env); });
+  return traced_exec(file, true, envp, [&](char* const* env) { return next_symbol(g_execvpe, "execvpe")(file, argv, env); });
 }
 
 SPOOR_INTERPOSE int execv(const char* path, char* const argv[]) { return execve(path, argv, environ); }
@@ -224,20 +216,20 @@ SPOOR_INTERPOSE int execle(const char* path, const char* arg, ...) {
 }
 
 SPOOR_INTERPOSE int fexecve(int fd, char* const argv[], char* const envp[]) {
-  return traced_exec(nullptr, false, envp, [&](char* const* env) { return real(g_fexecve, "fexecve")(fd, argv, env); });
+  return traced_exec(nullptr, false, envp, [&](char* const* env) { return next_symbol(g_fexecve, "fexecve")(fd, argv, env); });
 }
 
 SPOOR_INTERPOSE int execveat(int dirfd, const char* path, char* const argv[], char* const envp[], int flags) {
   return traced_exec(path, false, envp,
-                     [&](char* const* env) { return real(g_execveat, "execveat")(dirfd, path, argv, env, flags); });
+                     [&](char* const* env) { return next_symbol(g_execveat, "execveat")(dirfd, path, argv, env, flags); });
 }
 
 SPOOR_INTERPOSE int posix_spawn(pid_t* pid, const char* path, const posix_spawn_file_actions_t* actions,
                                 const posix_spawnattr_t* attr, char* const argv[], char* const envp[]) {
-  if (!shim_attached()) return real(g_posix_spawn, "posix_spawn")(pid, path, actions, attr, argv, envp);
+  if (!shim_attached()) return next_symbol(g_posix_spawn, "posix_spawn")(pid, path, actions, attr, argv, envp);
   char** fixed = fix_environment(envp, alloca(fixed_environment_bytes(envp)));
   pid_t child = 0;
-  const int result = real(g_posix_spawn, "posix_spawn")(&child, path, actions, attr, argv, fixed);
+  const int result = next_symbol(g_posix_spawn, "posix_spawn")(&child, path, actions, attr, argv, fixed);
   if (pid != nullptr) *pid = child;
   if (result == 0) record_child(child);
   return result;
@@ -245,10 +237,10 @@ SPOOR_INTERPOSE int posix_spawn(pid_t* pid, const char* path, const posix_spawn_
 
 SPOOR_INTERPOSE int posix_spawnp(pid_t* pid, const char* file, const posix_spawn_file_actions_t* actions,
                                  const posix_spawnattr_t* attr, char* const argv[], char* const envp[]) {
-  if (!shim_attached()) return real(g_posix_spawnp, "posix_spawnp")(pid, file, actions, attr, argv, envp);
+  if (!shim_attached()) return next_symbol(g_posix_spawnp, "posix_spawnp")(pid, file, actions, attr, argv, envp);
   char** fixed = fix_environment(envp, alloca(fixed_environment_bytes(envp)));
   pid_t child = 0;
-  const int result = real(g_posix_spawnp, "posix_spawnp")(&child, file, actions, attr, argv, fixed);
+  const int result = next_symbol(g_posix_spawnp, "posix_spawnp")(&child, file, actions, attr, argv, fixed);
   if (pid != nullptr) *pid = child;
   if (result == 0) record_child(child);
   return result;

@@ -5,6 +5,7 @@
 // rt_sigaction system call replaces the sampler's (its handler then also
 // receives the sampling signals), and bsd_signal, sysv_signal and sigset
 // are not interposed.
+#include "next_symbol.h"
 #include "signal_hooks.h"
 
 #include <dlfcn.h>
@@ -33,14 +34,6 @@ std::atomic<SigwaitinfoFn> g_sigwaitinfo{nullptr};
 std::atomic<SigtimedwaitFn> g_sigtimedwait{nullptr};
 std::atomic<SignalfdFn> g_signalfd{nullptr};
 
-template <class Fn>
-Fn next(std::atomic<Fn>& slot, const char* name) {
-  Fn fn = slot.load(std::memory_order_acquire);
-  if (fn != nullptr) return fn;
-  fn = reinterpret_cast<Fn>(dlsym(RTLD_NEXT, name));
-  slot.store(fn, std::memory_order_release);
-  return fn;
-}
 
 // The sample signal once the sampler owns it; 0 before (and when sampling
 // is off): every hook is then a plain forward.
@@ -102,12 +95,12 @@ const sigset_t* without_sample_signal(const sigset_t* set, sigset_t* copy) {
 
 bool take_sample_signal(int sig, const struct sigaction& action) {
   // Resolved now: dlsym is not async-signal-safe.
-  const SigactionFn real = next(g_sigaction, "sigaction");
-  next(g_signal, "signal");
-  next(g_sigwait, "sigwait");
-  next(g_sigwaitinfo, "sigwaitinfo");
-  next(g_sigtimedwait, "sigtimedwait");
-  next(g_signalfd, "signalfd");
+  const SigactionFn real = next_symbol(g_sigaction, "sigaction");
+  next_symbol(g_signal, "signal");
+  next_symbol(g_sigwait, "sigwait");
+  next_symbol(g_sigwaitinfo, "sigwaitinfo");
+  next_symbol(g_sigtimedwait, "sigtimedwait");
+  next_symbol(g_signalfd, "signalfd");
   if (real == nullptr) return false;
   struct sigaction before{};
   if (real(sig, &action, &before) != 0) return false;
@@ -161,13 +154,13 @@ using namespace spoor::preload;
 extern "C" {
 
 SPOOR_INTERPOSE int sigaction(int sig, const struct sigaction* act, struct sigaction* old) {
-  if (!owned(sig)) return next(g_sigaction, "sigaction")(sig, act, old);
+  if (!owned(sig)) return next_symbol(g_sigaction, "sigaction")(sig, act, old);
   exchange_program_action(act, old);
   return 0;
 }
 
 SPOOR_INTERPOSE sighandler_t signal(int sig, sighandler_t handler) {
-  if (!owned(sig)) return next(g_signal, "signal")(sig, handler);
+  if (!owned(sig)) return next_symbol(g_signal, "signal")(sig, handler);
   // glibc's signal() has BSD semantics: restarting, the signal blocked
   // while its handler runs.
   struct sigaction act{}, old{};
@@ -181,22 +174,22 @@ SPOOR_INTERPOSE sighandler_t signal(int sig, sighandler_t handler) {
 
 SPOOR_INTERPOSE int sigwait(const sigset_t* set, int* sig) {
   sigset_t copy;
-  return next(g_sigwait, "sigwait")(without_sample_signal(set, &copy), sig);
+  return next_symbol(g_sigwait, "sigwait")(without_sample_signal(set, &copy), sig);
 }
 
 SPOOR_INTERPOSE int sigwaitinfo(const sigset_t* set, siginfo_t* info) {
   sigset_t copy;
-  return next(g_sigwaitinfo, "sigwaitinfo")(without_sample_signal(set, &copy), info);
+  return next_symbol(g_sigwaitinfo, "sigwaitinfo")(without_sample_signal(set, &copy), info);
 }
 
 SPOOR_INTERPOSE int sigtimedwait(const sigset_t* set, siginfo_t* info, const struct timespec* timeout) {
   sigset_t copy;
-  return next(g_sigtimedwait, "sigtimedwait")(without_sample_signal(set, &copy), info, timeout);
+  return next_symbol(g_sigtimedwait, "sigtimedwait")(without_sample_signal(set, &copy), info, timeout);
 }
 
 SPOOR_INTERPOSE int signalfd(int fd, const sigset_t* mask, int flags) {
   sigset_t copy;
-  return next(g_signalfd, "signalfd")(fd, without_sample_signal(mask, &copy), flags);
+  return next_symbol(g_signalfd, "signalfd")(fd, without_sample_signal(mask, &copy), flags);
 }
 
 }  // extern "C"

@@ -16,6 +16,7 @@
 #include <cstring>
 
 #include "modules.h"
+#include "next_symbol.h"
 #include "reentry_guard.h"
 #include "samples.h"
 #include "stack_table.h"
@@ -35,14 +36,6 @@ std::atomic<CreateFn> g_create{nullptr};
 std::atomic<SetnameFn> g_setname{nullptr};
 std::atomic<PrctlFn> g_prctl{nullptr};
 
-template <class Fn>
-Fn next(std::atomic<Fn>& slot, const char* name) {
-  Fn fn = slot.load(std::memory_order_acquire);
-  if (fn != nullptr) return fn;
-  fn = reinterpret_cast<Fn>(dlsym(RTLD_NEXT, name));
-  slot.store(fn, std::memory_order_release);
-  return fn;
-}
 
 // Set by attach_threads when new threads need the trampoline (Spoor.Thread
 // enabled or sampling on); until then, and in a program not being
@@ -91,7 +84,7 @@ uint32_t tid_of(pthread_t thread) {
 // creator until it is set).
 void write_current_name(uint32_t tid) {
   char name[17] = {};
-  if (next(g_prctl, "prctl")(PR_GET_NAME, reinterpret_cast<unsigned long>(name), 0, 0, 0) == 0)
+  if (next_symbol(g_prctl, "prctl")(PR_GET_NAME, reinterpret_cast<unsigned long>(name), 0, 0, 0) == 0)
     kThreadName.write(tid, Str(name, strnlen(name, 16)));
 }
 
@@ -139,9 +132,9 @@ void begin_thread_after_fork() {
 void attach_threads() {
   find_tid_offset();
   if (pthread_key_create(&g_exit_key, on_thread_exit) != 0) return;
-  next(g_create, "pthread_create");
-  next(g_setname, "pthread_setname_np");
-  next(g_prctl, "prctl");
+  next_symbol(g_create, "pthread_create");
+  next_symbol(g_setname, "pthread_setname_np");
+  next_symbol(g_prctl, "prctl");
   const bool sampling = init_samples();
   g_attached.store(true, std::memory_order_release);
   g_trampoline.store(sampling || kThreadStart.enabled() || kThreadEnd.enabled(), std::memory_order_release);
@@ -158,7 +151,7 @@ extern "C" {
 
 SPOOR_INTERPOSE int pthread_create(pthread_t* thread, const pthread_attr_t* attr, void* (*start)(void*),
                                    void* arg) {
-  const CreateFn real = next(g_create, "pthread_create");
+  const CreateFn real = next_symbol(g_create, "pthread_create");
   if (!g_trampoline.load(std::memory_order_acquire)) return real(thread, attr, start, arg);
   StartArg* a;
   {
@@ -180,7 +173,7 @@ SPOOR_INTERPOSE int pthread_create(pthread_t* thread, const pthread_attr_t* attr
 }
 
 SPOOR_INTERPOSE int pthread_setname_np(pthread_t thread, const char* name) {
-  const int err = next(g_setname, "pthread_setname_np")(thread, name);
+  const int err = next_symbol(g_setname, "pthread_setname_np")(thread, name);
   if (err == 0 && g_attached.load(std::memory_order_acquire)) {
     ReentryGuard guard;
     if (guard.entered()) kThreadName.write(tid_of(thread), name);
@@ -198,7 +191,7 @@ SPOOR_INTERPOSE int prctl(int option, ...) {
   const unsigned long a4 = va_arg(ap, unsigned long);
   const unsigned long a5 = va_arg(ap, unsigned long);
   va_end(ap);
-  const int r = next(g_prctl, "prctl")(option, a2, a3, a4, a5);
+  const int r = next_symbol(g_prctl, "prctl")(option, a2, a3, a4, a5);
   if (r == 0 && option == PR_SET_NAME && g_attached.load(std::memory_order_acquire)) {
     ReentryGuard guard;
     // The kernel keeps at most 15 bytes of it.

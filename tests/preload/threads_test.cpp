@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "run_command.h"
 #include "spoor/reader/event_reader.h"
 #include "spoor/reader/trace.h"
 
@@ -22,33 +23,10 @@ namespace reader = spoor::reader;
 
 const std::string kSpoor = SPOOR_TOOL;
 
-struct Process {
-  int status = -1;  // shell-style exit status
-  std::string out;  // stdout
-  std::string err;  // stderr
-};
+using spoor::test::Process;
+using spoor::test::run;
 
-Process run(const std::string& command) {
-  const std::string err_file =
-      std::filesystem::temp_directory_path() / ("spoor-thr-err-" + std::to_string(getpid()));
-  Process r;
-  FILE* p = popen((command + " 2>" + err_file).c_str(), "r");
-  std::array<char, 4096> buf;
-  size_t n;
-  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) r.out.append(buf.data(), n);
-  const int st = pclose(p);
-  r.status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-  FILE* e = fopen(err_file.c_str(), "r");
-  while (e && (n = fread(buf.data(), 1, buf.size(), e)) > 0) r.err.append(buf.data(), n);
-  if (e) fclose(e);
-  return r;
-}
-
-std::string trace_path(const std::string& name) {
-  return (std::filesystem::temp_directory_path() /
-          ("spoor-thr-" + std::to_string(getpid()) + "-" + name + ".spoor"))
-      .string();
-}
+std::string trace_path(const std::string& name) { return spoor::test::temp_path("thr-" + name + ".spoor"); }
 
 // "key value" lines of the threads program's report.
 std::map<std::string, std::string> report_of(const std::string& out) {
