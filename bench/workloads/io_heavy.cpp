@@ -24,6 +24,8 @@
 #include <thread>
 #include <vector>
 
+#include "workload_args.h"
+
 namespace {
 
 constexpr size_t kRecord = 64;
@@ -64,25 +66,11 @@ void run(uint64_t iterations, uint64_t seed) {
   close(fd);
 }
 
-bool parse_flag(const char* arg, const char* name, uint64_t* out) {
-  const size_t n = std::strlen(name);
-  if (std::strncmp(arg, name, n) != 0 || arg[n] != '=') return false;
-  char* end = nullptr;
-  *out = std::strtoull(arg + n + 1, &end, 10);
-  return end != arg + n + 1 && *end == '\0';
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
   uint64_t iterations = 200000, threads = 1;
-  for (int i = 1; i < argc; ++i) {
-    if (!parse_flag(argv[i], "--iterations", &iterations) && !parse_flag(argv[i], "--threads", &threads)) {
-      std::fprintf(stderr, "usage: %s [--iterations=N] [--threads=T]\n", argv[0]);
-      return 2;
-    }
-  }
-  if (threads < 1 || threads > 64) threads = 1;
+  if (!spoor::bench::parse_workload_args(argc, argv, &iterations, &threads)) return 2;
   const auto start = std::chrono::steady_clock::now();
   std::vector<std::thread> pool;
   for (uint64_t t = 1; t < threads; ++t) pool.emplace_back(run, iterations, 0x9E3779B97F4A7C15ull + t);

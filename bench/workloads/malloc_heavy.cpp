@@ -26,6 +26,8 @@
 #include <thread>
 #include <vector>
 
+#include "workload_args.h"
+
 namespace {
 
 constexpr int kLive = 1024;
@@ -103,25 +105,11 @@ void run(Worker* w, uint64_t iterations) {
   }
 }
 
-bool parse_flag(const char* arg, const char* name, uint64_t* out) {
-  const size_t n = std::strlen(name);
-  if (std::strncmp(arg, name, n) != 0 || arg[n] != '=') return false;
-  char* end = nullptr;
-  *out = std::strtoull(arg + n + 1, &end, 10);
-  return end != arg + n + 1 && *end == '\0';
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
   uint64_t iterations = 1000000, threads = 1;
-  for (int i = 1; i < argc; ++i) {
-    if (!parse_flag(argv[i], "--iterations", &iterations) && !parse_flag(argv[i], "--threads", &threads)) {
-      std::fprintf(stderr, "usage: %s [--iterations=N] [--threads=T]\n", argv[0]);
-      return 2;
-    }
-  }
-  if (threads < 1 || threads > 64) threads = 1;
+  if (!spoor::bench::parse_workload_args(argc, argv, &iterations, &threads)) return 2;
   std::vector<Worker*> workers;
   for (uint64_t t = 0; t < threads; ++t) {
     workers.push_back(new Worker);

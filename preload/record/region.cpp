@@ -60,13 +60,11 @@ bool Region::create(const RegionLayout& layout, std::string* error) {
   return true;
 }
 
-uint64_t Region::copy_new_metadata(Sink sink) {
+void Region::copy_new_metadata(Sink sink) {
   const uint64_t len = header_->metadata_length.load(std::memory_order_acquire);
-  if (len <= metadata_copied_ || len > header_->metadata_capacity) return 0;
-  const uint64_t n = len - metadata_copied_;
-  const bool ok = sink.write(sink.context, base_ + header_->metadata_offset + metadata_copied_, n);
+  if (len <= metadata_copied_ || len > header_->metadata_capacity) return;
+  sink.write(sink.context, base_ + header_->metadata_offset + metadata_copied_, len - metadata_copied_);
   metadata_copied_ = len;
-  return ok ? n : 0;
 }
 
 }  // namespace spoor::record

@@ -35,9 +35,9 @@ class Region {
   const RingView& ring() const { return ring_; }
   preload::RegionHeader& header() { return *header_; }
 
-  // Writes the metadata blocks the process published since the last call.
-  // Returns the bytes written (0 when none, or when the sink failed).
-  uint64_t copy_new_metadata(Sink sink);
+  // Writes the metadata blocks the process published since the last call
+  // (a failed write shows in the sink's own error, as packets' do).
+  void copy_new_metadata(Sink sink);
 
  private:
   int fd_ = -1;

@@ -44,7 +44,6 @@ struct Mapping {
 
 Mapping g_region;       // this process's region, while attached
 int g_connection = -1;  // to the recorder: open while this image lives
-uint32_t g_exec_count = 0;
 uint32_t g_pid = 0;
 
 // Where the control block goes when a fork child is not traced: its own
@@ -144,7 +143,6 @@ bool join_recorder(bool fork_child) {
   }
   g_region = {bytes, static_cast<size_t>(st.st_size)};
   g_connection = connection;
-  g_exec_count = welcome.exec_count;
   if (!fork_child) apply_provider_spec();
 
   // Appended after what earlier images of this process wrote (the

@@ -141,6 +141,19 @@ SPOOR_NOINLINE void record_transfer(int fd, int64_t offset, const iovec* iov, in
                start, transfer_stack());
 }
 
+// The body every read and write hook shares: forward, and when the event is
+// on, time the call and record it. Always inlined, so the hook stays the
+// frame right below record_transfer (its stack skip counts on it).
+template <const auto& kEvent, class Fn, class... Args>
+SPOOR_ALWAYS_INLINE ssize_t forward_transfer(Fn next, int fd, int64_t offset, const iovec* iov, int count,
+                                             uint64_t requested, Args... args) {
+  if (SPOOR_LIKELY(!kEvent.enabled())) return next(args...);
+  const uint64_t start = spoor_port_ticks();
+  const ssize_t result = next(args...);
+  record_transfer<kEvent>(fd, offset, iov, count, requested, result, start);
+  return result;
+}
+
 SPOOR_NOINLINE void record_close(int fd, int result, uint64_t start) {
   KeptErrno kept;
   ReentryGuard guard;
@@ -328,113 +341,69 @@ SPOOR_INTERPOSE int close(int fd) {
 SPOOR_INTERPOSE ssize_t read(int fd, void* buf, size_t n) {
   const ReadFn next = g_read.get();
   if (SPOOR_UNLIKELY(next == nullptr)) return sys_transfer(SYS_read, fd, buf, n);
-  if (SPOOR_LIKELY(!kIoRead.enabled())) return next(fd, buf, n);
-  const uint64_t start = spoor_port_ticks();
-  const ssize_t result = next(fd, buf, n);
-  record_transfer<kIoRead>(fd, -1, nullptr, 0, n, result, start);
-  return result;
+  return forward_transfer<kIoRead>(next, fd, -1, nullptr, 0, n, fd, buf, n);
 }
 
 // _FORTIFY_SOURCE's read: libc checks n against the buffer's size.
 SPOOR_INTERPOSE ssize_t __read_chk(int fd, void* buf, size_t n, size_t buf_size) {
   const ReadChkFn next = g_read_chk.get();
   if (SPOOR_UNLIKELY(next == nullptr)) return sys_transfer(SYS_read, fd, buf, n);
-  if (SPOOR_LIKELY(!kIoRead.enabled())) return next(fd, buf, n, buf_size);
-  const uint64_t start = spoor_port_ticks();
-  const ssize_t result = next(fd, buf, n, buf_size);
-  record_transfer<kIoRead>(fd, -1, nullptr, 0, n, result, start);
-  return result;
+  return forward_transfer<kIoRead>(next, fd, -1, nullptr, 0, n, fd, buf, n, buf_size);
 }
 
 SPOOR_INTERPOSE ssize_t pread(int fd, void* buf, size_t n, off_t offset) {
   const PreadFn next = g_pread.get();
   if (SPOOR_UNLIKELY(next == nullptr)) return sys_ptransfer(SYS_pread64, fd, buf, n, offset);
-  if (SPOOR_LIKELY(!kIoRead.enabled())) return next(fd, buf, n, offset);
-  const uint64_t start = spoor_port_ticks();
-  const ssize_t result = next(fd, buf, n, offset);
-  record_transfer<kIoRead>(fd, offset, nullptr, 0, n, result, start);
-  return result;
+  return forward_transfer<kIoRead>(next, fd, offset, nullptr, 0, n, fd, buf, n, offset);
 }
 
 SPOOR_INTERPOSE ssize_t pread64(int fd, void* buf, size_t n, off_t offset) {
   const PreadFn next = g_pread64.get();
   if (SPOOR_UNLIKELY(next == nullptr)) return sys_ptransfer(SYS_pread64, fd, buf, n, offset);
-  if (SPOOR_LIKELY(!kIoRead.enabled())) return next(fd, buf, n, offset);
-  const uint64_t start = spoor_port_ticks();
-  const ssize_t result = next(fd, buf, n, offset);
-  record_transfer<kIoRead>(fd, offset, nullptr, 0, n, result, start);
-  return result;
+  return forward_transfer<kIoRead>(next, fd, offset, nullptr, 0, n, fd, buf, n, offset);
 }
 
 SPOOR_INTERPOSE ssize_t __pread_chk(int fd, void* buf, size_t n, off_t offset, size_t buf_size) {
   const PreadChkFn next = g_pread_chk.get();
   if (SPOOR_UNLIKELY(next == nullptr)) return sys_ptransfer(SYS_pread64, fd, buf, n, offset);
-  if (SPOOR_LIKELY(!kIoRead.enabled())) return next(fd, buf, n, offset, buf_size);
-  const uint64_t start = spoor_port_ticks();
-  const ssize_t result = next(fd, buf, n, offset, buf_size);
-  record_transfer<kIoRead>(fd, offset, nullptr, 0, n, result, start);
-  return result;
+  return forward_transfer<kIoRead>(next, fd, offset, nullptr, 0, n, fd, buf, n, offset, buf_size);
 }
 
 SPOOR_INTERPOSE ssize_t __pread64_chk(int fd, void* buf, size_t n, off_t offset, size_t buf_size) {
   const PreadChkFn next = g_pread64_chk.get();
   if (SPOOR_UNLIKELY(next == nullptr)) return sys_ptransfer(SYS_pread64, fd, buf, n, offset);
-  if (SPOOR_LIKELY(!kIoRead.enabled())) return next(fd, buf, n, offset, buf_size);
-  const uint64_t start = spoor_port_ticks();
-  const ssize_t result = next(fd, buf, n, offset, buf_size);
-  record_transfer<kIoRead>(fd, offset, nullptr, 0, n, result, start);
-  return result;
+  return forward_transfer<kIoRead>(next, fd, offset, nullptr, 0, n, fd, buf, n, offset, buf_size);
 }
 
 SPOOR_INTERPOSE ssize_t readv(int fd, const iovec* iov, int count) {
   const VectorFn next = g_readv.get();
   if (SPOOR_UNLIKELY(next == nullptr)) return sys_transfer(SYS_readv, fd, iov, static_cast<size_t>(count));
-  if (SPOOR_LIKELY(!kIoRead.enabled())) return next(fd, iov, count);
-  const uint64_t start = spoor_port_ticks();
-  const ssize_t result = next(fd, iov, count);
-  record_transfer<kIoRead>(fd, -1, iov, count, 0, result, start);
-  return result;
+  return forward_transfer<kIoRead>(next, fd, -1, iov, count, 0, fd, iov, count);
 }
 
 SPOOR_INTERPOSE ssize_t preadv(int fd, const iovec* iov, int count, off_t offset) {
   const PvectorFn next = g_preadv.get();
   if (SPOOR_UNLIKELY(next == nullptr)) return sys_pvector(SYS_preadv, fd, iov, count, offset, 0);
-  if (SPOOR_LIKELY(!kIoRead.enabled())) return next(fd, iov, count, offset);
-  const uint64_t start = spoor_port_ticks();
-  const ssize_t result = next(fd, iov, count, offset);
-  record_transfer<kIoRead>(fd, offset, iov, count, 0, result, start);
-  return result;
+  return forward_transfer<kIoRead>(next, fd, offset, iov, count, 0, fd, iov, count, offset);
 }
 
 SPOOR_INTERPOSE ssize_t preadv64(int fd, const iovec* iov, int count, off_t offset) {
   const PvectorFn next = g_preadv64.get();
   if (SPOOR_UNLIKELY(next == nullptr)) return sys_pvector(SYS_preadv, fd, iov, count, offset, 0);
-  if (SPOOR_LIKELY(!kIoRead.enabled())) return next(fd, iov, count, offset);
-  const uint64_t start = spoor_port_ticks();
-  const ssize_t result = next(fd, iov, count, offset);
-  record_transfer<kIoRead>(fd, offset, iov, count, 0, result, start);
-  return result;
+  return forward_transfer<kIoRead>(next, fd, offset, iov, count, 0, fd, iov, count, offset);
 }
 
 // offset -1: at the file position (and moving it), as readv.
 SPOOR_INTERPOSE ssize_t preadv2(int fd, const iovec* iov, int count, off_t offset, int flags) {
   const Pvector2Fn next = g_preadv2.get();
   if (SPOOR_UNLIKELY(next == nullptr)) return sys_pvector(SYS_preadv2, fd, iov, count, offset, flags);
-  if (SPOOR_LIKELY(!kIoRead.enabled())) return next(fd, iov, count, offset, flags);
-  const uint64_t start = spoor_port_ticks();
-  const ssize_t result = next(fd, iov, count, offset, flags);
-  record_transfer<kIoRead>(fd, offset, iov, count, 0, result, start);
-  return result;
+  return forward_transfer<kIoRead>(next, fd, offset, iov, count, 0, fd, iov, count, offset, flags);
 }
 
 SPOOR_INTERPOSE ssize_t preadv64v2(int fd, const iovec* iov, int count, off_t offset, int flags) {
   const Pvector2Fn next = g_preadv64v2.get();
   if (SPOOR_UNLIKELY(next == nullptr)) return sys_pvector(SYS_preadv2, fd, iov, count, offset, flags);
-  if (SPOOR_LIKELY(!kIoRead.enabled())) return next(fd, iov, count, offset, flags);
-  const uint64_t start = spoor_port_ticks();
-  const ssize_t result = next(fd, iov, count, offset, flags);
-  record_transfer<kIoRead>(fd, offset, iov, count, 0, result, start);
-  return result;
+  return forward_transfer<kIoRead>(next, fd, offset, iov, count, 0, fd, iov, count, offset, flags);
 }
 
 // --- write -------------------------------------------------------------------
@@ -442,81 +411,49 @@ SPOOR_INTERPOSE ssize_t preadv64v2(int fd, const iovec* iov, int count, off_t of
 SPOOR_INTERPOSE ssize_t write(int fd, const void* buf, size_t n) {
   const WriteFn next = g_write.get();
   if (SPOOR_UNLIKELY(next == nullptr)) return sys_transfer(SYS_write, fd, buf, n);
-  if (SPOOR_LIKELY(!kIoWrite.enabled())) return next(fd, buf, n);
-  const uint64_t start = spoor_port_ticks();
-  const ssize_t result = next(fd, buf, n);
-  record_transfer<kIoWrite>(fd, -1, nullptr, 0, n, result, start);
-  return result;
+  return forward_transfer<kIoWrite>(next, fd, -1, nullptr, 0, n, fd, buf, n);
 }
 
 SPOOR_INTERPOSE ssize_t pwrite(int fd, const void* buf, size_t n, off_t offset) {
   const PwriteFn next = g_pwrite.get();
   if (SPOOR_UNLIKELY(next == nullptr)) return sys_ptransfer(SYS_pwrite64, fd, buf, n, offset);
-  if (SPOOR_LIKELY(!kIoWrite.enabled())) return next(fd, buf, n, offset);
-  const uint64_t start = spoor_port_ticks();
-  const ssize_t result = next(fd, buf, n, offset);
-  record_transfer<kIoWrite>(fd, offset, nullptr, 0, n, result, start);
-  return result;
+  return forward_transfer<kIoWrite>(next, fd, offset, nullptr, 0, n, fd, buf, n, offset);
 }
 
 SPOOR_INTERPOSE ssize_t pwrite64(int fd, const void* buf, size_t n, off_t offset) {
   const PwriteFn next = g_pwrite64.get();
   if (SPOOR_UNLIKELY(next == nullptr)) return sys_ptransfer(SYS_pwrite64, fd, buf, n, offset);
-  if (SPOOR_LIKELY(!kIoWrite.enabled())) return next(fd, buf, n, offset);
-  const uint64_t start = spoor_port_ticks();
-  const ssize_t result = next(fd, buf, n, offset);
-  record_transfer<kIoWrite>(fd, offset, nullptr, 0, n, result, start);
-  return result;
+  return forward_transfer<kIoWrite>(next, fd, offset, nullptr, 0, n, fd, buf, n, offset);
 }
 
 SPOOR_INTERPOSE ssize_t writev(int fd, const iovec* iov, int count) {
   const VectorFn next = g_writev.get();
   if (SPOOR_UNLIKELY(next == nullptr)) return sys_transfer(SYS_writev, fd, iov, static_cast<size_t>(count));
-  if (SPOOR_LIKELY(!kIoWrite.enabled())) return next(fd, iov, count);
-  const uint64_t start = spoor_port_ticks();
-  const ssize_t result = next(fd, iov, count);
-  record_transfer<kIoWrite>(fd, -1, iov, count, 0, result, start);
-  return result;
+  return forward_transfer<kIoWrite>(next, fd, -1, iov, count, 0, fd, iov, count);
 }
 
 SPOOR_INTERPOSE ssize_t pwritev(int fd, const iovec* iov, int count, off_t offset) {
   const PvectorFn next = g_pwritev.get();
   if (SPOOR_UNLIKELY(next == nullptr)) return sys_pvector(SYS_pwritev, fd, iov, count, offset, 0);
-  if (SPOOR_LIKELY(!kIoWrite.enabled())) return next(fd, iov, count, offset);
-  const uint64_t start = spoor_port_ticks();
-  const ssize_t result = next(fd, iov, count, offset);
-  record_transfer<kIoWrite>(fd, offset, iov, count, 0, result, start);
-  return result;
+  return forward_transfer<kIoWrite>(next, fd, offset, iov, count, 0, fd, iov, count, offset);
 }
 
 SPOOR_INTERPOSE ssize_t pwritev64(int fd, const iovec* iov, int count, off_t offset) {
   const PvectorFn next = g_pwritev64.get();
   if (SPOOR_UNLIKELY(next == nullptr)) return sys_pvector(SYS_pwritev, fd, iov, count, offset, 0);
-  if (SPOOR_LIKELY(!kIoWrite.enabled())) return next(fd, iov, count, offset);
-  const uint64_t start = spoor_port_ticks();
-  const ssize_t result = next(fd, iov, count, offset);
-  record_transfer<kIoWrite>(fd, offset, iov, count, 0, result, start);
-  return result;
+  return forward_transfer<kIoWrite>(next, fd, offset, iov, count, 0, fd, iov, count, offset);
 }
 
 SPOOR_INTERPOSE ssize_t pwritev2(int fd, const iovec* iov, int count, off_t offset, int flags) {
   const Pvector2Fn next = g_pwritev2.get();
   if (SPOOR_UNLIKELY(next == nullptr)) return sys_pvector(SYS_pwritev2, fd, iov, count, offset, flags);
-  if (SPOOR_LIKELY(!kIoWrite.enabled())) return next(fd, iov, count, offset, flags);
-  const uint64_t start = spoor_port_ticks();
-  const ssize_t result = next(fd, iov, count, offset, flags);
-  record_transfer<kIoWrite>(fd, offset, iov, count, 0, result, start);
-  return result;
+  return forward_transfer<kIoWrite>(next, fd, offset, iov, count, 0, fd, iov, count, offset, flags);
 }
 
 SPOOR_INTERPOSE ssize_t pwritev64v2(int fd, const iovec* iov, int count, off_t offset, int flags) {
   const Pvector2Fn next = g_pwritev64v2.get();
   if (SPOOR_UNLIKELY(next == nullptr)) return sys_pvector(SYS_pwritev2, fd, iov, count, offset, flags);
-  if (SPOOR_LIKELY(!kIoWrite.enabled())) return next(fd, iov, count, offset, flags);
-  const uint64_t start = spoor_port_ticks();
-  const ssize_t result = next(fd, iov, count, offset, flags);
-  record_transfer<kIoWrite>(fd, offset, iov, count, 0, result, start);
-  return result;
+  return forward_transfer<kIoWrite>(next, fd, offset, iov, count, 0, fd, iov, count, offset, flags);
 }
 
 // --- seek, sync ----------------------------------------------------------------

@@ -107,6 +107,20 @@ void record_child(pid_t child) {
   if (child > 0 && guard.entered() && kProcessFork.enabled()) kProcessFork.write(static_cast<uint32_t>(child));
 }
 
+// posix_spawn(p): the child's environment fixed (on this stack: the
+// environment must outlive the call), and a Fork event for the child.
+SPOOR_ALWAYS_INLINE int traced_spawn(SpawnFn next, pid_t* pid, const char* path,
+                                     const posix_spawn_file_actions_t* actions, const posix_spawnattr_t* attr,
+                                     char* const argv[], char* const envp[]) {
+  if (!shim_attached()) return next(pid, path, actions, attr, argv, envp);
+  char** fixed = fix_environment(envp, alloca(fixed_environment_bytes(envp)));
+  pid_t child = 0;
+  const int result = next(&child, path, actions, attr, argv, fixed);
+  if (pid != nullptr) *pid = child;
+  if (result == 0) record_child(child);
+  return result;
+}
+
 }  // namespace
 }  // namespace spoor::preload
 
@@ -226,24 +240,12 @@ SPOOR_INTERPOSE int execveat(int dirfd, const char* path, char* const argv[], ch
 
 SPOOR_INTERPOSE int posix_spawn(pid_t* pid, const char* path, const posix_spawn_file_actions_t* actions,
                                 const posix_spawnattr_t* attr, char* const argv[], char* const envp[]) {
-  if (!shim_attached()) return next_symbol(g_posix_spawn, "posix_spawn")(pid, path, actions, attr, argv, envp);
-  char** fixed = fix_environment(envp, alloca(fixed_environment_bytes(envp)));
-  pid_t child = 0;
-  const int result = next_symbol(g_posix_spawn, "posix_spawn")(&child, path, actions, attr, argv, fixed);
-  if (pid != nullptr) *pid = child;
-  if (result == 0) record_child(child);
-  return result;
+  return traced_spawn(next_symbol(g_posix_spawn, "posix_spawn"), pid, path, actions, attr, argv, envp);
 }
 
 SPOOR_INTERPOSE int posix_spawnp(pid_t* pid, const char* file, const posix_spawn_file_actions_t* actions,
                                  const posix_spawnattr_t* attr, char* const argv[], char* const envp[]) {
-  if (!shim_attached()) return next_symbol(g_posix_spawnp, "posix_spawnp")(pid, file, actions, attr, argv, envp);
-  char** fixed = fix_environment(envp, alloca(fixed_environment_bytes(envp)));
-  pid_t child = 0;
-  const int result = next_symbol(g_posix_spawnp, "posix_spawnp")(&child, file, actions, attr, argv, fixed);
-  if (pid != nullptr) *pid = child;
-  if (result == 0) record_child(child);
-  return result;
+  return traced_spawn(next_symbol(g_posix_spawnp, "posix_spawnp"), pid, file, actions, attr, argv, envp);
 }
 
 }  // extern "C"
