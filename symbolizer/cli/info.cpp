@@ -109,28 +109,26 @@ void print_streams(const std::vector<reader::StreamStats>& stats,
 void print_event_counts(const EventSummary& s, std::string& out) {
   appendf(out, "\nevents per provider\n");
   if (s.per_descriptor.empty()) appendf(out, "  (none)\n");
-  // provider name -> (provider, event name -> count); names sort the output.
-  std::map<std::pair<std::string, const reader::Provider*>,
-           std::map<std::pair<std::string, uint16_t>, uint64_t>>
-      by_provider;
+  // (provider name, ID) -> event name -> count, over every process: each
+  // process describes its providers and events itself, under keys of its
+  // own, but the same provider is one line. Names sort the output.
+  std::map<std::pair<std::string, std::string>, std::map<std::string, uint64_t>> by_provider;
   for (const auto& [d, n] : s.per_descriptor) {
     // Start and stop events often share a name; the opcode tells them apart.
     std::string name = d->name;
     if (d->opcode != 0) name.append(" (").append(reader::opcode_name(d->opcode)).append(")");
-    by_provider[{d->provider->name, d->provider}][{name, d->key}] += n;
+    by_provider[{d->provider->name, d->provider->guid.to_string()}][name] += n;
   }
   for (const auto& [provider, counts] : by_provider) {
     uint64_t total = 0;
     size_t width = 5;
     for (const auto& [name, n] : counts) {
       total += n;
-      width = std::max(width, name.first.size());
+      width = std::max(width, name.size());
     }
-    appendf(out, "  %s {%s}  %llu\n", provider.first.c_str(),
-            provider.second->guid.to_string().c_str(), static_cast<ull>(total));
+    appendf(out, "  %s {%s}  %llu\n", provider.first.c_str(), provider.second.c_str(), static_cast<ull>(total));
     for (const auto& [name, n] : counts)
-      appendf(out, "    %-*s %11llu\n", static_cast<int>(width), name.first.c_str(),
-              static_cast<ull>(n));
+      appendf(out, "    %-*s %11llu\n", static_cast<int>(width), name.c_str(), static_cast<ull>(n));
   }
 }
 

@@ -396,6 +396,16 @@ TEST(Record, EveryProcessOfTheTreeIsTracedInItsOwnStreams) {
     EXPECT_EQ(exit_codes[pid_of_role[role]], static_cast<int>(role) + 2) << "role " << role;
   }
   EXPECT_EQ(exit_codes[parent], 0) << "the program's own end, recorded by spoor record";
+
+  // spoor info counts each provider once over all processes (each process
+  // describes its events under keys of its own).
+  const Process info = run(kSpoor + " info " + path);
+  ASSERT_EQ(info.status, 0) << info.err;
+  for (const std::string provider : {"  Spoor.Heap {", "  Spoor.Process {"}) {
+    const size_t first = info.out.find(provider);
+    ASSERT_NE(first, std::string::npos) << info.out;
+    EXPECT_EQ(info.out.find(provider, first + 1), std::string::npos) << provider << " twice:\n" << info.out;
+  }
 }
 
 TEST(Record, NoFollowTracesTheProgramOnly) {
