@@ -1,0 +1,104 @@
+// spoor::symbolizer: turns recorded program counters into functions, source
+// lines and inline frames, with elfutils' libdwfl.
+//
+// Input is what a trace records about a module (path, build ID, load bias)
+// and a runtime address; output is the chain of frames at that address,
+// innermost (most deeply inlined) first. Results are memoized per (module,
+// address), so symbolizing every stack of a trace costs one lookup per
+// distinct address.
+//
+// Not thread-safe: libdw is not safe across one Dwfl, so use one Symbolizer
+// per thread.
+#ifndef SPOOR_SYMBOLIZER_SYMBOLIZER_H
+#define SPOOR_SYMBOLIZER_SYMBOLIZER_H
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace spoor::symbolizer {
+
+// One frame of a location. The outermost frame of a chain is the function
+// that owns the address; the ones before it were inlined into it.
+struct SourceFrame {
+  std::string function;  // demangled when Options::demangle; "" when unknown
+  std::string file;      // as DWARF names it (absolute when the CU dir is known); "" when unknown
+  uint32_t line = 0;     // 0 when unknown
+  uint32_t column = 0;   // 0 when unknown
+  bool inlined = false;  // true for every frame but the outermost
+};
+
+// Where a runtime address lands. `frames` is never empty: an address with
+// no symbol gets one frame with an empty function, and printers show it as
+// `module+0xoffset` (module_name() and file_offset below), so it never
+// disappears from a report.
+struct Location {
+  std::vector<SourceFrame> frames;  // innermost first
+  std::string module;               // path of the module, "" when the address is in none
+  uint64_t module_address = 0;      // the address in the ELF file (runtime address - bias)
+  bool resolved = false;            // a symbol (at least) was found
+};
+
+// A module as a trace describes it (Spoor.Process ModuleLoad).
+struct ModuleInfo {
+  std::string path;               // as mapped in the traced process
+  std::vector<uint8_t> build_id;  // GNU build ID; empty when the ELF has none
+  uint64_t bias = 0;              // runtime address - ELF virtual address
+  uint64_t start = 0;             // first mapped byte (runtime)
+  uint64_t size = 0;              // bytes mapped from start
+  // An image of the module captured at record time (the vDSO); empty when
+  // the file on disk is to be read.
+  std::vector<uint8_t> image;
+};
+
+// Why a module's addresses resolve worse than they could.
+struct ModuleProblem {
+  std::string path;
+  std::string message;  // says what is wrong and what would fix it
+                        // ("no debug info; install libfoo1-dbgsym", "build ID differs
+                        //  from the recorded one: the file changed since recording")
+};
+
+struct Options {
+  std::vector<std::string> debug_dirs;  // searched before the defaults (--debug-dir)
+  std::string sysroot;                  // prefix for module paths (--sysroot); "" for none
+  bool demangle = true;
+  bool inline_frames = true;
+};
+
+using ModuleId = uint32_t;
+
+class Symbolizer {
+ public:
+  explicit Symbolizer(Options options = {});
+  Symbolizer(Symbolizer&&) noexcept;
+  Symbolizer& operator=(Symbolizer&&) noexcept;
+  ~Symbolizer();
+
+  // Describes a module; cheap (files are opened on first lookup). Modules of
+  // different processes may overlap in address: each gets its own id.
+  ModuleId add_module(const ModuleInfo& module);
+
+  // The frames at `address` (runtime) in `module`. For a caller frame pass
+  // the return address minus 1. The reference stays valid until the
+  // Symbolizer is destroyed.
+  const Location& symbolize(ModuleId module, uint64_t address);
+
+  // The same for an ELF file given directly, as addr2line -e does: addresses
+  // are file addresses (bias 0).
+  const Location& symbolize_file(const std::string& elf_path, uint64_t address);
+
+  // Modules that could not be read, lack debug info or changed since
+  // recording, once each, in the order they were met.
+  const std::vector<ModuleProblem>& problems() const;
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
+
+}  // namespace spoor::symbolizer
+
+#endif  // SPOOR_SYMBOLIZER_SYMBOLIZER_H
