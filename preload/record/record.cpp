@@ -105,6 +105,8 @@ class Recorder {
     layout_.packet_bytes = options.packet_bytes;
   }
 
+  Clock::time_point program_ended() const { return program_ended_; }
+
   bool start(std::string* error) { return server_.listen(error) && own_.start(layout_.cpus, error); }
   const std::string& socket_name() const { return server_.name(); }
 
@@ -138,12 +140,17 @@ class Recorder {
         flush_ring(own_.ring());
         last_flush = now;
       }
-      if (now - last_check >= std::chrono::milliseconds(20)) {
+      // At once when a process may just have ended (a connection closed, a
+      // child was reaped): the recording's last wait is for its last
+      // process. Otherwise every 20 ms, for processes that end unseen (a
+      // traced grandchild reaped by its own parent).
+      if (maybe_ended_ || now - last_check >= std::chrono::milliseconds(20)) {
+        maybe_ended_ = false;
         finish_ended_processes(false);
         last_check = now;
       }
       if (root_done_) {
-        if (root_end == Clock::time_point{}) root_end = now;
+        if (root_end == Clock::time_point{}) root_end = program_ended_ = now;
         if (live_processes() == 0 && !has_children()) break;
         if (g_stop_waiting.load()) break;
         if (!told_waiting && now - root_end >= std::chrono::seconds(2)) {
@@ -210,6 +217,7 @@ class Recorder {
   }
 
   void closed(uint32_t pid) {
+    maybe_ended_ = true;
     for (auto& t : traced_)
       if (t->pid == pid && !t->finished && t->open_images > 0) t->open_images--;
   }
@@ -220,6 +228,7 @@ class Recorder {
     int status = 0;
     pid_t pid;
     while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
+      maybe_ended_ = true;
       own_.process_exited(pid, status);
       if (static_cast<uint32_t>(pid) == root_) {
         root_status_ = status;
@@ -283,6 +292,7 @@ class Recorder {
 
   const RecordOptions& options_;
   RegionLayout layout_;
+  Clock::time_point program_ended_{};
   ProcessServer server_;
   OwnStream own_;
   host::FileSink file_;
@@ -292,6 +302,7 @@ class Recorder {
   uint32_t next_stream_ = 0;
   uint32_t root_ = 0;
   bool root_done_ = false;
+  bool maybe_ended_ = false;  // a connection closed or a child was reaped since the last check
   int root_status_ = 0;
   bool told_region_error_ = false;
   DrainTotals totals_;
@@ -408,6 +419,7 @@ bool run_record(const RecordOptions& options, RecordResult* result, std::string*
   if (!recorder.finish(result, error)) return false;
   result->how_it_ended = describe_status(status, &result->exit_status);
   result->seconds = std::chrono::duration<double>(Clock::now() - started).count();
+  result->program_seconds = std::chrono::duration<double>(recorder.program_ended() - started).count();
   return true;
 }
 

@@ -40,6 +40,9 @@ struct RecordResult {
   uint64_t file_bytes = 0;
   host::CompressionStats compression{};  // zero when not compressed
   double seconds = 0;
+  // Of `seconds`: from the start until the program was reaped; the rest is
+  // the recorder finishing (last drains, packing what was still queued).
+  double program_seconds = 0;
 };
 
 // Runs options.command to completion. Returns false with *error set when

@@ -92,8 +92,9 @@ int run_record_command(const std::vector<std::string>& words) {
     std::fprintf(stderr, "spoor record: %s\n", error.c_str());
     return 127;
   }
-  std::fprintf(stderr, "spoor record: '%s' (pid %d) %s after %.2f s\n", options.command[0].c_str(), r.pid,
-               r.how_it_ended.c_str(), r.seconds);
+  std::fprintf(stderr, "spoor record: '%s' (pid %d) %s after %.3f s; the trace was finished %.3f s later\n",
+               options.command[0].c_str(), r.pid, r.how_it_ended.c_str(), r.program_seconds,
+               r.seconds - r.program_seconds);
   if (!r.preload_attached)
     std::fprintf(stderr,
                  "spoor record: the program never loaded libspoor-preload.so (a static or setuid "
