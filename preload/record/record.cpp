@@ -259,6 +259,7 @@ class Recorder {
       t.described = true;
     }
     drain_ring(t.region->ring(), *writer_, final, totals_, t.first_stream);
+    if (!final) t.region->populate_ahead();
   }
 
   void drain_all(bool final) {

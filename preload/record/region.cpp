@@ -13,6 +13,9 @@ namespace spoor::record {
 namespace {
 
 constexpr uint64_t kMetadataCapacity = 1u << 20;
+constexpr uint64_t kMinAhead = 256u << 10;
+constexpr uint64_t kMaxAhead = 4u << 20;
+constexpr uintptr_t kPage = 4096;  // madvise's unit; larger pages are multiples
 
 }  // namespace
 
@@ -57,7 +60,32 @@ bool Region::create(const RegionLayout& layout, std::string* error) {
     *error = "cannot lay out the ring buffers";
     return false;
   }
+  populated_.assign(ring_.cpu_count, 0);
   return true;
+}
+
+void Region::populate_ahead() {
+  const uint64_t ring_bytes = uint64_t{1} << ring_.ring_shift;
+  for (uint32_t cpu = 0; cpu < ring_.cpu_count; ++cpu) {
+    uint64_t& done = populated_[cpu];
+    if (done >= ring_bytes) continue;  // past the first lap: every page exists
+    // Relaxed: a stale position only makes this call do less.
+    const uint64_t pos = ring_.cpus[cpu].head.load(std::memory_order_relaxed) & kPosMask;
+    if (pos == 0) continue;  // nothing written on this CPU yet
+    const uint64_t ahead = pos < kMinAhead ? kMinAhead : (pos > kMaxAhead ? kMaxAhead : pos);
+    const uint64_t want = pos + ahead < ring_bytes ? pos + ahead : ring_bytes;
+    if (want <= done) continue;
+    uint8_t* const cpu_data = ring_.data + (uint64_t{cpu} << ring_.ring_shift);
+    const uintptr_t from = reinterpret_cast<uintptr_t>(cpu_data + done) & ~(kPage - 1);
+    const uintptr_t to = reinterpret_cast<uintptr_t>(cpu_data + want);
+    // MADV_POPULATE_WRITE (Linux 5.14): allocates and maps without a fault
+    // per page. Where it is missing, a read per page does the same for
+    // shared memory (a hole read through a shared mapping is allocated).
+    if (madvise(reinterpret_cast<void*>(from), to - from, MADV_POPULATE_WRITE) != 0) {
+      for (uintptr_t p = from; p < to; p += kPage) (void)*reinterpret_cast<volatile const uint8_t*>(p);
+    }
+    done = want;
+  }
 }
 
 void Region::copy_new_metadata(Sink sink) {
