@@ -5,6 +5,7 @@
 #include "record.h"
 
 #include <fcntl.h>
+#include <malloc.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
@@ -309,6 +310,19 @@ class Recorder {
   DrainTotals totals_;
 };
 
+// The recorder's buffers are megabytes each (runs of blocks waiting to be
+// packed, the packer's scratch), allocated and freed over and over. By
+// default glibc maps each one afresh and unmaps it when freed, so every
+// reuse faults its pages in again (zeroing, memory cgroup charge): ~30,000
+// page faults and 30-50 ms of the recorder's CPU for a 50 MiB trace here,
+// taken from the CPU the program runs beside. Served from the heap and
+// never trimmed, freed buffers are reused as they are; the recorder's peak
+// memory is the same.
+void keep_freed_memory() {
+  mallopt(M_MMAP_THRESHOLD, 32 << 20);  // glibc's largest on 64-bit
+  mallopt(M_TRIM_THRESHOLD, 1 << 30);
+}
+
 // The program's environment: the caller's, with the shim preloaded and the
 // recorder's settings.
 std::vector<std::string> program_environment(const RecordOptions& options, const std::string& preload,
@@ -351,6 +365,7 @@ bool run_record(const RecordOptions& options, RecordResult* result, std::string*
     *error = "cannot find libspoor-preload.so (set SPOOR_PRELOAD_LIB to its path)";
     return false;
   }
+  keep_freed_memory();
   const long ncpu = sysconf(_SC_NPROCESSORS_CONF);
   Recorder recorder(options, ncpu > 0 ? static_cast<uint32_t>(ncpu) : 1);
   if (!recorder.start(error)) return false;
