@@ -8,6 +8,8 @@
 #   wall      seconds from start to exit, the tool's finishing work included
 #             (spoor record's last drain; heaptrack's interpreter and zstd)
 #   loop      seconds the workload's own loop took (it prints them)
+#   finishing (spoor, in the notes) seconds spoor record worked on after
+#             the program ended: last drains, packing what was queued
 #   cpu       user + system seconds of every process of the run
 #   x         wall and cpu divided by the untraced run's
 #   rss       the workload process's peak RSS (VmHWM, reported at its exit
@@ -119,6 +121,10 @@ def run_once(case_id, program, args, tool, rep):
         r["file"] = os.path.getsize(base + ".spoor")
         m = re.search(r"(\d+) events, (\d+) lost", stderr)
         r["events"], r["lost"] = (int(m.group(1)), int(m.group(2))) if m else (0, -1)
+        # What of the wall time came after the program ended: the last
+        # drains and packing what was still queued.
+        m = re.search(r"the trace was finished ([0-9.]+) s later", stderr)
+        r["tail"] = float(m.group(1)) if m else float("nan")
     elif tool == "heaptrack":
         name = max(others, key=others.get) if others else ""
         r["tool_rss"] = others.get(name, 0)
@@ -191,8 +197,8 @@ for ci, (label, program, args) in enumerate(cases):
             if per_call:
                 notes += ", %+.0f ns wall per call" % ((w - bw) * 1e9 / calls)
             if tool == "spoor":
-                notes += ", %d events; lost per run: %s" % (
-                    runs[-1]["events"], " ".join(str(r["lost"]) for r in runs))
+                notes += ", %d events; lost per run: %s; finishing after the program: %.3f s" % (
+                    runs[-1]["events"], " ".join(str(r["lost"]) for r in runs), med(runs, "tail"))
         print("%-23s %-9s %8.3f %7s %8.3f %7s %7.3f %9.1f %8s %20s %9s %7s %s" % (
             label if tool == "untraced" else "", tool, w, "" if tool == "untraced" else "%.1f" % (w / bw),
             c, "" if tool == "untraced" else "%.1f" % (c / bc), med(runs, "loop"), rss / 1024,
