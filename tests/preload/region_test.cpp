@@ -1,0 +1,98 @@
+// The recorder's side of a traced process's region (preload/record/region.h):
+// which ring pages populate_ahead allocates, read back with mincore().
+#include <gtest/gtest.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "region.h"
+
+namespace {
+
+using spoor::record::Region;
+using spoor::record::RegionLayout;
+
+constexpr uint64_t kPage = 4096;
+
+// Of the pages [offset, offset + bytes) of `cpu`'s ring overlaps: how many
+// there are and how many are resident (allocated).
+struct Pages {
+  size_t total = 0, resident = 0;
+};
+Pages pages(const Region& region, uint32_t cpu, uint64_t offset, uint64_t bytes) {
+  const spoor::RingView& ring = region.ring();
+  const auto start = reinterpret_cast<uintptr_t>(ring.data + (uint64_t{cpu} << ring.ring_shift) + offset);
+  const uintptr_t from = start & ~(kPage - 1);
+  const uintptr_t to = (start + bytes + kPage - 1) & ~(kPage - 1);
+  std::vector<unsigned char> in((to - from) / kPage);
+  EXPECT_EQ(mincore(reinterpret_cast<void*>(from), to - from, in.data()), 0);
+  Pages p{in.size(), 0};
+  for (unsigned char c : in) p.resident += c & 1;
+  return p;
+}
+
+bool all_resident(const Region& region, uint32_t cpu, uint64_t offset, uint64_t bytes) {
+  const Pages p = pages(region, cpu, offset, bytes);
+  return p.total > 0 && p.resident == p.total;
+}
+
+// None of the range's pages, leaving out the pages at its ends: the ring's
+// data need not start on a page boundary, so they may be shared with a
+// neighbour (populated, or the ring's headers).
+bool none_resident(const Region& region, uint32_t cpu, uint64_t offset, uint64_t bytes) {
+  return pages(region, cpu, offset + kPage, bytes - 2 * kPage).resident == 0;
+}
+
+// Where CPU `cpu`'s writers are, as a writer's reservation leaves it.
+void move_writers(const Region& region, uint32_t cpu, uint64_t position) {
+  region.ring().cpus[cpu].head.store(position & spoor::kPosMask, std::memory_order_relaxed);
+}
+
+TEST(Region, RingPagesStayUntouchedUntilAWriterMoves) {
+  std::string error;
+  Region region;
+  ASSERT_TRUE(region.create({.cpus = 2, .buffer_bytes_per_cpu = 16u << 20, .packet_bytes = 128u << 10}, &error))
+      << error;
+  const uint64_t ring_bytes = uint64_t{1} << region.ring().ring_shift;
+  region.populate_ahead();
+  EXPECT_TRUE(none_resident(region, 0, 0, ring_bytes));
+  EXPECT_TRUE(none_resident(region, 1, 0, ring_bytes));
+}
+
+TEST(Region, PopulatesAheadOfTheWritersOfEachCpuOnly) {
+  std::string error;
+  Region region;
+  ASSERT_TRUE(region.create({.cpus = 2, .buffer_bytes_per_cpu = 16u << 20, .packet_bytes = 128u << 10}, &error))
+      << error;
+  const uint64_t ring_bytes = uint64_t{1} << region.ring().ring_shift;
+  ASSERT_GE(ring_bytes, 8u << 20);
+
+  // 64 KiB written on CPU 0: the next 256 KiB are allocated, nothing more.
+  move_writers(region, 0, 64u << 10);
+  region.populate_ahead();
+  EXPECT_TRUE(all_resident(region, 0, 64u << 10, 256u << 10));
+  EXPECT_TRUE(none_resident(region, 0, (64u + 256u) << 10, ring_bytes - ((64u + 256u) << 10)));
+  EXPECT_TRUE(none_resident(region, 1, 0, ring_bytes));
+
+  // 2 MiB written: as far ahead as written (2 MiB more), 1 MiB per call.
+  move_writers(region, 0, 2u << 20);
+  region.populate_ahead();
+  EXPECT_TRUE(all_resident(region, 0, 2u << 20, 1u << 20));
+  EXPECT_TRUE(none_resident(region, 0, 3u << 20, 1u << 20));
+  region.populate_ahead();
+  EXPECT_TRUE(all_resident(region, 0, 2u << 20, 2u << 20));
+  // Pages behind the writers are theirs to fault: skipped, not filled in.
+  EXPECT_TRUE(none_resident(region, 0, 512u << 10, 1u << 20));
+  EXPECT_TRUE(none_resident(region, 1, 0, ring_bytes));
+
+  // Near the end of the first lap, never past the ring.
+  move_writers(region, 1, ring_bytes - (128u << 10));
+  region.populate_ahead();
+  EXPECT_TRUE(all_resident(region, 1, ring_bytes - (128u << 10), 128u << 10));
+  EXPECT_TRUE(none_resident(region, 1, 0, ring_bytes - (128u << 10)));
+}
+
+}  // namespace
