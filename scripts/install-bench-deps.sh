@@ -4,7 +4,9 @@
 # control tools and babeltrace2 (to count the events of an LTTng trace); and
 # heaptrack and zstd, which bench/heaptrack_compare.sh runs beside spoor
 # record (heaptrack compresses its output with zstd when it finds it, with
-# gzip otherwise).
+# gzip otherwise); and perf (linux-perf), which bench/record_ab.sh uses to
+# count the CPU time of a whole recording and the profiles in
+# bench/RESULTS.md were taken with.
 #
 #   scripts/install-bench-deps.sh
 #
@@ -12,7 +14,7 @@
 # cannot be installed here (not Debian, or not root and no sudo).
 set -euo pipefail
 
-packages=(libbenchmark-dev liblttng-ust-dev lttng-tools babeltrace2 heaptrack zstd)
+packages=(libbenchmark-dev liblttng-ust-dev lttng-tools babeltrace2 heaptrack zstd linux-perf)
 
 installed() {
   dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'install ok installed'
