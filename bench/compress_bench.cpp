@@ -10,9 +10,11 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <algorithm>
 #include <fstream>
 #include <iterator>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "spoor/compress/packed_blocks.h"
@@ -69,6 +71,16 @@ int main(int argc, char** argv) {
       packed += sizeof(fmt::BlockHeader) + payload.size();
     }
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    // Every run must expand to exactly its blocks (outside the timing).
+    std::vector<uint8_t> back;
+    std::string problem;
+    for (std::span<const uint8_t> run : runs) {
+      if (!packer.pack(run, payload, nullptr) || !spoor::compress::unpack(payload, back, problem) ||
+          back.size() != run.size() || !std::equal(back.begin(), back.end(), run.begin())) {
+        std::fprintf(stderr, "spoor_bench_compress: a run does not expand to its blocks: %s\n", problem.c_str());
+        return 1;
+      }
+    }
     std::printf("%6d %12llu %7.2fx %10.2f %10.1f\n", level, static_cast<unsigned long long>(packed),
                 static_cast<double>(file.size()) / static_cast<double>(packed),
                 static_cast<double>(packed) / static_cast<double>(records),
