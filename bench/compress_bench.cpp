@@ -4,6 +4,10 @@
 //
 //   spoor_bench_compress TRACE [LEVEL...]     (default levels 1 3 6 9)
 //
+// SPOOR_BENCH_LAYOUT=1 packs in format 1.1's record-columns layout instead
+// of the reference columns (layout 2). Every run is also expanded again and
+// compared with its blocks (outside the timing).
+//
 // TRACE must be uncompressed (spoor record --compress=none). Its blocks are
 // cut into runs of 4 MiB at block boundaries, as the recorder cuts them.
 #include <chrono>
@@ -33,7 +37,10 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "spoor_bench_compress: cannot read '%s'\n", argv[1]);
     return 1;
   }
-  // Runs of about 4 MiB of whole blocks; count the records on the way.
+  // Runs of about 4 MiB (SPOOR_BENCH_RUN_MIB) of whole blocks; count the
+  // records on the way.
+  const char* run_mib = std::getenv("SPOOR_BENCH_RUN_MIB");
+  const size_t run_bytes = (run_mib != nullptr ? std::strtoull(run_mib, nullptr, 10) : 4) << 20;
   std::vector<std::span<const uint8_t>> runs;
   uint64_t records = 0;
   size_t run_start = sizeof(fmt::FileHeader);
@@ -50,7 +57,7 @@ int main(int argc, char** argv) {
       records += p.record_count;
     }
     at += sizeof h + h.size;
-    if (at - run_start >= (4u << 20) || at >= file.size()) {
+    if (at - run_start >= run_bytes || at >= file.size()) {
       runs.emplace_back(file.data() + run_start, std::min(at, file.size()) - run_start);
       run_start = at;
     }
@@ -62,7 +69,9 @@ int main(int argc, char** argv) {
               static_cast<unsigned long long>(records), runs.size());
   std::printf("%6s %12s %8s %10s %10s\n", "LEVEL", "BYTES", "RATIO", "B/RECORD", "MB/s");
   for (int level : levels) {
-    spoor::compress::Packer packer(level);
+    const char* layout = std::getenv("SPOOR_BENCH_LAYOUT");
+    spoor::compress::Packer packer(level, layout != nullptr ? static_cast<uint16_t>(std::atoi(layout))
+                                                            : fmt::kLayoutReferenceColumns);
     std::vector<uint8_t> payload;
     uint64_t packed = sizeof(fmt::FileHeader);
     const auto start = std::chrono::steady_clock::now();

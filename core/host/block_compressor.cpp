@@ -165,7 +165,7 @@ struct BlockCompressor::Impl {
     compress::Packer packer(options.level);
     // zstd's fastest level packs about twice as fast (7x instead of 11x on
     // heap traces): used while half the backlog limit is waiting.
-    compress::Packer fast_packer(1);
+    compress::Packer fast_packer(1, fmt::kLayoutRecordColumns);
     TraceWriter writer(Sink{this, &Impl::sink_thunk});
     std::vector<uint8_t> payload;
     std::string problem;

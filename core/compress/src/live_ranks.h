@@ -18,13 +18,24 @@ namespace spoor::compress {
 
 class LiveRanks {
  public:
-  explicit LiveRanks(uint32_t positions) : tree_(positions + 1, 0) {}
+  explicit LiveRanks(uint32_t positions) : tree_(positions + 1, 0), alive_(positions, 0) {}
 
   uint32_t live() const { return live_; }
-  uint32_t positions() const { return static_cast<uint32_t>(tree_.size() - 1); }
+  uint32_t positions() const { return static_cast<uint32_t>(alive_.size()); }
+  bool alive(uint32_t position) const { return alive_[position] != 0; }
 
-  void add(uint32_t position) { change(position, 1), ++live_; }
-  void remove(uint32_t position) { change(position, -1), --live_; }
+  // `position` < positions(), not live yet.
+  void add(uint32_t position) {
+    change(position, 1);
+    alive_[position] = 1;
+    ++live_;
+  }
+  // `position` must be live.
+  void remove(uint32_t position) {
+    change(position, -1);
+    alive_[position] = 0;
+    --live_;
+  }
 
   // 1 for the newest live entry, 2 for the one before it... `position`
   // must be live.
@@ -57,6 +68,7 @@ class LiveRanks {
   }
 
   std::vector<int32_t> tree_;
+  std::vector<uint8_t> alive_;
   uint32_t live_ = 0;
 };
 

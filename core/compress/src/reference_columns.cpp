@@ -5,9 +5,8 @@
 #include <bit>
 #include <cstring>
 #include <map>
-#include <unordered_map>
 
-#include "live_ranks.h"
+#include "reference_model.h"
 #include "spoor/format.h"
 
 namespace spoor::compress {
@@ -59,13 +58,10 @@ bool get_varint(const uint8_t*& at, const uint8_t* end, uint64_t& v) {
 }
 
 // Steps over `count` varints; false if they do not all lie in [at, end).
-// Counts those that are 0.
-bool skip_varints(const uint8_t*& at, const uint8_t* end, uint64_t count, uint64_t* zeros) {
+bool skip_varints(const uint8_t*& at, const uint8_t* end, uint64_t count) {
   uint64_t v = 0;
-  for (uint64_t i = 0; i < count; ++i) {
+  for (uint64_t i = 0; i < count; ++i)
     if (!get_varint(at, end, v)) return false;
-    if (zeros != nullptr && v == 0) ++*zeros;
-  }
   return true;
 }
 
@@ -106,31 +102,53 @@ struct Group {
   bool planar() const { return uniform && count > 1 && width > 1; }
   uint32_t plain_width() const { return width - 8 * static_cast<uint32_t>(std::popcount(mask)); }
   bool is_reference_byte(uint32_t b) const { return b / 8 < kWordsChecked && (mask >> (b / 8) & 1) != 0; }
+  // The word whose value gives the record its class (reference_model.h):
+  // the first 8-byte word that is not a reference; -1 if none.
+  int class_word() const {
+    for (uint32_t w = 0; w < kWordsChecked && 8 * w + 8 <= width; ++w)
+      if ((mask >> w & 1) == 0) return static_cast<int>(w);
+    return -1;
+  }
 };
+
+uint64_t record_class(const Group& g, const uint8_t* body) {
+  const int w = g.class_word();
+  if (w < 0 || g.mask == 0) return 0;
+  uint64_t size = 0;
+  std::memcpy(&size, body + 8 * w, 8);
+  return ReferenceModel::class_of(size);
+}
+
+// Bytes needed for `v`, at least 1.
+uint32_t width_of(uint64_t v) {
+  uint32_t bytes = 1;
+  while (bytes < 8 && (v >> (8 * bytes)) != 0) ++bytes;
+  return bytes;
+}
 
 // One reference word of one group.
 struct Column {
-  explicit Column(uint32_t positions) : ranks(positions) {}
-  LiveRanks ranks;
-  std::vector<uint64_t> values;   // join side: the value at each position
   // split side
-  std::vector<uint8_t> refs;      // varints: 0 a literal, else a rank
-  std::vector<uint8_t> sources;   // the column of each rank
+  std::vector<uint64_t> codes;    // 0 a literal, else ReferenceModel's code
+  std::vector<uint8_t> sources;   // the column each code names
   std::vector<uint8_t> literals;  // 8 bytes each
   // join side
-  uint64_t refs_at = 0, sources_at = 0, literals_at = 0, misses = 0;
+  uint32_t code_width = 0;
+  uint64_t codes_at = 0, sources_at = 0, literals_at = 0, misses = 0;
   uint64_t hits_taken = 0, misses_taken = 0;
 };
+
+// The code of record `index` among `count`, stored `width` byte planes.
+uint64_t planar_value(const uint8_t* planes, uint64_t count, uint32_t width, uint64_t index) {
+  uint64_t v = 0;
+  for (uint32_t k = 0; k < width; ++k) v |= uint64_t{planes[k * count + index]} << (8 * k);
+  return v;
+}
 
 struct Record {
   const uint8_t* at;
   Group* group;
   uint32_t index;  // within its group
-};
-
-struct Place {
-  uint32_t column;
-  uint32_t position;
 };
 
 }  // namespace
@@ -186,6 +204,7 @@ bool split_referenced(std::span<const uint8_t> blocks, std::vector<uint8_t>& out
   // Which words are references: those whose first value looks like an
   // address (the choice only affects the size; the mask records it).
   std::vector<Column> columns;
+  ReferenceModel model;
   for (auto& [key, g] : groups) {
     if (!g.planar()) continue;
     g.first_column = static_cast<uint32_t>(columns.size());
@@ -194,12 +213,11 @@ bool split_referenced(std::span<const uint8_t> blocks, std::vector<uint8_t>& out
       std::memcpy(&value, g.first_body + 8 * w, 8);
       if (value < kPointerFloor) continue;
       g.mask = static_cast<uint8_t>(g.mask | 1u << w);
-      columns.emplace_back(static_cast<uint32_t>(g.count));
+      columns.emplace_back();
+      model.add_column(static_cast<uint32_t>(g.count));
     }
   }
 
-  std::unordered_map<uint64_t, Place> last_seen;  // each value's live occurrence
-  last_seen.reserve(records.size());
   for (const Record& r : records) {
     Group& g = *r.group;
     const uint8_t* body = r.at + kRecordHeader;
@@ -211,24 +229,18 @@ bool split_referenced(std::span<const uint8_t> blocks, std::vector<uint8_t>& out
     }
     for (uint32_t b = 0; b < g.width; ++b)
       if (!g.is_reference_byte(b)) g.plain.push_back(body[b]);
+    const uint64_t cls = record_class(g, body);
     uint32_t column = g.first_column;
     for (uint32_t w = 0; w < kWordsChecked; ++w) {
       if ((g.mask >> w & 1) == 0) continue;
       Column& c = columns[column];
       uint64_t value = 0;
       std::memcpy(&value, body + 8 * w, 8);
-      auto [it, fresh] = last_seen.try_emplace(value, Place{column, r.index});
-      if (fresh) {
-        c.refs.push_back(0);
-        append(c.literals, &value, 8);
-      } else {
-        Column& source = columns[it->second.column];
-        put_varint(c.refs, source.ranks.rank_of(it->second.position));
-        c.sources.push_back(static_cast<uint8_t>(it->second.column));
-        source.ranks.remove(it->second.position);
-        it->second = Place{column, r.index};
-      }
-      c.ranks.add(r.index);
+      uint32_t source = 0;
+      const uint64_t code = model.encode(value, column, r.index, cls, source);
+      c.codes.push_back(code);
+      if (code == 0) append(c.literals, &value, 8);
+      else c.sources.push_back(static_cast<uint8_t>(source));
       ++column;
     }
   }
@@ -244,7 +256,14 @@ bool split_referenced(std::span<const uint8_t> blocks, std::vector<uint8_t>& out
     append_planes(out, g.plain.data(), g.count, g.plain_width());
     for (uint32_t i = 0; i < static_cast<uint32_t>(std::popcount(g.mask)); ++i) {
       const Column& c = columns[g.first_column + i];
-      append(out, c.refs.data(), c.refs.size());
+      uint64_t largest = 0;
+      for (uint64_t code : c.codes) largest = code > largest ? code : largest;
+      const uint32_t width = width_of(largest);
+      out.push_back(static_cast<uint8_t>(width));
+      const size_t at = out.size();
+      out.resize(at + c.codes.size() * width);
+      for (uint32_t k = 0; k < width; ++k)
+        for (size_t j = 0; j < c.codes.size(); ++j) out[at + k * c.codes.size() + j] = static_cast<uint8_t>(c.codes[j] >> (8 * k));
       append(out, c.sources.data(), c.sources.size());
       append_planes(out, c.literals.data(), c.literals.size() / 8, 8);
     }
@@ -291,12 +310,13 @@ bool join_referenced(std::span<const uint8_t> packed, const ColumnsInfo& info, u
   const uint8_t* cursor = data + times_at;
   for (auto& [key, g] : groups) {
     g.times_at = static_cast<uint64_t>(cursor - data);
-    if (!skip_varints(cursor, data_end, g.count, nullptr)) {
+    if (!skip_varints(cursor, data_end, g.count)) {
       problem = "the times of the records of key word " + std::to_string(key) + " run past its end";
       return false;
     }
   }
   std::vector<Column> columns;
+  ReferenceModel model;
   auto past_end = [&](uint64_t bytes) { return bytes > static_cast<uint64_t>(data_end - cursor); };
   for (auto& [key, g] : groups) {
     const std::string group_name = "the bodies of key word " + std::to_string(key);
@@ -332,11 +352,18 @@ bool join_referenced(std::span<const uint8_t> packed, const ColumnsInfo& info, u
         problem = "it has more than " + std::to_string(kMaxColumns) + " reference columns";
         return false;
       }
-      Column& c = columns.emplace_back(static_cast<uint32_t>(g.count));
-      c.values.resize(g.count);
-      c.refs_at = static_cast<uint64_t>(cursor - data);
-      if (!skip_varints(cursor, data_end, g.count, &c.misses) || past_end(g.count - c.misses) ||
-          past_end(g.count - c.misses + c.misses * 8)) {
+      Column& c = columns.emplace_back();
+      model.add_column(static_cast<uint32_t>(g.count));
+      if (past_end(1) || (c.code_width = *cursor++) == 0 || c.code_width > 8 ||
+          past_end(g.count * c.code_width)) {
+        problem = "the references of " + group_name + " run past its end";
+        return false;
+      }
+      c.codes_at = static_cast<uint64_t>(cursor - data);
+      for (uint64_t j = 0; j < g.count; ++j)
+        if (planar_value(cursor, g.count, c.code_width, j) == 0) ++c.misses;
+      cursor += g.count * c.code_width;
+      if (past_end(g.count - c.misses + c.misses * 8)) {
         problem = "the references of " + group_name + " run past its end";
         return false;
       }
@@ -397,10 +424,10 @@ bool join_referenced(std::span<const uint8_t> packed, const ColumnsInfo& info, u
       Group& g = groups[key];
       // The group's times were checked to be g.count varints in place.
       const uint8_t* time_at = data + g.times_at;
-      uint64_t code = 0;
-      get_varint(time_at, data_end, code);
+      uint64_t time_code_read = 0;
+      get_varint(time_at, data_end, time_code_read);
       g.times_at = static_cast<uint64_t>(time_at - data);
-      previous_time = time_from_code(code, previous_time);
+      previous_time = time_from_code(time_code_read, previous_time);
       append(out, sizes + next * kSizeKeyBytes, kSizeKeyBytes);
       append(out, &previous_time, kTimeBytes);
 
@@ -414,32 +441,25 @@ bool join_referenced(std::span<const uint8_t> packed, const ColumnsInfo& info, u
         const uint8_t* plain = data + g.base + index;
         for (uint32_t b = 0, plane = 0; b < width; ++b)
           if (!g.is_reference_byte(b)) body[b] = plain[g.count * plane++];
+        const uint64_t cls = record_class(g, body.data());
         uint32_t column = g.first_column;
         for (uint32_t w = 0; w < kWordsChecked; ++w) {
           if ((g.mask >> w & 1) == 0) continue;
           Column& c = columns[column];
-          const uint8_t* ref_at = data + c.refs_at;
-          uint64_t rank = 0;
-          get_varint(ref_at, data_end, rank);
-          c.refs_at = static_cast<uint64_t>(ref_at - data);
+          const uint64_t code = planar_value(data + c.codes_at, g.count, c.code_width, index);
+          const auto position = static_cast<uint32_t>(index);
           uint64_t value = 0;
-          if (rank == 0) {
-            const uint8_t* literal = data + c.literals_at + c.misses_taken++;
-            for (uint32_t k = 0; k < 8; ++k) value |= uint64_t{literal[k * c.misses]} << (8 * k);
+          if (code == 0) {
+            value = planar_value(data + c.literals_at, c.misses, 8, c.misses_taken++);
+            model.literal(value, column, position, cls);
           } else {
-            const uint8_t source_number = data[c.sources_at + c.hits_taken++];
-            if (source_number >= columns.size() || rank > columns[source_number].ranks.live()) {
-              problem = "record " + std::to_string(next) + " refers to value " + std::to_string(rank) +
-                        " of column " + std::to_string(source_number) + ", which holds no such live value";
+            const uint8_t source = data[c.sources_at + c.hits_taken++];
+            if (!model.decode(code, source, column, position, cls, value)) {
+              problem = "record " + std::to_string(next) + " refers with code " + std::to_string(code) +
+                        " to column " + std::to_string(source) + ", which holds no such live value";
               return false;
             }
-            Column& source = columns[source_number];
-            const uint32_t position = source.ranks.position_of(static_cast<uint32_t>(rank));
-            value = source.values[position];
-            source.ranks.remove(position);
           }
-          c.values[index] = value;
-          c.ranks.add(static_cast<uint32_t>(index));
           std::memcpy(body.data() + 8 * w, &value, 8);
           ++column;
         }
