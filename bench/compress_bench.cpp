@@ -10,6 +10,8 @@
 //
 // TRACE must be uncompressed (spoor record --compress=none). Its blocks are
 // cut into runs of 4 MiB at block boundaries, as the recorder cuts them.
+#include <time.h>
+
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -25,6 +27,14 @@
 #include "spoor/format.h"
 
 namespace fmt = spoor::format;
+
+// This thread's CPU time: on a shared machine it moves far less than the
+// wall time does.
+double thread_cpu_seconds() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) / 1e9;
+}
 
 int main(int argc, char** argv) {
   if (argc < 2) {
@@ -67,7 +77,9 @@ int main(int argc, char** argv) {
   if (levels.empty()) levels = {1, 3, 6, 9};
   std::printf("%s: %zu bytes, %llu records, %zu runs\n", argv[1], file.size(),
               static_cast<unsigned long long>(records), runs.size());
-  std::printf("%6s %12s %8s %10s %10s\n", "LEVEL", "BYTES", "RATIO", "B/RECORD", "MB/s");
+  // MB/s: of uncompressed trace, per second of wall time and per second of
+  // the packing thread's CPU time.
+  std::printf("%6s %12s %8s %10s %10s %10s\n", "LEVEL", "BYTES", "RATIO", "B/RECORD", "MB/s", "MB/s CPU");
   for (int level : levels) {
     const char* layout = std::getenv("SPOOR_BENCH_LAYOUT");
     spoor::compress::Packer packer(level, layout != nullptr ? static_cast<uint16_t>(std::atoi(layout))
@@ -75,11 +87,13 @@ int main(int argc, char** argv) {
     std::vector<uint8_t> payload;
     uint64_t packed = sizeof(fmt::FileHeader);
     const auto start = std::chrono::steady_clock::now();
+    const double cpu_start = thread_cpu_seconds();
     for (std::span<const uint8_t> run : runs) {
       if (!packer.pack(run, payload, nullptr)) return 1;
       packed += sizeof(fmt::BlockHeader) + payload.size();
     }
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    const double cpu_seconds = thread_cpu_seconds() - cpu_start;
     // Every run must expand to exactly its blocks (outside the timing).
     std::vector<uint8_t> back;
     std::string problem;
@@ -90,10 +104,11 @@ int main(int argc, char** argv) {
         return 1;
       }
     }
-    std::printf("%6d %12llu %7.2fx %10.2f %10.1f\n", level, static_cast<unsigned long long>(packed),
+    std::printf("%6d %12llu %7.2fx %10.2f %10.1f %10.1f\n", level, static_cast<unsigned long long>(packed),
                 static_cast<double>(file.size()) / static_cast<double>(packed),
                 static_cast<double>(packed) / static_cast<double>(records),
-                static_cast<double>(file.size()) / seconds / 1e6);
+                static_cast<double>(file.size()) / seconds / 1e6,
+                static_cast<double>(file.size()) / cpu_seconds / 1e6);
   }
   return 0;
 }

@@ -49,7 +49,6 @@ class ReferenceModel {
   uint32_t add_column(uint32_t positions) {
     columns_.push_back(Column{LiveRanks(positions), std::vector<uint64_t>(positions),
                               std::vector<uint32_t>(positions, kNoList)});
-    total_positions_ += positions;
     return static_cast<uint32_t>(columns_.size() - 1);
   }
   size_t columns() const { return columns_.size(); }
@@ -58,9 +57,10 @@ class ReferenceModel {
   // and, for a code other than 0, the column of the entry it names.
   // `record_class` is 0 for a record without class.
   uint64_t encode(uint64_t value, uint32_t column, uint32_t position, uint64_t record_class, uint32_t& source) {
-    if (index_.empty()) size_index();
+    if (2 * (index_used_ + 1) > index_.size()) grow_index();
     Place& slot = find_slot(value);
     if (slot.column == kEmpty) {
+      ++index_used_;
       slot = Place{column, position};
       enter(value, column, position, record_class);
       return 0;
@@ -218,13 +218,17 @@ class ReferenceModel {
   }
 
   // The writer's index from each value to its live entry: open addressing,
-  // never more than half full (a value is never removed, and there are at
-  // most as many values as positions).
-  void size_index() {
-    size_t capacity = 16;
-    while (capacity < 2 * total_positions_) capacity *= 2;
+  // never more than half full, grown by doubling (a value is never removed).
+  // Sized by the values met, not by the positions: a heap trace reuses a
+  // few thousand addresses, and a table that fits the cache is what keeps
+  // this lookup cheap.
+  void grow_index() {
+    std::vector<Slot> old = std::move(index_);
+    const size_t capacity = old.empty() ? 4096 : 2 * old.size();
     index_.assign(capacity, Slot{0, Place{kEmpty, 0}});
     index_bits_ = static_cast<uint32_t>(std::countr_zero(capacity));
+    for (const Slot& s : old)
+      if (s.place.column != kEmpty) find_slot(s.value) = s.place;
   }
   Place& find_slot(uint64_t value) {
     const size_t mask = index_.size() - 1;
@@ -235,10 +239,10 @@ class ReferenceModel {
   }
 
   std::vector<Column> columns_;
-  uint64_t total_positions_ = 0;
   std::vector<ClassList> lists_;
   std::unordered_map<uint64_t, uint32_t> large_lists_;
   std::vector<Slot> index_;  // writer only
+  size_t index_used_ = 0;
   uint32_t index_bits_ = 0;
 };
 
