@@ -5,6 +5,7 @@
 #include <bit>
 #include <cstring>
 #include <map>
+#include <utility>
 
 #include "reference_model.h"
 #include "spoor/format.h"
@@ -145,6 +146,32 @@ uint64_t planar_value(const uint8_t* planes, uint64_t count, uint32_t width, uin
   return v;
 }
 
+// The group of a key word: std::map's lookup behind a cache of the last
+// two keys (heap traces alternate Alloc and Free), which saves a tree walk
+// per record.
+class GroupFinder {
+ public:
+  explicit GroupFinder(std::map<uint16_t, Group>& groups) : groups_(groups) {}
+  Group& operator()(uint16_t key) {
+    if (key_[0] == key && group_[0] != nullptr) return *group_[0];
+    if (key_[1] == key && group_[1] != nullptr) {
+      std::swap(key_[0], key_[1]);
+      std::swap(group_[0], group_[1]);
+      return *group_[0];
+    }
+    key_[1] = key_[0];
+    group_[1] = group_[0];
+    key_[0] = key;
+    group_[0] = &groups_[key];
+    return *group_[0];
+  }
+
+ private:
+  std::map<uint16_t, Group>& groups_;
+  uint16_t key_[2] = {0, 0};
+  Group* group_[2] = {nullptr, nullptr};
+};
+
 struct Record {
   const uint8_t* at;
   Group* group;
@@ -159,6 +186,7 @@ bool split_referenced(std::span<const uint8_t> blocks, std::vector<uint8_t>& out
   std::map<uint16_t, Group> groups;
   std::vector<Record> records;
   std::map<uint32_t, uint64_t> previous_times;  // per stream
+  GroupFinder group_of(groups);
   size_t offset = 0;
   while (offset < blocks.size()) {
     if (blocks.size() - offset < kBlockHeader) return false;
@@ -182,7 +210,7 @@ bool split_referenced(std::span<const uint8_t> blocks, std::vector<uint8_t>& out
         std::memcpy(&key, record + 2, 2);
         uint64_t time = 0;
         std::memcpy(&time, record + 4, kTimeBytes);
-        Group& g = groups[key];
+        Group& g = group_of(key);
         put_varint(g.times, time_code(time, previous_time));
         previous_time = time;
         append(sizes, record, kSizeKeyBytes);
@@ -227,8 +255,13 @@ bool split_referenced(std::span<const uint8_t> blocks, std::vector<uint8_t>& out
       append(g.plain, body, size - kRecordHeader);
       continue;
     }
-    for (uint32_t b = 0; b < g.width; ++b)
-      if (!g.is_reference_byte(b)) g.plain.push_back(body[b]);
+    uint32_t from = 0;  // the bytes between reference words, in runs
+    for (uint32_t w = 0; w < kWordsChecked; ++w) {
+      if ((g.mask >> w & 1) == 0) continue;
+      append(g.plain, body + from, 8 * w - from);
+      from = 8 * w + 8;
+    }
+    append(g.plain, body + from, g.width - from);
     const uint64_t cls = record_class(g, body);
     uint32_t column = g.first_column;
     for (uint32_t w = 0; w < kWordsChecked; ++w) {
@@ -287,6 +320,7 @@ bool join_referenced(std::span<const uint8_t> packed, const ColumnsInfo& info, u
   const uint8_t* sizes = data + sizes_at;
 
   std::map<uint16_t, Group> groups;
+  GroupFinder group_of(groups);
   uint64_t record_bytes = 0;
   for (uint64_t i = 0; i < n; ++i) {
     uint16_t size = 0, key = 0;
@@ -296,7 +330,7 @@ bool join_referenced(std::span<const uint8_t> packed, const ColumnsInfo& info, u
       problem = "record " + std::to_string(i) + " has the invalid size " + std::to_string(size);
       return false;
     }
-    groups[key].note(size - kRecordHeader);
+    group_of(key).note(size - kRecordHeader);
     record_bytes += size;
   }
   // Bounds what the reference columns below allocate by the declared size.
@@ -421,7 +455,7 @@ bool join_referenced(std::span<const uint8_t> packed, const ColumnsInfo& info, u
                   " bytes) runs past its packet's end";
         return false;
       }
-      Group& g = groups[key];
+      Group& g = group_of(key);
       // The group's times were checked to be g.count varints in place.
       const uint8_t* time_at = data + g.times_at;
       uint64_t time_code_read = 0;
