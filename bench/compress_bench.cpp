@@ -4,21 +4,37 @@
 //
 //   spoor_bench_compress TRACE [LEVEL...]     (default levels 1 3 6 9)
 //
+// SPOOR_BENCH_LAYOUT=1 packs in format 1.1's record-columns layout instead
+// of the reference columns (layout 2). Every run is also expanded again and
+// compared with its blocks (outside the timing).
+//
 // TRACE must be uncompressed (spoor record --compress=none). Its blocks are
 // cut into runs of 4 MiB at block boundaries, as the recorder cuts them.
+#include <time.h>
+
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <algorithm>
 #include <fstream>
 #include <iterator>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "spoor/compress/packed_blocks.h"
 #include "spoor/format.h"
 
 namespace fmt = spoor::format;
+
+// This thread's CPU time: on a shared machine it moves far less than the
+// wall time does.
+double thread_cpu_seconds() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) / 1e9;
+}
 
 int main(int argc, char** argv) {
   if (argc < 2) {
@@ -31,7 +47,10 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "spoor_bench_compress: cannot read '%s'\n", argv[1]);
     return 1;
   }
-  // Runs of about 4 MiB of whole blocks; count the records on the way.
+  // Runs of about 4 MiB (SPOOR_BENCH_RUN_MIB) of whole blocks; count the
+  // records on the way.
+  const char* run_mib = std::getenv("SPOOR_BENCH_RUN_MIB");
+  const size_t run_bytes = (run_mib != nullptr ? std::strtoull(run_mib, nullptr, 10) : 4) << 20;
   std::vector<std::span<const uint8_t>> runs;
   uint64_t records = 0;
   size_t run_start = sizeof(fmt::FileHeader);
@@ -48,7 +67,7 @@ int main(int argc, char** argv) {
       records += p.record_count;
     }
     at += sizeof h + h.size;
-    if (at - run_start >= (4u << 20) || at >= file.size()) {
+    if (at - run_start >= run_bytes || at >= file.size()) {
       runs.emplace_back(file.data() + run_start, std::min(at, file.size()) - run_start);
       run_start = at;
     }
@@ -58,21 +77,38 @@ int main(int argc, char** argv) {
   if (levels.empty()) levels = {1, 3, 6, 9};
   std::printf("%s: %zu bytes, %llu records, %zu runs\n", argv[1], file.size(),
               static_cast<unsigned long long>(records), runs.size());
-  std::printf("%6s %12s %8s %10s %10s\n", "LEVEL", "BYTES", "RATIO", "B/RECORD", "MB/s");
+  // MB/s: of uncompressed trace, per second of wall time and per second of
+  // the packing thread's CPU time.
+  std::printf("%6s %12s %8s %10s %10s %10s\n", "LEVEL", "BYTES", "RATIO", "B/RECORD", "MB/s", "MB/s CPU");
   for (int level : levels) {
-    spoor::compress::Packer packer(level);
+    const char* layout = std::getenv("SPOOR_BENCH_LAYOUT");
+    spoor::compress::Packer packer(level, layout != nullptr ? static_cast<uint16_t>(std::atoi(layout))
+                                                            : fmt::kLayoutReferenceColumns);
     std::vector<uint8_t> payload;
     uint64_t packed = sizeof(fmt::FileHeader);
     const auto start = std::chrono::steady_clock::now();
+    const double cpu_start = thread_cpu_seconds();
     for (std::span<const uint8_t> run : runs) {
       if (!packer.pack(run, payload, nullptr)) return 1;
       packed += sizeof(fmt::BlockHeader) + payload.size();
     }
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    std::printf("%6d %12llu %7.2fx %10.2f %10.1f\n", level, static_cast<unsigned long long>(packed),
+    const double cpu_seconds = thread_cpu_seconds() - cpu_start;
+    // Every run must expand to exactly its blocks (outside the timing).
+    std::vector<uint8_t> back;
+    std::string problem;
+    for (std::span<const uint8_t> run : runs) {
+      if (!packer.pack(run, payload, nullptr) || !spoor::compress::unpack(payload, back, problem) ||
+          back.size() != run.size() || !std::equal(back.begin(), back.end(), run.begin())) {
+        std::fprintf(stderr, "spoor_bench_compress: a run does not expand to its blocks: %s\n", problem.c_str());
+        return 1;
+      }
+    }
+    std::printf("%6d %12llu %7.2fx %10.2f %10.1f %10.1f\n", level, static_cast<unsigned long long>(packed),
                 static_cast<double>(file.size()) / static_cast<double>(packed),
                 static_cast<double>(packed) / static_cast<double>(records),
-                static_cast<double>(file.size()) / seconds / 1e6);
+                static_cast<double>(file.size()) / seconds / 1e6,
+                static_cast<double>(file.size()) / cpu_seconds / 1e6);
   }
   return 0;
 }

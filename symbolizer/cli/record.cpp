@@ -159,7 +159,7 @@ options:
                           sample per tick standing for several periods
   --buffer-size SIZE      ring per CPU per process, like 4M (default 16M)
   --no-follow             trace the program only, not the processes it starts
-  --compress zstd|none    zstd (the default) packs runs of about 4 MiB of
+  --compress zstd|none    zstd (the default) packs runs of about 16 MiB of
                           blocks into COMPRESSED blocks, on a thread of the
                           recorder; none writes the blocks as they are
 

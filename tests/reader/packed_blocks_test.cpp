@@ -1,6 +1,6 @@
 // spoor::compress: packing a run of blocks and expanding it restores every
-// byte, in the record-columns layout and in the plain one, and expanding
-// refuses payloads that do not add up.
+// byte, in the reference-columns layout, format 1.1's record-columns layout
+// and the plain one, and expanding refuses payloads that do not add up.
 #include "spoor/compress/packed_blocks.h"
 
 #include <gtest/gtest.h>
@@ -24,8 +24,9 @@ fmt::CompressedBlock header_of(const Bytes& payload) {
   return h;
 }
 
-Bytes round_trip(const Bytes& blocks, uint16_t expected_layout) {
-  compress::Packer packer(3);
+Bytes round_trip(const Bytes& blocks, uint16_t expected_layout,
+                 uint16_t layout = fmt::kLayoutReferenceColumns) {
+  compress::Packer packer(3, layout);
   Bytes payload, back;
   std::string problem;
   EXPECT_TRUE(packer.pack(blocks, payload, &problem)) << problem;
@@ -59,7 +60,8 @@ TEST(PackedBlocks, RandomRecordsRoundTripThroughTheColumns) {
   }
   t.stream_end(1, 0, 0, 10);
   const Bytes blocks = blocks_of(t);
-  EXPECT_EQ(round_trip(blocks, fmt::kLayoutRecordColumns), blocks);
+  EXPECT_EQ(round_trip(blocks, fmt::kLayoutReferenceColumns), blocks);
+  EXPECT_EQ(round_trip(blocks, fmt::kLayoutRecordColumns, fmt::kLayoutRecordColumns), blocks);
 }
 
 TEST(PackedBlocks, RecordsThatDoNotWalkKeepTheBlocksAsTheyAre) {
@@ -69,15 +71,18 @@ TEST(PackedBlocks, RecordsThatDoNotWalkKeepTheBlocksAsTheyAre) {
   t.packet(PacketBuilder(1, 0, 1).add(hello(2000, 2, "odd").tid(1).size_override(13)));
   const Bytes blocks = blocks_of(t);
   EXPECT_EQ(round_trip(blocks, fmt::kLayoutBlocks), blocks);
+  EXPECT_EQ(round_trip(blocks, fmt::kLayoutBlocks, fmt::kLayoutRecordColumns), blocks);
 }
 
-TEST(PackedBlocks, ExpandingRefusesWhatDoesNotAddUp) {
+class ExpandingRefuses : public ::testing::TestWithParam<uint16_t> {};
+
+TEST_P(ExpandingRefuses, WhatDoesNotAddUp) {
   const Bytes blocks = blocks_of(sample_trace());
-  compress::Packer packer;
+  compress::Packer packer(compress::kDefaultLevel, GetParam());
   Bytes payload, back;
   std::string problem;
   ASSERT_TRUE(packer.pack(blocks, payload, &problem)) << problem;
-  ASSERT_EQ(header_of(payload).layout, fmt::kLayoutRecordColumns);
+  ASSERT_EQ(header_of(payload).layout, GetParam());
 
   auto expand_with = [&](auto change) {
     Bytes p = payload;
@@ -102,13 +107,21 @@ TEST(PackedBlocks, ExpandingRefusesWhatDoesNotAddUp) {
                 .find("its record columns do not add up"),
             std::string::npos)
       << problem;
+  // Layout 1 finds out when it is done; layout 2 before it starts (the
+  // sizes of its records bound what its model allocates).
+  const std::string too_small = GetParam() == fmt::kLayoutRecordColumns
+                                    ? "not the 100 its header declares"
+                                    : "its 8 records take 190 bytes, more than the 100 it expands to";
   EXPECT_NE(expand_with([&](Bytes& p) { set_field(p, offsetof(fmt::CompressedBlock, raw_size), 100, 4); })
-                .find("not the 100 its header declares"),
+                .find(too_small),
             std::string::npos)
       << problem;
   EXPECT_EQ(expand_with([&](Bytes& p) { p.resize(10); }),
             "its payload of 10 bytes is too short for the 24-byte compression header");
 }
+
+INSTANTIATE_TEST_SUITE_P(Layouts, ExpandingRefuses,
+                         ::testing::Values(fmt::kLayoutRecordColumns, fmt::kLayoutReferenceColumns));
 
 }  // namespace
 }  // namespace spoor::testing

@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "record_columns.h"
+#include "reference_columns.h"
 #include "spoor/format.h"
 
 namespace spoor::compress {
@@ -15,11 +16,13 @@ namespace fmt = spoor::format;
 
 struct Packer::Impl {
   ZSTD_CCtx* context = nullptr;
-  std::vector<uint8_t> columns;  // scratch: the record-columns layout
+  uint16_t layout = fmt::kLayoutReferenceColumns;
+  std::vector<uint8_t> columns;  // scratch: the columns layout
   ~Impl() { ZSTD_freeCCtx(context); }
 };
 
-Packer::Packer(int level) : impl_(std::make_unique<Impl>()) {
+Packer::Packer(int level, uint16_t layout) : impl_(std::make_unique<Impl>()) {
+  impl_->layout = layout;
   impl_->context = ZSTD_createCCtx();
   if (impl_->context != nullptr) {
     ZSTD_CCtx_setParameter(impl_->context, ZSTD_c_compressionLevel, level);
@@ -44,8 +47,12 @@ bool Packer::pack(std::span<const uint8_t> blocks, std::vector<uint8_t>& payload
   h.raw_size = static_cast<uint32_t>(blocks.size());
   std::span<const uint8_t> input = blocks;
   ColumnsInfo info;
-  if (split_records(blocks, impl_->columns, info) && impl_->columns.size() <= fmt::kMaxCompressedRaw) {
-    h.layout = fmt::kLayoutRecordColumns;
+  const bool referenced = impl_->layout == fmt::kLayoutReferenceColumns;
+  const bool split = impl_->layout != fmt::kLayoutBlocks &&
+                     (referenced ? split_referenced(blocks, impl_->columns, info)
+                                 : split_records(blocks, impl_->columns, info));
+  if (split && impl_->columns.size() <= fmt::kMaxCompressedRaw) {
+    h.layout = impl_->layout;
     h.blocks_size = info.blocks_size;
     h.record_count = info.record_count;
     input = impl_->columns;
@@ -75,7 +82,8 @@ bool unpack(std::span<const uint8_t> payload, std::vector<uint8_t>& blocks, std:
     problem = "it uses codec " + std::to_string(h.codec) + ", which this reader does not know";
     return false;
   }
-  if (h.layout != fmt::kLayoutBlocks && h.layout != fmt::kLayoutRecordColumns) {
+  if (h.layout != fmt::kLayoutBlocks && h.layout != fmt::kLayoutRecordColumns &&
+      h.layout != fmt::kLayoutReferenceColumns) {
     problem = "it uses layout " + std::to_string(h.layout) + ", which this reader does not know";
     return false;
   }
@@ -118,7 +126,10 @@ bool unpack(std::span<const uint8_t> payload, std::vector<uint8_t>& blocks, std:
     return false;
   }
   const ColumnsInfo info{h.blocks_size, h.record_count};
-  if (!join_records(packed, info, h.raw_size, blocks, problem)) {
+  const bool joined = h.layout == fmt::kLayoutReferenceColumns
+                          ? join_referenced(packed, info, h.raw_size, blocks, problem)
+                          : join_records(packed, info, h.raw_size, blocks, problem);
+  if (!joined) {
     problem = "its record columns do not add up: " + problem;
     return false;
   }

@@ -18,7 +18,8 @@ namespace spoor::format {
 // ---------------------------------------------------------------------------
 SPOOR_FMT_CONST char kFileMagic[8] = {'S', 'P', 'O', 'O', 'R', 'T', 'R', 'C'};
 SPOOR_FMT_CONST uint16_t kVersionMajor = 1;  // a reader rejects any other major
-SPOOR_FMT_CONST uint16_t kVersionMinor = 1;  // minor bumps only add block types (1: COMPRESSED)
+SPOOR_FMT_CONST uint16_t kVersionMinor = 2;  // minor bumps only add block types or layouts
+                                             // (1: COMPRESSED; 2: its reference-columns layout)
 
 struct FileHeader {
   char magic[8];          // kFileMagic
@@ -170,15 +171,16 @@ struct StreamEndBlock {
 SPOOR_FMT_CONST uint16_t kCodecZstd = 1;          // one zstd frame
 SPOOR_FMT_CONST uint16_t kLayoutBlocks = 0;       // the frame holds the blocks as they are
 SPOOR_FMT_CONST uint16_t kLayoutRecordColumns = 1;  // packets' records moved to columns
+SPOOR_FMT_CONST uint16_t kLayoutReferenceColumns = 2;  // columns, times per stream, pointers as references (since 1.2)
 SPOOR_FMT_CONST uint32_t kMaxCompressedRaw = 64u << 20;  // raw_size and packed_size bound
 
 struct CompressedBlock {
   uint16_t codec;          // kCodecZstd
-  uint16_t layout;         // kLayoutBlocks or kLayoutRecordColumns
+  uint16_t layout;         // kLayoutBlocks, kLayoutRecordColumns or kLayoutReferenceColumns
   uint32_t raw_size;       // bytes of the blocks it holds, expanded
   uint32_t packed_size;    // bytes the frame decompresses to
-  uint32_t blocks_size;    // kLayoutRecordColumns: bytes of the block section
-  uint32_t record_count;   // kLayoutRecordColumns: records in the columns
+  uint32_t blocks_size;    // layouts 1 and 2: bytes of the block section
+  uint32_t record_count;   // layouts 1 and 2: records in the columns
   uint32_t reserved;       // 0
 };
 

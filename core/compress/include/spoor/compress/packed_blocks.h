@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "spoor/format.h"
+
 namespace spoor::compress {
 
 // zstd's level: 3 is zstd's default; 6 is where the record-columns layout
@@ -20,7 +22,10 @@ inline constexpr int kDefaultLevel = 6;
 // part) and scratch space between calls: one Packer per thread.
 class Packer {
  public:
-  explicit Packer(int level = kDefaultLevel);
+  // `layout`: kLayoutReferenceColumns (what writers use since format 1.2),
+  // kLayoutRecordColumns (1.1's, kept to test that readers still read it)
+  // or kLayoutBlocks.
+  explicit Packer(int level = kDefaultLevel, uint16_t layout = format::kLayoutReferenceColumns);
   ~Packer();
   Packer(const Packer&) = delete;
   Packer& operator=(const Packer&) = delete;
@@ -28,8 +33,8 @@ class Packer {
   // Writes the payload of a COMPRESSED block holding `blocks` (complete
   // blocks back to back, at most 64 MiB, none of them COMPRESSED) into
   // `payload`: the CompressedBlock header, then the zstd frame. Records are
-  // moved into columns when every packet's records walk cleanly, else the
-  // blocks are compressed as they are. Returns false with *problem set when
+  // moved into the layout's columns when every packet's records walk
+  // cleanly, else the blocks are compressed as they are. Returns false with *problem set when
   // zstd fails or the run is too large.
   bool pack(std::span<const uint8_t> blocks, std::vector<uint8_t>& payload, std::string* problem);
 

@@ -21,7 +21,8 @@ namespace spoor::host {
 struct CompressionOptions {
   bool enabled = false;
   int level = 3;                        // zstd level (1..19): 3 packs ~1.8x faster than 6 for ~5% more bytes
-  size_t run_bytes = 4u << 20;          // blocks gathered per COMPRESSED block
+  size_t run_bytes = 16u << 20;         // blocks gathered per COMPRESSED block: 16 MiB packs a heap
+                                        // trace ~3% smaller than 4 MiB (more values are seen before)
   uint32_t max_delay_ms = 500;          // flush() packs a shorter run after this long
   size_t backlog_limit = 256u << 20;    // runs waiting beyond this are stored as they are
                                         // (beyond half of it, packed at level 1)

@@ -1,0 +1,519 @@
+// split_referenced / join_referenced: the reference-columns layout
+// (reference_columns.h, docs/FORMAT.md layout 2).
+#include "reference_columns.h"
+
+#include <bit>
+#include <cstring>
+#include <map>
+#include <utility>
+
+#include "reference_model.h"
+#include "spoor/format.h"
+
+namespace spoor::compress {
+namespace {
+
+namespace fmt = spoor::format;
+
+constexpr size_t kBlockHeader = sizeof(fmt::BlockHeader);
+constexpr size_t kPacketHeader = sizeof(fmt::PacketBlock);
+constexpr size_t kRecordHeader = fmt::kRecordHeaderSize;
+constexpr size_t kTimeBytes = 6;
+constexpr size_t kSizeKeyBytes = 4;
+constexpr uint32_t kWordsChecked = 8;        // words at body offsets 0, 8 .. 56 may be references
+constexpr size_t kMaxColumns = 255;          // a source column is named in one byte
+constexpr uint64_t kPointerFloor = 1ull << 32;
+constexpr size_t kMaxVarint = 10;
+
+void append(std::vector<uint8_t>& out, const void* data, size_t size) {
+  const auto* p = static_cast<const uint8_t*>(data);
+  out.insert(out.end(), p, p + size);
+}
+
+void append_planes(std::vector<uint8_t>& out, const uint8_t* items, uint64_t count, uint32_t width) {
+  const size_t start = out.size();
+  out.resize(start + count * width);
+  uint8_t* dst = out.data() + start;
+  for (uint32_t plane = 0; plane < width; ++plane)
+    for (uint64_t i = 0; i < count; ++i) *dst++ = items[i * width + plane];
+}
+
+void put_varint(std::vector<uint8_t>& out, uint64_t v) {
+  while (v >= 0x80) {
+    out.push_back(static_cast<uint8_t>(v | 0x80));
+    v >>= 7;
+  }
+  out.push_back(static_cast<uint8_t>(v));
+}
+
+// Reads one varint from [at, end). False when it runs past `end` or over
+// 10 bytes.
+bool get_varint(const uint8_t*& at, const uint8_t* end, uint64_t& v) {
+  v = 0;
+  for (size_t i = 0; i < kMaxVarint && at < end; ++i) {
+    const uint8_t b = *at++;
+    v |= uint64_t{b & 0x7Fu} << (7 * i);
+    if ((b & 0x80) == 0) return true;
+  }
+  return false;
+}
+
+// Steps over `count` varints; false if they do not all lie in [at, end).
+bool skip_varints(const uint8_t*& at, const uint8_t* end, uint64_t count) {
+  uint64_t v = 0;
+  for (uint64_t i = 0; i < count; ++i)
+    if (!get_varint(at, end, v)) return false;
+  return true;
+}
+
+// A 48-bit time difference as a small unsigned number: sign-extended,
+// then zigzag (0, -1, 1, -2 ... -> 0, 1, 2, 3 ...).
+uint64_t time_code(uint64_t time, uint64_t previous) {
+  const auto delta = static_cast<int64_t>(((time - previous) & fmt::kTimeMask48) << 16) >> 16;
+  return (static_cast<uint64_t>(delta) << 1) ^ static_cast<uint64_t>(delta >> 63);
+}
+uint64_t time_from_code(uint64_t code, uint64_t previous) {
+  const uint64_t delta = (code >> 1) ^ (~(code & 1) + 1);
+  return (previous + delta) & fmt::kTimeMask48;
+}
+
+// The records of one key word.
+struct Group {
+  uint64_t count = 0;
+  uint64_t total = 0;     // body bytes
+  uint32_t width = 0;     // body size of the first record
+  bool uniform = true;
+  uint8_t mask = 0;       // bit w: the word at body offset 8w is a reference column
+  uint32_t first_column = 0;
+  const uint8_t* first_body = nullptr;
+  // split side
+  std::vector<uint8_t> times;   // varints
+  std::vector<uint8_t> plain;   // the bytes outside reference words, record after record
+  // join side: section offsets in the packed bytes, and progress
+  uint64_t times_at = 0;
+  uint64_t base = 0;      // bodies (not planar) or plain planes (planar)
+  uint64_t taken = 0;     // records rebuilt (planar) or body bytes taken (not planar)
+
+  void note(uint32_t body) {
+    if (count == 0) width = body;
+    uniform = uniform && body == width;
+    ++count;
+    total += body;
+  }
+  bool planar() const { return uniform && count > 1 && width > 1; }
+  uint32_t plain_width() const { return width - 8 * static_cast<uint32_t>(std::popcount(mask)); }
+  bool is_reference_byte(uint32_t b) const { return b / 8 < kWordsChecked && (mask >> (b / 8) & 1) != 0; }
+  // The word whose value gives the record its class (reference_model.h):
+  // the first 8-byte word that is not a reference; -1 if none.
+  int class_word() const {
+    for (uint32_t w = 0; w < kWordsChecked && 8 * w + 8 <= width; ++w)
+      if ((mask >> w & 1) == 0) return static_cast<int>(w);
+    return -1;
+  }
+};
+
+uint64_t record_class(const Group& g, const uint8_t* body) {
+  const int w = g.class_word();
+  if (w < 0 || g.mask == 0) return 0;
+  uint64_t size = 0;
+  std::memcpy(&size, body + 8 * w, 8);
+  return ReferenceModel::class_of(size);
+}
+
+// Bytes needed for `v`, at least 1.
+uint32_t width_of(uint64_t v) {
+  uint32_t bytes = 1;
+  while (bytes < 8 && (v >> (8 * bytes)) != 0) ++bytes;
+  return bytes;
+}
+
+// One reference word of one group.
+struct Column {
+  // split side
+  std::vector<uint64_t> codes;    // 0 a literal, else ReferenceModel's code
+  std::vector<uint8_t> sources;   // the column each code names
+  std::vector<uint8_t> literals;  // 8 bytes each
+  // join side
+  uint32_t code_width = 0;
+  uint64_t codes_at = 0, sources_at = 0, literals_at = 0, misses = 0;
+  uint64_t hits_taken = 0, misses_taken = 0;
+};
+
+// The code of record `index` among `count`, stored `width` byte planes.
+uint64_t planar_value(const uint8_t* planes, uint64_t count, uint32_t width, uint64_t index) {
+  uint64_t v = 0;
+  for (uint32_t k = 0; k < width; ++k) v |= uint64_t{planes[k * count + index]} << (8 * k);
+  return v;
+}
+
+// The group of a key word: std::map's lookup behind a cache of the last
+// two keys (heap traces alternate Alloc and Free), which saves a tree walk
+// per record.
+class GroupFinder {
+ public:
+  explicit GroupFinder(std::map<uint16_t, Group>& groups) : groups_(groups) {}
+  Group& operator()(uint16_t key) {
+    if (key_[0] == key && group_[0] != nullptr) return *group_[0];
+    if (key_[1] == key && group_[1] != nullptr) {
+      std::swap(key_[0], key_[1]);
+      std::swap(group_[0], group_[1]);
+      return *group_[0];
+    }
+    key_[1] = key_[0];
+    group_[1] = group_[0];
+    key_[0] = key;
+    group_[0] = &groups_[key];
+    return *group_[0];
+  }
+
+ private:
+  std::map<uint16_t, Group>& groups_;
+  uint16_t key_[2] = {0, 0};
+  Group* group_[2] = {nullptr, nullptr};
+};
+
+struct Record {
+  const uint8_t* at;
+  Group* group;
+  uint32_t index;  // within its group
+};
+
+}  // namespace
+
+bool split_referenced(std::span<const uint8_t> blocks, std::vector<uint8_t>& out, ColumnsInfo& info) {
+  out.clear();
+  std::vector<uint8_t> sizes;
+  std::map<uint16_t, Group> groups;
+  std::vector<Record> records;
+  std::map<uint32_t, uint64_t> previous_times;  // per stream
+  GroupFinder group_of(groups);
+  size_t offset = 0;
+  while (offset < blocks.size()) {
+    if (blocks.size() - offset < kBlockHeader) return false;
+    const uint8_t* at = blocks.data() + offset;
+    fmt::BlockHeader h{};
+    std::memcpy(&h, at, sizeof h);
+    if (h.size > blocks.size() - offset - kBlockHeader) return false;
+    const uint8_t* payload = at + kBlockHeader;
+    if (h.type == fmt::kBlockPacket && h.size >= kPacketHeader) {
+      fmt::PacketBlock packet{};
+      std::memcpy(&packet, payload, sizeof packet);
+      if (packet.data_size != h.size - kPacketHeader) return false;
+      uint64_t& previous_time = previous_times[packet.stream_id];
+      const uint8_t* record = payload + kPacketHeader;
+      const uint8_t* end = record + packet.data_size;
+      while (record < end) {
+        if (end - record < static_cast<ptrdiff_t>(kRecordHeader)) return false;
+        uint16_t size = 0, key = 0;
+        std::memcpy(&size, record, 2);
+        if (size < kRecordHeader || (size & 1) != 0 || size > end - record) return false;
+        std::memcpy(&key, record + 2, 2);
+        uint64_t time = 0;
+        std::memcpy(&time, record + 4, kTimeBytes);
+        Group& g = group_of(key);
+        put_varint(g.times, time_code(time, previous_time));
+        previous_time = time;
+        append(sizes, record, kSizeKeyBytes);
+        if (g.count == 0) g.first_body = record + kRecordHeader;
+        records.push_back(Record{record, &g, static_cast<uint32_t>(g.count)});
+        g.note(size - kRecordHeader);
+        record += size;
+      }
+      append(out, at, kBlockHeader + kPacketHeader);
+    } else {
+      append(out, at, kBlockHeader + h.size);
+    }
+    offset += kBlockHeader + h.size;
+  }
+  if (out.size() > UINT32_MAX || records.size() > UINT32_MAX) return false;
+  info.blocks_size = static_cast<uint32_t>(out.size());
+  info.record_count = static_cast<uint32_t>(records.size());
+
+  // Which words are references: those whose first value looks like an
+  // address (the choice only affects the size; the mask records it).
+  std::vector<Column> columns;
+  ReferenceModel model;
+  for (auto& [key, g] : groups) {
+    if (!g.planar()) continue;
+    g.first_column = static_cast<uint32_t>(columns.size());
+    for (uint32_t w = 0; w < kWordsChecked && 8 * w + 8 <= g.width && columns.size() < kMaxColumns; ++w) {
+      uint64_t value = 0;
+      std::memcpy(&value, g.first_body + 8 * w, 8);
+      if (value < kPointerFloor) continue;
+      g.mask = static_cast<uint8_t>(g.mask | 1u << w);
+      columns.emplace_back();
+      model.add_column(static_cast<uint32_t>(g.count));
+    }
+  }
+
+  for (const Record& r : records) {
+    Group& g = *r.group;
+    const uint8_t* body = r.at + kRecordHeader;
+    if (!g.planar() || g.mask == 0) {
+      uint16_t size = 0;
+      std::memcpy(&size, r.at, 2);
+      append(g.plain, body, size - kRecordHeader);
+      continue;
+    }
+    uint32_t from = 0;  // the bytes between reference words, in runs
+    for (uint32_t w = 0; w < kWordsChecked; ++w) {
+      if ((g.mask >> w & 1) == 0) continue;
+      append(g.plain, body + from, 8 * w - from);
+      from = 8 * w + 8;
+    }
+    append(g.plain, body + from, g.width - from);
+    const uint64_t cls = record_class(g, body);
+    uint32_t column = g.first_column;
+    for (uint32_t w = 0; w < kWordsChecked; ++w) {
+      if ((g.mask >> w & 1) == 0) continue;
+      Column& c = columns[column];
+      uint64_t value = 0;
+      std::memcpy(&value, body + 8 * w, 8);
+      uint32_t source = 0;
+      const uint64_t code = model.encode(value, column, r.index, cls, source);
+      c.codes.push_back(code);
+      if (code == 0) append(c.literals, &value, 8);
+      else c.sources.push_back(static_cast<uint8_t>(source));
+      ++column;
+    }
+  }
+
+  append(out, sizes.data(), sizes.size());
+  for (const auto& [key, g] : groups) append(out, g.times.data(), g.times.size());
+  for (const auto& [key, g] : groups) {
+    if (!g.planar()) {
+      append(out, g.plain.data(), g.plain.size());
+      continue;
+    }
+    out.push_back(g.mask);
+    append_planes(out, g.plain.data(), g.count, g.plain_width());
+    for (uint32_t i = 0; i < static_cast<uint32_t>(std::popcount(g.mask)); ++i) {
+      const Column& c = columns[g.first_column + i];
+      uint64_t largest = 0;
+      for (uint64_t code : c.codes) largest = code > largest ? code : largest;
+      const uint32_t width = width_of(largest);
+      out.push_back(static_cast<uint8_t>(width));
+      const size_t at = out.size();
+      out.resize(at + c.codes.size() * width);
+      for (uint32_t k = 0; k < width; ++k)
+        for (size_t j = 0; j < c.codes.size(); ++j) out[at + k * c.codes.size() + j] = static_cast<uint8_t>(c.codes[j] >> (8 * k));
+      append(out, c.sources.data(), c.sources.size());
+      append_planes(out, c.literals.data(), c.literals.size() / 8, 8);
+    }
+  }
+  return true;
+}
+
+bool join_referenced(std::span<const uint8_t> packed, const ColumnsInfo& info, uint32_t raw_size,
+                     std::vector<uint8_t>& out, std::string& problem) {
+  out.clear();
+  const uint64_t n = info.record_count;
+  const uint64_t sizes_at = info.blocks_size;
+  const uint64_t times_at = sizes_at + n * kSizeKeyBytes;
+  const uint8_t* data = packed.data();
+  const uint8_t* data_end = data + packed.size();
+  if (times_at > packed.size()) {
+    problem = "its block section and the sizes of " + std::to_string(n) + " records need " +
+              std::to_string(times_at) + " bytes but it expands to " + std::to_string(packed.size());
+    return false;
+  }
+  const uint8_t* sizes = data + sizes_at;
+
+  std::map<uint16_t, Group> groups;
+  GroupFinder group_of(groups);
+  uint64_t record_bytes = 0;
+  for (uint64_t i = 0; i < n; ++i) {
+    uint16_t size = 0, key = 0;
+    std::memcpy(&size, sizes + i * kSizeKeyBytes, 2);
+    std::memcpy(&key, sizes + i * kSizeKeyBytes + 2, 2);
+    if (size < kRecordHeader || (size & 1) != 0) {
+      problem = "record " + std::to_string(i) + " has the invalid size " + std::to_string(size);
+      return false;
+    }
+    group_of(key).note(size - kRecordHeader);
+    record_bytes += size;
+  }
+  // Bounds what the reference columns below allocate by the declared size.
+  if (record_bytes > raw_size) {
+    problem = "its " + std::to_string(n) + " records take " + std::to_string(record_bytes) +
+              " bytes, more than the " + std::to_string(raw_size) + " it expands to";
+    return false;
+  }
+
+  // Find every section: each group's times, then each group's bodies.
+  const uint8_t* cursor = data + times_at;
+  for (auto& [key, g] : groups) {
+    g.times_at = static_cast<uint64_t>(cursor - data);
+    if (!skip_varints(cursor, data_end, g.count)) {
+      problem = "the times of the records of key word " + std::to_string(key) + " run past its end";
+      return false;
+    }
+  }
+  std::vector<Column> columns;
+  ReferenceModel model;
+  auto past_end = [&](uint64_t bytes) { return bytes > static_cast<uint64_t>(data_end - cursor); };
+  for (auto& [key, g] : groups) {
+    const std::string group_name = "the bodies of key word " + std::to_string(key);
+    if (!g.planar()) {
+      if (past_end(g.total)) {
+        problem = group_name + " run past its end";
+        return false;
+      }
+      g.base = static_cast<uint64_t>(cursor - data);
+      cursor += g.total;
+      continue;
+    }
+    if (past_end(1)) {
+      problem = group_name + " run past its end";
+      return false;
+    }
+    g.mask = *cursor++;
+    for (uint32_t w = 0; w < kWordsChecked; ++w) {
+      if ((g.mask >> w & 1) != 0 && 8 * w + 8 > g.width) {
+        problem = group_name + " name a reference word past their " + std::to_string(g.width) + " bytes";
+        return false;
+      }
+    }
+    if (past_end(g.count * g.plain_width())) {
+      problem = group_name + " run past its end";
+      return false;
+    }
+    g.base = static_cast<uint64_t>(cursor - data);
+    cursor += g.count * g.plain_width();
+    g.first_column = static_cast<uint32_t>(columns.size());
+    for (int i = 0; i < std::popcount(g.mask); ++i) {
+      if (columns.size() == kMaxColumns) {
+        problem = "it has more than " + std::to_string(kMaxColumns) + " reference columns";
+        return false;
+      }
+      Column& c = columns.emplace_back();
+      model.add_column(static_cast<uint32_t>(g.count));
+      if (past_end(1) || (c.code_width = *cursor++) == 0 || c.code_width > 8 ||
+          past_end(g.count * c.code_width)) {
+        problem = "the references of " + group_name + " run past its end";
+        return false;
+      }
+      c.codes_at = static_cast<uint64_t>(cursor - data);
+      for (uint64_t j = 0; j < g.count; ++j)
+        if (planar_value(cursor, g.count, c.code_width, j) == 0) ++c.misses;
+      cursor += g.count * c.code_width;
+      if (past_end(g.count - c.misses + c.misses * 8)) {
+        problem = "the references of " + group_name + " run past its end";
+        return false;
+      }
+      c.sources_at = static_cast<uint64_t>(cursor - data);
+      c.literals_at = c.sources_at + (g.count - c.misses);
+      cursor += g.count - c.misses + c.misses * 8;
+    }
+  }
+  if (cursor != data_end) {
+    problem = "its columns end " + std::to_string(data_end - cursor) + " bytes before its end";
+    return false;
+  }
+
+  out.reserve(raw_size);
+  std::vector<uint8_t> body;
+  std::map<uint32_t, uint64_t> previous_times;
+  uint64_t next = 0;
+  size_t offset = 0;
+  const uint8_t* section = data;
+  while (offset < info.blocks_size) {
+    if (info.blocks_size - offset < kBlockHeader) {
+      problem = "its block section ends inside a block header at byte " + std::to_string(offset);
+      return false;
+    }
+    fmt::BlockHeader h{};
+    std::memcpy(&h, section + offset, sizeof h);
+    const bool packet = h.type == fmt::kBlockPacket && h.size >= kPacketHeader;
+    const uint64_t kept = packet ? kPacketHeader : h.size;
+    if (kept > info.blocks_size - offset - kBlockHeader) {
+      problem = "its block section ends inside the block at byte " + std::to_string(offset);
+      return false;
+    }
+    append(out, section + offset, kBlockHeader + kept);
+    offset += kBlockHeader + kept;
+    if (!packet) continue;
+    fmt::PacketBlock header{};
+    std::memcpy(&header, section + offset - kPacketHeader, sizeof header);
+    if (header.data_size != h.size - kPacketHeader) {
+      problem = "a packet header declares " + std::to_string(header.data_size) +
+                " bytes of records in a block of " + std::to_string(h.size);
+      return false;
+    }
+    uint64_t& previous_time = previous_times[header.stream_id];
+    uint64_t left = header.data_size;
+    while (left > 0) {
+      if (next == n) {
+        problem = "its packets hold more records than its " + std::to_string(n);
+        return false;
+      }
+      uint16_t size = 0, key = 0;
+      std::memcpy(&size, sizes + next * kSizeKeyBytes, 2);
+      std::memcpy(&key, sizes + next * kSizeKeyBytes + 2, 2);
+      if (size > left) {
+        problem = "record " + std::to_string(next) + " (" + std::to_string(size) +
+                  " bytes) runs past its packet's end";
+        return false;
+      }
+      Group& g = group_of(key);
+      // The group's times were checked to be g.count varints in place.
+      const uint8_t* time_at = data + g.times_at;
+      uint64_t time_code_read = 0;
+      get_varint(time_at, data_end, time_code_read);
+      g.times_at = static_cast<uint64_t>(time_at - data);
+      previous_time = time_from_code(time_code_read, previous_time);
+      append(out, sizes + next * kSizeKeyBytes, kSizeKeyBytes);
+      append(out, &previous_time, kTimeBytes);
+
+      const uint32_t width = size - kRecordHeader;
+      if (!g.planar()) {
+        append(out, data + g.base + g.taken, width);
+        g.taken += width;
+      } else {
+        const uint64_t index = g.taken++;
+        body.resize(width);
+        const uint8_t* plain = data + g.base + index;
+        for (uint32_t b = 0, plane = 0; b < width; ++b)
+          if (!g.is_reference_byte(b)) body[b] = plain[g.count * plane++];
+        const uint64_t cls = record_class(g, body.data());
+        uint32_t column = g.first_column;
+        for (uint32_t w = 0; w < kWordsChecked; ++w) {
+          if ((g.mask >> w & 1) == 0) continue;
+          Column& c = columns[column];
+          const uint64_t code = planar_value(data + c.codes_at, g.count, c.code_width, index);
+          const auto position = static_cast<uint32_t>(index);
+          uint64_t value = 0;
+          if (code == 0) {
+            value = planar_value(data + c.literals_at, c.misses, 8, c.misses_taken++);
+            model.literal(value, column, position, cls);
+          } else {
+            const uint8_t source = data[c.sources_at + c.hits_taken++];
+            if (!model.decode(code, source, column, position, cls, value)) {
+              problem = "record " + std::to_string(next) + " refers with code " + std::to_string(code) +
+                        " to column " + std::to_string(source) + ", which holds no such live value";
+              return false;
+            }
+          }
+          std::memcpy(body.data() + 8 * w, &value, 8);
+          ++column;
+        }
+        append(out, body.data(), width);
+      }
+      left -= size;
+      ++next;
+    }
+  }
+  if (next != n) {
+    problem = "its columns hold " + std::to_string(n) + " records but its packets take " +
+              std::to_string(next);
+    return false;
+  }
+  if (out.size() != raw_size) {
+    problem = "it expands to " + std::to_string(out.size()) + " bytes of blocks, not the " +
+              std::to_string(raw_size) + " its header declares";
+    return false;
+  }
+  return true;
+}
+
+}  // namespace spoor::compress

@@ -1,0 +1,44 @@
+// The reference-columns layout of a COMPRESSED block (docs/FORMAT.md,
+// layout 2, since format 1.2): the record-columns layout (record_columns.h)
+// with what still cost most bytes on heap traces modelled away:
+//
+//   times     each record's time minus the previous record's of the same
+//             stream, as a zigzag LEB128 varint, grouped by key word (a
+//             Free follows an Alloc after about as long each time)
+//   pointers  an 8-byte word of a fixed-size body whose first value is at
+//             least 2^32 becomes a reference column: a value seen before in
+//             the run is written as the rank of its last occurrence among
+//             the still-live ones of its column (live_ranks.h) plus that
+//             column's number, a new value as a literal. So a free() names
+//             which of the live blocks it frees (about 10 bits with 1024
+//             live), a malloc() which of the freed chunks it got back
+//             (a few bits), instead of 2-3 bytes of address each
+//
+// Like layout 1 it needs no event descriptor. The cost on the packing
+// thread: a hash lookup and two Fenwick-tree walks per reference word.
+#ifndef SPOOR_COMPRESS_REFERENCE_COLUMNS_H
+#define SPOOR_COMPRESS_REFERENCE_COLUMNS_H
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "record_columns.h"
+
+namespace spoor::compress {
+
+// Rearranges `blocks` (complete blocks back to back) into `out`. Returns
+// false, leaving `out` unspecified, when some block is cut short or some
+// packet's records do not walk exactly to its end.
+bool split_referenced(std::span<const uint8_t> blocks, std::vector<uint8_t>& out, ColumnsInfo& info);
+
+// The inverse: rebuilds the blocks, exactly `raw_size` bytes, into `out`.
+// Returns false with `problem` saying what does not add up (a section
+// running past the data, a reference to no live value, bytes left over).
+bool join_referenced(std::span<const uint8_t> packed, const ColumnsInfo& info, uint32_t raw_size,
+                     std::vector<uint8_t>& out, std::string& problem);
+
+}  // namespace spoor::compress
+
+#endif  // SPOOR_COMPRESS_REFERENCE_COLUMNS_H

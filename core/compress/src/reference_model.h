@@ -1,0 +1,251 @@
+// ReferenceModel: how the reference columns (reference_columns.h) name a
+// value seen before in the run. Both sides run the same model over the
+// same sequence of values, so the reader ends up where the writer was.
+//
+// Every value seen has one live entry: its last occurrence (a column and a
+// position in it). A repeated value is coded as:
+//
+//   - when the record has a class (the first plain 8-byte word of its body,
+//     read as a heap size: (size + 23) / 16, glibc's chunk size step) and
+//     the entry has the same class: 2k - 1, k being the entry's rank among
+//     the live entries of its column and class, newest first (k <= 64
+//     within the last 256 of them). A malloc() given back the chunk freed
+//     last of its size class codes as 1;
+//   - otherwise its rank g among all live entries of its column, newest
+//     first (live_ranks.h): 2g when the record has a class, g when not.
+//
+// The entry's column is written beside the code. A new value is code 0 and
+// a literal. An entry of a record without class (a free()) takes its class
+// from the entry it replaces, so the chunk a free() returns keeps the size
+// class of the malloc() that got it.
+//
+// Cost per value: a hash lookup (writer), a Fenwick-tree walk or a scan of
+// a few list entries, and the list's upkeep.
+#ifndef SPOOR_COMPRESS_REFERENCE_MODEL_H
+#define SPOOR_COMPRESS_REFERENCE_MODEL_H
+
+#include <bit>
+#include <cstdint>
+#include <unordered_map>
+#include <vector>
+
+#include "live_ranks.h"
+
+namespace spoor::compress {
+
+class ReferenceModel {
+ public:
+  static constexpr uint32_t kMaxClassRank = 32;
+  static constexpr uint32_t kMaxClassScan = 128;
+
+  // The class of a record whose first plain word is `size`: glibc's chunk
+  // size over 16 (at least 32 bytes: class 2). Never 0.
+  static uint64_t class_of(uint64_t size) {
+    const uint64_t cls = (size + 23) >> 4;
+    return cls < 2 ? 2 : cls;
+  }
+
+  // Adds a column of `positions` entries; returns its number.
+  uint32_t add_column(uint32_t positions) {
+    columns_.push_back(Column{LiveRanks(positions), std::vector<uint64_t>(positions),
+                              std::vector<uint32_t>(positions, kNoList)});
+    return static_cast<uint32_t>(columns_.size() - 1);
+  }
+  size_t columns() const { return columns_.size(); }
+
+  // Writer: the code of `value` at `column`/`position` (0: a new value)
+  // and, for a code other than 0, the column of the entry it names.
+  // `record_class` is 0 for a record without class.
+  uint64_t encode(uint64_t value, uint32_t column, uint32_t position, uint64_t record_class, uint32_t& source) {
+    if (2 * (index_used_ + 1) > index_.size()) grow_index();
+    Place& slot = find_slot(value);
+    if (slot.column == kEmpty) {
+      ++index_used_;
+      slot = Place{column, position};
+      enter(value, column, position, record_class);
+      return 0;
+    }
+    const Place found = slot;
+    const uint32_t found_list = columns_[found.column].lists[found.position];
+    const uint64_t found_class = found_list == kNoList ? 0 : lists_[found_list].cls;
+    uint64_t code = 0;
+    if (record_class != 0 && found_class == record_class) {
+      const uint32_t k = class_rank(found, lists_[found_list]);
+      if (k != 0) code = 2 * uint64_t{k} - 1;
+    }
+    if (code == 0) {
+      const uint64_t g = columns_[found.column].ranks.rank_of(found.position);
+      code = record_class != 0 ? 2 * g : g;
+    }
+    source = found.column;
+    retire(found);
+    slot = Place{column, position};
+    enter(value, column, position, record_class != 0 ? record_class : found_class);
+    return code;
+  }
+
+  // Reader: a new value (code 0).
+  void literal(uint64_t value, uint32_t column, uint32_t position, uint64_t record_class) {
+    enter(value, column, position, record_class);
+  }
+
+  // Reader: the value a code other than 0 names in column `source`.
+  // Returns false when it names no live entry (damage).
+  bool decode(uint64_t code, uint32_t source, uint32_t column, uint32_t position, uint64_t record_class,
+              uint64_t& value) {
+    if (source >= columns_.size()) return false;
+    Place found{};
+    if (record_class != 0 && (code & 1) != 0) {
+      if (code > 2 * kMaxClassRank - 1 ||
+          !class_entry(lists_[list_id(source, record_class)], static_cast<uint32_t>((code + 1) / 2), found))
+        return false;
+    } else {
+      const uint64_t g = record_class != 0 ? code / 2 : code;
+      const LiveRanks& ranks = columns_[source].ranks;
+      if (g == 0 || g > ranks.live()) return false;
+      found = Place{source, ranks.position_of(static_cast<uint32_t>(g))};
+    }
+    const Column& c = columns_[found.column];
+    value = c.values[found.position];
+    const uint32_t found_list = c.lists[found.position];
+    const uint64_t found_class = found_list == kNoList ? 0 : lists_[found_list].cls;
+    retire(found);
+    enter(value, column, position, record_class != 0 ? record_class : found_class);
+    return true;
+  }
+
+ private:
+  static constexpr uint32_t kNoList = UINT32_MAX;
+  static constexpr uint32_t kEmpty = UINT32_MAX;  // an unused slot of the index
+  static constexpr uint64_t kSmallClasses = 4096;
+
+  struct Place {
+    uint32_t column;
+    uint32_t position;
+  };
+  struct Column {
+    LiveRanks ranks;
+    std::vector<uint64_t> values;
+    std::vector<uint32_t> lists;  // each entry's class list, kNoList for none
+    std::vector<uint32_t> small_lists = {};  // class -> list, for classes under kSmallClasses
+  };
+  // The entries of one column and class, oldest first; dead ones are
+  // dropped from the back at once and from the middle now and then.
+  struct ClassList {
+    uint64_t cls = 0;
+    uint32_t column = 0;
+    std::vector<uint32_t> positions;
+    uint32_t live = 0;
+  };
+  struct Slot {
+    uint64_t value;
+    Place place;
+  };
+
+  // The list of `column` and `cls`, made if new. Small classes (blocks
+  // under 64 KiB) are looked up in the column's table, the rest hashed.
+  uint32_t list_id(uint32_t column, uint64_t cls) {
+    std::vector<uint32_t>& small = columns_[column].small_lists;
+    if (cls < kSmallClasses) {
+      if (small.empty()) small.assign(kSmallClasses, kNoList);
+      if (small[cls] == kNoList) {
+        small[cls] = static_cast<uint32_t>(lists_.size());
+        lists_.push_back(ClassList{cls, column, {}, 0});
+      }
+      return small[cls];
+    }
+    // Columns are fewer than 256.
+    auto [it, fresh] = large_lists_.try_emplace(cls << 8 | column, static_cast<uint32_t>(lists_.size()));
+    if (fresh) lists_.push_back(ClassList{cls, column, {}, 0});
+    return it->second;
+  }
+
+  // The rank of `target` in its list, newest first; 0 beyond the limits.
+  uint32_t class_rank(Place target, const ClassList& list) const {
+    const LiveRanks& ranks = columns_[target.column].ranks;
+    const std::vector<uint32_t>& e = list.positions;
+    uint32_t k = 0;
+    for (size_t i = e.size(), scanned = 0; i > 0 && scanned < kMaxClassScan && k < kMaxClassRank; --i, ++scanned) {
+      if (!ranks.alive(e[i - 1])) continue;
+      ++k;
+      if (e[i - 1] == target.position) return k;
+    }
+    return 0;
+  }
+
+  // The entry of rank k in `list`, within the same limits as class_rank.
+  bool class_entry(const ClassList& list, uint32_t k, Place& found) const {
+    if (k == 0) return false;
+    const LiveRanks& ranks = columns_[list.column].ranks;
+    const std::vector<uint32_t>& e = list.positions;
+    uint32_t seen = 0;
+    for (size_t i = e.size(), scanned = 0; i > 0 && scanned < kMaxClassScan; --i, ++scanned) {
+      if (!ranks.alive(e[i - 1])) continue;
+      if (++seen == k) {
+        found = Place{list.column, e[i - 1]};
+        return true;
+      }
+    }
+    return false;
+  }
+
+  void enter(uint64_t value, uint32_t column, uint32_t position, uint64_t cls) {
+    Column& c = columns_[column];
+    c.values[position] = value;
+    c.ranks.add(position);
+    if (cls == 0) return;
+    const uint32_t id = list_id(column, cls);
+    ClassList& list = lists_[id];
+    c.lists[position] = id;
+    list.positions.push_back(position);
+    ++list.live;
+  }
+
+  void retire(Place p) {
+    Column& c = columns_[p.column];
+    c.ranks.remove(p.position);
+    const uint32_t id = c.lists[p.position];
+    if (id == kNoList) return;
+    ClassList& list = lists_[id];
+    --list.live;
+    while (!list.positions.empty() && !c.ranks.alive(list.positions.back())) list.positions.pop_back();
+    if (list.positions.size() > 2 * size_t{list.live} + 64) {
+      size_t kept = 0;
+      for (const uint32_t q : list.positions)
+        if (c.ranks.alive(q)) list.positions[kept++] = q;
+      list.positions.resize(kept);
+    }
+  }
+
+  // The writer's index from each value to its live entry: open addressing,
+  // never more than half full, grown by doubling (a value is never removed).
+  // Sized by the values met, not by the positions: a heap trace reuses a
+  // few thousand addresses, and a table that fits the cache is what keeps
+  // this lookup cheap.
+  void grow_index() {
+    std::vector<Slot> old = std::move(index_);
+    const size_t capacity = old.empty() ? 4096 : 2 * old.size();
+    index_.assign(capacity, Slot{0, Place{kEmpty, 0}});
+    index_bits_ = static_cast<uint32_t>(std::countr_zero(capacity));
+    for (const Slot& s : old)
+      if (s.place.column != kEmpty) find_slot(s.value) = s.place;
+  }
+  Place& find_slot(uint64_t value) {
+    const size_t mask = index_.size() - 1;
+    size_t i = static_cast<size_t>((value * 0x9E3779B97F4A7C15ull) >> (64 - index_bits_));
+    while (index_[i].place.column != kEmpty && index_[i].value != value) i = (i + 1) & mask;
+    index_[i].value = value;
+    return index_[i].place;
+  }
+
+  std::vector<Column> columns_;
+  std::vector<ClassList> lists_;
+  std::unordered_map<uint64_t, uint32_t> large_lists_;
+  std::vector<Slot> index_;  // writer only
+  size_t index_used_ = 0;
+  uint32_t index_bits_ = 0;
+};
+
+}  // namespace spoor::compress
+
+#endif  // SPOOR_COMPRESS_REFERENCE_MODEL_H

@@ -1,0 +1,250 @@
+// The reference-columns layout (COMPRESSED layout 2): heap-like records,
+// whose pointers come back as references to earlier values, expand to
+// exactly what was packed, whatever the values (repeats within a record,
+// across columns, values never seen, more pointer columns than can be
+// named); and a frame whose columns were damaged or cut is refused with a
+// reason, never read past its end.
+#include <gtest/gtest.h>
+#include <zstd.h>
+
+#include <cstring>
+#include <map>
+#include <random>
+#include <vector>
+
+#include "sample_trace.h"
+#include "spoor/compress/packed_blocks.h"
+
+namespace spoor::testing {
+namespace {
+
+namespace fmt = spoor::format;
+
+constexpr uint16_t kAlloc = 11;    // ptr, size, stack
+constexpr uint16_t kFree = 12;     // ptr
+constexpr uint16_t kRealloc = 13;  // old_ptr, ptr, size, stack
+
+Bytes blocks_of(const TraceBuilder& t) { return Bytes(t.bytes().begin() + sizeof(fmt::FileHeader), t.bytes().end()); }
+
+fmt::CompressedBlock header_of(const Bytes& payload) {
+  fmt::CompressedBlock h{};
+  std::memcpy(&h, payload.data(), sizeof h);
+  return h;
+}
+
+Bytes pack(const Bytes& blocks, uint16_t layout) {
+  compress::Packer packer(3, layout);
+  Bytes payload;
+  std::string problem;
+  EXPECT_TRUE(packer.pack(blocks, payload, &problem)) << problem;
+  EXPECT_EQ(header_of(payload).layout, layout);
+  return payload;
+}
+
+Bytes unpack_ok(const Bytes& payload) {
+  Bytes back;
+  std::string problem;
+  EXPECT_TRUE(compress::unpack(payload, back, problem)) << problem;
+  return back;
+}
+
+// A small allocator's trace: chunks come back LIFO per 16-byte size class
+// (as from glibc's tcache), sometimes from fresh memory; some frees name
+// pointers never allocated in the trace, some are repeated, some reallocs
+// stay in place. Several streams, thread changes, times that jump.
+Bytes heap_trace(uint32_t seed, int packets, int records_per_packet) {
+  std::mt19937_64 rng(seed);
+  TraceBuilder t;
+  add_sample_metadata(t);
+  std::map<uint64_t, std::vector<uint64_t>> free_chunks;  // class -> addresses
+  std::vector<std::pair<uint64_t, uint64_t>> live;        // address, size
+  uint64_t top = 0x55d0'0000'0000ull;
+  std::map<uint32_t, uint64_t> ticks;
+  auto allocate = [&](uint64_t size) {
+    std::vector<uint64_t>& bin = free_chunks[(size + 23) / 16];
+    uint64_t p = 0;
+    if (!bin.empty() && rng() % 8 != 0) {
+      p = bin.back();
+      bin.pop_back();
+    } else {
+      p = top;
+      top += (size + 23) & ~15ull;
+    }
+    live.emplace_back(p, size);
+    return p;
+  };
+  for (int p = 0; p < packets; ++p) {
+    const uint32_t stream = 1 + static_cast<uint32_t>(rng() % 3);
+    PacketBuilder packet(stream, stream - 1, static_cast<uint64_t>(p));
+    uint64_t& now = ticks[stream];
+    for (int r = 0; r < records_per_packet; ++r) {
+      now += rng() % 16 == 0 ? rng() % (1ull << 40) : 50 + rng() % 400;
+      const uint64_t what = rng() % 10;
+      RecordBuilder rec(kAlloc, now);
+      if (what < 4 || live.empty()) {
+        const uint64_t size = rng() % 4 == 0 ? rng() % 70000 : 16 + rng() % 200;
+        rec = RecordBuilder(kAlloc, now);
+        rec.pointer(allocate(size)).u64(size).u32(static_cast<uint32_t>(rng() % 7));
+      } else if (what < 8) {
+        const size_t i = rng() % live.size();
+        const auto [address, size] = live[i];
+        live[i] = live.back();
+        live.pop_back();
+        free_chunks[(size + 23) / 16].push_back(address);
+        rec = RecordBuilder(kFree, now);
+        rec.pointer(address);
+      } else if (what == 8) {
+        // A free of something the trace never saw, or of nullptr, or twice.
+        rec = RecordBuilder(kFree, now);
+        const uint64_t kind = rng() % 3;
+        rec.pointer(kind == 0 ? rng() : kind == 1 ? 0 : (live.empty() ? 0 : live[rng() % live.size()].first));
+      } else {
+        const size_t i = rng() % live.size();
+        const uint64_t old = live[i].first;
+        const uint64_t size = 16 + rng() % 3000;
+        const bool in_place = rng() % 2 == 0;
+        uint64_t now_at = old;
+        if (!in_place) {
+          live[i] = live.back();
+          live.pop_back();
+          now_at = allocate(size);
+        } else {
+          live[i].second = size;
+        }
+        rec = RecordBuilder(kRealloc, now);
+        rec.pointer(old).pointer(now_at).u64(size).u32(static_cast<uint32_t>(rng() % 7));
+      }
+      if (r == 0 || rng() % 50 == 0) rec.tid(static_cast<uint32_t>(1000 + rng() % 4));
+      packet.add(rec);
+    }
+    t.packet(packet);
+  }
+  t.stream_end(1, 0, 0, 1);
+  return blocks_of(t);
+}
+
+TEST(ReferenceColumns, HeapRecordsRoundTrip) {
+  for (uint32_t seed = 1; seed <= 6; ++seed) {
+    const Bytes blocks = heap_trace(seed, 40, 200);
+    EXPECT_EQ(unpack_ok(pack(blocks, fmt::kLayoutReferenceColumns)), blocks) << "seed " << seed;
+  }
+}
+
+TEST(ReferenceColumns, PackHeapRecordsSmallerThanRecordColumns) {
+  const Bytes blocks = heap_trace(99, 60, 400);
+  const Bytes referenced = pack(blocks, fmt::kLayoutReferenceColumns);
+  const Bytes columns = pack(blocks, fmt::kLayoutRecordColumns);
+  EXPECT_EQ(unpack_ok(columns), blocks);  // format 1.1's layout still expands
+  EXPECT_LT(referenced.size(), columns.size());
+}
+
+// Records of many keys whose every word looks like an address: more
+// reference columns than a source byte can name (255), and one value
+// shared by every column.
+TEST(ReferenceColumns, ManyPointerColumnsRoundTrip) {
+  std::mt19937_64 rng(5);
+  TraceBuilder t;
+  add_sample_metadata(t);
+  uint64_t ticks = 1;
+  for (int p = 0; p < 8; ++p) {
+    PacketBuilder packet(1, 0, static_cast<uint64_t>(p));
+    for (uint16_t key = 20; key < 60; ++key) {
+      for (int r = 0; r < 3; ++r) {
+        RecordBuilder rec(key, ticks += 10);
+        for (int w = 0; w < 9; ++w) rec.u64(rng() % 3 == 0 ? 0x7fff'0000'1000ull : (1ull << 40) + rng() % 64);
+        packet.add(rec);
+      }
+    }
+    t.packet(packet);
+  }
+  const Bytes blocks = blocks_of(t);
+  EXPECT_EQ(unpack_ok(pack(blocks, fmt::kLayoutReferenceColumns)), blocks);
+}
+
+// The uncompressed columns of a layout-2 payload, and the payload rebuilt
+// around changed columns.
+Bytes columns_of(const Bytes& payload) {
+  const fmt::CompressedBlock h = header_of(payload);
+  Bytes packed(h.packed_size);
+  const size_t n = ZSTD_decompress(packed.data(), packed.size(), payload.data() + sizeof h, payload.size() - sizeof h);
+  EXPECT_EQ(n, packed.size());
+  return packed;
+}
+Bytes with_columns(const Bytes& payload, const Bytes& packed) {
+  fmt::CompressedBlock h = header_of(payload);
+  h.packed_size = static_cast<uint32_t>(packed.size());
+  Bytes out(sizeof h + ZSTD_compressBound(packed.size()));
+  const size_t n = ZSTD_compress(out.data() + sizeof h, out.size() - sizeof h, packed.data(), packed.size(), 1);
+  out.resize(sizeof h + n);
+  std::memcpy(out.data(), &h, sizeof h);
+  return out;
+}
+
+TEST(ReferenceColumns, DamagedColumnsAreRefusedOrExpandToTheDeclaredSize) {
+  const Bytes blocks = heap_trace(3, 6, 120);
+  const Bytes payload = pack(blocks, fmt::kLayoutReferenceColumns);
+  const Bytes packed = columns_of(payload);
+  const uint32_t blocks_size = header_of(payload).blocks_size;
+  ASSERT_EQ(unpack_ok(with_columns(payload, packed)), blocks);
+  std::mt19937 rng(11);
+  int refused = 0;
+  for (int trial = 0; trial < 400; ++trial) {
+    Bytes damaged = packed;
+    // Damage the columns, not the block section (whose blocks the reader
+    // checks afterwards by their CRC).
+    for (int k = 0; k < 1 + trial % 4; ++k) {
+      const size_t at = blocks_size + rng() % (damaged.size() - blocks_size);
+      damaged[at] = static_cast<uint8_t>(trial % 3 == 0 ? damaged[at] ^ (1u << (rng() % 8)) : rng());
+    }
+    Bytes back;
+    std::string problem;
+    if (compress::unpack(with_columns(payload, damaged), back, problem)) {
+      EXPECT_EQ(back.size(), blocks.size());
+    } else {
+      EXPECT_NE(problem.find("its record columns do not add up"), std::string::npos) << problem;
+      ++refused;
+    }
+  }
+  EXPECT_GT(refused, 0);
+}
+
+TEST(ReferenceColumns, CutColumnsAreRefused) {
+  const Bytes blocks = heap_trace(4, 6, 120);
+  const Bytes payload = pack(blocks, fmt::kLayoutReferenceColumns);
+  const Bytes packed = columns_of(payload);
+  for (size_t keep : {packed.size() - 1, packed.size() - 9, packed.size() / 2, size_t{header_of(payload).blocks_size},
+                      size_t{10}, size_t{0}}) {
+    const Bytes cut(packed.begin(), packed.begin() + static_cast<long>(keep));
+    Bytes back;
+    std::string problem;
+    EXPECT_FALSE(compress::unpack(with_columns(payload, cut), back, problem)) << "kept " << keep;
+    EXPECT_FALSE(problem.empty());
+  }
+}
+
+TEST(ReferenceColumns, AReferenceToNoLiveValueIsNamed) {
+  // Two frees of one pointer: the second is coded as a reference to the
+  // first, in the free column itself. Naming a rank past the live values
+  // must be refused.
+  TraceBuilder t;
+  add_sample_metadata(t);
+  PacketBuilder packet(1, 0, 0);
+  packet.add(RecordBuilder(kFree, 20).pointer(0x5555'0000'2000ull));
+  packet.add(RecordBuilder(kFree, 30).pointer(0x5555'0000'2000ull));
+  t.packet(packet);
+  const Bytes blocks = blocks_of(t);
+  const Bytes payload = pack(blocks, fmt::kLayoutReferenceColumns);
+  ASSERT_EQ(unpack_ok(payload), blocks);
+  Bytes packed = columns_of(payload);
+  // The free group's columns end with: width byte, codes (0, 1), the
+  // source byte, the literal's 8 planes. The code 1 is 10 bytes from the end.
+  ASSERT_EQ(packed[packed.size() - 10], 1);
+  packed[packed.size() - 10] = 9;
+  Bytes back;
+  std::string problem;
+  EXPECT_FALSE(compress::unpack(with_columns(payload, packed), back, problem));
+  EXPECT_NE(problem.find("which holds no such live value"), std::string::npos) << problem;
+}
+
+}  // namespace
+}  // namespace spoor::testing
