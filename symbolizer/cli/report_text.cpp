@@ -263,7 +263,7 @@ void print_cpu(const json& cpu, std::string& out) {
 // --- custom events ----------------------------------------------------------
 
 void print_events(const json& ev, std::string& out) {
-  heading(out, "Program events (providers other than Spoor.*)");
+  heading(out, "Program events (providers other than the recorder's)");
   Table c({{"PROVIDER", Table::left}, {"EVENT", Table::left}, {"COUNT", Table::right}});
   for (const json& x : ev["counts"]) c.row({str(x, "provider"), str(x, "event"), count_text(u(x, "count"))});
   if (c.empty()) out += "  (none)\n";
@@ -272,8 +272,10 @@ void print_events(const json& ev, std::string& out) {
   Table a({{"PROVIDER", Table::left}, {"ACTIVITY", Table::left}, {"COUNT", Table::right}, {"MIN", Table::right},
            {"MEDIAN", Table::right}, {"P99", Table::right}, {"MAX", Table::right}, {"TOTAL", Table::right}});
   for (const json& x : ev["activities"])
-    a.row({str(x, "provider"), str(x, "kind"), count_text(u(x, "count")), ms_text(i64(x, "min_ns")),
-           ms_text(i64(x, "median_ns")), ms_text(i64(x, "p99_ns")), ms_text(i64(x, "max_ns")), ms_text(i64(x, "total_ns"))});
+    // Activities run from nanoseconds to minutes: each in its own unit.
+    a.row({str(x, "provider"), str(x, "kind"), count_text(u(x, "count")), duration_text(i64(x, "min_ns")),
+           duration_text(i64(x, "median_ns")), duration_text(i64(x, "p99_ns")), duration_text(i64(x, "max_ns")),
+           duration_text(i64(x, "total_ns"))});
   if (a.empty()) out += "    (none)\n";
   else a.print(out, "    ");
   if (u(ev, "unmatched_starts") + u(ev, "unmatched_stops") > 0)

@@ -8,7 +8,7 @@
 namespace spoor::analysis {
 
 void CustomEventAnalysis::on_event(const reader::Event& e, const EventContext& c) {
-  if (c.known->spoor_provider) return;
+  if (c.known->builtin_provider) return;
   per_descriptor_[e.descriptor]++;
   matcher_.add(e);
 }

@@ -21,8 +21,7 @@ std::string unknown_fd_name(int32_t fd) {
     case 0: return "stdin";
     case 1: return "stdout";
     case 2: return "stderr";
-    case -1: return "(every stdio stream)";
-    default: return "fd " + std::to_string(fd);
+    default: return fd < 0 ? "(stdio stream without a descriptor)" : "fd " + std::to_string(fd);
   }
 }
 
@@ -189,9 +188,14 @@ struct IoAnalysis::State {
         count(e, c, file, read ? Counted::read : Counted::write, field_i64(e, k, f::kIoResult));
         return;
       }
+      case EventKind::io_fflush:
+        if (field_u64(e, k, f::kIoStream) == 0) {  // fflush(NULL): every output stream
+          count(e, c, file_named("(every stdio stream: fflush(NULL))"), Counted::other, field_i64(e, k, f::kIoResult));
+          return;
+        }
+        [[fallthrough]];
       case EventKind::io_seek:
-      case EventKind::io_sync:
-      case EventKind::io_fflush: {
+      case EventKind::io_sync: {
         const uint32_t file = file_of_fd(fds(c), static_cast<int32_t>(field_i64(e, k, f::kIoFd, -1)));
         count(e, c, file, Counted::other, field_i64(e, k, f::kIoResult));
         return;

@@ -66,8 +66,8 @@ KnownEvent recognize(const reader::EventDescriptor& d) {
   KnownEvent k;
   k.slot.fill(kMissingField);
   const std::string_view provider = d.provider != nullptr ? std::string_view(d.provider->name) : "";
-  k.spoor_provider = provider.starts_with("Spoor.");
-  if (!k.spoor_provider) return k;
+  for (const KindSpec& s : kSpecs) k.builtin_provider = k.builtin_provider || s.provider == provider;
+  if (!k.builtin_provider) return k;
   for (const KindSpec& s : kSpecs) {
     if (s.provider != provider || s.event != d.name) continue;
     k.kind = s.kind;

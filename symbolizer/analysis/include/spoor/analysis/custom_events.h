@@ -1,4 +1,5 @@
-// Events of the program's own providers (any provider not named Spoor.*):
+// Events of the program's own providers (every provider but the recorder's:
+// KnownEvent::builtin_provider):
 // how many of each, and the durations of start/stop activities, paired by
 // the reader's ActivityMatcher (spoor/reader/activity.h: by activity ID,
 // else the innermost open start of the same kind on the thread).
@@ -36,7 +37,7 @@ struct ActivityDurations {
 class CustomEventAnalysis final : public EventVisitor {
  public:
   // Cost per event of a custom provider: a map increment and the matcher's
-  // lookups; Spoor.* events return after one compare.
+  // lookups; the recorder's events return after one compare.
   void on_event(const reader::Event& event, const EventContext& context) override;
 
   // By provider, then event name, over every process.

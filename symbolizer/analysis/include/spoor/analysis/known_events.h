@@ -17,7 +17,7 @@
 namespace spoor::analysis {
 
 enum class EventKind : uint8_t {
-  other,  // not a Spoor.* event the analyses read (custom providers, ...)
+  other,  // an event of the program's own providers, or one the analyses do not read
   // Spoor.Process
   module_load, module_unload, process_start, process_fork, process_exec, process_exec_failed, process_exit,
   // Spoor.Thread
@@ -41,7 +41,10 @@ inline constexpr uint8_t kMissingField = 0xff;
 struct KnownEvent {
   EventKind kind = EventKind::other;
   std::array<uint8_t, kMaxKnownFields> slot{};  // index into Event::fields, or kMissingField
-  bool spoor_provider = false;                  // any "Spoor." provider, known event or not
+  // One of the recorder's providers (Spoor.Process, Spoor.Thread,
+  // Spoor.Stack, Spoor.Heap, Spoor.IO, Spoor.Samples), known event or not.
+  // Every other provider is the program's own (Spoor.Demo included).
+  bool builtin_provider = false;
 };
 
 // The field names of each kind, in slot order. Named constants for slots:
