@@ -31,7 +31,6 @@ class Loader {
       info.name = p.name;
       info.command_line = p.arguments;
       info.recorder = is_recorder_command(p);
-      command_lines_[p.pid].push_back(p.arguments);
     }
   }
 
@@ -84,8 +83,6 @@ class Loader {
     image.exec_count = exec_count;
     image.start_ns = time_ns;
     image.end_ns = time_ns;
-    const auto& lines = command_lines_[p.pid];
-    if (exec_count < lines.size()) image.command_line = lines[exec_count];
     const auto index = static_cast<ImageIndex>(m_.images.size());
     m_.images.push_back(std::move(image));
     p.images.push_back(index);
@@ -238,8 +235,6 @@ class Loader {
     if (!p.images.empty() && !m_.images[p.images.back()].started) {
       i = p.images.back();
       m_.images[i].exec_count = exec_count;
-      const auto& lines = command_lines_[p.pid];
-      if (exec_count < lines.size()) m_.images[i].command_line = lines[exec_count];
     } else {
       i = new_image(process, exec_count, e.time_ns);
     }
@@ -255,7 +250,10 @@ class Loader {
     for (ProcessInfo& p : m_.processes) {
       if (p.end) p.end_ns = std::max(p.end_ns, p.end->time_ns);
       if (p.start_ns == kNeverNs) p.start_ns = p.end ? p.end->time_ns : 0;
-      if (!p.images.empty()) m_.images[p.images.back()].end_ns = p.end_ns;
+      if (!p.images.empty()) {
+        m_.images[p.images.back()].end_ns = p.end_ns;
+        m_.images[p.images.back()].command_line = p.command_line;
+      }
       for (ThreadIndex t : p.threads)
         if (!m_.threads[t].ended) m_.threads[t].end_ns = std::max(m_.threads[t].end_ns, p.end_ns);
     }
@@ -273,7 +271,6 @@ class Loader {
   KnownEvents known_;
   TraceModel m_;
   std::unordered_map<uint64_t, ThreadIndex> thread_by_tid_;  // the current thread of (pid, tid)
-  std::unordered_map<uint32_t, std::vector<std::vector<std::string>>> command_lines_;  // per PROCESS block
   std::unordered_map<uint32_t, std::string> pending_exec_;  // Exec's path until the next image
   uint32_t last_pid_ = 0;
   ProcessIndex last_process_ = kNone;

@@ -65,7 +65,10 @@ struct Image {
   bool started = false;     // a ProcessStart described it
   std::string exe;          // ProcessStart's exe and cwd; "" when unknown
   std::string cwd;
-  std::vector<std::string> command_line;  // its PROCESS block's, when the trace has it
+  // The last image's is the PROCESS block's; an earlier image's is empty
+  // (the reader keeps a process's latest PROCESS block only: exe says
+  // what it ran).
+  std::vector<std::string> command_line;
   int64_t start_ns = 0;
   int64_t end_ns = 0;
   std::vector<Module> modules;  // in load order
