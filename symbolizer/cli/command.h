@@ -26,6 +26,7 @@ struct Command {
 extern const Command kDumpCommand;
 extern const Command kInfoCommand;
 extern const Command kRecordCommand;
+extern const Command kSymbolizeCommand;
 
 }  // namespace spoor::cli
 
