@@ -108,6 +108,7 @@ std::optional<SymbolizeArgs> parse(const std::vector<std::string>& words, std::s
   if (!error.empty()) return std::nullopt;
   a.options.demangle = a.demangle;
   a.options.inline_frames = a.style.inlines;
+  a.options.gnu_addr2line_compatible = true;
   return a;
 }
 

@@ -45,7 +45,32 @@ uint64_t unsigned_attribute(Dwarf_Die* die, unsigned name) {
   return value;
 }
 
-// The first address of a function: where its symbol would be.
+// BFD's mangle_style() == 0: languages whose DW_AT_name is the symbol name.
+bool c_like_language(int language) {
+  switch (language) {
+    case DW_LANG_C89:
+    case DW_LANG_C:
+    case DW_LANG_C99:
+    case DW_LANG_C11:
+    case DW_LANG_ObjC:
+    case DW_LANG_Fortran77:
+    case DW_LANG_Fortran90:
+    case DW_LANG_Fortran95:
+    case DW_LANG_Fortran03:
+    case DW_LANG_Fortran08:
+    case DW_LANG_Pascal83:
+    case DW_LANG_Cobol74:
+    case DW_LANG_Cobol85:
+    case DW_LANG_Modula2:
+    case DW_LANG_Mips_Assembler:
+      return true;
+    default:
+      return false;
+  }
+}
+
+// Where BFD's record of a function starts: its DW_AT_low_pc, or the start
+// of its first DW_AT_ranges entry.
 bool first_address(Dwarf_Die* die, uint64_t* address) {
   Dwarf_Addr low = 0;
   if (dwarf_lowpc(die, &low) == 0) {
@@ -134,7 +159,17 @@ ElfModule::Unit* ElfModule::unit_at(uint64_t dwfl_address) {
   Dwarf_Die line_unit = *found;
   const uint64_t key = dwarf_dieoffset(&line_unit);
   auto it = units_.find(key);
-  if (it != units_.end()) return &it->second;
+  if (it == units_.end()) it = units_.emplace(key, make_unit(line_unit)).first;
+  // libdwfl answers with the nearest unit below an address that no unit
+  // covers (the padding after a function): that unit's line table would
+  // misattribute it.
+  const uint64_t dwarf_address = dwfl_address - dwarf_bias_;
+  for (const auto& [unit_low, unit_high] : it->second.ranges)
+    if (dwarf_address >= unit_low && dwarf_address < unit_high) return &it->second;
+  return nullptr;
+}
+
+ElfModule::Unit ElfModule::make_unit(Dwarf_Die line_unit) {
 
   // Split DWARF: the skeleton unit in the ELF file owns the line table, its
   // split unit (in the .dwo file) owns the functions.
@@ -147,10 +182,15 @@ ElfModule::Unit* ElfModule::unit_at(uint64_t dwfl_address) {
 
   Unit unit;
   unit.line_unit = line_unit;
+  Dwarf_Addr base = 0, low = 0, high = 0;
+  ptrdiff_t offset = 0;
+  while ((offset = dwarf_ranges(&line_unit, offset, &base, &low, &high)) > 0)
+    if (high > low) unit.ranges.emplace_back(low, high);
+  unit.names_are_linkage = c_like_language(dwarf_srclang(&line_unit));
   unit.index = std::make_unique<CuIndex>(code_unit);
   size_t count = 0;
   if (dwarf_getsrcfiles(&code_unit, &unit.files, &count) != 0) unit.files = nullptr;
-  return &units_.emplace(key, std::move(unit)).first->second;
+  return unit;
 }
 
 const std::string& ElfModule::display_name(const char* raw, bool mangled) {
@@ -159,18 +199,27 @@ const std::string& ElfModule::display_name(const char* raw, bool mangled) {
   return names_.emplace(raw, mangled && options_.demangle ? demangle(raw) : std::string(raw)).first->second;
 }
 
-const std::string& ElfModule::function_name(Dwarf_Die* function, uint64_t dwfl_address, bool innermost) {
+const std::string& ElfModule::function_name(const Unit& unit, Dwarf_Die* function, uint64_t dwfl_address,
+                                            bool innermost) {
   static const std::string kUnknown;
   bool mangled = false;
   const char* raw = raw_function_name(function, &mangled);
-  // GNU addr2line names the innermost function by its ELF symbol when DWARF
-  // gives it no linkage name and the symbol starts where the function does
-  // (C functions and their .constprop/.part clones).
-  if (innermost && !mangled) {
-    uint64_t first = 0;
-    const SymbolTable::Symbol* symbol = symbols_.find(dwfl_address);
-    if (symbol != nullptr && first_address(function, &first) && symbol->address == first + dwarf_bias_)
-      return display_name(symbol->name, true);
+  if (options_.gnu_addr2line_compatible) {
+    // BFD names the innermost function by the ELF symbol around the address
+    // when DWARF gives it no linkage name (in C++: inlined templates,
+    // lambdas, main), the first time that function is met only: it then
+    // marks it as named. When the symbol starts where the function does,
+    // the function keeps the symbol's name for good.
+    if (auto renamed = bfd_renamed_.find(function->addr); renamed != bfd_renamed_.end())
+      return display_name(renamed->second, true);
+    if (innermost && !mangled && !unit.names_are_linkage && bfd_named_.insert(function->addr).second) {
+      if (const SymbolTable::Symbol* symbol = symbols_.find_nearest(dwfl_address)) {
+        uint64_t first = 0;
+        if (first_address(function, &first) && symbol->address == first + dwarf_bias_)
+          bfd_renamed_.emplace(function->addr, symbol->name);
+        return display_name(symbol->name, true);
+      }
+    }
   }
   if (raw == nullptr) return kUnknown;
   return display_name(raw, mangled);
@@ -204,14 +253,14 @@ void ElfModule::lookup(uint64_t file_address, Location& out) {
     }
     if (unit->index->scopes(dwarf_address, chain_)) {
       out.resolved = true;
-      innermost.function = function_name(&chain_.back(), dwfl_address, true);
+      innermost.function = function_name(*unit, &chain_.back(), dwfl_address, true);
       innermost.inlined = chain_.size() > 1;
       out.frames.push_back(std::move(innermost));
       if (!options_.inline_frames) return;
       // Each inlined scope's call site is a frame of the scope around it.
       for (size_t i = chain_.size() - 1; i > 0; --i) {
         SourceFrame caller;
-        caller.function = function_name(&chain_[i - 1], dwfl_address, false);
+        caller.function = function_name(*unit, &chain_[i - 1], dwfl_address, false);
         const uint64_t call_file = unsigned_attribute(&chain_[i], DW_AT_call_file);
         if (unit->files != nullptr) {
           const char* name = dwarf_filesrc(unit->files, call_file, nullptr, nullptr);
@@ -226,8 +275,12 @@ void ElfModule::lookup(uint64_t file_address, Location& out) {
     }
   }
   // No DWARF function here: the ELF symbol names it, if any.
-  if (const SymbolTable::Symbol* symbol = symbols_.find(dwfl_address)) {
+  const SymbolTable::Symbol* symbol = options_.gnu_addr2line_compatible ? symbols_.find_nearest(dwfl_address)
+                                                                        : symbols_.find(dwfl_address);
+  if (symbol != nullptr) {
     innermost.function = display_name(symbol->name, true);
+    if (innermost.file.empty() && symbol->file != nullptr && options_.gnu_addr2line_compatible)
+      innermost.file = symbol->file;
     out.resolved = true;
   }
   out.frames.push_back(std::move(innermost));

@@ -14,6 +14,7 @@
 #include <memory>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "cu_index.h"
@@ -42,11 +43,15 @@ class ElfModule {
  private:
   struct Unit {
     Dwarf_Die line_unit;  // the unit whose line table covers the code (skeleton for split DWARF)
+    std::vector<std::pair<uint64_t, uint64_t>> ranges;  // DWARF addresses the unit covers
+    bool names_are_linkage = false;  // a C-like language: BFD takes DW_AT_name as the linkage name
     std::unique_ptr<CuIndex> index;
     Dwarf_Files* files = nullptr;  // for DW_AT_call_file; nullptr when unreadable
   };
   Unit* unit_at(uint64_t dwfl_address);
-  const std::string& function_name(Dwarf_Die* function, uint64_t dwfl_address, bool innermost);
+  Unit make_unit(Dwarf_Die line_unit);
+  const std::string& function_name(const Unit& unit, Dwarf_Die* function, uint64_t dwfl_address,
+                                   bool innermost);
   const std::string& display_name(const char* raw, bool mangled);
 
   Options options_;
@@ -61,6 +66,9 @@ class ElfModule {
   std::unordered_map<uint64_t, Unit> units_;  // by the unit DIE's offset
   std::unordered_map<const char*, std::string> names_;  // raw DWARF/ELF string -> shown name
   std::vector<Dwarf_Die> chain_;                        // scratch, reused across lookups
+  // GNU addr2line's naming state (Options::gnu_addr2line_compatible), by DIE.
+  std::unordered_set<const void*> bfd_named_;
+  std::unordered_map<const void*, const char*> bfd_renamed_;
 };
 
 }  // namespace spoor::symbolizer

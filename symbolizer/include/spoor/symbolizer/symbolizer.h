@@ -69,6 +69,13 @@ struct Options {
   // false: only the innermost frame, as addr2line without -i prints it
   // (the most deeply inlined function, at the line table's location).
   bool inline_frames = true;
+  // Name frames as GNU addr2line does, for `spoor symbolize -e`: the
+  // innermost frame of a C++ function that DWARF gives no linkage name
+  // (inlined templates, lambdas, main) is named by the ELF symbol around the
+  // address, and an address without DWARF by the nearest symbol below it in
+  // its section, with the file from the STT_FILE symbol. Off, frames carry
+  // DWARF's own names, which say more.
+  bool gnu_addr2line_compatible = false;
 };
 
 using ModuleId = uint32_t;
