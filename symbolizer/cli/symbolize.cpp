@@ -211,7 +211,7 @@ const Command kSymbolizeCommand = {
     kName,
     "Turn addresses into functions, source lines and inline frames",
     "usage: spoor symbolize [-a] [-f] [-i] [-C] [-p] [-s] -e ELF [ADDR...]\n"
-    "       spoor symbolize --trace FILE [-C] [-i]\n"
+    "       spoor symbolize --trace FILE [--debug-dir DIR] [--sysroot DIR]\n"
     "\n"
     "With -e, prints what GNU addr2line prints for each address (file\n"
     "addresses, hex, with or without 0x), from the arguments or else from\n"
@@ -220,7 +220,8 @@ const Command kSymbolizeCommand = {
     "\n"
     "With --trace, symbolizes every stack of a recorded trace (the modules\n"
     "of each process from its Spoor.Process ModuleLoad events) and prints\n"
-    "each stack id with its frames, innermost first.\n"
+    "each stack id with its frames, innermost first, inline frames as\n"
+    "'(inlined by)' lines; a frame without a symbol shows as module+0xoffset.\n"
     "\n"
     "options:\n"
     "  -e, --exe ELF         the ELF file the addresses belong to\n"
