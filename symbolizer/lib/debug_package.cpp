@@ -35,13 +35,14 @@ std::string query_dpkg(const std::string& path) {
 }  // namespace
 
 std::string owning_package(const std::string& path) {
-  std::string package = query_dpkg(path);
-  if (!package.empty()) return package;
-  // With merged /usr, dpkg knows a file under the name its package ships
-  // (/lib/... or /usr/lib/...), which may differ from the mapped path.
+  // The ELF file's real path first: a symlink such as /usr/bin/objdump may
+  // belong to another package than the file it points to, whose -dbgsym is
+  // the one to install. Then, with merged /usr, the name its package ships
+  // it under (/lib/... or /usr/lib/...).
   std::error_code ec;
   const std::filesystem::path real = std::filesystem::canonical(path, ec);
-  if (!ec && real.string() != path) package = query_dpkg(real.string());
+  std::string package = ec ? std::string() : query_dpkg(real.string());
+  if (package.empty()) package = query_dpkg(path);
   if (package.empty() && path.rfind("/usr/", 0) == 0) package = query_dpkg(path.substr(4));
   if (package.empty() && path.rfind("/lib", 0) == 0) package = query_dpkg("/usr" + path);
   return package;

@@ -3,8 +3,10 @@
 #include <dwarf.h>
 #include <elfutils/libdw.h>
 
+#include <algorithm>
 #include <cstring>
 
+#include "bfd_first_file.h"
 #include "debug_package.h"
 #include "demangle.h"
 
@@ -45,6 +47,11 @@ uint64_t unsigned_attribute(Dwarf_Die* die, unsigned name) {
   return value;
 }
 
+bool in_ranges(const std::vector<std::pair<uint64_t, uint64_t>>& ranges, uint64_t address) {
+  auto it = std::upper_bound(ranges.begin(), ranges.end(), std::make_pair(address, UINT64_MAX));
+  return it != ranges.begin() && address < (it - 1)->second;
+}
+
 // BFD's mangle_style() == 0: languages whose DW_AT_name is the symbol name.
 bool c_like_language(int language) {
   switch (language) {
@@ -77,10 +84,15 @@ bool first_address(Dwarf_Die* die, uint64_t* address) {
     *address = low;
     return true;
   }
+  // BFD skips empty ranges ([a, a) marks where inlined code was before
+  // optimization moved it).
   Dwarf_Addr base = 0, start = 0, end = 0;
-  if (dwarf_ranges(die, 0, &base, &start, &end) > 0) {
-    *address = start;
-    return true;
+  ptrdiff_t offset = 0;
+  while ((offset = dwarf_ranges(die, offset, &base, &start, &end)) > 0) {
+    if (end > start) {
+      *address = start;
+      return true;
+    }
   }
   return false;
 }
@@ -187,6 +199,14 @@ ElfModule::Unit ElfModule::make_unit(Dwarf_Die line_unit) {
   while ((offset = dwarf_ranges(&line_unit, offset, &base, &low, &high)) > 0)
     if (high > low) unit.ranges.emplace_back(low, high);
   unit.names_are_linkage = c_like_language(dwarf_srclang(&line_unit));
+  if (options_.gnu_addr2line_compatible) {
+    Dwarf_Files* line_files = nullptr;
+    size_t line_file_count = 0;
+    if (dwarf_getsrcfiles(&line_unit, &line_files, &line_file_count) == 0 && line_file_count > 0) {
+      unit.file0 = dwarf_filesrc(line_files, 0, nullptr, nullptr);
+      if (unit.file0 != nullptr) unit.bfd_file0 = bfd_file0_ranges(dwarf_, &line_unit);
+    }
+  }
   unit.index = std::make_unique<CuIndex>(code_unit);
   size_t count = 0;
   if (dwarf_getsrcfiles(&code_unit, &unit.files, &count) != 0) unit.files = nullptr;
@@ -246,6 +266,7 @@ void ElfModule::lookup(uint64_t file_address, Location& out) {
       dwarf_linecol(line, &column);
       dwarf_linediscriminator(line, &discriminator);
       innermost.file = file != nullptr ? file : "";
+      if (!unit->bfd_file0.empty() && in_ranges(unit->bfd_file0, dwarf_address)) innermost.file = unit->file0;
       innermost.line = static_cast<uint32_t>(number);
       innermost.column = static_cast<uint32_t>(column);
       innermost.discriminator = discriminator;

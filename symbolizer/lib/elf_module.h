@@ -45,6 +45,9 @@ class ElfModule {
     Dwarf_Die line_unit;  // the unit whose line table covers the code (skeleton for split DWARF)
     std::vector<std::pair<uint64_t, uint64_t>> ranges;  // DWARF addresses the unit covers
     bool names_are_linkage = false;  // a C-like language: BFD takes DW_AT_name as the linkage name
+    // GNU addr2line compatibility: where BFD names rows by file 0, and that name.
+    std::vector<std::pair<uint64_t, uint64_t>> bfd_file0;
+    const char* file0 = nullptr;
     std::unique_ptr<CuIndex> index;
     Dwarf_Files* files = nullptr;  // for DW_AT_call_file; nullptr when unreadable
   };
