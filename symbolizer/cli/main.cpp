@@ -20,7 +20,7 @@ const Command kHelpCommand = {
 
 // In the order `spoor help` lists them.
 const Command* const kCommands[] = {&kRecordCommand, &kReportCommand, &kDumpCommand, &kInfoCommand,
-                                     &kHelpCommand};
+                                     &kSymbolizeCommand, &kHelpCommand};
 
 const Command* find_command(std::string_view name) {
   for (const Command* c : kCommands)
