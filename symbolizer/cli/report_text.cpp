@@ -316,9 +316,10 @@ void print_health(const json& h, std::string& out) {
 void print_report_text(const json& r, std::string& out) {
   const json& t = r["trace"];
   out += "spoor report: " + str(t, "path") + "\n";
-  out += "  " + count_text(u(t, "events")) + " events over " + ms_text(i64(t, "duration_ns")) + ", " +
-         std::to_string(u(t, "processes")) + " processes, " + std::to_string(u(t, "threads")) + " threads (" +
-         bytes_text(u(t, "file_size")) + " trace)\n";
+  auto counted = [](uint64_t n, const char* one, const char* many) { return count_text(n) + " " + (n == 1 ? one : many); };
+  out += "  " + counted(u(t, "events"), "event", "events") + " over " + ms_text(i64(t, "duration_ns")) + ", " +
+         counted(u(t, "processes"), "process", "processes") + ", " + counted(u(t, "threads"), "thread", "threads") +
+         " (" + bytes_text(u(t, "file_size")) + " trace)\n";
   if (r.contains("processes")) print_processes(r["processes"], out);
   if (r.contains("heap")) print_heap(r["heap"], out);
   if (r.contains("io")) print_io(r["io"], out);
