@@ -227,10 +227,12 @@ json io_json(const Context& c) {
 
 // --- cpu --------------------------------------------------------------------
 
-json functions_json(const an::CpuProfile& p, size_t top) {
+// `self_only`: the ranking by self time lists functions that have some.
+json functions_json(const an::CpuProfile& p, size_t top, bool self_only) {
   json arr = json::array();
-  for (size_t i = 0; i < p.functions.size() && i < top; ++i) {
+  for (size_t i = 0; i < p.functions.size() && arr.size() < top; ++i) {
     const an::FunctionCost& f = p.functions[i];
+    if (self_only && f.self == 0) continue;
     arr.push_back({{"function", f.function}, {"location", f.location}, {"self", f.self}, {"inclusive", f.inclusive}});
   }
   return arr;
@@ -240,17 +242,17 @@ json cpu_json(const Context& c) {
   const an::CpuAnalysis& cpu = *c.in.cpu;
   const an::CpuProfile all = cpu.profile(*c.in.symbols);
   json j = {{"periods", all.periods}, {"samples", all.samples}};
-  j["functions"] = functions_json(all, c.top);
+  j["functions"] = functions_json(all, c.top, true);
   // Inclusive ranking too: where the time goes below each caller.
   an::CpuProfile by_inclusive = all;
   std::stable_sort(by_inclusive.functions.begin(), by_inclusive.functions.end(),
                    [](const an::FunctionCost& a, const an::FunctionCost& b) { return a.inclusive > b.inclusive; });
-  j["functions_by_inclusive"] = functions_json(by_inclusive, c.top);
+  j["functions_by_inclusive"] = functions_json(by_inclusive, c.top, false);
   json threads = json::array();
   for (const auto& [t, periods] : cpu.threads()) {
     json tj = thread_ref(c, t);
     tj["periods"] = periods;
-    tj["functions"] = functions_json(cpu.profile(*c.in.symbols, t), std::min<size_t>(c.top, 5));
+    tj["functions"] = functions_json(cpu.profile(*c.in.symbols, t), std::min<size_t>(c.top, 5), true);
     threads.push_back(std::move(tj));
   }
   j["threads"] = std::move(threads);

@@ -252,7 +252,8 @@ void print_cpu(const json& cpu, std::string& out) {
   function_table(cpu["functions"], total, out, "    ");
   out += "\n  top functions by inclusive time\n";
   function_table(cpu["functions_by_inclusive"], total, out, "    ");
-  for (const json& th : cpu["threads"]) {
+  // One sampled thread: its table would repeat the one above.
+  for (const json& th : cpu["threads"].size() > 1 ? cpu["threads"] : json::array()) {
     out += "\n  thread " + std::to_string(u(th, "tid")) + (str(th, "name").empty() ? "" : " (" + str(th, "name") + ")") +
            " of pid " + std::to_string(u(th, "pid")) + ": " + count_text(u(th, "periods")) + " periods, " +
            percent_text(u(th, "periods"), total) + "\n";

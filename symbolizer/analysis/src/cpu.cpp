@@ -26,15 +26,18 @@ void CpuAnalysis::on_event(const reader::Event& e, const EventContext& c) {
 CpuProfile CpuAnalysis::profile(SymbolizedStacks& symbols, ThreadIndex thread) const {
   CpuProfile out;
   std::unordered_map<std::string, size_t> by_name;
-  auto cost_of = [&](const Frame& fr) -> FunctionCost& {
+  // Per function: periods per "file:line" it was seen at, for its location.
+  std::vector<std::unordered_map<std::string, uint64_t>> lines;
+  auto cost_of = [&](const Frame& fr, uint64_t periods) -> FunctionCost& {
     const std::string name = fr.function_or_location();
     auto [it, inserted] = by_name.try_emplace(name, out.functions.size());
     if (inserted) {
-      FunctionCost fc;
-      fc.function = name;
-      if (!fr.file.empty()) fc.location = base_name(fr.file) + (fr.line != 0 ? ":" + std::to_string(fr.line) : "");
-      out.functions.push_back(std::move(fc));
+      out.functions.emplace_back();
+      out.functions.back().function = name;
+      lines.emplace_back();
     }
+    if (!fr.file.empty())
+      lines[it->second][base_name(fr.file) + (fr.line != 0 ? ":" + std::to_string(fr.line) : "")] += periods;
     return out.functions[it->second];
   };
   std::unordered_set<size_t> seen;
@@ -46,17 +49,25 @@ CpuProfile CpuAnalysis::profile(SymbolizedStacks& symbols, ThreadIndex thread) c
     if (frames.empty()) {
       Frame unknown;
       unknown.function = "(no stack)";
-      FunctionCost& fc = cost_of(unknown);
+      FunctionCost& fc = cost_of(unknown, s.periods);
       fc.self += s.periods;
       fc.inclusive += s.periods;
       continue;
     }
-    cost_of(frames.front()).self += s.periods;
+    cost_of(frames.front(), 0).self += s.periods;
     seen.clear();
     for (const Frame& fr : frames) {
-      const size_t i = static_cast<size_t>(&cost_of(fr) - out.functions.data());
+      const size_t i = static_cast<size_t>(&cost_of(fr, s.periods) - out.functions.data());
       if (seen.insert(i).second) out.functions[i].inclusive += s.periods;
     }
+  }
+  for (size_t i = 0; i < out.functions.size(); ++i) {
+    uint64_t best = 0;
+    for (const auto& [line, periods] : lines[i])
+      if (periods > best || (periods == best && line < out.functions[i].location)) {
+        best = periods;
+        out.functions[i].location = line;
+      }
   }
   std::stable_sort(out.functions.begin(), out.functions.end(), [](const FunctionCost& a, const FunctionCost& b) {
     return a.self != b.self ? a.self > b.self : a.inclusive > b.inclusive;

@@ -25,7 +25,7 @@ struct SampledStack {
 
 struct FunctionCost {
   std::string function;  // Frame::function_or_location()
-  std::string location;  // "file.c:12" of its first sampled frame, "" when unknown
+  std::string location;  // "file.c:12": the line with the most periods in it, "" when unknown
   uint64_t self = 0;       // periods
   uint64_t inclusive = 0;  // periods
 };
