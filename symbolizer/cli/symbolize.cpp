@@ -1,10 +1,13 @@
 // spoor symbolize: addresses to functions, source lines and inline frames,
 // as GNU addr2line prints them (-e ELF), or every stack of a trace
 // (--trace FILE).
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
-#include <iostream>
 #include <optional>
 #include <string>
 #include <vector>
@@ -184,14 +187,27 @@ int run_addresses(const SymbolizeArgs& a) {
       if (!one(text)) return kExitTrace;
     return kExitOk;
   }
-  std::string line;
-  while (std::getline(std::cin, line)) {
-    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
-    if (!one(line)) return kExitTrace;
-    // addr2line answers each line as it comes (pipes in both directions).
-    std::fflush(stdout);
+  // Like addr2line, answer each line as it comes when the addresses come
+  // down a pipe or terminal (a program may be waiting for the answer before
+  // it writes the next); from a file, let stdio buffer.
+  struct stat st;
+  const bool answer_each = fstat(STDIN_FILENO, &st) != 0 || !S_ISREG(st.st_mode);
+  char* buf = nullptr;
+  size_t cap = 0;
+  ssize_t n;
+  int status = kExitOk;
+  while ((n = getline(&buf, &cap, stdin)) > 0) {
+    std::string line(buf, static_cast<size_t>(n));
+    while (!line.empty() && (line.back() == '\n' || line.back() == '\r')) line.pop_back();
+    if (line.find_first_not_of(" \t") == std::string::npos) continue;
+    if (!one(line)) {
+      status = kExitTrace;
+      break;
+    }
+    if (answer_each) std::fflush(stdout);
   }
-  return kExitOk;
+  std::free(buf);
+  return status;
 }
 
 int run_symbolize(const std::vector<std::string>& words) {

@@ -166,9 +166,12 @@ ElfModule::~ElfModule() {
 
 ElfModule::Unit* ElfModule::unit_at(uint64_t dwfl_address) {
   Dwarf_Addr bias = 0;
-  Dwarf_Die* found = dwfl_module_addrdie(module_, dwfl_address, &bias);
-  if (found == nullptr) return nullptr;
-  Dwarf_Die line_unit = *found;
+  Dwarf_Die line_unit;
+  if (Dwarf_Die* found = dwfl_module_addrdie(module_, dwfl_address, &bias)) {
+    line_unit = *found;
+  } else if (!unit_die_from_ranges(dwfl_address - dwarf_bias_, &line_unit)) {
+    return nullptr;
+  }
   const uint64_t key = dwarf_dieoffset(&line_unit);
   auto it = units_.find(key);
   if (it == units_.end()) it = units_.emplace(key, make_unit(line_unit)).first;
@@ -179,6 +182,26 @@ ElfModule::Unit* ElfModule::unit_at(uint64_t dwfl_address) {
   for (const auto& [unit_low, unit_high] : it->second.ranges)
     if (dwarf_address >= unit_low && dwarf_address < unit_high) return &it->second;
   return nullptr;
+}
+
+bool ElfModule::unit_die_from_ranges(uint64_t dwarf_address, Dwarf_Die* out) {
+  if (!unit_ranges_built_) {
+    unit_ranges_built_ = true;
+    Dwarf_Addr bias = 0;
+    for (Dwarf_Die* unit = nullptr; (unit = dwfl_module_nextcu(module_, unit, &bias)) != nullptr;) {
+      Dwarf_Addr base = 0, low = 0, high = 0;
+      ptrdiff_t offset = 0;
+      while ((offset = dwarf_ranges(unit, offset, &base, &low, &high)) > 0)
+        if (high > low) unit_ranges_.push_back({low, high, *unit});
+    }
+    std::sort(unit_ranges_.begin(), unit_ranges_.end(),
+              [](const UnitRange& a, const UnitRange& b) { return a.low < b.low; });
+  }
+  auto it = std::upper_bound(unit_ranges_.begin(), unit_ranges_.end(), dwarf_address,
+                             [](uint64_t a, const UnitRange& r) { return a < r.low; });
+  if (it == unit_ranges_.begin() || dwarf_address >= (it - 1)->high) return false;
+  *out = (it - 1)->unit;
+  return true;
 }
 
 ElfModule::Unit ElfModule::make_unit(Dwarf_Die line_unit) {

@@ -52,6 +52,7 @@ class ElfModule {
     Dwarf_Files* files = nullptr;  // for DW_AT_call_file; nullptr when unreadable
   };
   Unit* unit_at(uint64_t dwfl_address);
+  bool unit_die_from_ranges(uint64_t dwarf_address, Dwarf_Die* out);
   Unit make_unit(Dwarf_Die line_unit);
   const std::string& function_name(const Unit& unit, Dwarf_Die* function, uint64_t dwfl_address,
                                    bool innermost);
@@ -67,6 +68,15 @@ class ElfModule {
   uint64_t dwarf_bias_ = 0;        // Dwfl address - DWARF address
   SymbolTable symbols_;
   std::unordered_map<uint64_t, Unit> units_;  // by the unit DIE's offset
+  // Every unit's ranges, sorted: built on the first address libdwfl's
+  // .debug_aranges lookup misses (clang emits no .debug_aranges by default,
+  // and libdw 0.188 does not fall back to the units' own ranges).
+  struct UnitRange {
+    uint64_t low, high;
+    Dwarf_Die unit;
+  };
+  std::vector<UnitRange> unit_ranges_;
+  bool unit_ranges_built_ = false;
   std::unordered_map<const char*, std::string> names_;  // raw DWARF/ELF string -> shown name
   std::vector<Dwarf_Die> chain_;                        // scratch, reused across lookups
   // GNU addr2line's naming state (Options::gnu_addr2line_compatible), by DIE.
