@@ -1,16 +1,21 @@
 // One compile unit's functions sorted by address, and the chain of inlined
 // scopes at an address.
 //
-// dwarf_getscopes walks the whole unit on every call. This index walks it
-// once (O(DIEs)), then an address costs a binary search over the unit's
-// function ranges plus a walk of the one function's subtree that contains
-// it.
+// dwarf_getscopes walks the whole unit on every call, and dwarf_haspc
+// decodes a DIE's ranges again on every call. This index walks the unit's
+// top levels once (O(DIEs outside functions)); the first address in a
+// function flattens that function's inline tree once (its DIEs and ranges,
+// in preorder); after that an address costs a binary search over the
+// unit's functions plus a walk down the flattened tree that visits only the
+// siblings along its chain.
 #ifndef SPOOR_SYMBOLIZER_CU_INDEX_H
 #define SPOOR_SYMBOLIZER_CU_INDEX_H
 
 #include <elfutils/libdw.h>
 
 #include <cstdint>
+#include <unordered_map>
+#include <utility>
 #include <vector>
 
 namespace spoor::symbolizer {
@@ -25,7 +30,7 @@ class CuIndex {
   // outermost first: the function, then each DW_TAG_inlined_subroutine
   // down to the innermost. Lexical blocks are walked through, not listed.
   // Returns false (and an empty chain) when no function contains it.
-  bool scopes(uint64_t address, std::vector<Dwarf_Die>& chain) const;
+  bool scopes(uint64_t address, std::vector<Dwarf_Die>& chain);
 
  private:
   struct Range {
@@ -33,9 +38,24 @@ class CuIndex {
     uint64_t high;  // one past the last
     Dwarf_Die function;
   };
+  // A function's inlined subroutines in preorder; node i's descendants are
+  // [i + 1, subtree_end).
+  struct InlineTree {
+    struct Node {
+      uint32_t first_range;
+      uint32_t end_range;
+      uint32_t subtree_end;
+      Dwarf_Die die;
+    };
+    std::vector<Node> nodes;
+    std::vector<std::pair<uint64_t, uint64_t>> ranges;
+  };
   void add_functions(Dwarf_Die* parent);
+  static void add_inlined(Dwarf_Die* parent, InlineTree& tree);
+  const InlineTree& tree_of(const Dwarf_Die& function);
 
   std::vector<Range> ranges_;  // sorted by low
+  std::unordered_map<const void*, InlineTree> trees_;  // by the function DIE's address
 };
 
 }  // namespace spoor::symbolizer

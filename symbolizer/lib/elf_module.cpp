@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <cstring>
 
-#include "bfd_first_file.h"
 #include "debug_package.h"
 #include "demangle.h"
 
@@ -45,11 +44,6 @@ uint64_t unsigned_attribute(Dwarf_Die* die, unsigned name) {
   Dwarf_Word value = 0;
   if (dwarf_attr(die, name, &attr) == nullptr || dwarf_formudata(&attr, &value) != 0) return 0;
   return value;
-}
-
-bool in_ranges(const std::vector<std::pair<uint64_t, uint64_t>>& ranges, uint64_t address) {
-  auto it = std::upper_bound(ranges.begin(), ranges.end(), std::make_pair(address, UINT64_MAX));
-  return it != ranges.begin() && address < (it - 1)->second;
 }
 
 // BFD's mangle_style() == 0: languages whose DW_AT_name is the symbol name.
@@ -222,17 +216,13 @@ ElfModule::Unit ElfModule::make_unit(Dwarf_Die line_unit) {
   while ((offset = dwarf_ranges(&line_unit, offset, &base, &low, &high)) > 0)
     if (high > low) unit.ranges.emplace_back(low, high);
   unit.names_are_linkage = c_like_language(dwarf_srclang(&line_unit));
-  if (options_.gnu_addr2line_compatible) {
-    Dwarf_Files* line_files = nullptr;
-    size_t line_file_count = 0;
-    if (dwarf_getsrcfiles(&line_unit, &line_files, &line_file_count) == 0 && line_file_count > 0) {
-      unit.file0 = dwarf_filesrc(line_files, 0, nullptr, nullptr);
-      if (unit.file0 != nullptr) unit.bfd_file0 = bfd_file0_ranges(dwarf_, &line_unit);
-    }
-  }
   unit.index = std::make_unique<CuIndex>(code_unit);
+  unit.lines = LineTable::read(dwarf_, &line_unit);
+  // libdw's file list (which parses the whole line table too) only where
+  // ours cannot name call files: a split unit's are in its .dwo.
+  const bool split = code_unit.addr != line_unit.addr;
   size_t count = 0;
-  if (dwarf_getsrcfiles(&code_unit, &unit.files, &count) != 0) unit.files = nullptr;
+  if ((split || !unit.lines) && dwarf_getsrcfiles(&code_unit, &unit.files, &count) != 0) unit.files = nullptr;
   return unit;
 }
 
@@ -281,7 +271,18 @@ void ElfModule::lookup(uint64_t file_address, Location& out) {
   Unit* unit = dwarf_ != nullptr ? unit_at(dwfl_address) : nullptr;
   if (unit != nullptr) {
     const uint64_t dwarf_address = dwfl_address - dwarf_bias_;
-    if (Dwarf_Line* line = dwarf_getsrc_die(&unit->line_unit, dwarf_address)) {
+    if (unit->lines) {
+      if (const LineTable::Row* row = unit->lines->find(dwarf_address)) {
+        // BFD names a DWARF 5 sequence's rows before its first set_file by file 0.
+        const bool bfd_file0 = options_.gnu_addr2line_compatible && row->bfd_file0;
+        const char* file = unit->lines->file(bfd_file0 ? 0 : row->file);
+        innermost.file = file != nullptr ? file : "";
+        innermost.line = row->line;
+        innermost.column = row->column;
+        innermost.discriminator = row->discriminator;
+        out.resolved = true;
+      }
+    } else if (Dwarf_Line* line = dwarf_getsrc_die(&unit->line_unit, dwarf_address)) {
       const char* file = dwarf_linesrc(line, nullptr, nullptr);
       int number = 0, column = 0;
       unsigned discriminator = 0;
@@ -289,7 +290,6 @@ void ElfModule::lookup(uint64_t file_address, Location& out) {
       dwarf_linecol(line, &column);
       dwarf_linediscriminator(line, &discriminator);
       innermost.file = file != nullptr ? file : "";
-      if (!unit->bfd_file0.empty() && in_ranges(unit->bfd_file0, dwarf_address)) innermost.file = unit->file0;
       innermost.line = static_cast<uint32_t>(number);
       innermost.column = static_cast<uint32_t>(column);
       innermost.discriminator = discriminator;
@@ -306,10 +306,10 @@ void ElfModule::lookup(uint64_t file_address, Location& out) {
         SourceFrame caller;
         caller.function = function_name(*unit, &chain_[i - 1], dwfl_address, false);
         const uint64_t call_file = unsigned_attribute(&chain_[i], DW_AT_call_file);
-        if (unit->files != nullptr) {
-          const char* name = dwarf_filesrc(unit->files, call_file, nullptr, nullptr);
-          if (name != nullptr) caller.file = name;
-        }
+        const char* name = unit->files != nullptr ? dwarf_filesrc(unit->files, call_file, nullptr, nullptr)
+                           : unit->lines         ? unit->lines->file(call_file)
+                                                 : nullptr;
+        if (name != nullptr) caller.file = name;
         caller.line = static_cast<uint32_t>(unsigned_attribute(&chain_[i], DW_AT_call_line));
         caller.column = static_cast<uint32_t>(unsigned_attribute(&chain_[i], DW_AT_call_column));
         caller.inlined = i > 1;
