@@ -12,14 +12,18 @@
 #
 #   bench/symbolize_compare.sh [BINARY]
 #
-# BINARY defaults to the release preset's spoor_reader_tests (RelWithDebInfo:
-# -O2 -g; gtest and the reader: template-heavy C++), built if missing.
-# Addresses: every Nth instruction of its .text (objdump -d), N chosen for
-# at least SPOOR_BENCH_ADDRESSES (12000) of them, in address order, each once.
+# BINARY defaults to the program bench/symbolize_corpus.sh generates and
+# builds with g++ -O2 -g (SPOOR_BENCH_UNITS translation units of std
+# containers, algorithms, lambdas and std::function, each with its own
+# types: mostly inline chains). Addresses: every Nth instruction of its
+# .text (objdump -d), N chosen for at least SPOOR_BENCH_ADDRESSES (12000) of
+# them, in address order, each once.
 #
 # Environment:
 #   SPOOR_BENCH_DIR         outputs (/tmp/spoor-symbolize-compare)
 #   SPOOR_BENCH_ADDRESSES   how many addresses at least (12000)
+#   SPOOR_BENCH_UNITS       translation units of the generated program (160)
+#   SPOOR_TOOL              the spoor binary (default: the release preset's, built if missing)
 #   SPOOR_BENCH_SKIP_DEPS   1: do not run scripts/install-bench-deps.sh
 #
 # A benchmark, not a test: it exits 0 whatever the numbers are.
@@ -31,12 +35,11 @@ mkdir -p "$out"
 want=${SPOOR_BENCH_ADDRESSES:-12000}
 
 [ "${SPOOR_BENCH_SKIP_DEPS:-0}" = 1 ] || "$root/scripts/install-bench-deps.sh" >&2
-if [ ! -x "$root/build/release/symbolizer/spoor" ] || [ $# -eq 0 ]; then
-  (cd "$root" && cmake --preset release >/dev/null &&
-   cmake --build --preset release --target spoor spoor_reader_tests -j2 >/dev/null)
+spoor=${SPOOR_TOOL:-$root/build/release/symbolizer/spoor}
+if [ -z "${SPOOR_TOOL:-}" ]; then
+  (cd "$root" && cmake --preset release >/dev/null && cmake --build --preset release --target spoor -j2 >/dev/null)
 fi
-spoor=$root/build/release/symbolizer/spoor
-binary=${1:-$root/build/release/tests/reader/spoor_reader_tests}
+binary=${1:-$("$root/bench/symbolize_corpus.sh" "$out/corpus" "${SPOOR_BENCH_UNITS:-160}")}
 
 section_size() {
   readelf -SW "$binary" | awk -v name="$1" '{ for (i = 1; i <= NF; i++) if ($i == name) print $(i + 4) }' |

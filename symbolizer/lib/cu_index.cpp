@@ -55,7 +55,7 @@ void CuIndex::add_inlined(Dwarf_Die* parent, InlineTree& tree) {
     const int tag = dwarf_tag(&child);
     if (tag == DW_TAG_inlined_subroutine) {
       const size_t index = tree.nodes.size();
-      tree.nodes.push_back({static_cast<uint32_t>(tree.ranges.size()), 0, 0, child});
+      tree.nodes.push_back({child.addr, static_cast<uint32_t>(tree.ranges.size()), 0, 0});
       for_each_range(&child, [&](uint64_t low, uint64_t high) { tree.ranges.emplace_back(low, high); });
       tree.nodes[index].end_range = static_cast<uint32_t>(tree.ranges.size());
       if (dwarf_haschildren(&child)) add_inlined(&child, tree);
@@ -72,8 +72,11 @@ const CuIndex::InlineTree& CuIndex::tree_of(const Dwarf_Die& function) {
   auto it = trees_.find(function.addr);
   if (it != trees_.end()) return it->second;
   InlineTree tree;
+  tree.function = function;
   Dwarf_Die die = function;
   add_inlined(&die, tree);
+  tree.nodes.shrink_to_fit();
+  tree.ranges.shrink_to_fit();
   return trees_.emplace(function.addr, std::move(tree)).first->second;
 }
 
@@ -106,7 +109,12 @@ bool CuIndex::scopes(uint64_t address, std::vector<Dwarf_Die>& chain) {
     for (uint32_t r = node.first_range; r < node.end_range && !contains; ++r)
       contains = address >= tree.ranges[r].first && address < tree.ranges[r].second;
     if (contains) {
-      chain.push_back(node.die);
+      // The same unit as the function: only the DIE's position differs
+      // (libdw reads its abbreviation again when `abbrev` is null).
+      Dwarf_Die die = tree.function;
+      die.addr = node.die;
+      die.abbrev = nullptr;
+      chain.push_back(die);
       end = node.subtree_end;
       ++i;
     } else {

@@ -42,11 +42,12 @@ class CuIndex {
   // [i + 1, subtree_end).
   struct InlineTree {
     struct Node {
+      void* die;  // Dwarf_Die::addr: the rest of the DIE is the function's (same unit)
       uint32_t first_range;
       uint32_t end_range;
       uint32_t subtree_end;
-      Dwarf_Die die;
     };
+    Dwarf_Die function;
     std::vector<Node> nodes;
     std::vector<std::pair<uint64_t, uint64_t>> ranges;
   };
