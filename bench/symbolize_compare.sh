@@ -96,8 +96,8 @@ for tool in spoor addr2line eu-addr2line llvm-symbolizer; do
   wall=$(awk -F': ' '/Elapsed \(wall clock\)/ { print $2 }' "$out/$tool.time")
   seconds=$(echo "$wall" | awk -F: '{ s = 0; for (i = 1; i <= NF; i++) s = s * 60 + $i; print s }')
   rss_kb=$(awk -F': ' '/Maximum resident set size/ { print $2 }' "$out/$tool.time")
-  rate=$(awk -v n="$n" -v s="$seconds" 'BEGIN { printf "%.0f", s > 0 ? n / s : 0 }')
-  ratio=$(awk -v r="$rss_kb" -v d="$debug_info" 'BEGIN { printf "%.2f", d > 0 ? r * 1024 / d : 0 }')
+  rate=$(awk -v n="$n" -v s="$seconds" 'BEGIN { printf "%.0f", (s > 0 ? n / s : 0) }')
+  ratio=$(awk -v r="$rss_kb" -v d="$debug_info" 'BEGIN { printf "%.2f", (d > 0 ? r * 1024 / d : 0) }')
   printf '%-16s %10s %10s %9s MiB %8s %8s\n' "$tool" "$seconds" "$rate" "$((rss_kb / 1024))" "$ratio" \
     "$(same_as_addr2line "$out/$tool.out")"
 done

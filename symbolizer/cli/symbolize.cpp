@@ -168,6 +168,7 @@ int run_addresses(const SymbolizeArgs& a) {
     return true;
   };
   std::string out;
+  symbolizer::Location location;
   auto one = [&](const std::string& text) {
     const std::optional<uint64_t> address = parse_address(text);
     if (!address) {
@@ -175,7 +176,8 @@ int run_addresses(const SymbolizeArgs& a) {
                    text.c_str());
       return false;
     }
-    const symbolizer::Location& location = symbolizer.symbolize_file(a.elf, *address);
+    // Input addresses rarely repeat: no memo (addr2line keeps none either).
+    symbolizer.symbolize_file_unmemoized(a.elf, *address, location);
     if (!report_problems()) return false;
     out.clear();
     append_addr2line(out, *address, location, a.style);

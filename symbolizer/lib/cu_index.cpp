@@ -31,7 +31,7 @@ void for_each_range(Dwarf_Die* die, Visit visit) {
 
 }  // namespace
 
-CuIndex::CuIndex(Dwarf_Die unit) {
+CuIndex::CuIndex(Dwarf_Die unit, TreeCache& trees) : trees_(trees) {
   add_functions(&unit);
   std::sort(ranges_.begin(), ranges_.end(), [](const Range& a, const Range& b) { return a.low < b.low; });
 }
@@ -68,16 +68,31 @@ void CuIndex::add_inlined(Dwarf_Die* parent, InlineTree& tree) {
   } while (dwarf_siblingof(&child, &child) == 0);
 }
 
+const CuIndex::InlineTree* CuIndex::TreeCache::find(const void* function) const {
+  auto it = trees_.find(function);
+  return it == trees_.end() ? nullptr : &it->second;
+}
+
+const CuIndex::InlineTree& CuIndex::TreeCache::insert(const void* function, InlineTree tree) {
+  if (order_.size() < kCapacity) {
+    order_.push_back(function);
+  } else {
+    trees_.erase(order_[next_]);
+    order_[next_] = function;
+    next_ = (next_ + 1) % kCapacity;
+  }
+  return trees_.emplace(function, std::move(tree)).first->second;
+}
+
 const CuIndex::InlineTree& CuIndex::tree_of(const Dwarf_Die& function) {
-  auto it = trees_.find(function.addr);
-  if (it != trees_.end()) return it->second;
+  if (const InlineTree* cached = trees_.find(function.addr)) return *cached;
   InlineTree tree;
   tree.function = function;
   Dwarf_Die die = function;
   add_inlined(&die, tree);
   tree.nodes.shrink_to_fit();
   tree.ranges.shrink_to_fit();
-  return trees_.emplace(function.addr, std::move(tree)).first->second;
+  return trees_.insert(function.addr, std::move(tree));
 }
 
 bool CuIndex::scopes(uint64_t address, std::vector<Dwarf_Die>& chain) {

@@ -22,9 +22,14 @@ namespace spoor::symbolizer {
 
 class CuIndex {
  public:
+  // Inline trees kept across units: the most recent kCapacity, so memory
+  // stays bounded however many functions a run meets (addresses near each
+  // other in time tend to share a function: sorted input, one stack).
+  class TreeCache;
+
   // Indexes the functions (DW_TAG_subprogram with code) under `unit`: the
   // unit DIE that holds the code's DIEs (for split DWARF, the split unit).
-  explicit CuIndex(Dwarf_Die unit);
+  CuIndex(Dwarf_Die unit, TreeCache& trees);
 
   // Fills `chain` with the scopes that contain `address` (a DWARF address),
   // outermost first: the function, then each DW_TAG_inlined_subroutine
@@ -56,7 +61,20 @@ class CuIndex {
   const InlineTree& tree_of(const Dwarf_Die& function);
 
   std::vector<Range> ranges_;  // sorted by low
-  std::unordered_map<const void*, InlineTree> trees_;  // by the function DIE's address
+  TreeCache& trees_;
+
+ public:
+  class TreeCache {
+   public:
+    static constexpr size_t kCapacity = 1024;
+    const InlineTree* find(const void* function) const;
+    const InlineTree& insert(const void* function, InlineTree tree);
+
+   private:
+    std::unordered_map<const void*, InlineTree> trees_;
+    std::vector<const void*> order_;  // a ring of keys, oldest at next_
+    size_t next_ = 0;
+  };
 };
 
 }  // namespace spoor::symbolizer

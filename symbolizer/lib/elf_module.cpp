@@ -216,7 +216,7 @@ ElfModule::Unit ElfModule::make_unit(Dwarf_Die line_unit) {
   while ((offset = dwarf_ranges(&line_unit, offset, &base, &low, &high)) > 0)
     if (high > low) unit.ranges.emplace_back(low, high);
   unit.names_are_linkage = c_like_language(dwarf_srclang(&line_unit));
-  unit.index = std::make_unique<CuIndex>(code_unit);
+  unit.index = std::make_unique<CuIndex>(code_unit, trees_);
   unit.lines = LineTable::read(dwarf_, &line_unit);
   // libdw's file list (which parses the whole line table too) only where
   // ours cannot name call files: a split unit's are in its .dwo.
@@ -272,14 +272,15 @@ void ElfModule::lookup(uint64_t file_address, Location& out) {
   if (unit != nullptr) {
     const uint64_t dwarf_address = dwfl_address - dwarf_bias_;
     if (unit->lines) {
-      if (const LineTable::Row* row = unit->lines->find(dwarf_address)) {
+      LineTable::Row row;
+      if (unit->lines->find(dwarf_address, &row)) {
         // BFD names a DWARF 5 sequence's rows before its first set_file by file 0.
-        const bool bfd_file0 = options_.gnu_addr2line_compatible && row->bfd_file0;
-        const char* file = unit->lines->file(bfd_file0 ? 0 : row->file);
+        const bool bfd_file0 = options_.gnu_addr2line_compatible && row.bfd_file0;
+        const char* file = unit->lines->file(bfd_file0 ? 0 : row.file);
         innermost.file = file != nullptr ? file : "";
-        innermost.line = row->line;
-        innermost.column = row->column;
-        innermost.discriminator = row->discriminator;
+        innermost.line = row.line;
+        innermost.column = row.column;
+        innermost.discriminator = row.discriminator;
         out.resolved = true;
       }
     } else if (Dwarf_Line* line = dwarf_getsrc_die(&unit->line_unit, dwarf_address)) {

@@ -68,6 +68,7 @@ class ElfModule {
   uint64_t dwarf_bias_ = 0;        // Dwfl address - DWARF address
   SymbolTable symbols_;
   std::unordered_map<uint64_t, Unit> units_;  // by the unit DIE's offset
+  CuIndex::TreeCache trees_;
   // Every unit's ranges, sorted: built on the first address libdwfl's
   // .debug_aranges lookup misses (clang emits no .debug_aranges by default,
   // and libdw 0.188 does not fall back to the units' own ranges).

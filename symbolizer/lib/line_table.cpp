@@ -149,11 +149,23 @@ bool read_formats(Cursor& c, std::vector<EntryFormat>& formats) {
   return !c.bad;
 }
 
-// libdw's join: an absolute name as is, else "dir/name" (dir as the table
-// gives it, or the unit's comp dir for index 0 before DWARF 5).
-std::string join(const char* dir, const char* name) {
-  if (name[0] == '/' || dir == nullptr) return name;
-  std::string path(dir);
+// GNU addr2line's join (BFD's concat_filename), which libdw's matches when
+// directories are absolute: an absolute name as is; else "dir/name" for an
+// absolute dir, "comp_dir/dir/name" for a relative one (libdw would leave
+// it relative), "comp_dir/name" without a dir.
+std::string join(const char* comp_dir, const char* dir, const char* name) {
+  if (name[0] == '/') return name;
+  std::string path;
+  if (dir != nullptr && dir[0] == '/') {
+    path = dir;
+  } else if (comp_dir != nullptr) {
+    path = comp_dir;
+    if (dir != nullptr) path += std::string("/") + dir;
+  } else if (dir != nullptr) {
+    path = dir;
+  } else {
+    return name;
+  }
   path += '/';
   path += name;
   return path;
@@ -218,10 +230,10 @@ std::optional<LineTable> LineTable::read(Dwarf* dwarf, Dwarf_Die* unit) {
       uint64_t dir = 0;
       if (!read_entry(c, file_formats, offset_size, line_str, str, &name, &dir) || name == nullptr)
         return std::nullopt;
-      table.files_.push_back(join(dir < dirs.size() ? dirs[dir] : nullptr, name));
+      table.files_.push_back(join(comp_dir, dir < dirs.size() ? dirs[dir] : nullptr, name));
     }
   } else {
-    std::vector<const char*> dirs{comp_dir};
+    std::vector<const char*> dirs{nullptr};  // index 0: the comp dir
     while (!c.bad && c.p < c.end && *c.p != 0) dirs.push_back(c.cstr());
     c.fixed(1);
     table.files_.push_back("???");
@@ -230,7 +242,7 @@ std::optional<LineTable> LineTable::read(Dwarf* dwarf, Dwarf_Die* unit) {
       const uint64_t dir = c.uleb();
       c.uleb();  // mtime
       c.uleb();  // length
-      table.files_.push_back(join(dir < dirs.size() ? dirs[dir] : nullptr, name));
+      table.files_.push_back(join(comp_dir, dir < dirs.size() ? dirs[dir] : nullptr, name));
     }
   }
   if (c.bad || program > c.end) return std::nullopt;
@@ -238,6 +250,7 @@ std::optional<LineTable> LineTable::read(Dwarf* dwarf, Dwarf_Die* unit) {
 
   // The state machine, without what rows do not keep (is_stmt, blocks,
   // ISA, VLIW op_index).
+  std::vector<Row> rows;
   struct State {
     uint64_t address = 0;
     int64_t line = 1;
@@ -248,7 +261,7 @@ std::optional<LineTable> LineTable::read(Dwarf* dwarf, Dwarf_Die* unit) {
   } s;
   auto clamp16 = [](uint64_t v) { return static_cast<uint16_t>(v > 0xffff ? 0xffff : v); };
   auto emit = [&](bool end_sequence) {
-    table.rows_.push_back({s.address, static_cast<uint32_t>(s.line < 0 ? 0 : s.line), clamp16(s.file),
+    rows.push_back({s.address, static_cast<uint32_t>(s.line < 0 ? 0 : s.line), clamp16(s.file),
                            clamp16(s.column), clamp16(s.discriminator), end_sequence,
                            version >= 5 && !s.file_set});
     s.discriminator = 0;
@@ -297,20 +310,51 @@ std::optional<LineTable> LineTable::read(Dwarf* dwarf, Dwarf_Die* unit) {
   if (c.bad) return std::nullopt;
   // libdw's order: by address, an end_sequence row before a normal one at
   // the same address, else the program's order.
-  std::stable_sort(table.rows_.begin(), table.rows_.end(), [](const Row& a, const Row& b) {
+  std::stable_sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) {
     if (a.address != b.address) return a.address < b.address;
     return a.end_sequence > b.end_sequence;
   });
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const Row& r = rows[i];
+    if (r.file > kFileMask) return std::nullopt;  // libdw's tables then
+    // find() takes the last row at an address: the others are never seen.
+    if (i + 1 < rows.size() && rows[i + 1].address == r.address) continue;
+    const uint16_t flags = static_cast<uint16_t>(r.file | (r.end_sequence ? kEndSequence : 0) |
+                                                 (r.bfd_file0 ? kBfdFile0 : 0));
+    // A row that says what the row before it says changes no lookup.
+    if (!table.rows_.empty()) {
+      const PackedRow& last = table.rows_.back();
+      const uint16_t last_discriminator =
+          table.discriminators_.empty() || table.discriminators_.back().first != last.address
+              ? 0
+              : table.discriminators_.back().second;
+      if ((last.file_and_flags & kEndSequence) == 0 && !r.end_sequence && last.file_and_flags == flags &&
+          last.line == r.line && last.column == r.column && last_discriminator == r.discriminator)
+        continue;
+    }
+    table.rows_.push_back({r.address, r.line, flags, r.column});
+    if (r.discriminator != 0) table.discriminators_.emplace_back(r.address, r.discriminator);
+  }
   table.rows_.shrink_to_fit();
+  table.discriminators_.shrink_to_fit();
   return table;
 }
 
-const LineTable::Row* LineTable::find(uint64_t address) const {
+bool LineTable::find(uint64_t address, Row* row) const {
   auto it = std::upper_bound(rows_.begin(), rows_.end(), address,
-                             [](uint64_t a, const Row& r) { return a < r.address; });
-  if (it == rows_.begin()) return nullptr;
-  const Row& row = *(it - 1);
-  return row.end_sequence ? nullptr : &row;
+                             [](uint64_t a, const PackedRow& r) { return a < r.address; });
+  if (it == rows_.begin()) return false;
+  const PackedRow& packed = *(it - 1);
+  if (packed.file_and_flags & kEndSequence) return false;
+  row->address = packed.address;
+  row->line = packed.line;
+  row->file = packed.file_and_flags & kFileMask;
+  row->column = packed.column;
+  row->end_sequence = false;
+  row->bfd_file0 = (packed.file_and_flags & kBfdFile0) != 0;
+  auto d = std::lower_bound(discriminators_.begin(), discriminators_.end(), std::make_pair(packed.address, uint16_t{0}));
+  row->discriminator = d != discriminators_.end() && d->first == packed.address ? d->second : 0;
+  return true;
 }
 
 const char* LineTable::file(uint64_t index) const {

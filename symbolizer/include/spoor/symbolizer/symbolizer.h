@@ -100,6 +100,12 @@ class Symbolizer {
   // are file addresses (bias 0).
   const Location& symbolize_file(const std::string& elf_path, uint64_t address);
 
+  // The same into `out`, without keeping the result: for one pass over
+  // addresses that rarely repeat (spoor symbolize -e), where the memo would
+  // only hold memory (the frames' strings are most of it). The file stays
+  // open and its problems are reported as above.
+  void symbolize_file_unmemoized(const std::string& elf_path, uint64_t address, Location& out);
+
   // Modules that could not be read, lack debug info or changed since
   // recording, once each, in the order they were met.
   const std::vector<ModuleProblem>& problems() const;
