@@ -72,15 +72,18 @@ run addr2line addr2line -a -f -i -C -e "$binary"
 run eu-addr2line eu-addr2line -a -f -i -C -e "$binary"
 run llvm-symbolizer llvm-symbolizer --output-style=GNU -a -f -i -C --obj="$binary"
 
-# Per-address blocks ("0x" + 16 digits starts one); % equal to addr2line's.
+# Per-address blocks (an "0x..." line starts one: 16 digits from addr2line,
+# fewer from llvm-symbolizer, so compared by value); % equal to addr2line's.
 same_as_addr2line() {
   python3 - "$out/addr2line.out" "$1" <<'PY'
-import sys
+import re, sys
+address = re.compile(r"^0x([0-9a-f]+)$")
 def blocks(path):
     out, cur = [], None
     for line in open(path, errors="replace"):
-        if len(line) == 19 and line.startswith("0x"):
-            cur = [line]; out.append(cur)
+        m = address.match(line.rstrip("\n"))
+        if m:
+            cur = [int(m.group(1), 16)]; out.append(cur)
         elif cur is not None:
             cur.append(line)
     return out
