@@ -33,7 +33,7 @@ struct SourceFrame {
 
 // Where a runtime address lands. `frames` is never empty: an address with
 // no symbol gets one frame with an empty function, and printers show it as
-// `module+0xoffset` (module_name() and file_offset below), so it never
+// `module+0xoffset` (`module` and `module_address` below), so it never
 // disappears from a report.
 struct Location {
   std::vector<SourceFrame> frames;  // innermost first
