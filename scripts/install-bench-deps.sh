@@ -4,7 +4,9 @@
 # control tools and babeltrace2 (to count the events of an LTTng trace); and
 # heaptrack and zstd, which bench/heaptrack_compare.sh runs beside spoor
 # record (heaptrack compresses its output with zstd when it finds it, with
-# gzip otherwise).
+# gzip otherwise); and the symbolizers bench/symbolize_compare.sh runs beside
+# spoor symbolize: eu-addr2line (elfutils), GNU addr2line (binutils) and
+# llvm-symbolizer (llvm), with GNU time for their peak memory.
 #
 #   scripts/install-bench-deps.sh
 #
@@ -12,7 +14,7 @@
 # cannot be installed here (not Debian, or not root and no sudo).
 set -euo pipefail
 
-packages=(libbenchmark-dev liblttng-ust-dev lttng-tools babeltrace2 heaptrack zstd)
+packages=(libbenchmark-dev liblttng-ust-dev lttng-tools babeltrace2 heaptrack zstd elfutils binutils llvm time)
 
 installed() {
   dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'install ok installed'

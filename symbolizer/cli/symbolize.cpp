@@ -1,10 +1,13 @@
 // spoor symbolize: addresses to functions, source lines and inline frames,
 // as GNU addr2line prints them (-e ELF), or every stack of a trace
 // (--trace FILE).
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
-#include <iostream>
 #include <optional>
 #include <string>
 #include <vector>
@@ -165,6 +168,7 @@ int run_addresses(const SymbolizeArgs& a) {
     return true;
   };
   std::string out;
+  symbolizer::Location location;
   auto one = [&](const std::string& text) {
     const std::optional<uint64_t> address = parse_address(text);
     if (!address) {
@@ -172,7 +176,8 @@ int run_addresses(const SymbolizeArgs& a) {
                    text.c_str());
       return false;
     }
-    const symbolizer::Location& location = symbolizer.symbolize_file(a.elf, *address);
+    // Input addresses rarely repeat: no memo (addr2line keeps none either).
+    symbolizer.symbolize_file_unmemoized(a.elf, *address, location);
     if (!report_problems()) return false;
     out.clear();
     append_addr2line(out, *address, location, a.style);
@@ -184,14 +189,27 @@ int run_addresses(const SymbolizeArgs& a) {
       if (!one(text)) return kExitTrace;
     return kExitOk;
   }
-  std::string line;
-  while (std::getline(std::cin, line)) {
-    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
-    if (!one(line)) return kExitTrace;
-    // addr2line answers each line as it comes (pipes in both directions).
-    std::fflush(stdout);
+  // Like addr2line, answer each line as it comes when the addresses come
+  // down a pipe or terminal (a program may be waiting for the answer before
+  // it writes the next); from a file, let stdio buffer.
+  struct stat st;
+  const bool answer_each = fstat(STDIN_FILENO, &st) != 0 || !S_ISREG(st.st_mode);
+  char* buf = nullptr;
+  size_t cap = 0;
+  ssize_t n;
+  int status = kExitOk;
+  while ((n = getline(&buf, &cap, stdin)) > 0) {
+    std::string line(buf, static_cast<size_t>(n));
+    while (!line.empty() && (line.back() == '\n' || line.back() == '\r')) line.pop_back();
+    if (line.find_first_not_of(" \t") == std::string::npos) continue;
+    if (!one(line)) {
+      status = kExitTrace;
+      break;
+    }
+    if (answer_each) std::fflush(stdout);
   }
-  return kExitOk;
+  std::free(buf);
+  return status;
 }
 
 int run_symbolize(const std::vector<std::string>& words) {

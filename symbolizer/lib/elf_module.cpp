@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <cstring>
 
-#include "bfd_first_file.h"
 #include "debug_package.h"
 #include "demangle.h"
 
@@ -45,11 +44,6 @@ uint64_t unsigned_attribute(Dwarf_Die* die, unsigned name) {
   Dwarf_Word value = 0;
   if (dwarf_attr(die, name, &attr) == nullptr || dwarf_formudata(&attr, &value) != 0) return 0;
   return value;
-}
-
-bool in_ranges(const std::vector<std::pair<uint64_t, uint64_t>>& ranges, uint64_t address) {
-  auto it = std::upper_bound(ranges.begin(), ranges.end(), std::make_pair(address, UINT64_MAX));
-  return it != ranges.begin() && address < (it - 1)->second;
 }
 
 // BFD's mangle_style() == 0: languages whose DW_AT_name is the symbol name.
@@ -166,9 +160,12 @@ ElfModule::~ElfModule() {
 
 ElfModule::Unit* ElfModule::unit_at(uint64_t dwfl_address) {
   Dwarf_Addr bias = 0;
-  Dwarf_Die* found = dwfl_module_addrdie(module_, dwfl_address, &bias);
-  if (found == nullptr) return nullptr;
-  Dwarf_Die line_unit = *found;
+  Dwarf_Die line_unit;
+  if (Dwarf_Die* found = dwfl_module_addrdie(module_, dwfl_address, &bias)) {
+    line_unit = *found;
+  } else if (!unit_die_from_ranges(dwfl_address - dwarf_bias_, &line_unit)) {
+    return nullptr;
+  }
   const uint64_t key = dwarf_dieoffset(&line_unit);
   auto it = units_.find(key);
   if (it == units_.end()) it = units_.emplace(key, make_unit(line_unit)).first;
@@ -179,6 +176,26 @@ ElfModule::Unit* ElfModule::unit_at(uint64_t dwfl_address) {
   for (const auto& [unit_low, unit_high] : it->second.ranges)
     if (dwarf_address >= unit_low && dwarf_address < unit_high) return &it->second;
   return nullptr;
+}
+
+bool ElfModule::unit_die_from_ranges(uint64_t dwarf_address, Dwarf_Die* out) {
+  if (!unit_ranges_built_) {
+    unit_ranges_built_ = true;
+    Dwarf_Addr bias = 0;
+    for (Dwarf_Die* unit = nullptr; (unit = dwfl_module_nextcu(module_, unit, &bias)) != nullptr;) {
+      Dwarf_Addr base = 0, low = 0, high = 0;
+      ptrdiff_t offset = 0;
+      while ((offset = dwarf_ranges(unit, offset, &base, &low, &high)) > 0)
+        if (high > low) unit_ranges_.push_back({low, high, *unit});
+    }
+    std::sort(unit_ranges_.begin(), unit_ranges_.end(),
+              [](const UnitRange& a, const UnitRange& b) { return a.low < b.low; });
+  }
+  auto it = std::upper_bound(unit_ranges_.begin(), unit_ranges_.end(), dwarf_address,
+                             [](uint64_t a, const UnitRange& r) { return a < r.low; });
+  if (it == unit_ranges_.begin() || dwarf_address >= (it - 1)->high) return false;
+  *out = (it - 1)->unit;
+  return true;
 }
 
 ElfModule::Unit ElfModule::make_unit(Dwarf_Die line_unit) {
@@ -199,17 +216,13 @@ ElfModule::Unit ElfModule::make_unit(Dwarf_Die line_unit) {
   while ((offset = dwarf_ranges(&line_unit, offset, &base, &low, &high)) > 0)
     if (high > low) unit.ranges.emplace_back(low, high);
   unit.names_are_linkage = c_like_language(dwarf_srclang(&line_unit));
-  if (options_.gnu_addr2line_compatible) {
-    Dwarf_Files* line_files = nullptr;
-    size_t line_file_count = 0;
-    if (dwarf_getsrcfiles(&line_unit, &line_files, &line_file_count) == 0 && line_file_count > 0) {
-      unit.file0 = dwarf_filesrc(line_files, 0, nullptr, nullptr);
-      if (unit.file0 != nullptr) unit.bfd_file0 = bfd_file0_ranges(dwarf_, &line_unit);
-    }
-  }
-  unit.index = std::make_unique<CuIndex>(code_unit);
+  unit.index = std::make_unique<CuIndex>(code_unit, trees_);
+  unit.lines = LineTable::read(dwarf_, &line_unit);
+  // libdw's file list (which parses the whole line table too) only where
+  // ours cannot name call files: a split unit's are in its .dwo.
+  const bool split = code_unit.addr != line_unit.addr;
   size_t count = 0;
-  if (dwarf_getsrcfiles(&code_unit, &unit.files, &count) != 0) unit.files = nullptr;
+  if ((split || !unit.lines) && dwarf_getsrcfiles(&code_unit, &unit.files, &count) != 0) unit.files = nullptr;
   return unit;
 }
 
@@ -258,7 +271,19 @@ void ElfModule::lookup(uint64_t file_address, Location& out) {
   Unit* unit = dwarf_ != nullptr ? unit_at(dwfl_address) : nullptr;
   if (unit != nullptr) {
     const uint64_t dwarf_address = dwfl_address - dwarf_bias_;
-    if (Dwarf_Line* line = dwarf_getsrc_die(&unit->line_unit, dwarf_address)) {
+    if (unit->lines) {
+      LineTable::Row row;
+      if (unit->lines->find(dwarf_address, &row)) {
+        // BFD names a DWARF 5 sequence's rows before its first set_file by file 0.
+        const bool bfd_file0 = options_.gnu_addr2line_compatible && row.bfd_file0;
+        const char* file = unit->lines->file(bfd_file0 ? 0 : row.file);
+        innermost.file = file != nullptr ? file : "";
+        innermost.line = row.line;
+        innermost.column = row.column;
+        innermost.discriminator = row.discriminator;
+        out.resolved = true;
+      }
+    } else if (Dwarf_Line* line = dwarf_getsrc_die(&unit->line_unit, dwarf_address)) {
       const char* file = dwarf_linesrc(line, nullptr, nullptr);
       int number = 0, column = 0;
       unsigned discriminator = 0;
@@ -266,7 +291,6 @@ void ElfModule::lookup(uint64_t file_address, Location& out) {
       dwarf_linecol(line, &column);
       dwarf_linediscriminator(line, &discriminator);
       innermost.file = file != nullptr ? file : "";
-      if (!unit->bfd_file0.empty() && in_ranges(unit->bfd_file0, dwarf_address)) innermost.file = unit->file0;
       innermost.line = static_cast<uint32_t>(number);
       innermost.column = static_cast<uint32_t>(column);
       innermost.discriminator = discriminator;
@@ -283,10 +307,10 @@ void ElfModule::lookup(uint64_t file_address, Location& out) {
         SourceFrame caller;
         caller.function = function_name(*unit, &chain_[i - 1], dwfl_address, false);
         const uint64_t call_file = unsigned_attribute(&chain_[i], DW_AT_call_file);
-        if (unit->files != nullptr) {
-          const char* name = dwarf_filesrc(unit->files, call_file, nullptr, nullptr);
-          if (name != nullptr) caller.file = name;
-        }
+        const char* name = unit->files != nullptr ? dwarf_filesrc(unit->files, call_file, nullptr, nullptr)
+                           : unit->lines         ? unit->lines->file(call_file)
+                                                 : nullptr;
+        if (name != nullptr) caller.file = name;
         caller.line = static_cast<uint32_t>(unsigned_attribute(&chain_[i], DW_AT_call_line));
         caller.column = static_cast<uint32_t>(unsigned_attribute(&chain_[i], DW_AT_call_column));
         caller.inlined = i > 1;

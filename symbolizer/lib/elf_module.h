@@ -12,12 +12,14 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
 #include <vector>
 
 #include "cu_index.h"
+#include "line_table.h"
 #include "spoor/symbolizer/symbolizer.h"
 #include "symbol_table.h"
 
@@ -45,13 +47,12 @@ class ElfModule {
     Dwarf_Die line_unit;  // the unit whose line table covers the code (skeleton for split DWARF)
     std::vector<std::pair<uint64_t, uint64_t>> ranges;  // DWARF addresses the unit covers
     bool names_are_linkage = false;  // a C-like language: BFD takes DW_AT_name as the linkage name
-    // GNU addr2line compatibility: where BFD names rows by file 0, and that name.
-    std::vector<std::pair<uint64_t, uint64_t>> bfd_file0;
-    const char* file0 = nullptr;
     std::unique_ptr<CuIndex> index;
-    Dwarf_Files* files = nullptr;  // for DW_AT_call_file; nullptr when unreadable
+    std::optional<LineTable> lines;  // nullopt when unreadable: libdw's are used
+    Dwarf_Files* files = nullptr;    // libdw's, for DW_AT_call_file of split units (or without `lines`)
   };
   Unit* unit_at(uint64_t dwfl_address);
+  bool unit_die_from_ranges(uint64_t dwarf_address, Dwarf_Die* out);
   Unit make_unit(Dwarf_Die line_unit);
   const std::string& function_name(const Unit& unit, Dwarf_Die* function, uint64_t dwfl_address,
                                    bool innermost);
@@ -67,6 +68,16 @@ class ElfModule {
   uint64_t dwarf_bias_ = 0;        // Dwfl address - DWARF address
   SymbolTable symbols_;
   std::unordered_map<uint64_t, Unit> units_;  // by the unit DIE's offset
+  CuIndex::TreeCache trees_;
+  // Every unit's ranges, sorted: built on the first address libdwfl's
+  // .debug_aranges lookup misses (clang emits no .debug_aranges by default,
+  // and libdw 0.188 does not fall back to the units' own ranges).
+  struct UnitRange {
+    uint64_t low, high;
+    Dwarf_Die unit;
+  };
+  std::vector<UnitRange> unit_ranges_;
+  bool unit_ranges_built_ = false;
   std::unordered_map<const char*, std::string> names_;  // raw DWARF/ELF string -> shown name
   std::vector<Dwarf_Die> chain_;                        // scratch, reused across lookups
   // GNU addr2line's naming state (Options::gnu_addr2line_compatible), by DIE.

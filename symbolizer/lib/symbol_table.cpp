@@ -18,9 +18,15 @@ int rank_of(unsigned type, unsigned char binding) {
   }
 }
 
-void sort_unique(std::vector<SymbolTable::Symbol>& symbols) {
-  std::sort(symbols.begin(), symbols.end(), [](const SymbolTable::Symbol& a, const SymbolTable::Symbol& b) {
+// `bfd_order`: of aliases, keep what BFD keeps (a function, then the first
+// in the table); else the best-ranked name (a global function).
+void sort_unique(std::vector<SymbolTable::Symbol>& symbols, bool bfd_order) {
+  std::sort(symbols.begin(), symbols.end(), [bfd_order](const SymbolTable::Symbol& a, const SymbolTable::Symbol& b) {
     if (a.address != b.address) return a.address < b.address;
+    if (bfd_order) {
+      if (a.function != b.function) return a.function;
+      return a.index < b.index;
+    }
     if (a.rank != b.rank) return a.rank < b.rank;
     return a.size > b.size;
   });
@@ -84,12 +90,13 @@ void SymbolTable::build(Dwfl_Module* module) {
                         name,
                         binding == STB_LOCAL || !file_after_symbol ? file : nullptr,
                         type != STT_NOTYPE,
-                        rank_of(type, binding)};
+                        rank_of(type, binding),
+                        i};
     symbols_.push_back(symbol);
     if (symbol.function) functions_.push_back(symbol);
   }
-  sort_unique(symbols_);
-  sort_unique(functions_);
+  sort_unique(symbols_, true);
+  sort_unique(functions_, false);
 }
 
 const SymbolTable::Symbol* SymbolTable::find(uint64_t address) const {

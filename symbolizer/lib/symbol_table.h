@@ -29,6 +29,7 @@ class SymbolTable {
     const char* file;           // the STT_FILE symbol GNU addr2line attributes it to, or nullptr
     bool function;              // STT_FUNC or STT_GNU_IFUNC, not STT_NOTYPE
     int rank;                   // tie-break between aliases at one address: lower wins
+    int index;                  // in the symbol table: BFD keeps the first of equal aliases
   };
 
   // The function symbol that covers `address`, or nullptr: a sized one must
@@ -37,11 +38,13 @@ class SymbolTable {
   const Symbol* find(uint64_t address) const;
 
   // The symbol GNU addr2line (BFD) names `address` by: the nearest one at or
-  // below it in the same section, whatever its size, function or not.
+  // below it in the same section, whatever its size, function or not; of
+  // aliases, a function before a label, then the first in the symbol table
+  // (locals come first: "foo.localalias" before "foo").
   const Symbol* find_nearest(uint64_t address) const;
 
  private:
-  std::vector<Symbol> symbols_;    // code symbols, sorted by address, one per address
+  std::vector<Symbol> symbols_;    // code symbols, sorted by address, one per address (BFD's pick)
   std::vector<Symbol> functions_;  // STT_FUNC/IFUNC only, the same way
 };
 

@@ -67,6 +67,8 @@ struct Symbolizer::State {
     return module.file = files.size() - 1;
   }
 
+  ModuleId module_of_file(Symbolizer& self, const std::string& elf_path);
+
   const Location& lookup(ModuleId id, uint64_t file_address) {
     Module& module = modules[id];
     const size_t file = open_file(module);
@@ -102,14 +104,26 @@ const Location& Symbolizer::symbolize(ModuleId module, uint64_t address) {
   return state_->lookup(module, address - state_->modules[module].info.bias);
 }
 
-const Location& Symbolizer::symbolize_file(const std::string& elf_path, uint64_t address) {
-  auto it = state_->module_by_elf_path.find(elf_path);
-  if (it == state_->module_by_elf_path.end()) {
+ModuleId Symbolizer::State::module_of_file(Symbolizer& self, const std::string& elf_path) {
+  auto it = module_by_elf_path.find(elf_path);
+  if (it == module_by_elf_path.end()) {
     ModuleInfo info;
     info.path = elf_path;
-    it = state_->module_by_elf_path.emplace(elf_path, add_module(info)).first;
+    it = module_by_elf_path.emplace(elf_path, self.add_module(info)).first;
   }
-  return state_->lookup(it->second, address);
+  return it->second;
+}
+
+const Location& Symbolizer::symbolize_file(const std::string& elf_path, uint64_t address) {
+  return state_->lookup(state_->module_of_file(*this, elf_path), address);
+}
+
+void Symbolizer::symbolize_file_unmemoized(const std::string& elf_path, uint64_t address, Location& out) {
+  State::Module& module = state_->modules[state_->module_of_file(*this, elf_path)];
+  const size_t file = state_->open_file(module);
+  out.module = module.info.path;
+  out.module_address = address;
+  state_->files[file]->lookup(address, out);
 }
 
 const std::vector<ModuleProblem>& Symbolizer::problems() const { return state_->problems; }

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <cinttypes>
 #include <cstdio>
@@ -76,8 +77,10 @@ inline std::vector<std::string> split_blocks(const std::string& text) {
   return blocks;
 }
 
+// CTest runs each test as a process of its own, in parallel: the file name
+// carries the pid.
 inline std::string write_addresses(const std::vector<uint64_t>& addresses, const std::string& name) {
-  const std::string path = testing::TempDir() + name;
+  const std::string path = testing::TempDir() + std::to_string(getpid()) + "." + name;
   std::ofstream out(path);
   for (uint64_t a : addresses) out << std::hex << "0x" << a << "\n";
   return path;

@@ -33,7 +33,7 @@ struct SourceFrame {
 
 // Where a runtime address lands. `frames` is never empty: an address with
 // no symbol gets one frame with an empty function, and printers show it as
-// `module+0xoffset` (module_name() and file_offset below), so it never
+// `module+0xoffset` (`module` and `module_address` below), so it never
 // disappears from a report.
 struct Location {
   std::vector<SourceFrame> frames;  // innermost first
@@ -99,6 +99,12 @@ class Symbolizer {
   // The same for an ELF file given directly, as addr2line -e does: addresses
   // are file addresses (bias 0).
   const Location& symbolize_file(const std::string& elf_path, uint64_t address);
+
+  // The same into `out`, without keeping the result: for one pass over
+  // addresses that rarely repeat (spoor symbolize -e), where the memo would
+  // only hold memory (the frames' strings are most of it). The file stays
+  // open and its problems are reported as above.
+  void symbolize_file_unmemoized(const std::string& elf_path, uint64_t address, Location& out);
 
   // Modules that could not be read, lack debug info or changed since
   // recording, once each, in the order they were met.
