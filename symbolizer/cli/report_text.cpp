@@ -254,6 +254,7 @@ void print_cpu(const json& cpu, std::string& out) {
   function_table(cpu["functions_by_inclusive"], total, out, "    ");
   // One sampled thread: its table would repeat the one above.
   for (const json& th : cpu["threads"].size() > 1 ? cpu["threads"] : json::array()) {
+    if (!th.contains("functions")) break;  // beyond --top
     out += "\n  thread " + std::to_string(u(th, "tid")) + (str(th, "name").empty() ? "" : " (" + str(th, "name") + ")") +
            " of pid " + std::to_string(u(th, "pid")) + ": " + count_text(u(th, "periods")) + " periods, " +
            percent_text(u(th, "periods"), total) + "\n";
