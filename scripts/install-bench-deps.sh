@@ -4,9 +4,12 @@
 # control tools and babeltrace2 (to count the events of an LTTng trace); and
 # heaptrack and zstd, which bench/heaptrack_compare.sh runs beside spoor
 # record (heaptrack compresses its output with zstd when it finds it, with
-# gzip otherwise); and perf (linux-perf), which bench/record_ab.sh uses to
+# gzip otherwise); perf (linux-perf), which bench/record_ab.sh uses to
 # count the CPU time of a whole recording and the profiles in
-# bench/RESULTS.md were taken with.
+# bench/RESULTS.md were taken with; and the symbolizers
+# bench/symbolize_compare.sh runs beside spoor symbolize: eu-addr2line
+# (elfutils), GNU addr2line (binutils) and llvm-symbolizer (llvm), with GNU
+# time for their peak memory.
 #
 #   scripts/install-bench-deps.sh
 #
@@ -14,7 +17,7 @@
 # cannot be installed here (not Debian, or not root and no sudo).
 set -euo pipefail
 
-packages=(libbenchmark-dev liblttng-ust-dev lttng-tools babeltrace2 heaptrack zstd linux-perf)
+packages=(libbenchmark-dev liblttng-ust-dev lttng-tools babeltrace2 heaptrack zstd linux-perf elfutils binutils llvm time)
 
 installed() {
   dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'install ok installed'

@@ -26,6 +26,8 @@ struct Command {
 extern const Command kDumpCommand;
 extern const Command kInfoCommand;
 extern const Command kRecordCommand;
+extern const Command kReportCommand;
+extern const Command kSymbolizeCommand;
 
 }  // namespace spoor::cli
 

@@ -19,7 +19,8 @@ const Command kHelpCommand = {
 };
 
 // In the order `spoor help` lists them.
-const Command* const kCommands[] = {&kRecordCommand, &kDumpCommand, &kInfoCommand, &kHelpCommand};
+const Command* const kCommands[] = {&kRecordCommand, &kReportCommand, &kDumpCommand, &kInfoCommand,
+                                     &kSymbolizeCommand, &kHelpCommand};
 
 const Command* find_command(std::string_view name) {
   for (const Command* c : kCommands)
@@ -35,7 +36,7 @@ void print_overview(FILE* out) {
                "\n"
                "commands:\n");
   for (const Command* c : kCommands)
-    std::fprintf(out, "  %-8.*s %.*s\n", static_cast<int>(c->name.size()), c->name.data(),
+    std::fprintf(out, "  %-10.*s %.*s\n", static_cast<int>(c->name.size()), c->name.data(),
                  static_cast<int>(c->summary.size()), c->summary.data());
   std::fprintf(out, "\nRun 'spoor help COMMAND' or 'spoor COMMAND --help' for details.\n");
 }

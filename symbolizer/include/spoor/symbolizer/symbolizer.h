@@ -28,11 +28,12 @@ struct SourceFrame {
   uint32_t line = 0;     // 0 when unknown
   uint32_t column = 0;   // 0 when unknown
   bool inlined = false;  // true for every frame but the outermost
+  uint32_t discriminator = 0;  // DWARF line discriminator of the innermost frame; 0 when none
 };
 
 // Where a runtime address lands. `frames` is never empty: an address with
 // no symbol gets one frame with an empty function, and printers show it as
-// `module+0xoffset` (module_name() and file_offset below), so it never
+// `module+0xoffset` (`module` and `module_address` below), so it never
 // disappears from a report.
 struct Location {
   std::vector<SourceFrame> frames;  // innermost first
@@ -65,7 +66,16 @@ struct Options {
   std::vector<std::string> debug_dirs;  // searched before the defaults (--debug-dir)
   std::string sysroot;                  // prefix for module paths (--sysroot); "" for none
   bool demangle = true;
+  // false: only the innermost frame, as addr2line without -i prints it
+  // (the most deeply inlined function, at the line table's location).
   bool inline_frames = true;
+  // Name frames as GNU addr2line does, for `spoor symbolize -e`: the
+  // innermost frame of a C++ function that DWARF gives no linkage name
+  // (inlined templates, lambdas, main) is named by the ELF symbol around the
+  // address, and an address without DWARF by the nearest symbol below it in
+  // its section, with the file from the STT_FILE symbol. Off, frames carry
+  // DWARF's own names, which say more.
+  bool gnu_addr2line_compatible = false;
 };
 
 using ModuleId = uint32_t;
@@ -89,6 +99,12 @@ class Symbolizer {
   // The same for an ELF file given directly, as addr2line -e does: addresses
   // are file addresses (bias 0).
   const Location& symbolize_file(const std::string& elf_path, uint64_t address);
+
+  // The same into `out`, without keeping the result: for one pass over
+  // addresses that rarely repeat (spoor symbolize -e), where the memo would
+  // only hold memory (the frames' strings are most of it). The file stays
+  // open and its problems are reported as above.
+  void symbolize_file_unmemoized(const std::string& elf_path, uint64_t address, Location& out);
 
   // Modules that could not be read, lack debug info or changed since
   // recording, once each, in the order they were met.

@@ -1,0 +1,143 @@
+// spoor report: what a trace says about its program, in one read: the
+// process tree, heap, file I/O, CPU samples, the program's own events, and
+// how complete the trace is.
+#include <cstdio>
+#include <cstdlib>
+
+#include "args.h"
+#include "command.h"
+#include "report_data.h"
+#include "report_text.h"
+#include "spoor/analysis/load.h"
+#include "trace_report.h"
+
+namespace spoor::cli {
+namespace {
+
+namespace an = spoor::analysis;
+
+constexpr OptionSpec kOptions[] = {{"--format", true},  {"--heap", false},      {"--io", false},
+                                   {"--cpu", false},    {"--threads", false},   {"--events", false},
+                                   {"--top", true},     {"--debug-dir", true},  {"--sysroot", true}};
+
+std::vector<std::string> split_dirs(const std::string& s) {
+  std::vector<std::string> out;
+  size_t begin = 0;
+  while (begin <= s.size()) {
+    const size_t end = std::min(s.find(':', begin), s.size());
+    if (end > begin) out.push_back(s.substr(begin, end - begin));
+    begin = end + 1;
+  }
+  return out;
+}
+
+int run_report(const std::vector<std::string>& words) {
+  std::optional<Args> args = parse_args("report", words, kOptions);
+  if (!args) return kExitUsage;
+  if (args->positional.empty()) return usage_error("report", "missing FILE");
+  if (args->positional.size() > 1)
+    return usage_error("report", "expects one FILE, got " + std::to_string(args->positional.size()));
+  const std::string format = args->option("--format") ? *args->option("--format") : "text";
+  if (format != "text" && format != "json")
+    return usage_error("report", "--format must be text or json, not '" + format + "'");
+  size_t top = 10;
+  if (const std::string* t = args->option("--top")) {
+    char* end = nullptr;
+    const unsigned long long n = std::strtoull(t->c_str(), &end, 10);
+    if (t->empty() || *end != '\0' || n == 0 || n > 100000)
+      return usage_error("report", "--top must be a number from 1 to 100000, not '" + *t + "'");
+    top = static_cast<size_t>(n);
+  }
+  symbolizer::Options symbols;
+  if (const std::string* d = args->option("--debug-dir")) symbols.debug_dirs = split_dirs(*d);
+  if (const std::string* s = args->option("--sysroot")) symbols.sysroot = *s;
+
+  const std::string& path = args->positional[0];
+  std::optional<reader::Trace> trace = open_trace(path);
+  if (!trace) return kExitTrace;
+
+  an::HeapAnalysis heap;
+  an::IoAnalysis io(trace->clock(), 100);
+  an::CpuAnalysis cpu;
+  an::CustomEventAnalysis custom;
+  an::EventVisitor* const visitors[] = {&heap, &io, &cpu, &custom};
+  const an::TraceModel model = an::load_trace(*trace, visitors);
+  an::SymbolizedStacks stacks(model, symbols);
+
+  ReportInputs in;
+  in.path = path;
+  in.trace = &*trace;
+  in.model = &model;
+  in.heap = &heap;
+  in.io = &io;
+  in.cpu = &cpu;
+  in.custom = &custom;
+  in.symbols = &stacks;
+  ReportSections sections;
+  sections.heap = args->option("--heap") != nullptr;
+  sections.io = args->option("--io") != nullptr;
+  sections.cpu = args->option("--cpu") != nullptr;
+  sections.threads = args->option("--threads") != nullptr;
+  sections.events = args->option("--events") != nullptr;
+  if (!(sections.heap || sections.io || sections.cpu || sections.threads || sections.events))
+    sections = sections_with_data(in);
+  const nlohmann::json report = build_report(in, sections, top);
+
+  Output out;
+  if (format == "json") out.buffer() = report.dump(2) + "\n";
+  else print_report_text(report, out.buffer());
+  out.flush();
+  // Damage: the report above covers what came before it; say so and exit 1.
+  uint64_t events = model.events;
+  return report_damage(path, model.health.damage, events);
+}
+
+}  // namespace
+
+const Command kReportCommand = {
+    "report",
+    "Report heap, I/O, CPU, threads and program events of a trace",
+    R"(usage: spoor report FILE [--heap] [--io] [--cpu] [--threads] [--events]
+                    [--format text|json] [--top N]
+                    [--debug-dir DIR[:DIR...]] [--sysroot DIR]
+
+Reads the trace FILE ("-" reads standard input) once and reports, per
+section (all that have data when none is chosen):
+
+  --threads  the process tree: command lines, start, duration, how each
+             process ended (exit code or signal), execs; each process's
+             threads with their names and lifetimes
+  --heap     per process: peak heap (bytes live) and when, total allocated,
+             calls (alloc, free, realloc), temporary allocations (freed
+             before any other allocation), leaks (never freed) with their
+             stacks, the top allocation sites by bytes, by calls and by
+             bytes live at the peak, and a histogram of allocation sizes
+  --io       per file (the path it was opened with): opens, reads, writes,
+             bytes each way, failed calls, time in the calls; per thread;
+             the slowest calls
+  --cpu      from the CPU samples: top functions by self and inclusive
+             time, overall and per thread
+  --events   events of the program's own providers: counts per event, and
+             start/stop activity durations (count, min, median, p99, max)
+
+It always ends with the trace's health: events lost per stream, damage,
+and the modules whose symbols were not found, with what to install.
+
+options:
+  --format text   aligned tables for reading (default); sizes in B/KiB/MiB,
+                  times in ms from the first event
+  --format json   one JSON document for scripts: sizes in bytes, times in ns
+  --top N         rows per ranking (default 10)
+  --debug-dir D   where to look for separate debug info first (colon-
+                  separated directories; the defaults follow)
+  --sysroot DIR   prefix for the module paths of the trace (a trace
+                  recorded on another machine, its files copied under DIR)
+
+exit status: 0 when the whole trace was read; 1 when it cannot be read or is
+damaged (the report covers the events before the damage and says where it
+stopped, on stderr too); 2 for a usage error.
+)",
+    run_report,
+};
+
+}  // namespace spoor::cli

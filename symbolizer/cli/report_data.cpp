@@ -1,0 +1,353 @@
+#include "report_data.h"
+
+#include <algorithm>
+#include <cinttypes>
+#include <cstdio>
+#include <cstring>
+#include <functional>
+
+namespace spoor::cli {
+namespace {
+
+using nlohmann::json;
+namespace an = spoor::analysis;
+
+std::string hex(uint64_t v) {
+  char buf[24];
+  std::snprintf(buf, sizeof buf, "0x%" PRIx64, v);
+  return buf;
+}
+
+std::string joined(const std::vector<std::string>& words) {
+  std::string s;
+  for (const std::string& w : words) s += (s.empty() ? "" : " ") + w;
+  return s;
+}
+
+std::string signal_name(int sig) {
+  const char* abbrev = sigabbrev_np(sig);
+  return abbrev != nullptr ? std::string("SIG") + abbrev : "signal " + std::to_string(sig);
+}
+
+struct Context {
+  const ReportInputs& in;
+  size_t top;
+  int64_t t0;  // the first event's time: points in time are relative to it
+
+  int64_t rel(int64_t ns) const { return ns - t0; }
+  const an::TraceModel& model() const { return *in.model; }
+
+  std::string command_of(const an::ProcessInfo& p) const {
+    std::string cmd = joined(p.command_line);
+    return cmd.empty() ? p.name : cmd;
+  }
+
+  json frame(const an::Frame& f) const {
+    json j = {{"function", f.function}, {"address", hex(f.address)}, {"inlined", f.inlined}};
+    j["file"] = f.file;
+    j["line"] = f.line;
+    j["module"] = f.module;
+    j["module_offset"] = hex(f.module_offset);
+    return j;
+  }
+
+  // The stack as frames, and the function a site or sample is named after.
+  void stack_into(json& j, an::StackKey key, an::StackUse use) const {
+    const std::vector<an::Frame>& frames = in.symbols->frames(key, use);
+    json arr = json::array();
+    for (const an::Frame& f : frames) arr.push_back(frame(f));
+    j["frames"] = std::move(arr);
+    if (frames.empty()) {
+      j["function"] = key == 0 ? "(no stack recorded)" : "(stack not in the trace)";
+      j["location"] = "";
+      return;
+    }
+    const an::Frame& f = frames.front();
+    j["function"] = f.function_or_location();
+    j["location"] = f.file.empty() ? "" : an::base_name(f.file) + (f.line != 0 ? ":" + std::to_string(f.line) : "");
+  }
+};
+
+json process_json(const Context& c, const an::ProcessInfo& p) {
+  const an::TraceModel& m = c.model();
+  json j = {{"pid", p.pid}, {"ppid", p.ppid}, {"name", p.name}, {"command_line", c.command_of(p)},
+            {"arguments", p.command_line}, {"events", p.events}};
+  j["start_ns"] = c.rel(p.start_ns);
+  j["end_ns"] = c.rel(p.end_ns);
+  j["duration_ns"] = p.end_ns - p.start_ns;
+  if (p.end) {
+    j["exit"] = {{"time_ns", c.rel(p.end->time_ns)}, {"exit_code", p.end->exit_code},
+                 {"signal", p.end->signal}, {"core_dumped", p.end->core_dumped}};
+    if (p.end->signal != 0) j["exit"]["signal_name"] = signal_name(p.end->signal);
+    j["ended"] = p.end->signal != 0
+                     ? "killed by " + signal_name(p.end->signal) + (p.end->core_dumped ? " (core dumped)" : "")
+                     : "exit " + std::to_string(p.end->exit_code);
+  } else {
+    j["exit"] = nullptr;
+    j["ended"] = "no exit recorded";
+  }
+  j["forked"] = p.forked;
+  json images = json::array();
+  for (an::ImageIndex i : p.images) {
+    const an::Image& im = m.images[i];
+    images.push_back({{"exec_count", im.exec_count}, {"exe", im.exe}, {"cwd", im.cwd},
+                      {"command_line", joined(im.command_line)}, {"modules", im.modules.size()},
+                      {"start_ns", c.rel(im.start_ns)}, {"end_ns", c.rel(im.end_ns)}});
+  }
+  j["images"] = std::move(images);
+  if (!p.exec_failures.empty()) j["exec_failures"] = p.exec_failures;
+  if (!p.untraceable_exec.empty()) j["untraceable_exec"] = p.untraceable_exec;
+  json threads = json::array();
+  for (an::ThreadIndex t : p.threads) {
+    const an::ThreadInfo& th = m.threads[t];
+    threads.push_back({{"tid", th.tid}, {"name", th.name()}, {"names", th.names}, {"parent_tid", th.parent_tid},
+                       {"start_ns", c.rel(th.start_ns)}, {"end_ns", c.rel(th.end_ns)},
+                       {"duration_ns", th.end_ns - th.start_ns}, {"ended", th.ended}, {"events", th.events}});
+  }
+  j["threads"] = std::move(threads);
+  return j;
+}
+
+json processes_json(const Context& c) {
+  json arr = json::array();
+  for (const an::ProcessInfo& p : c.model().processes)
+    if (!p.recorder) arr.push_back(process_json(c, p));
+  return arr;
+}
+
+// --- heap -------------------------------------------------------------------
+
+json site_json(const Context& c, const an::HeapSite& s) {
+  json j = {{"allocated_bytes", s.allocated_bytes}, {"calls", s.calls},         {"temporary", s.temporary},
+            {"peak_bytes", s.peak_bytes},           {"leaked_bytes", s.leaked_bytes}, {"leaked_blocks", s.leaked_blocks},
+            {"stack_id", an::stack_id(s.stack)},    {"stack_key", s.stack}};
+  c.stack_into(j, s.stack, an::StackUse::call);
+  return j;
+}
+
+json top_sites(const Context& c, const an::HeapProfile& p, const std::function<uint64_t(const an::HeapSite&)>& by) {
+  std::vector<const an::HeapSite*> sites;
+  for (const an::HeapSite& s : p.sites)
+    if (by(s) > 0) sites.push_back(&s);
+  std::stable_sort(sites.begin(), sites.end(), [&](const an::HeapSite* a, const an::HeapSite* b) { return by(*a) > by(*b); });
+  if (sites.size() > c.top) sites.resize(c.top);
+  json arr = json::array();
+  for (const an::HeapSite* s : sites) arr.push_back(site_json(c, *s));
+  return arr;
+}
+
+json heap_json(const Context& c) {
+  json arr = json::array();
+  for (const an::HeapProfile& p : c.in.heap->profiles()) {
+    const an::ProcessInfo& proc = c.model().processes[p.process];
+    json j = {{"pid", proc.pid}, {"command_line", c.command_of(proc)}};
+    j["allocated_bytes"] = p.allocated_bytes;
+    j["calls"] = {{"alloc", p.alloc_calls}, {"free", p.free_calls}, {"realloc", p.realloc_calls}};
+    j["peak_bytes"] = p.peak_bytes;
+    j["peak_ns"] = c.rel(p.peak_ns);
+    j["temporary"] = p.temporary;
+    j["leaked_bytes"] = p.leaked_bytes;
+    j["leaked_blocks"] = p.leaked_blocks;
+    j["unknown_frees"] = p.unknown_frees;
+    j["mmap"] = {{"calls", p.mmap_calls}, {"bytes", p.mmap_bytes}, {"munmap_calls", p.munmap_calls}};
+    json hist = json::array();
+    for (size_t b = 0; b < p.size_histogram.size(); ++b) {
+      if (p.size_histogram[b] == 0) continue;
+      const uint64_t from = b == 0 ? 0 : uint64_t{1} << (b - 1);
+      const uint64_t to = b == 0 ? 0 : (b == 64 ? ~uint64_t{0} : (uint64_t{1} << b) - 1);
+      hist.push_back({{"min_bytes", from}, {"max_bytes", to}, {"count", p.size_histogram[b]}});
+    }
+    j["size_histogram"] = std::move(hist);
+    j["sites"] = p.sites.size();
+    j["top_by_bytes"] = top_sites(c, p, [](const an::HeapSite& s) { return s.allocated_bytes; });
+    j["top_by_calls"] = top_sites(c, p, [](const an::HeapSite& s) { return s.calls; });
+    j["top_by_peak"] = top_sites(c, p, [](const an::HeapSite& s) { return s.peak_bytes; });
+    j["top_by_temporary"] = top_sites(c, p, [](const an::HeapSite& s) { return s.temporary; });
+    j["leaks"] = top_sites(c, p, [](const an::HeapSite& s) { return s.leaked_bytes + s.leaked_blocks; });
+    arr.push_back(std::move(j));
+  }
+  return arr;
+}
+
+// --- io ---------------------------------------------------------------------
+
+json totals_json(const an::IoTotals& t) {
+  return {{"opens", t.opens},         {"reads", t.reads},
+          {"writes", t.writes},       {"other_calls", t.other},
+          {"errors", t.errors},       {"bytes_read", t.bytes_read},
+          {"bytes_written", t.bytes_written}, {"read_ns", t.read_ns},
+          {"write_ns", t.write_ns},   {"total_ns", t.total_ns}};
+}
+
+json thread_ref(const Context& c, an::ThreadIndex t) {
+  if (t >= c.model().threads.size()) return {{"pid", 0}, {"tid", 0}, {"name", ""}};
+  const an::ThreadInfo& th = c.model().threads[t];
+  return {{"pid", th.pid}, {"tid", th.tid}, {"name", th.name()}};
+}
+
+json io_json(const Context& c) {
+  const an::IoAnalysis& io = *c.in.io;
+  json j;
+  j["totals"] = totals_json(io.totals());
+  std::vector<const an::IoFile*> files;
+  for (const an::IoFile& f : io.files()) files.push_back(&f);
+  std::stable_sort(files.begin(), files.end(), [](const an::IoFile* a, const an::IoFile* b) {
+    if (a->totals.total_ns != b->totals.total_ns) return a->totals.total_ns > b->totals.total_ns;
+    return a->totals.bytes_read + a->totals.bytes_written > b->totals.bytes_read + b->totals.bytes_written;
+  });
+  j["file_count"] = files.size();
+  if (files.size() > c.top) files.resize(c.top);
+  json arr = json::array();
+  for (const an::IoFile* f : files) {
+    json fj = totals_json(f->totals);
+    fj["path"] = f->path;
+    fj["pids"] = f->pids;
+    arr.push_back(std::move(fj));
+  }
+  j["files"] = std::move(arr);
+  json threads = json::array();
+  for (const an::IoThread& t : io.threads()) {
+    json tj = thread_ref(c, t.thread);
+    tj.update(totals_json(t.totals));
+    threads.push_back(std::move(tj));
+  }
+  j["threads"] = std::move(threads);
+  json slow = json::array();
+  std::vector<an::IoOperation> ops = io.slowest();
+  if (ops.size() > c.top) ops.resize(c.top);
+  for (const an::IoOperation& op : ops) {
+    json oj = {{"call", op.call},         {"path", io.files()[op.file].path}, {"start_ns", c.rel(op.start_ns)},
+               {"duration_ns", op.duration_ns}, {"result", op.result}};
+    oj["thread"] = thread_ref(c, op.thread);
+    slow.push_back(std::move(oj));
+  }
+  j["slowest"] = std::move(slow);
+  return j;
+}
+
+// --- cpu --------------------------------------------------------------------
+
+// `self_only`: the ranking by self time lists functions that have some.
+json functions_json(const an::CpuProfile& p, size_t top, bool self_only) {
+  json arr = json::array();
+  for (size_t i = 0; i < p.functions.size() && arr.size() < top; ++i) {
+    const an::FunctionCost& f = p.functions[i];
+    if (self_only && f.self == 0) continue;
+    arr.push_back({{"function", f.function}, {"location", f.location}, {"self", f.self}, {"inclusive", f.inclusive}});
+  }
+  return arr;
+}
+
+json cpu_json(const Context& c) {
+  const an::CpuAnalysis& cpu = *c.in.cpu;
+  const an::CpuProfile all = cpu.profile(*c.in.symbols);
+  json j = {{"periods", all.periods}, {"samples", all.samples}};
+  j["functions"] = functions_json(all, c.top, true);
+  // Inclusive ranking too: where the time goes below each caller.
+  an::CpuProfile by_inclusive = all;
+  std::stable_sort(by_inclusive.functions.begin(), by_inclusive.functions.end(),
+                   [](const an::FunctionCost& a, const an::FunctionCost& b) { return a.inclusive > b.inclusive; });
+  j["functions_by_inclusive"] = functions_json(by_inclusive, c.top, false);
+  json threads = json::array();
+  // The busiest `top` threads get their functions: each profile walks
+  // every sampled stack, so not all of a thousand threads.
+  for (const auto& [t, periods] : cpu.threads()) {
+    json tj = thread_ref(c, t);
+    tj["periods"] = periods;
+    if (threads.size() < c.top)
+      tj["functions"] = functions_json(cpu.profile(*c.in.symbols, t), std::min<size_t>(c.top, 5), true);
+    threads.push_back(std::move(tj));
+  }
+  j["threads"] = std::move(threads);
+  return j;
+}
+
+// --- custom events ----------------------------------------------------------
+
+json events_json(const Context& c) {
+  json j;
+  json counts = json::array();
+  for (const an::CustomEventCount& e : c.in.custom->counts())
+    counts.push_back({{"provider", e.provider}, {"event", e.event}, {"count", e.count}});
+  j["counts"] = std::move(counts);
+  json acts = json::array();
+  for (const an::ActivityDurations& a : c.in.custom->activities())
+    acts.push_back({{"provider", a.provider}, {"kind", a.kind},       {"count", a.count},
+                    {"min_ns", a.min_ns},     {"median_ns", a.median_ns}, {"p99_ns", a.p99_ns},
+                    {"max_ns", a.max_ns},     {"total_ns", a.total_ns}});
+  j["activities"] = std::move(acts);
+  j["unmatched_starts"] = c.in.custom->unmatched_starts();
+  j["unmatched_stops"] = c.in.custom->unmatched_stops();
+  return j;
+}
+
+// --- health -----------------------------------------------------------------
+
+json health_json(const Context& c) {
+  const an::TraceHealth& h = c.model().health;
+  json j;
+  j["lost_events"] = h.lost_events;
+  json streams = json::array();
+  bool unended = false;
+  for (const reader::StreamStats& s : h.streams) {
+    if (!s.ended) unended = true;
+    if (s.lost == 0 && s.ended && s.missing_packets == 0) continue;
+    streams.push_back({{"stream", s.stream_id}, {"pid", s.pid},       {"cpu", s.cpu},
+                       {"lost", s.lost},        {"ended", s.ended},   {"missing_packets", s.missing_packets}});
+  }
+  j["streams"] = std::move(streams);
+  j["finished"] = !unended && !h.streams.empty();
+  json damage = json::array();
+  for (const reader::Damage& d : h.damage) damage.push_back({{"offset", d.offset}, {"message", d.message}});
+  j["damage"] = std::move(damage);
+  j["warnings"] = h.warnings;
+  json problems = json::array();
+  // Each process's copy of a module is a module of its own to the
+  // symbolizer: one line per file and problem is enough.
+  std::vector<std::pair<std::string, std::string>> seen;
+  for (const symbolizer::ModuleProblem& p : c.in.symbols->problems()) {
+    std::pair<std::string, std::string> key{p.path, p.message};
+    if (std::find(seen.begin(), seen.end(), key) != seen.end()) continue;
+    seen.push_back(key);
+    problems.push_back({{"module", p.path}, {"message", p.message}});
+  }
+  j["symbol_problems"] = std::move(problems);
+  return j;
+}
+
+}  // namespace
+
+ReportSections sections_with_data(const ReportInputs& in) {
+  ReportSections s;
+  s.heap = !in.heap->profiles().empty();
+  const an::IoTotals& io = in.io->totals();
+  s.io = io.opens + io.reads + io.writes + io.other > 0;
+  s.cpu = in.cpu->periods() > 0;
+  for (const an::ProcessInfo& p : in.model->processes) s.threads = s.threads || (!p.recorder && p.events > 0);
+  s.events = !in.custom->counts().empty();
+  return s;
+}
+
+json build_report(const ReportInputs& in, const ReportSections& sections, size_t top) {
+  const Context c{in, top, in.model->first_ns};
+  json j;
+  const an::TraceModel& m = *in.model;
+  size_t processes = 0, threads = 0;
+  for (const an::ProcessInfo& p : m.processes)
+    if (!p.recorder) {
+      ++processes;
+      threads += p.threads.size();
+    }
+  j["trace"] = {{"path", in.path},        {"file_size", in.trace->file_size()}, {"events", m.events},
+                {"start_ns", m.first_ns}, {"duration_ns", m.last_ns - m.first_ns},
+                {"processes", processes}, {"threads", threads}};
+  if (sections.threads) j["processes"] = processes_json(c);
+  if (sections.heap) j["heap"] = heap_json(c);
+  if (sections.io) j["io"] = io_json(c);
+  if (sections.cpu) j["cpu"] = cpu_json(c);
+  if (sections.events) j["events"] = events_json(c);
+  j["health"] = health_json(c);  // last: symbol problems are known once stacks are symbolized
+  return j;
+}
+
+}  // namespace spoor::cli

@@ -1,0 +1,50 @@
+// What `spoor report` says about a trace, as one JSON document: the
+// `--format json` output as it is, and what the text form is printed from,
+// so both always say the same. Sizes are bytes, times nanoseconds (`*_ns`;
+// points in time relative to the first event), addresses "0x..." strings.
+#ifndef SPOOR_CLI_REPORT_DATA_H
+#define SPOOR_CLI_REPORT_DATA_H
+
+#include <cstddef>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "spoor/analysis/cpu.h"
+#include "spoor/analysis/custom_events.h"
+#include "spoor/analysis/heap.h"
+#include "spoor/analysis/io.h"
+#include "spoor/analysis/model.h"
+#include "spoor/analysis/symbolized_stacks.h"
+#include "spoor/reader/trace.h"
+
+namespace spoor::cli {
+
+struct ReportSections {
+  bool heap = false;
+  bool io = false;
+  bool cpu = false;
+  bool threads = false;
+  bool events = false;
+};
+
+struct ReportInputs {
+  std::string path;
+  const reader::Trace* trace = nullptr;
+  const analysis::TraceModel* model = nullptr;
+  const analysis::HeapAnalysis* heap = nullptr;
+  const analysis::IoAnalysis* io = nullptr;
+  const analysis::CpuAnalysis* cpu = nullptr;
+  analysis::CustomEventAnalysis* custom = nullptr;
+  analysis::SymbolizedStacks* symbols = nullptr;
+};
+
+// The sections that have something to say (the default choice).
+ReportSections sections_with_data(const ReportInputs& in);
+
+// `top`: rows per ranking (sites, files, functions).
+nlohmann::json build_report(const ReportInputs& in, const ReportSections& sections, size_t top);
+
+}  // namespace spoor::cli
+
+#endif  // SPOOR_CLI_REPORT_DATA_H

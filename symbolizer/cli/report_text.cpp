@@ -1,0 +1,333 @@
+// The text form of `spoor report`, printed from the JSON document
+// (report_data.h) so the two never disagree. Written for a reader who has
+// not seen the trace: every number has its unit, every table its header,
+// every stack its function names with file:line.
+#include "report_text.h"
+
+#include <algorithm>
+#include <functional>
+#include <map>
+
+#include "event_text.h"
+#include "report_format.h"
+
+namespace spoor::cli {
+namespace {
+
+using nlohmann::json;
+
+uint64_t u(const json& j, const char* key) { return j.contains(key) && j[key].is_number() ? j[key].get<uint64_t>() : 0; }
+int64_t i64(const json& j, const char* key) { return j.contains(key) && j[key].is_number() ? j[key].get<int64_t>() : 0; }
+std::string str(const json& j, const char* key) {
+  return j.contains(key) && j[key].is_string() ? j[key].get<std::string>() : std::string();
+}
+
+std::string clipped(std::string s, size_t max) {
+  if (s.size() > max) s = s.substr(0, max - 3) + "...";
+  return s;
+}
+
+void heading(std::string& out, const std::string& title) {
+  out += "\n" + title + "\n" + std::string(title.size(), '=') + "\n";
+}
+
+std::string frame_label(const json& f) {
+  std::string s = str(f, "function");
+  if (s.empty()) {
+    const std::string module = str(f, "module");
+    if (module.empty()) return str(f, "address");
+    const size_t slash = module.rfind('/');
+    return (slash == std::string::npos ? module : module.substr(slash + 1)) + "+" + str(f, "module_offset");
+  }
+  const std::string file = str(f, "file");
+  if (!file.empty()) {
+    const size_t slash = file.rfind('/');
+    s += "  " + (slash == std::string::npos ? file : file.substr(slash + 1));
+    if (u(f, "line") != 0) s += ":" + std::to_string(u(f, "line"));
+  }
+  if (f.value("inlined", false)) s += "  (inlined)";
+  return s;
+}
+
+std::string function_cell(const json& j) {
+  std::string s = str(j, "function");
+  const std::string loc = str(j, "location");
+  if (!loc.empty()) s += "  " + loc;
+  return s;
+}
+
+// The frames under a site, callers after the first (which the row names).
+void stack_notes(Table& t, const json& site, size_t max_frames) {
+  if (!site.contains("frames")) return;
+  const json& frames = site["frames"];
+  for (size_t i = 1; i < frames.size() && i <= max_frames; ++i) t.note("<- " + frame_label(frames[i]));
+  if (frames.size() > max_frames + 1)
+    t.note("   (" + std::to_string(frames.size() - max_frames - 1) + " more frames)");
+}
+
+// --- processes --------------------------------------------------------------
+
+void print_processes(const json& procs, std::string& out) {
+  heading(out, "Processes and threads");
+  if (procs.empty()) {
+    out += "  (no traced process)\n";
+    return;
+  }
+  // The tree: children under their parent, in start order.
+  std::map<uint64_t, std::vector<const json*>> children;
+  std::map<uint64_t, bool> present;
+  for (const json& p : procs) present[u(p, "pid")] = true;
+  std::vector<const json*> roots;
+  for (const json& p : procs) {
+    if (present.count(u(p, "ppid")) && u(p, "ppid") != u(p, "pid")) children[u(p, "ppid")].push_back(&p);
+    else roots.push_back(&p);
+  }
+  Table t({{"PID", Table::left}, {"START", Table::right}, {"DURATION", Table::right}, {"ENDED", Table::left},
+           {"THREADS", Table::right}, {"COMMAND", Table::left}});
+  std::function<void(const json&, int)> add = [&](const json& p, int depth) {
+    t.row({std::string(static_cast<size_t>(depth) * 2, ' ') + std::to_string(u(p, "pid")), ms_text(i64(p, "start_ns")),
+           ms_text(i64(p, "duration_ns")), str(p, "ended"), std::to_string(p["threads"].size()),
+           clipped(str(p, "command_line"), 100)});
+    const json& images = p["images"];
+    for (size_t i = 1; i < images.size(); ++i)
+      t.note("exec #" + std::to_string(u(images[i], "exec_count")) + " at " + ms_text(i64(images[i], "start_ns")) + ": " +
+             clipped(str(images[i], "command_line").empty() ? str(images[i], "exe") : str(images[i], "command_line"), 90));
+    if (p.contains("exec_failures"))
+      for (const json& f : p["exec_failures"]) t.note("exec failed: " + f.get<std::string>());
+    if (p.contains("untraceable_exec")) t.note("exec not traced: " + str(p, "untraceable_exec"));
+    for (const json* c : children[u(p, "pid")]) add(*c, depth + 1);
+  };
+  for (const json* r : roots) add(*r, 0);
+  out += "  START and DURATION in ms from the first event of the trace.\n\n";
+  t.print(out);
+
+  for (const json& p : procs) {
+    const json& threads = p["threads"];
+    if (threads.size() <= 1) continue;  // the process line says it all
+    out += "\n  threads of pid " + std::to_string(u(p, "pid")) + "\n";
+    Table tt({{"TID", Table::right}, {"NAME", Table::left}, {"START", Table::right}, {"DURATION", Table::right},
+              {"END", Table::left}, {"EVENTS", Table::right}});
+    for (const json& th : threads)
+      tt.row({std::to_string(u(th, "tid")), str(th, "name").empty() ? "-" : str(th, "name"), ms_text(i64(th, "start_ns")),
+              ms_text(i64(th, "duration_ns")), th.value("ended", false) ? "ThreadEnd" : "at process end",
+              count_text(u(th, "events"))});
+    tt.print(out, "    ");
+  }
+}
+
+// --- heap -------------------------------------------------------------------
+
+// Sites are numbered as they first appear; a site met again in a later
+// ranking is named by its number, its stack printed once.
+using SiteNumbers = std::map<uint64_t, size_t>;
+
+void site_table(const json& sites, const std::string& title, SiteNumbers& numbers, std::string& out) {
+  out += "\n  " + title + "\n";
+  if (sites.empty()) {
+    out += "    (none)\n";
+    return;
+  }
+  Table t({{"#", Table::right}, {"ALLOCATED", Table::right}, {"CALLS", Table::right}, {"TEMPORARY", Table::right},
+           {"AT PEAK", Table::right}, {"LEAKED", Table::right}, {"SITE (allocating function, then its callers)", Table::left}});
+  for (const json& s : sites) {
+    auto [it, first] = numbers.try_emplace(u(s, "stack_key"), numbers.size() + 1);
+    t.row({std::to_string(it->second), bytes_text(u(s, "allocated_bytes")), count_text(u(s, "calls")),
+           count_text(u(s, "temporary")), bytes_text(u(s, "peak_bytes")), bytes_text(u(s, "leaked_bytes")),
+           function_cell(s)});
+    if (first) stack_notes(t, s, 4);
+  }
+  t.print(out, "    ");
+}
+
+void print_heap(const json& heap, std::string& out) {
+  heading(out, "Heap");
+  if (heap.empty()) {
+    out += "  (no heap events: record with the Spoor.Heap provider)\n";
+    return;
+  }
+  for (const json& p : heap) {
+    out += "\n  pid " + std::to_string(u(p, "pid")) + ": " + clipped(str(p, "command_line"), 100) + "\n";
+    const json& calls = p["calls"];
+    const uint64_t allocations = u(calls, "alloc") + u(calls, "realloc");
+    Table s({{"", Table::left}, {"", Table::left}});
+    s.row({"peak heap", bytes_text(u(p, "peak_bytes")) + " live at " + ms_text(i64(p, "peak_ns"))});
+    s.row({"allocated", bytes_text(u(p, "allocated_bytes")) + " in total (" + count_text(u(p, "allocated_bytes")) + " bytes)"});
+    s.row({"calls", count_text(u(calls, "alloc")) + " alloc, " + count_text(u(calls, "free")) + " free, " +
+                        count_text(u(calls, "realloc")) + " realloc"});
+    s.row({"temporary", count_text(u(p, "temporary")) + " allocations freed before any other (" +
+                            percent_text(u(p, "temporary"), allocations) + " of allocations)"});
+    s.row({"leaked", bytes_text(u(p, "leaked_bytes")) + " in " + count_text(u(p, "leaked_blocks")) +
+                         " blocks never freed"});
+    if (u(p, "unknown_frees") > 0)
+      s.row({"unknown frees", count_text(u(p, "unknown_frees")) + " frees of blocks allocated before the recording or lost"});
+    const json& mm = p["mmap"];
+    if (u(mm, "calls") > 0)
+      s.row({"mmap", count_text(u(mm, "calls")) + " calls mapping " + bytes_text(u(mm, "bytes")) + ", " +
+                         count_text(u(mm, "munmap_calls")) + " munmap (not counted in the heap)"});
+    s.print(out, "  ");
+
+    SiteNumbers numbers;
+    site_table(p["top_by_bytes"], "top allocation sites by bytes allocated", numbers, out);
+    site_table(p["top_by_calls"], "top allocation sites by calls", numbers, out);
+    site_table(p["top_by_peak"], "top allocation sites by bytes live at the peak", numbers, out);
+    if (!p["top_by_temporary"].empty())
+      site_table(p["top_by_temporary"], "top sites of temporary allocations", numbers, out);
+    out += "\n  leaks (blocks not freed when the process ended)\n";
+    if (p["leaks"].empty()) {
+      out += "    (none)\n";
+    } else {
+      Table t({{"#", Table::right}, {"LEAKED", Table::right}, {"BLOCKS", Table::right}, {"SITE", Table::left}});
+      for (const json& l : p["leaks"]) {
+        auto [it, first] = numbers.try_emplace(u(l, "stack_key"), numbers.size() + 1);
+        (void)first;
+        t.row({std::to_string(it->second), bytes_text(u(l, "leaked_bytes")), count_text(u(l, "leaked_blocks")),
+               function_cell(l)});
+        stack_notes(t, l, 8);  // a leak's whole path matters: always printed
+      }
+      t.print(out, "    ");
+    }
+    out += "\n  allocation sizes\n";
+    Table h({{"FROM", Table::right}, {"", Table::left}, {"BELOW", Table::right}, {"ALLOCATIONS", Table::right}, {"", Table::left}});
+    uint64_t most = 1;
+    for (const json& b : p["size_histogram"]) most = std::max(most, u(b, "count"));
+    for (const json& b : p["size_histogram"]) {
+      const uint64_t n = u(b, "count");
+      const uint64_t max = u(b, "max_bytes");
+      h.row({bytes_text(u(b, "min_bytes")), "<= size <", max == 0 ? "1 B" : bytes_text(max + (max != ~uint64_t{0})), count_text(n),
+             std::string(static_cast<size_t>((n * 40 + most - 1) / most), '#')});
+    }
+    h.print(out, "    ");
+  }
+}
+
+// --- io ---------------------------------------------------------------------
+
+void print_io(const json& io, std::string& out) {
+  heading(out, "File I/O");
+  const json& t = io["totals"];
+  out += "  " + count_text(u(t, "opens")) + " opens, " + count_text(u(t, "reads")) + " reads (" + bytes_text(u(t, "bytes_read")) +
+         "), " + count_text(u(t, "writes")) + " writes (" + bytes_text(u(t, "bytes_written")) + "), " +
+         count_text(u(t, "errors")) + " failed calls; " + ms_text(i64(t, "total_ns")) + " in I/O calls\n";
+  out += "\n  files, by time spent in their calls (" + std::to_string(u(io, "file_count")) + " in all)\n";
+  Table f({{"OPENS", Table::right}, {"READS", Table::right}, {"READ", Table::right}, {"WRITES", Table::right},
+           {"WRITTEN", Table::right}, {"ERRORS", Table::right}, {"TIME", Table::right}, {"FILE", Table::left}});
+  for (const json& x : io["files"])
+    f.row({count_text(u(x, "opens")), count_text(u(x, "reads")), bytes_text(u(x, "bytes_read")), count_text(u(x, "writes")),
+           bytes_text(u(x, "bytes_written")), count_text(u(x, "errors")), ms_text(i64(x, "total_ns")), str(x, "path")});
+  f.print(out, "    ");
+  out += "\n  per thread\n";
+  Table th({{"PID", Table::right}, {"TID", Table::right}, {"NAME", Table::left}, {"READS", Table::right}, {"READ", Table::right},
+            {"WRITES", Table::right}, {"WRITTEN", Table::right}, {"TIME", Table::right}});
+  for (const json& x : io["threads"])
+    th.row({std::to_string(u(x, "pid")), std::to_string(u(x, "tid")), str(x, "name").empty() ? "-" : str(x, "name"),
+            count_text(u(x, "reads")), bytes_text(u(x, "bytes_read")), count_text(u(x, "writes")),
+            bytes_text(u(x, "bytes_written")), ms_text(i64(x, "total_ns"))});
+  th.print(out, "    ");
+  out += "\n  slowest calls\n";
+  Table s({{"DURATION", Table::right}, {"AT", Table::right}, {"CALL", Table::left}, {"RESULT", Table::right},
+           {"TID", Table::right}, {"FILE", Table::left}});
+  for (const json& x : io["slowest"])
+    s.row({ms_text(i64(x, "duration_ns")), ms_text(i64(x, "start_ns")), str(x, "call"), std::to_string(i64(x, "result")),
+           std::to_string(u(x["thread"], "tid")), str(x, "path")});
+  s.print(out, "    ");
+}
+
+// --- cpu --------------------------------------------------------------------
+
+void function_table(const json& functions, uint64_t total, std::string& out, const std::string& indent) {
+  Table t({{"SELF", Table::right}, {"SELF %", Table::right}, {"INCLUSIVE", Table::right}, {"INCL %", Table::right},
+           {"FUNCTION", Table::left}});
+  for (const json& f : functions)
+    t.row({count_text(u(f, "self")), percent_text(u(f, "self"), total), count_text(u(f, "inclusive")),
+           percent_text(u(f, "inclusive"), total), function_cell(f)});
+  t.print(out, indent);
+}
+
+void print_cpu(const json& cpu, std::string& out) {
+  heading(out, "CPU samples");
+  const uint64_t total = u(cpu, "periods");
+  out += "  " + count_text(total) + " sampling periods in " + count_text(u(cpu, "samples")) +
+         " samples (a period is 1 ms of CPU time at the default --sample-hz 1000)\n";
+  out += "\n  top functions by self time\n";
+  function_table(cpu["functions"], total, out, "    ");
+  out += "\n  top functions by inclusive time\n";
+  function_table(cpu["functions_by_inclusive"], total, out, "    ");
+  // One sampled thread: its table would repeat the one above.
+  for (const json& th : cpu["threads"].size() > 1 ? cpu["threads"] : json::array()) {
+    if (!th.contains("functions")) break;  // beyond --top
+    out += "\n  thread " + std::to_string(u(th, "tid")) + (str(th, "name").empty() ? "" : " (" + str(th, "name") + ")") +
+           " of pid " + std::to_string(u(th, "pid")) + ": " + count_text(u(th, "periods")) + " periods, " +
+           percent_text(u(th, "periods"), total) + "\n";
+    function_table(th["functions"], u(th, "periods"), out, "    ");
+  }
+}
+
+// --- custom events ----------------------------------------------------------
+
+void print_events(const json& ev, std::string& out) {
+  heading(out, "Program events (providers other than the recorder's)");
+  Table c({{"PROVIDER", Table::left}, {"EVENT", Table::left}, {"COUNT", Table::right}});
+  for (const json& x : ev["counts"]) c.row({str(x, "provider"), str(x, "event"), count_text(u(x, "count"))});
+  if (c.empty()) out += "  (none)\n";
+  else c.print(out);
+  out += "\n  durations of start/stop activities\n";
+  Table a({{"PROVIDER", Table::left}, {"ACTIVITY", Table::left}, {"COUNT", Table::right}, {"MIN", Table::right},
+           {"MEDIAN", Table::right}, {"P99", Table::right}, {"MAX", Table::right}, {"TOTAL", Table::right}});
+  for (const json& x : ev["activities"])
+    // Activities run from nanoseconds to minutes: each in its own unit.
+    a.row({str(x, "provider"), str(x, "kind"), count_text(u(x, "count")), duration_text(i64(x, "min_ns")),
+           duration_text(i64(x, "median_ns")), duration_text(i64(x, "p99_ns")), duration_text(i64(x, "max_ns")),
+           duration_text(i64(x, "total_ns"))});
+  if (a.empty()) out += "    (none)\n";
+  else a.print(out, "    ");
+  if (u(ev, "unmatched_starts") + u(ev, "unmatched_stops") > 0)
+    out += "    unmatched: " + count_text(u(ev, "unmatched_starts")) + " starts without a stop, " +
+           count_text(u(ev, "unmatched_stops")) + " stops without a start\n";
+}
+
+// --- health -----------------------------------------------------------------
+
+void print_health(const json& h, std::string& out) {
+  heading(out, "Trace health");
+  out += "  lost events: " + count_text(u(h, "lost_events")) +
+         (u(h, "lost_events") > 0 ? " (the rings were full: figures above undercount; record with a larger --buffer-size)"
+                                   : "") +
+         "\n";
+  for (const json& s : h["streams"]) {
+    out += "    stream " + std::to_string(u(s, "stream")) + " (pid " + std::to_string(u(s, "pid")) + ", cpu " +
+           std::to_string(u(s, "cpu")) + "): " + count_text(u(s, "lost")) + " lost";
+    if (u(s, "missing_packets") > 0) out += ", " + count_text(u(s, "missing_packets")) + " packets missing";
+    if (!s.value("ended", true)) out += ", no STREAM_END (the recording did not finish)";
+    out += "\n";
+  }
+  if (h["damage"].empty()) {
+    out += "  damage: none\n";
+  } else {
+    out += "  damage: the report covers the trace up to these points only\n";
+    for (const json& d : h["damage"]) out += "    at byte " + std::to_string(u(d, "offset")) + ": " + str(d, "message") + "\n";
+  }
+  for (const json& w : h["warnings"]) out += "  warning: " + w.get<std::string>() + "\n";
+  if (!h["symbol_problems"].empty()) {
+    out += "  modules whose symbols were not found (their frames show as module+0xoffset):\n";
+    for (const json& p : h["symbol_problems"]) out += "    " + str(p, "module") + ": " + str(p, "message") + "\n";
+  }
+}
+
+}  // namespace
+
+void print_report_text(const json& r, std::string& out) {
+  const json& t = r["trace"];
+  out += "spoor report: " + str(t, "path") + "\n";
+  auto counted = [](uint64_t n, const char* one, const char* many) { return count_text(n) + " " + (n == 1 ? one : many); };
+  out += "  " + counted(u(t, "events"), "event", "events") + " over " + ms_text(i64(t, "duration_ns")) + ", " +
+         counted(u(t, "processes"), "process", "processes") + ", " + counted(u(t, "threads"), "thread", "threads") +
+         " (" + bytes_text(u(t, "file_size")) + " trace)\n";
+  if (r.contains("processes")) print_processes(r["processes"], out);
+  if (r.contains("heap")) print_heap(r["heap"], out);
+  if (r.contains("io")) print_io(r["io"], out);
+  if (r.contains("cpu")) print_cpu(r["cpu"], out);
+  if (r.contains("events")) print_events(r["events"], out);
+  print_health(r["health"], out);
+}
+
+}  // namespace spoor::cli

@@ -1,0 +1,97 @@
+// File I/O attributed to paths through descriptors, with known times.
+#include <gtest/gtest.h>
+
+#include "analysis_test_support.h"
+#include "spoor/analysis/io.h"
+
+namespace {
+
+using namespace spoor::testing;
+namespace an = spoor::analysis;
+
+const an::IoFile* file(const an::IoAnalysis& io, const std::string& path) {
+  for (const an::IoFile& f : io.files())
+    if (f.path == path) return &f;
+  return nullptr;
+}
+
+SpoorTrace io_trace() {
+  SpoorTrace t;
+  t.process(100, 1, "prog", {"prog"});
+  t.open(100, 100, 1100, 100, "/data/in", 3);
+  t.read(100, 100, 1200, 50, 3, 4096);
+  t.read(100, 100, 1300, 20, 3, 100);
+  t.dup(100, 100, 1400, 3, 5);            // fd 5 is /data/in too
+  t.read(100, 101, 1500, 10, 5, 10);      // on another thread
+  t.close(100, 100, 1600, 5, 3);
+  t.read(100, 100, 1700, 1000, 5, 7);     // still /data/in through 5: the slowest call
+  t.close(100, 100, 1800, 5, 5);
+  t.open(100, 100, 1900, 30, "/data/out", 3);  // fd 3 reused
+  t.write(100, 100, 2000, 40, 3, 300);
+  t.write(100, 100, 2100, 40, 3, -28);    // ENOSPC
+  t.write(100, 100, 2200, 5, 1, 12);      // never opened: stdout
+  t.open(100, 100, 2300, 8, "/data/missing", -2);
+  return t;
+}
+
+TEST(Io, ReadsAndWritesFollowTheirDescriptorToThePathOpened) {
+  an::IoAnalysis io(spoor::reader::Clock{});
+  SpoorTrace t = io_trace();
+  Loaded l = load(t, {&io});
+  const an::IoFile* in = file(io, "/data/in");
+  ASSERT_NE(in, nullptr);
+  EXPECT_EQ(in->totals.opens, 1u);
+  EXPECT_EQ(in->totals.reads, 4u);
+  EXPECT_EQ(in->totals.bytes_read, 4096u + 100 + 10 + 7);
+  EXPECT_EQ(in->totals.read_ns, 50 + 20 + 10 + 1000);
+  EXPECT_EQ(in->totals.total_ns, 100 + 50 + 20 + 0 + 10 + 5 + 1000 + 5);
+  const an::IoFile* out = file(io, "/data/out");
+  ASSERT_NE(out, nullptr);
+  EXPECT_EQ(out->totals.writes, 2u);
+  EXPECT_EQ(out->totals.bytes_written, 300u);
+  EXPECT_EQ(out->totals.errors, 1u);
+  const an::IoFile* stdout_file = file(io, "stdout");
+  ASSERT_NE(stdout_file, nullptr);
+  EXPECT_EQ(stdout_file->totals.bytes_written, 12u);
+  const an::IoFile* missing = file(io, "/data/missing");
+  ASSERT_NE(missing, nullptr);
+  EXPECT_EQ(missing->totals.opens, 1u);
+  EXPECT_EQ(missing->totals.errors, 1u);
+  EXPECT_EQ(io.totals().bytes_read, 4213u);
+  EXPECT_EQ(io.totals().opens, 3u);
+}
+
+TEST(Io, ThreadsAndSlowestCallsAreKept) {
+  an::IoAnalysis io(spoor::reader::Clock{}, 3);
+  SpoorTrace t = io_trace();
+  Loaded l = load(t, {&io});
+  ASSERT_EQ(io.threads().size(), 2u);
+  const an::IoThread& other = io.threads()[1];
+  EXPECT_EQ(l.model.threads[other.thread].tid, 101u);
+  EXPECT_EQ(other.totals.reads, 1u);
+  EXPECT_EQ(other.totals.bytes_read, 10u);
+  const std::vector<an::IoOperation> slow = io.slowest();
+  ASSERT_EQ(slow.size(), 3u);
+  EXPECT_EQ(slow[0].duration_ns, 1000);
+  EXPECT_EQ(slow[0].call, "Read");
+  EXPECT_EQ(io.files()[slow[0].file].path, "/data/in");
+  EXPECT_EQ(slow[0].start_ns, 700);
+  EXPECT_EQ(slow[1].duration_ns, 100);
+  EXPECT_EQ(slow[2].duration_ns, 50);
+}
+
+TEST(Io, AForkChildInheritsItsParentsDescriptors) {
+  SpoorTrace t;
+  t.process(100, 1, "prog", {"prog"});
+  t.process(200, 100, "prog", {"prog"});
+  t.open(100, 100, 1000, 10, "/data/shared", 4);
+  t.read(200, 200, 2000, 10, 4, 99);
+  an::IoAnalysis io(spoor::reader::Clock{});
+  Loaded l = load(t, {&io});
+  const an::IoFile* shared = file(io, "/data/shared");
+  ASSERT_NE(shared, nullptr);
+  EXPECT_EQ(shared->totals.bytes_read, 99u);
+  EXPECT_EQ(shared->pids, (std::vector<uint32_t>{100, 200}));
+}
+
+}  // namespace

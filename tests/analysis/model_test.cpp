@@ -1,0 +1,164 @@
+// The trace model: processes, images, modules, threads and stacks as a
+// hand-built trace describes them.
+#include <gtest/gtest.h>
+
+#include "analysis_test_support.h"
+
+namespace {
+
+using namespace spoor::testing;
+namespace an = spoor::analysis;
+
+// pid 100 forks pid 200, which execs; the recorder (pid 99) reaps 100;
+// 100 reaps 200. Both images of 200 use stack ID 1 for different stacks.
+SpoorTrace family() {
+  SpoorTrace t;
+  t.process(99, 1, "spoor", {"spoor", "record"});
+  t.process(100, 99, "prog", {"prog", "--x"});
+  t.process(200, 100, "prog", {"prog", "--x"});
+  t.exec_block(200, 100, "other", {"other", "-v"});  // the exec's PROCESS block
+  t.process_start(100, 1000, 99, 0, "/bin/prog");
+  t.module_load(100, 1001, 0x400000, 0x400000, 0x10000, "/bin/prog");
+  t.thread_name(100, 100, 1002, "main");
+  t.stack(100, 1003, 1, {0x401000, 0x402000});
+  t.thread_start(100, 101, 2000, 100);
+  t.thread_name(100, 101, 2001, "worker");
+  t.fork(100, 3000, 200);
+  t.thread_end(100, 101, 5000);
+  t.alloc(100, 6000, 0x1000, 10, 1);
+  t.process_exit(100, 8000, 200, 0, 9);
+  t.process_start(200, 3100, 100, 0, "/bin/prog");
+  t.stack(200, 3101, 1, {0x401100});
+  t.process_start(200, 4000, 100, 1, "/bin/other");
+  t.module_load(200, 4001, 0x500000, 0x500000, 0x1000, "/bin/other");
+  t.stack(200, 4002, 1, {0x500100, 0x500200, 0x500300});
+  t.alloc(200, 4003, 0x2000, 20, 1);
+  t.process_exit(99, 9000, 100, 7, 0);
+  return t;
+}
+
+const an::ProcessInfo& by_pid(const an::TraceModel& m, uint32_t pid) {
+  const an::ProcessInfo* p = m.process(pid);
+  EXPECT_NE(p, nullptr) << "pid " << pid;
+  return *p;
+}
+
+TEST(Model, ProcessesCarryCommandLinesParentsAndHowTheyEnded) {
+  SpoorTrace t = family();
+  Loaded l = load(t);
+  const an::TraceModel& m = l.model;
+  ASSERT_EQ(m.processes.size(), 3u);
+  EXPECT_TRUE(by_pid(m, 99).recorder);
+  const an::ProcessInfo& p = by_pid(m, 100);
+  EXPECT_FALSE(p.recorder);
+  EXPECT_EQ(p.ppid, 99u);
+  EXPECT_EQ(p.command_line, (std::vector<std::string>{"prog", "--x"}));
+  ASSERT_TRUE(p.end.has_value()) << "the recorder's ProcessExit names pid 100 in its pid field";
+  EXPECT_EQ(p.end->exit_code, 7);
+  EXPECT_EQ(p.end->signal, 0);
+  EXPECT_EQ(p.end_ns, 9000);
+  EXPECT_EQ(p.start_ns, 1000);
+  EXPECT_EQ(p.forked, (std::vector<uint32_t>{200}));
+  const an::ProcessInfo& c = by_pid(m, 200);
+  ASSERT_TRUE(c.end.has_value()) << "the parent's ProcessExit, written in the parent's stream";
+  EXPECT_EQ(c.end->signal, 9);
+  EXPECT_EQ(c.end_ns, 8000);
+  EXPECT_EQ(c.command_line, (std::vector<std::string>{"other", "-v"}));
+}
+
+TEST(Model, AnExecStartsANewImageWithItsOwnModulesAndStacks) {
+  SpoorTrace t = family();
+  Loaded l = load(t);
+  const an::TraceModel& m = l.model;
+  const an::ProcessInfo& c = by_pid(m, 200);
+  ASSERT_EQ(c.images.size(), 2u);
+  const an::Image& first = m.images[c.images[0]];
+  const an::Image& second = m.images[c.images[1]];
+  EXPECT_EQ(first.exec_count, 0u);
+  EXPECT_EQ(second.exec_count, 1u);
+  EXPECT_EQ(first.exe, "/bin/prog");
+  EXPECT_EQ(second.exe, "/bin/other");
+  EXPECT_TRUE(first.command_line.empty()) << "only the latest PROCESS block of a pid is kept";
+  EXPECT_EQ(second.command_line, (std::vector<std::string>{"other", "-v"}));
+  EXPECT_EQ(first.end_ns, 4000);
+  EXPECT_TRUE(first.modules.empty());
+  ASSERT_EQ(second.modules.size(), 1u);
+  EXPECT_EQ(second.modules[0].path, "/bin/other");
+  EXPECT_EQ(second.module_at(0x500150)->path, "/bin/other");
+  EXPECT_EQ(second.module_at(0x600000), nullptr);
+
+  // Stack ID 1 three times: pid 100's, and one per image of pid 200.
+  const an::StackKey k100 = an::stack_key(m.process(100)->images[0], 1);
+  const an::StackKey k200a = an::stack_key(c.images[0], 1);
+  const an::StackKey k200b = an::stack_key(c.images[1], 1);
+  EXPECT_NE(k100, k200a);
+  EXPECT_NE(k200a, k200b);
+  ASSERT_NE(m.stack(k100), nullptr);
+  ASSERT_NE(m.stack(k200a), nullptr);
+  ASSERT_NE(m.stack(k200b), nullptr);
+  EXPECT_EQ(m.stack(k100)->size(), 2u);
+  EXPECT_EQ((*m.stack(k100))[1], 0x402000u);
+  EXPECT_EQ(m.stack(k200a)->size(), 1u);
+  EXPECT_EQ((*m.stack(k200a))[0], 0x401100u);
+  EXPECT_EQ(m.stack(k200b)->size(), 3u);
+  EXPECT_EQ((*m.stack(k200b))[2], 0x500300u);
+}
+
+TEST(Model, ThreadsHaveNamesAndLifetimesAndLiveOnesEndWithTheirProcess) {
+  SpoorTrace t = family();
+  Loaded l = load(t);
+  const an::TraceModel& m = l.model;
+  const an::ProcessInfo& p = by_pid(m, 100);
+  ASSERT_EQ(p.threads.size(), 2u);
+  const an::ThreadInfo& main = m.threads[p.threads[0]];
+  const an::ThreadInfo& worker = m.threads[p.threads[1]];
+  EXPECT_EQ(main.tid, 100u);
+  EXPECT_EQ(main.name(), "main");
+  EXPECT_FALSE(main.ended);
+  EXPECT_EQ(main.end_ns, 9000) << "alive at exit: ends with its process";
+  EXPECT_EQ(worker.tid, 101u);
+  EXPECT_EQ(worker.name(), "worker");
+  EXPECT_TRUE(worker.started);
+  EXPECT_TRUE(worker.ended);
+  EXPECT_EQ(worker.parent_tid, 100u);
+  EXPECT_EQ(worker.start_ns, 2000);
+  EXPECT_EQ(worker.end_ns, 5000);
+}
+
+TEST(Model, VisitorsSeeEachEventWithItsProcessImageAndThread) {
+  struct Recorder : an::EventVisitor {
+    std::vector<std::pair<uint32_t, an::StackKey>> allocs;  // pid, stack key
+    bool ended = false;
+    void on_event(const spoor::reader::Event& e, const an::EventContext& c) override {
+      if (c.known->kind == an::EventKind::heap_alloc)
+        allocs.emplace_back(c.model->processes[c.process].pid, c.stack(static_cast<uint32_t>(an::field_u64(e, *c.known, 2))));
+    }
+    void on_end(const an::TraceModel&) override { ended = true; }
+  } r;
+  SpoorTrace t = family();
+  Loaded l = load(t, {&r});
+  EXPECT_TRUE(r.ended);
+  ASSERT_EQ(r.allocs.size(), 2u);
+  EXPECT_EQ(r.allocs[0].first, 200u);  // time order: 4003 before 6000
+  EXPECT_EQ(l.model.stack(r.allocs[0].second)->size(), 3u) << "the second image's stack 1";
+  EXPECT_EQ(r.allocs[1].first, 100u);
+  EXPECT_EQ(l.model.stack(r.allocs[1].second)->size(), 2u);
+  EXPECT_EQ(l.model.events, 17u);
+}
+
+TEST(Model, LostEventsAndDamageAreInTheHealth) {
+  SpoorTrace t = family();
+  t.lost(100, 5);
+  Loaded l = load(t);
+  EXPECT_EQ(l.model.health.lost_events, 5u);
+  EXPECT_TRUE(l.model.health.damage.empty());
+
+  spoor::testing::Bytes bytes = t.bytes();
+  bytes.resize(bytes.size() - 40);  // cut into the last STREAM_END block
+  auto cut = spoor::reader::Trace::from_bytes(bytes);
+  ASSERT_TRUE(cut);
+  const an::TraceModel m = an::load_trace(*cut);
+  EXPECT_FALSE(m.health.damage.empty());
+}
+
+}  // namespace

@@ -1,0 +1,157 @@
+// Traces shaped like spoor record's, written by hand with the test trace
+// builder: the recorder's providers and events with the fields the shim
+// gives them (preload/process_events.h, preload/shim/*_provider.h), plus a
+// program provider "My.App", every record at a chosen tick (ns), so every
+// figure an analysis derives from them is known exactly.
+#ifndef SPOOR_TESTS_ANALYSIS_SPOOR_TRACE_H
+#define SPOOR_TESTS_ANALYSIS_SPOOR_TRACE_H
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "trace_builder.h"
+
+namespace spoor::testing {
+
+enum Key : uint16_t {
+  kModuleLoad = 1, kProcessStart, kFork, kProcessExit, kThreadStart, kThreadEnd, kThreadName, kStack,
+  kAlloc, kFree, kRealloc, kOpen, kRead, kWrite, kClose, kDup, kSample, kJobStart, kJobStop, kTick,
+};
+
+class SpoorTrace {
+ public:
+  SpoorTrace() { t_.clock_ns(); }
+
+  // A process with every provider described; its records go to stream `pid`.
+  void process(uint32_t pid, uint32_t ppid, const std::string& comm, const std::vector<std::string>& args) {
+    t_.process(pid, comm, args, 8, ppid);
+    t_.stream(pid, pid, 0);
+    const char* providers[] = {"Spoor.Process", "Spoor.Thread", "Spoor.Stack", "Spoor.Heap",
+                               "Spoor.IO",      "Spoor.Samples", "My.App"};
+    for (uint16_t i = 0; i < 7; ++i) t_.provider(pid, i, providers[i], guid_from_seed(static_cast<uint8_t>(i * 16)));
+    using namespace format;
+    auto ev = [&](uint16_t key, uint16_t provider, const char* name, std::vector<FieldSpec> fields, uint8_t opcode = 0) {
+      t_.event({.pid = pid, .key = key, .provider_index = provider, .id = key, .opcode = opcode, .name = name,
+                .fields = std::move(fields)});
+    };
+    ev(kModuleLoad, 0, "ModuleLoad",
+       {{kFieldPointer, "bias"}, {kFieldPointer, "start"}, {kFieldU64, "size"}, {kFieldString, "path"}, {kFieldBlob, "build_id"}});
+    ev(kProcessStart, 0, "ProcessStart", {{kFieldU32, "ppid"}, {kFieldU32, "exec_count"}, {kFieldString, "exe"}, {kFieldString, "cwd"}});
+    ev(kFork, 0, "Fork", {{kFieldU32, "child_pid"}});
+    ev(kProcessExit, 0, "ProcessExit", {{kFieldU32, "pid"}, {kFieldI32, "exit_code"}, {kFieldU8, "signal"}, {kFieldBool, "core_dumped"}});
+    ev(kThreadStart, 1, "ThreadStart", {{kFieldU32, "tid"}, {kFieldU32, "parent_tid"}, {kFieldPointer, "start"}, {kFieldU32, "stack"}}, kOpStart);
+    ev(kThreadEnd, 1, "ThreadEnd", {{kFieldU32, "tid"}}, kOpStop);
+    ev(kThreadName, 1, "ThreadName", {{kFieldU32, "tid"}, {kFieldString, "name"}});
+    ev(kStack, 2, "Stack", {{kFieldU32, "id"}, {kFieldBlob, "frames"}});
+    ev(kAlloc, 3, "Alloc", {{kFieldPointer, "ptr"}, {kFieldU64, "size"}, {kFieldU32, "stack"}});
+    ev(kFree, 3, "Free", {{kFieldPointer, "ptr"}});
+    ev(kRealloc, 3, "Realloc", {{kFieldPointer, "old_ptr"}, {kFieldPointer, "ptr"}, {kFieldU64, "size"}, {kFieldU32, "stack"}});
+    ev(kOpen, 4, "Open",
+       {{kFieldI32, "dirfd"}, {kFieldString, "path"}, {kFieldI32, "flags"}, {kFieldU32, "mode"}, {kFieldI32, "fd"},
+        {kFieldU64, "start_ticks"}, {kFieldU32, "stack"}});
+    const std::vector<FieldSpec> transfer = {{kFieldI32, "fd"},    {kFieldI64, "offset"},      {kFieldU32, "vectors"},
+                                             {kFieldU64, "requested"}, {kFieldI64, "result"}, {kFieldU64, "start_ticks"},
+                                             {kFieldU32, "stack"}};
+    ev(kRead, 4, "Read", transfer);
+    ev(kWrite, 4, "Write", transfer);
+    ev(kClose, 4, "Close", {{kFieldI32, "fd"}, {kFieldI32, "result"}, {kFieldU64, "start_ticks"}});
+    ev(kDup, 4, "Dup", {{kFieldI32, "fd"}, {kFieldI32, "target"}, {kFieldI32, "flags"}, {kFieldI32, "result"}, {kFieldU64, "start_ticks"}});
+    ev(kSample, 5, "Sample", {{kFieldU32, "stack"}, {kFieldU32, "periods"}});
+    ev(kJobStart, 6, "JobStart", {{kFieldU32, "job"}}, kOpStart);
+    ev(kJobStop, 6, "JobStop", {}, kOpStop);
+    ev(kTick, 6, "Tick", {});
+  }
+
+  // The PROCESS block an exec adds (same pid, new command line).
+  void exec_block(uint32_t pid, uint32_t ppid, const std::string& comm, const std::vector<std::string>& args) {
+    t_.process(pid, comm, args, 8, ppid);
+  }
+
+  // --- records (t: ticks, which are ns here) ---
+  void module_load(uint32_t pid, uint64_t t, uint64_t bias, uint64_t start, uint64_t size, const std::string& path) {
+    add(pid, R(kModuleLoad, t, pid).pointer(bias).pointer(start).u64(size).string(path).blob({}));
+  }
+  void process_start(uint32_t pid, uint64_t t, uint32_t ppid, uint32_t exec_count, const std::string& exe) {
+    add(pid, R(kProcessStart, t, pid).u32(ppid).u32(exec_count).string(exe).string("/work"));
+  }
+  void fork(uint32_t pid, uint64_t t, uint32_t child) { add(pid, R(kFork, t, pid).u32(child)); }
+  void process_exit(uint32_t writer, uint64_t t, uint32_t pid, int32_t code, uint8_t signal) {
+    add(writer, R(kProcessExit, t, writer).u32(pid).i32(code).u8(signal).boolean(false));
+  }
+  void thread_start(uint32_t pid, uint32_t tid, uint64_t t, uint32_t parent) {
+    add(pid, R(kThreadStart, t, tid).u32(tid).u32(parent).pointer(0).u32(0));
+  }
+  void thread_end(uint32_t pid, uint32_t tid, uint64_t t) { add(pid, R(kThreadEnd, t, tid).u32(tid)); }
+  void thread_name(uint32_t pid, uint32_t tid, uint64_t t, const std::string& name) {
+    add(pid, R(kThreadName, t, tid).u32(tid).string(name));
+  }
+  void stack(uint32_t pid, uint64_t t, uint32_t id, const std::vector<uint64_t>& frames) {
+    Bytes b;
+    for (uint64_t f : frames)
+      for (int i = 0; i < 8; ++i) b.push_back(static_cast<uint8_t>(f >> (8 * i)));
+    add(pid, R(kStack, t, pid).u32(id).blob(b));
+  }
+  void alloc(uint32_t pid, uint64_t t, uint64_t ptr, uint64_t size, uint32_t stack, uint32_t tid = 0) {
+    add(pid, R(kAlloc, t, tid ? tid : pid).pointer(ptr).u64(size).u32(stack));
+  }
+  void free(uint32_t pid, uint64_t t, uint64_t ptr) { add(pid, R(kFree, t, pid).pointer(ptr)); }
+  void realloc(uint32_t pid, uint64_t t, uint64_t old_ptr, uint64_t ptr, uint64_t size, uint32_t stack) {
+    add(pid, R(kRealloc, t, pid).pointer(old_ptr).pointer(ptr).u64(size).u32(stack));
+  }
+  // I/O calls that took `ns` and returned at t.
+  void open(uint32_t pid, uint32_t tid, uint64_t t, uint64_t ns, const std::string& path, int32_t fd) {
+    add(pid, R(kOpen, t, tid).i32(-100).string(path).i32(0).u32(0).i32(fd).u64(t - ns).u32(0));
+  }
+  void read(uint32_t pid, uint32_t tid, uint64_t t, uint64_t ns, int32_t fd, int64_t result) {
+    add(pid, R(kRead, t, tid).i32(fd).i64(-1).u32(0).u64(result > 0 ? static_cast<uint64_t>(result) : 0).i64(result).u64(t - ns).u32(0));
+  }
+  void write(uint32_t pid, uint32_t tid, uint64_t t, uint64_t ns, int32_t fd, int64_t result) {
+    add(pid, R(kWrite, t, tid).i32(fd).i64(-1).u32(0).u64(result > 0 ? static_cast<uint64_t>(result) : 0).i64(result).u64(t - ns).u32(0));
+  }
+  void close(uint32_t pid, uint32_t tid, uint64_t t, uint64_t ns, int32_t fd) {
+    add(pid, R(kClose, t, tid).i32(fd).i32(0).u64(t - ns));
+  }
+  void dup(uint32_t pid, uint32_t tid, uint64_t t, int32_t fd, int32_t result) {
+    add(pid, R(kDup, t, tid).i32(fd).i32(-1).i32(0).i32(result).u64(t));
+  }
+  void sample(uint32_t pid, uint32_t tid, uint64_t t, uint32_t stack, uint32_t periods) {
+    add(pid, R(kSample, t, tid).u32(stack).u32(periods));
+  }
+  void job_start(uint32_t pid, uint32_t tid, uint64_t t, uint8_t activity) {
+    add(pid, R(kJobStart, t, tid).activity(guid_from_seed(activity)).u32(activity));
+  }
+  void job_stop(uint32_t pid, uint32_t tid, uint64_t t, uint8_t activity) {
+    add(pid, R(kJobStop, t, tid).activity(guid_from_seed(activity)));
+  }
+  void tick(uint32_t pid, uint32_t tid, uint64_t t) { add(pid, R(kTick, t, tid)); }
+
+  // Events the stream of `pid` lost (its STREAM_END says so).
+  void lost(uint32_t pid, uint64_t n) { lost_[pid] = n; }
+
+  // The file: one packet per process, records in the order added.
+  Bytes bytes() {
+    TraceBuilder t = t_;
+    for (auto& [pid, packet] : packets_) {
+      t.packet(packet);
+      t.stream_end(pid, lost_[pid], 0, 1);
+    }
+    return t.bytes();
+  }
+
+ private:
+  static RecordBuilder R(uint16_t key, uint64_t t, uint32_t tid) { return RecordBuilder(key, t).tid(tid); }
+  void add(uint32_t pid, const RecordBuilder& r) {
+    auto it = packets_.try_emplace(pid, PacketBuilder(pid, 0, 0)).first;
+    it->second.add(r);
+  }
+
+  TraceBuilder t_;
+  std::map<uint32_t, PacketBuilder> packets_;
+  std::map<uint32_t, uint64_t> lost_;
+};
+
+}  // namespace spoor::testing
+
+#endif  // SPOOR_TESTS_ANALYSIS_SPOOR_TRACE_H

@@ -1,0 +1,266 @@
+// spoor report end to end: spoor record on programs whose allocations, file
+// traffic, threads and CPU use are known, then the report's JSON checked
+// figure by figure and its text read for what a stranger needs; a
+// hand-built trace for activity durations; bad input.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "run_command.h"
+#include "spoor_trace.h"
+
+namespace {
+
+using nlohmann::json;
+using spoor::test::Process;
+using spoor::test::run;
+
+const std::string kSpoor = SPOOR_TOOL;
+
+std::string record(const std::string& name, const std::string& command, const std::string& options = "") {
+  const std::string path = spoor::test::temp_path("report-" + name + ".spoor");
+  const Process p = run(kSpoor + " record " + options + " -o " + path + " -- " + command + " >/dev/null");
+  EXPECT_EQ(p.status, 0) << p.err;
+  return path;
+}
+
+json report_json(const std::string& path, const std::string& options = "") {
+  const Process p = run(kSpoor + " report --format json " + options + " " + path);
+  EXPECT_EQ(p.status, 0) << p.err;
+  json j = json::parse(p.out, nullptr, false);
+  EXPECT_FALSE(j.is_discarded()) << "not JSON: " << p.out.substr(0, 400);
+  return j;
+}
+
+const json* process_heap(const json& r, const std::string& command_part) {
+  for (const json& h : r["heap"])
+    if (h["command_line"].get<std::string>().find(command_part) != std::string::npos) return &h;
+  return nullptr;
+}
+
+const json* site_named(const json& sites, const std::string& function) {
+  for (const json& s : sites)
+    if (s["function"] == function) return &s;
+  return nullptr;
+}
+
+class ReportHeap : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    path_ = new std::string(record("heap", SPOOR_REPORT_HEAP, "--sample-hz 0"));
+    report_ = new json(report_json(*path_, "--top 20"));
+  }
+  static void TearDownTestSuite() {
+    std::filesystem::remove(*path_);
+    delete path_;
+    delete report_;
+  }
+  static std::string* path_;
+  static json* report_;
+};
+std::string* ReportHeap::path_ = nullptr;
+json* ReportHeap::report_ = nullptr;
+
+TEST_F(ReportHeap, PeakTotalsAndTopSitesAreTheProgramsOwn) {
+  const json* h = process_heap(*report_, "spoor_test_report_heap");
+  ASSERT_NE(h, nullptr) << report_->dump(1).substr(0, 2000);
+  // The 100 blocks of hold_blocks were live together: the peak holds them
+  // (and whatever the runtime keeps, a few KiB at most).
+  EXPECT_GE((*h)["peak_bytes"].get<uint64_t>(), 1000000u);
+  EXPECT_LT((*h)["peak_bytes"].get<uint64_t>(), 1000000u + 64 * 1024);
+  EXPECT_GE((*h)["allocated_bytes"].get<uint64_t>(), 1000000u + 50000 + 900);
+  EXPECT_GE((*h)["calls"]["alloc"].get<uint64_t>(), 153u);
+  EXPECT_GE((*h)["calls"]["free"].get<uint64_t>(), 150u);
+
+  const json& top = (*h)["top_by_bytes"][0];
+  EXPECT_EQ(top["function"], "hold_blocks");
+  EXPECT_EQ(top["allocated_bytes"], 1000000u);
+  EXPECT_EQ(top["calls"], 100u);
+  EXPECT_EQ(top["peak_bytes"], 1000000u) << "all 100 were live at the peak";
+  EXPECT_NE(top["location"].get<std::string>().find("report_heap.c:"), std::string::npos) << top.dump();
+  ASSERT_GE(top["frames"].size(), 2u);
+  EXPECT_EQ(top["frames"][1]["function"], "main") << "the caller comes next";
+
+  EXPECT_EQ((*h)["top_by_peak"][0]["function"], "hold_blocks");
+  EXPECT_EQ((*h)["top_by_calls"][0]["function"], "hold_blocks");
+}
+
+TEST_F(ReportHeap, TemporaryAllocationsAndLeaksHaveTheirFunctions) {
+  const json* h = process_heap(*report_, "spoor_test_report_heap");
+  ASSERT_NE(h, nullptr);
+  const json* churn = site_named((*h)["top_by_temporary"], "churn");
+  ASSERT_NE(churn, nullptr) << (*h)["top_by_temporary"].dump(1);
+  EXPECT_EQ((*churn)["temporary"], 50u);
+  EXPECT_EQ((*churn)["calls"], 50u);
+  EXPECT_EQ((*churn)["allocated_bytes"], 50000u);
+  EXPECT_GE((*h)["temporary"].get<uint64_t>(), 50u);
+
+  const json* leak = site_named((*h)["leaks"], "leak_some");
+  ASSERT_NE(leak, nullptr) << (*h)["leaks"].dump(1);
+  EXPECT_EQ((*leak)["leaked_blocks"], 3u);
+  EXPECT_EQ((*leak)["leaked_bytes"], 900u);
+  EXPECT_GE((*h)["leaked_bytes"].get<uint64_t>(), 900u);
+  EXPECT_EQ(site_named((*h)["leaks"], "hold_blocks"), nullptr) << "release_blocks freed them all";
+}
+
+TEST_F(ReportHeap, SizeHistogramCountsEachAllocationInItsPowerOfTwoBucket) {
+  const json* h = process_heap(*report_, "spoor_test_report_heap");
+  ASSERT_NE(h, nullptr);
+  auto count_in = [&](uint64_t size) -> uint64_t {
+    for (const json& b : (*h)["size_histogram"])
+      if (b["min_bytes"].get<uint64_t>() <= size && size <= b["max_bytes"].get<uint64_t>()) return b["count"];
+    return 0;
+  };
+  EXPECT_GE(count_in(10000), 100u);  // [8192, 16383]
+  EXPECT_GE(count_in(1000), 50u);    // [512, 1023]
+  EXPECT_GE(count_in(300), 3u);      // [256, 511]
+}
+
+TEST_F(ReportHeap, TextNamesUnitsFunctionsAndLines) {
+  const Process p = run(kSpoor + " report --heap " + *path_);
+  EXPECT_EQ(p.status, 0) << p.err;
+  const std::string& t = p.out;
+  EXPECT_NE(t.find("peak heap"), std::string::npos) << t;
+  EXPECT_NE(t.find("KiB"), std::string::npos);
+  EXPECT_NE(t.find("hold_blocks  report_heap.c:"), std::string::npos) << t;
+  EXPECT_NE(t.find("<- main  report_heap.c:"), std::string::npos) << "callers under the site";
+  EXPECT_NE(t.find("leak_some"), std::string::npos);
+  EXPECT_NE(t.find("977 KiB"), std::string::npos) << "1,000,000 bytes in binary units";
+  EXPECT_NE(t.find("Trace health"), std::string::npos) << "always there";
+  EXPECT_EQ(t.find("File I/O"), std::string::npos) << "only the section asked for";
+}
+
+TEST(ReportIo, BytesPerFileFollowDescriptorsThroughDupAndStdio) {
+  const std::string dir = spoor::test::temp_path("report-io-dir");
+  std::filesystem::create_directories(dir);
+  const std::string path = record("io", std::string(SPOOR_IO_FILES) + " " + dir);
+  const json r = report_json(path, "--io --top 100");
+  ASSERT_TRUE(r.contains("io")) << r.dump(1).substr(0, 1000);
+  auto file = [&](const std::string& name) -> json {
+    for (const json& f : r["io"]["files"])
+      if (f["path"] == dir + "/" + name) return f;
+    ADD_FAILURE() << "no file " << name << " in " << r["io"]["files"].dump(1);
+    return json::object();
+  };
+  // io_files.c's own account of each file (see its header comment), and
+  // the sizes the files have on disk.
+  EXPECT_EQ(file("a.bin")["bytes_written"], 2100u);
+  EXPECT_EQ(file("a.bin")["bytes_read"], 2100u);
+  EXPECT_EQ(file("a.bin")["opens"], 2u);
+  EXPECT_EQ(file("b.bin")["bytes_written"], 765u) << "written only through dup'd descriptors";
+  EXPECT_EQ(file("b.bin")["bytes_read"], 765u);
+  EXPECT_EQ(file("v.bin")["bytes_written"], 500u);
+  EXPECT_EQ(file("c.txt")["bytes_written"], 3004u) << "stdio layer";
+  EXPECT_EQ(file("c.txt")["bytes_read"], 3004u);
+  EXPECT_EQ(file("missing")["errors"], 2u);
+  for (const char* name : {"a.bin", "b.bin", "c.txt", "v.bin", "d.txt"})
+    EXPECT_EQ(file(name)["bytes_written"].get<uint64_t>(), std::filesystem::file_size(dir + "/" + name)) << name;
+  EXPECT_FALSE(r["io"]["slowest"].empty());
+  EXPECT_FALSE(r["io"]["threads"].empty());
+  std::filesystem::remove_all(dir);
+  std::filesystem::remove(path);
+}
+
+TEST(ReportThreads, ProcessTreeExitCodesAndThreadNames) {
+  const std::string path = record("children", SPOOR_CHILDREN);
+  const json r = report_json(path, "--threads");
+  ASSERT_TRUE(r.contains("processes"));
+  std::map<std::string, int> codes;  // by the last word of the command line
+  for (const json& p : r["processes"]) {
+    const std::string cmd = p["command_line"];
+    ASSERT_FALSE(p["exit"].is_null()) << cmd;
+    codes[cmd.substr(cmd.rfind(' ') + 1)] = p["exit"]["exit_code"];
+  }
+  EXPECT_EQ(codes["spawned"], 4);
+  EXPECT_EQ(codes["execd"], 5);
+  EXPECT_EQ(r["processes"].size(), 4u) << "the recorder itself is not a process of the program";
+  std::filesystem::remove(path);
+
+  const std::string threads = record("threads", SPOOR_THREADS, "--sample-hz 1000");
+  const json t = report_json(threads, "--threads --cpu");
+  std::set<std::string> names;
+  for (const json& th : t["processes"][0]["threads"]) names.insert(th["name"]);
+  for (const char* n : {"returner", "exiter", "cancelled", "spinner"}) EXPECT_TRUE(names.count(n)) << n;
+  // The spinner spends 300 ms of CPU in spin_cpu: the top function.
+  ASSERT_TRUE(t.contains("cpu"));
+  EXPECT_GT(t["cpu"]["periods"].get<uint64_t>(), 100u);
+  EXPECT_EQ(t["cpu"]["functions"][0]["function"], "spin_cpu") << t["cpu"]["functions"].dump(1);
+  EXPECT_EQ(t["cpu"]["threads"][0]["name"], "spinner");
+  std::filesystem::remove(threads);
+}
+
+TEST(ReportEvents, ActivityDurationsOfAKnownProvider) {
+  spoor::testing::SpoorTrace t;
+  t.process(100, 1, "prog", {"prog"});
+  uint64_t now = 1000;
+  for (uint8_t j = 1; j <= 100; ++j) {  // jobs of 1, 2, ... 100 us
+    t.job_start(100, 100, now, j);
+    t.job_stop(100, 100, now + j * 1000ull, j);
+    now += 200000;
+  }
+  t.tick(100, 100, now);
+  const std::string path = spoor::test::temp_path("report-events.spoor");
+  {
+    const spoor::testing::Bytes b = t.bytes();
+    std::ofstream(path, std::ios::binary).write(reinterpret_cast<const char*>(b.data()), static_cast<std::streamsize>(b.size()));
+  }
+  const json r = report_json(path);
+  ASSERT_TRUE(r.contains("events")) << "chosen by default: the trace has program events";
+  const json& a = r["events"]["activities"][0];
+  EXPECT_EQ(a["provider"], "My.App");
+  EXPECT_EQ(a["kind"], "Job");
+  EXPECT_EQ(a["count"], 100u);
+  EXPECT_EQ(a["min_ns"], 1000);
+  EXPECT_EQ(a["median_ns"], 50000);
+  EXPECT_EQ(a["p99_ns"], 99000);
+  EXPECT_EQ(a["max_ns"], 100000);
+  const Process text = run(kSpoor + " report " + path);
+  EXPECT_NE(text.out.find("99.000 us"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("Tick"), std::string::npos);
+  std::filesystem::remove(path);
+}
+
+TEST(ReportBadInput, MissingFileSaysSoAndExitsOne) {
+  const Process p = run(kSpoor + " report /nonexistent/trace.spoor");
+  EXPECT_EQ(p.status, 1);
+  EXPECT_NE(p.err.find("cannot read trace '/nonexistent/trace.spoor'"), std::string::npos) << p.err;
+  EXPECT_EQ(run(kSpoor + " report").status, 2);
+  EXPECT_EQ(run(kSpoor + " report x.spoor --top zero").status, 2);
+}
+
+TEST(ReportBadInput, TruncatedOrGarbageTracesNeverCrashTheReport) {
+  const std::string whole = record("cut", SPOOR_REPORT_HEAP, "--sample-hz 0 --compress none");
+  const auto size = std::filesystem::file_size(whole);
+  const std::string cut = spoor::test::temp_path("report-truncated.spoor");
+  for (uint64_t keep : {size / 2, size - 7, uint64_t{40}, uint64_t{10}}) {
+    std::filesystem::remove(cut);
+    std::filesystem::copy_file(whole, cut);
+    std::filesystem::resize_file(cut, keep);
+    const Process p = run(kSpoor + " report " + cut);
+    EXPECT_EQ(p.status, 1) << "kept " << keep << " bytes: " << p.err;
+    EXPECT_TRUE(p.err.find("damaged") != std::string::npos || p.err.find("cannot read") != std::string::npos)
+        << p.err;
+    if (p.err.find("damaged") != std::string::npos) {
+      EXPECT_NE(p.out.find("Trace health"), std::string::npos) << "the report up to the damage comes first";
+    }
+    const Process j = run(kSpoor + " report --format json " + cut);
+    EXPECT_EQ(j.status, 1);
+    if (!j.out.empty()) {
+      EXPECT_FALSE(json::parse(j.out, nullptr, false).is_discarded());
+    }
+  }
+  {
+    std::ofstream(cut, std::ios::binary) << std::string(4096, 'x');
+  }
+  const Process g = run(kSpoor + " report " + cut);
+  EXPECT_EQ(g.status, 1);
+  EXPECT_NE(g.err.find("not a Spoor trace"), std::string::npos) << g.err;
+  std::filesystem::remove(cut);
+  std::filesystem::remove(whole);
+}
+
+}  // namespace

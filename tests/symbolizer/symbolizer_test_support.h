@@ -1,0 +1,132 @@
+// What the symbolizer tests share: running a command, the code addresses of
+// an ELF file (from objdump), and GNU addr2line's answer per address.
+#ifndef SPOOR_TEST_SYMBOLIZER_SUPPORT_H
+#define SPOOR_TEST_SYMBOLIZER_SUPPORT_H
+
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cinttypes>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "addr2line_format.h"
+#include "spoor/symbolizer/symbolizer.h"
+
+namespace spoor::symbolizer::test {
+
+struct CommandResult {
+  std::string out;
+  int status = -1;  // the exit status; -1 when it did not exit normally
+};
+
+inline CommandResult run(const std::string& command) {
+  CommandResult result;
+  FILE* pipe = popen(command.c_str(), "r");
+  if (pipe == nullptr) return result;
+  char buf[65536];
+  size_t n;
+  while ((n = std::fread(buf, 1, sizeof buf, pipe)) > 0) result.out.append(buf, n);
+  const int status = pclose(pipe);
+  result.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return result;
+}
+
+// Every instruction address objdump disassembles in `elf`, every `step`th,
+// but those of .init and .fini: crti.o's code there sits under an STT_FILE
+// symbol with an empty name, which addr2line prints as ":?" and spoor as
+// "??:?" (a Location has no way to say "known, and empty").
+inline std::vector<uint64_t> code_addresses(const std::string& elf, size_t step = 1) {
+  const CommandResult r = run("objdump -d --no-show-raw-insn '" + elf + "'");
+  std::vector<uint64_t> addresses;
+  std::istringstream lines(r.out);
+  std::string line;
+  size_t seen = 0;
+  bool skipped_section = false;
+  while (std::getline(lines, line)) {
+    if (line.rfind("Disassembly of section ", 0) == 0) {
+      skipped_section = line.find(" .init:") != std::string::npos || line.find(" .fini:") != std::string::npos;
+      continue;
+    }
+    if (skipped_section) continue;
+    // "    1139:\tpush   %rbp"
+    const size_t colon = line.find(":\t");
+    if (line.size() < 4 || line[0] != ' ' || colon == std::string::npos) continue;
+    char* end = nullptr;
+    const uint64_t address = std::strtoull(line.c_str(), &end, 16);
+    if (end == nullptr || *end != ':') continue;
+    if (seen++ % step == 0) addresses.push_back(address);
+  }
+  return addresses;
+}
+
+// Splits `-a` output into one block per address.
+inline std::vector<std::string> split_blocks(const std::string& text) {
+  std::vector<std::string> blocks;
+  std::istringstream lines(text);
+  std::string line;
+  while (std::getline(lines, line)) {
+    if (line.size() == 18 && line.rfind("0x", 0) == 0) blocks.emplace_back();
+    if (!blocks.empty()) blocks.back() += line + "\n";
+  }
+  return blocks;
+}
+
+// CTest runs each test as a process of its own, in parallel: the file name
+// carries the pid.
+inline std::string write_addresses(const std::vector<uint64_t>& addresses, const std::string& name) {
+  const std::string path = testing::TempDir() + std::to_string(getpid()) + "." + name;
+  std::ofstream out(path);
+  for (uint64_t a : addresses) out << std::hex << "0x" << a << "\n";
+  return path;
+}
+
+// GNU addr2line -a -f -i -C (or `flags`) on `elf`, one block per address.
+inline std::vector<std::string> addr2line_blocks(const std::string& elf, const std::vector<uint64_t>& addresses,
+                                                 const std::string& flags = "-a -f -i -C") {
+  const std::string list = write_addresses(addresses, "addr2line_input.txt");
+  return split_blocks(run("addr2line " + flags + " -e '" + elf + "' < '" + list + "'").out);
+}
+
+// The library's answer in addr2line's format (-a -f -i).
+inline std::vector<std::string> library_blocks(Symbolizer& symbolizer, const std::string& elf,
+                                               const std::vector<uint64_t>& addresses) {
+  cli::Addr2lineStyle style;
+  style.addresses = style.functions = style.inlines = true;
+  std::vector<std::string> blocks;
+  for (uint64_t a : addresses) {
+    std::string text;
+    cli::append_addr2line(text, a, symbolizer.symbolize_file(elf, a), style);
+    blocks.push_back(std::move(text));
+  }
+  return blocks;
+}
+
+// The blocks that differ, "expected / actual", at most `limit` of them.
+inline std::string differences(const std::vector<std::string>& expected, const std::vector<std::string>& actual,
+                               size_t* count, size_t limit = 5) {
+  std::string out;
+  *count = 0;
+  for (size_t i = 0; i < expected.size() && i < actual.size(); ++i) {
+    if (expected[i] == actual[i]) continue;
+    if ((*count)++ < limit) out += "addr2line:\n" + expected[i] + "spoor:\n" + actual[i] + "\n";
+  }
+  return out;
+}
+
+inline Options addr2line_options() {
+  Options options;
+  options.demangle = true;
+  options.inline_frames = true;
+  options.gnu_addr2line_compatible = true;
+  return options;
+}
+
+}  // namespace spoor::symbolizer::test
+
+#endif  // SPOOR_TEST_SYMBOLIZER_SUPPORT_H
