@@ -1,0 +1,108 @@
+// The Spoor.* events the analyses understand, recognized once per event
+// descriptor (provider and event name) with their fields' positions, so the
+// per-event work is one hash lookup and indexed field reads instead of
+// string compares. A field an old or odd trace lacks reads as 0 / "".
+#ifndef SPOOR_ANALYSIS_KNOWN_EVENTS_H
+#define SPOOR_ANALYSIS_KNOWN_EVENTS_H
+
+#include <array>
+#include <cstdint>
+#include <span>
+#include <string_view>
+#include <unordered_map>
+
+#include "spoor/reader/event.h"
+#include "spoor/reader/trace.h"
+
+namespace spoor::analysis {
+
+enum class EventKind : uint8_t {
+  other,  // not a Spoor.* event the analyses read (custom providers, ...)
+  // Spoor.Process
+  module_load, module_unload, process_start, process_fork, process_exec, process_exec_failed, process_exit,
+  // Spoor.Thread
+  thread_start, thread_end, thread_name,
+  // Spoor.Stack
+  stack,
+  // Spoor.Heap
+  heap_alloc, heap_free, heap_realloc, heap_mmap, heap_munmap, heap_mremap,
+  // Spoor.IO
+  io_open, io_close, io_read, io_write, io_seek, io_sync, io_dup,
+  io_fopen, io_fdopen, io_freopen, io_fclose, io_fread, io_fwrite, io_fflush,
+  // Spoor.Samples
+  sample,
+};
+
+// Field slots: the i-th name of the kind's field list (known_events.cpp),
+// e.g. for heap_alloc 0 = ptr, 1 = size, 2 = stack.
+inline constexpr size_t kMaxKnownFields = 8;
+inline constexpr uint8_t kMissingField = 0xff;
+
+struct KnownEvent {
+  EventKind kind = EventKind::other;
+  std::array<uint8_t, kMaxKnownFields> slot{};  // index into Event::fields, or kMissingField
+  bool spoor_provider = false;                  // any "Spoor." provider, known event or not
+};
+
+// The field names of each kind, in slot order. Named constants for slots:
+namespace field {
+// module_load: bias, start, size, path, build_id
+inline constexpr int kBias = 0, kStart = 1, kSize = 2, kPath = 3, kBuildId = 4;
+// module_unload: bias, path
+inline constexpr int kUnloadBias = 0, kUnloadPath = 1;
+// process_start: ppid, exec_count, exe, cwd
+inline constexpr int kPpid = 0, kExecCount = 1, kExe = 2, kCwd = 3;
+// process_fork: child_pid; process_exec: path, untraceable; process_exec_failed: errno
+inline constexpr int kChildPid = 0, kExecPath = 0, kUntraceable = 1, kErrno = 0;
+// process_exit: pid, exit_code, signal, core_dumped
+inline constexpr int kExitPid = 0, kExitCode = 1, kSignal = 2, kCoreDumped = 3;
+// thread_start: tid, parent_tid, start, stack; thread_end: tid; thread_name: tid, name
+inline constexpr int kTid = 0, kParentTid = 1, kThreadStack = 3, kThreadName = 1;
+// stack: id, frames
+inline constexpr int kStackId = 0, kFrames = 1;
+// heap_alloc: ptr, size, stack; heap_free: ptr
+inline constexpr int kPtr = 0, kAllocSize = 1, kAllocStack = 2;
+// heap_realloc: old_ptr, ptr, size, stack
+inline constexpr int kReallocOld = 0, kReallocPtr = 1, kReallocSize = 2, kReallocStack = 3;
+// heap_mmap: ptr, size, prot, flags, fd, stack; heap_munmap: ptr, size
+inline constexpr int kMmapPtr = 0, kMmapSize = 1, kMmapFd = 4, kMmapStack = 5;
+// heap_mremap: old_ptr, old_size, ptr, size, stack
+inline constexpr int kMremapOld = 0, kMremapOldSize = 1, kMremapPtr = 2, kMremapSize = 3, kMremapStack = 4;
+// Spoor.IO: every kind has these slots (-1 / 0 when the event lacks one):
+//   fd, path, result, start_ticks, requested, stack, target, stream
+inline constexpr int kIoFd = 0, kIoPath = 1, kIoResult = 2, kIoStartTicks = 3, kIoRequested = 4,
+                     kIoStack = 5, kIoTarget = 6, kIoStream = 7;
+// sample: stack, periods
+inline constexpr int kSampleStack = 0, kPeriods = 1;
+}  // namespace field
+
+// The field at `slot` as an unsigned number: unsigned and signed integers
+// (two's complement), pointers and bools convert; anything else is 0.
+uint64_t field_u64(const reader::Event& e, const KnownEvent& k, int slot);
+// As a signed number; `missing` when the event has no such field.
+int64_t field_i64(const reader::Event& e, const KnownEvent& k, int slot, int64_t missing = 0);
+std::string_view field_str(const reader::Event& e, const KnownEvent& k, int slot);
+std::span<const uint8_t> field_blob(const reader::Event& e, const KnownEvent& k, int slot);
+bool has_field(const KnownEvent& k, int slot);
+
+// Recognizes every descriptor of a trace up front.
+class KnownEvents {
+ public:
+  explicit KnownEvents(const reader::Trace& trace);
+  // Cost: one hash lookup of the descriptor pointer.
+  const KnownEvent& of(const reader::EventDescriptor* d) const {
+    auto it = by_descriptor_.find(d);
+    return it == by_descriptor_.end() ? other_ : it->second;
+  }
+
+ private:
+  std::unordered_map<const reader::EventDescriptor*, KnownEvent> by_descriptor_;
+  KnownEvent other_;
+};
+
+// "Spoor.Heap", "Alloc" -> heap_alloc; `other` for anything else.
+KnownEvent recognize(const reader::EventDescriptor& d);
+
+}  // namespace spoor::analysis
+
+#endif  // SPOOR_ANALYSIS_KNOWN_EVENTS_H

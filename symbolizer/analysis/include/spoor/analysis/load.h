@@ -1,0 +1,51 @@
+// Loading a trace into a TraceModel in one pass over its events, in time
+// order, with any number of visitors riding along: each sees every event
+// right after the model took in what it says about processes, threads,
+// modules and stacks, so the event's process, image and thread are current.
+// Events themselves are not kept: a visitor that needs more than the model
+// keeps its own compact per-event data.
+#ifndef SPOOR_ANALYSIS_LOAD_H
+#define SPOOR_ANALYSIS_LOAD_H
+
+#include <span>
+
+#include "spoor/analysis/known_events.h"
+#include "spoor/analysis/model.h"
+#include "spoor/reader/event.h"
+#include "spoor/reader/result.h"
+#include "spoor/reader/trace.h"
+
+namespace spoor::analysis {
+
+// Where an event belongs, as the model knows it when the event is handed
+// to the visitors.
+struct EventContext {
+  const TraceModel* model = nullptr;  // partial: only what came before this event
+  const KnownEvent* known = nullptr;  // never null
+  ProcessIndex process = kNone;       // never kNone for an event
+  ImageIndex image = kNone;           // the process's current image
+  ThreadIndex thread = kNone;
+
+  // A stack ID of this event as a model-wide key.
+  StackKey stack(uint32_t id) const { return stack_key(image, id); }
+};
+
+class EventVisitor {
+ public:
+  virtual ~EventVisitor() = default;
+  // Every event in time order. Cost matters: called 10 million times for a
+  // 10-million-event trace.
+  virtual void on_event(const reader::Event& event, const EventContext& context) = 0;
+  // After the last event: `model` is complete (threads still alive at their
+  // process's end are ended there).
+  virtual void on_end(const TraceModel& model) { (void)model; }
+};
+
+// Reads every event of `trace` once. Damage does not fail the load: the
+// model's health lists it, and the events before it are in. The model's
+// stacks point into `trace`, which must outlive it.
+TraceModel load_trace(const reader::Trace& trace, std::span<EventVisitor* const> visitors = {});
+
+}  // namespace spoor::analysis
+
+#endif  // SPOOR_ANALYSIS_LOAD_H

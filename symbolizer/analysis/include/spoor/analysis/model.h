@@ -1,0 +1,164 @@
+// spoor::analysis: a trace as the processes, images, modules, threads and
+// stacks it describes, built in one pass over its events (load.h). `spoor
+// report` and `spoor export` read the same model; the analyses (heap, io,
+// cpu, custom events) ride the same pass as visitors.
+//
+// Names follow the Spoor.Process, Spoor.Thread and Spoor.Stack providers
+// (preload/process_events.h, preload/shim/thread_provider.h,
+// preload/shim/stack_table.h).
+#ifndef SPOOR_ANALYSIS_MODEL_H
+#define SPOOR_ANALYSIS_MODEL_H
+
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <optional>
+#include <span>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "spoor/reader/model.h"
+#include "spoor/reader/stream_stats.h"
+
+namespace spoor::analysis {
+
+// Indexes into TraceModel's vectors.
+using ProcessIndex = uint32_t;
+using ImageIndex = uint32_t;
+using ThreadIndex = uint32_t;
+inline constexpr uint32_t kNone = std::numeric_limits<uint32_t>::max();
+
+// A stack as events name it: stack IDs are per process and per image (an
+// exec starts a fresh table, a fork child writes its own), so the key is
+// the model's image index beside the ID. 0 is "no stack" (ID 0).
+using StackKey = uint64_t;
+inline constexpr StackKey stack_key(ImageIndex image, uint32_t id) {
+  return id == 0 ? 0 : (static_cast<uint64_t>(image) << 32) | id;
+}
+inline constexpr ImageIndex stack_image(StackKey key) { return static_cast<ImageIndex>(key >> 32); }
+inline constexpr uint32_t stack_id(StackKey key) { return static_cast<uint32_t>(key); }
+
+inline constexpr int64_t kNeverNs = std::numeric_limits<int64_t>::max();
+
+// A mapped ELF (ModuleLoad): addresses in it minus `bias` are addresses in
+// the file.
+struct Module {
+  std::string path;
+  std::vector<uint8_t> build_id;
+  uint64_t bias = 0;
+  uint64_t start = 0;
+  uint64_t size = 0;
+  int64_t load_ns = 0;
+  int64_t unload_ns = kNeverNs;  // ModuleUnload's time; kNeverNs while mapped
+
+  bool contains(uint64_t address) const { return address >= start && address - start < size; }
+};
+
+// One image of a process: the program it ran from a ProcessStart (or from
+// its first event, when the trace has no ProcessStart) to the next exec or
+// its end.
+struct Image {
+  ProcessIndex process = kNone;
+  uint32_t pid = 0;
+  uint32_t exec_count = 0;  // 0 for the first image, 1 after one exec, ...
+  bool started = false;     // a ProcessStart described it
+  std::string exe;          // ProcessStart's exe and cwd; "" when unknown
+  std::string cwd;
+  std::vector<std::string> command_line;  // its PROCESS block's, when the trace has it
+  int64_t start_ns = 0;
+  int64_t end_ns = 0;
+  std::vector<Module> modules;  // in load order
+
+  // The module holding `address` at `time_ns` (kNeverNs: any time); the
+  // latest loaded when several match. nullptr when none does.
+  const Module* module_at(uint64_t address, int64_t time_ns = kNeverNs) const;
+};
+
+// How a process ended (ProcessExit, from its parent's stream or the
+// recorder's).
+struct ProcessEnd {
+  int64_t time_ns = 0;
+  int32_t exit_code = 0;  // valid when signal is 0
+  uint8_t signal = 0;
+  bool core_dumped = false;
+};
+
+struct ProcessInfo {
+  uint32_t pid = 0;
+  uint32_t ppid = 0;
+  std::string name;                       // PROCESS block (comm)
+  std::vector<std::string> command_line;  // the last PROCESS block's (the last image's)
+  std::vector<ImageIndex> images;         // in exec order
+  std::vector<ThreadIndex> threads;       // in start order
+  std::vector<uint32_t> forked;           // child pids, from Fork events
+  std::vector<std::string> exec_failures; // "path: errno N" of ExecFailed (path from Exec)
+  std::string untraceable_exec;           // Exec's reason its new image is not traced
+  int64_t start_ns = kNeverNs;            // first event or ProcessStart
+  int64_t end_ns = 0;                     // ProcessExit, else its last event
+  std::optional<ProcessEnd> end;
+  uint64_t events = 0;
+  // The recorder's own process ("spoor record"): it writes the ProcessExit
+  // events of the processes it reaps and nothing else.
+  bool recorder = false;
+};
+
+struct ThreadInfo {
+  ProcessIndex process = kNone;
+  uint32_t pid = 0;
+  uint32_t tid = 0;
+  uint32_t parent_tid = 0;         // ThreadStart's; 0 for the main thread or unknown
+  std::vector<std::string> names;  // ThreadName's, in order (a rename adds one)
+  int64_t start_ns = 0;            // ThreadStart, else its first event
+  int64_t end_ns = 0;              // ThreadEnd, else the process's end
+  bool started = false;            // a ThreadStart described it
+  bool ended = false;              // a ThreadEnd described it
+  uint64_t events = 0;
+
+  // The last name, or "" when it has none.
+  const std::string& name() const;
+};
+
+// A Stack event's frames: 64-bit little-endian addresses, innermost first,
+// pointing into the trace (valid as long as the reader::Trace).
+struct StackFrames {
+  std::span<const uint8_t> bytes;
+
+  size_t size() const { return bytes.size() / 8; }
+  uint64_t operator[](size_t i) const {
+    uint64_t v;
+    std::memcpy(&v, bytes.data() + i * 8, 8);  // little-endian hosts only, as the format
+    return v;
+  }
+};
+
+// Where the reader stopped making sense, and what the recording lost.
+struct TraceHealth {
+  std::vector<reader::Damage> damage;  // block and record damage, by offset
+  std::vector<reader::StreamStats> streams;
+  uint64_t lost_events = 0;            // summed over streams
+  std::vector<std::string> warnings;   // the reader's
+};
+
+struct TraceModel {
+  std::vector<ProcessInfo> processes;  // PROCESS block order, then first seen
+  std::vector<Image> images;
+  std::vector<ThreadInfo> threads;
+  std::unordered_map<StackKey, StackFrames> stacks;
+  TraceHealth health;
+  uint64_t events = 0;
+  int64_t first_ns = 0;
+  int64_t last_ns = 0;
+
+  const ProcessInfo* process(uint32_t pid) const;
+  const StackFrames* stack(StackKey key) const;
+  // The module holding `address` in the image of `key`, or nullptr.
+  const Module* module_of(StackKey key, uint64_t address) const;
+
+  // Built while loading.
+  std::unordered_map<uint32_t, ProcessIndex> process_by_pid;
+};
+
+}  // namespace spoor::analysis
+
+#endif  // SPOOR_ANALYSIS_MODEL_H

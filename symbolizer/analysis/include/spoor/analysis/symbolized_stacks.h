@@ -1,0 +1,69 @@
+// Stacks of a TraceModel as function frames: every recorded address
+// through the symbolizer (spoor/symbolizer/symbolizer.h), inline frames
+// expanded, memoized per stack. An address the symbolizer cannot name
+// shows as `module+0xoffset` (the offset is the ELF file address), or as
+// the raw address when no module holds it: it never disappears.
+#ifndef SPOOR_ANALYSIS_SYMBOLIZED_STACKS_H
+#define SPOOR_ANALYSIS_SYMBOLIZED_STACKS_H
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "spoor/analysis/model.h"
+#include "spoor/symbolizer/symbolizer.h"
+
+namespace spoor::analysis {
+
+struct Frame {
+  uint64_t address = 0;  // as recorded (a return address for caller frames)
+  std::string function;  // demangled; "" when unknown
+  std::string file;      // "" when unknown
+  uint32_t line = 0;     // 0 when unknown
+  bool inlined = false;  // inlined into the next frame
+  std::string module;    // path of the module holding the address, "" when none
+  uint64_t module_offset = 0;  // address in the module's ELF file (address - bias)
+
+  // "function file.c:12", "function", "libfoo.so+0x1a2b" or "0x7f001234".
+  std::string label() const;
+  // The function, else module+0xoffset, else the address: what a profile
+  // aggregates by.
+  std::string function_or_location() const;
+};
+
+// How a stack was captured. A sampled stack's first frame is the
+// interrupted instruction itself; every other frame is a return address,
+// looked up at address - 1 (the call instruction).
+enum class StackUse : uint8_t { call, sample };
+
+class SymbolizedStacks {
+ public:
+  // `model` must outlive this object.
+  SymbolizedStacks(const TraceModel& model, symbolizer::Options options = {});
+  SymbolizedStacks(SymbolizedStacks&&) noexcept;
+  SymbolizedStacks& operator=(SymbolizedStacks&&) noexcept;
+  ~SymbolizedStacks();
+
+  // Innermost first; an inlined function comes before the one it was
+  // inlined into. Empty for key 0 or a stack the trace never described.
+  // The reference stays valid as long as this object.
+  const std::vector<Frame>& frames(StackKey key, StackUse use = StackUse::call);
+
+  // The frames of one address of `image` (a pc when !return_address).
+  std::vector<Frame> frames_at(ImageIndex image, uint64_t address, bool return_address);
+
+  // Modules whose symbols were not found, and what would fix it.
+  std::vector<symbolizer::ModuleProblem> problems() const;
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
+
+// A file path's last component ("/usr/lib/libc.so.6" -> "libc.so.6").
+std::string base_name(const std::string& path);
+
+}  // namespace spoor::analysis
+
+#endif  // SPOOR_ANALYSIS_SYMBOLIZED_STACKS_H

@@ -1,0 +1,128 @@
+#include "spoor/analysis/known_events.h"
+
+#include <initializer_list>
+#include <string_view>
+#include <type_traits>
+#include <variant>
+
+namespace spoor::analysis {
+namespace {
+
+struct KindSpec {
+  std::string_view provider;
+  std::string_view event;
+  EventKind kind;
+  std::initializer_list<std::string_view> fields;  // slot order
+};
+
+// Every Spoor.IO kind shares one slot layout (field::kIo*).
+#define SPOOR_IO_FIELDS {"fd", "path", "result", "start_ticks", "requested", "stack", "target", "stream"}
+
+const KindSpec kSpecs[] = {
+    {"Spoor.Process", "ModuleLoad", EventKind::module_load, {"bias", "start", "size", "path", "build_id"}},
+    {"Spoor.Process", "ModuleUnload", EventKind::module_unload, {"bias", "path"}},
+    {"Spoor.Process", "ProcessStart", EventKind::process_start, {"ppid", "exec_count", "exe", "cwd"}},
+    {"Spoor.Process", "Fork", EventKind::process_fork, {"child_pid"}},
+    {"Spoor.Process", "Exec", EventKind::process_exec, {"path", "untraceable"}},
+    {"Spoor.Process", "ExecFailed", EventKind::process_exec_failed, {"errno"}},
+    {"Spoor.Process", "ProcessExit", EventKind::process_exit, {"pid", "exit_code", "signal", "core_dumped"}},
+    {"Spoor.Thread", "ThreadStart", EventKind::thread_start, {"tid", "parent_tid", "start", "stack"}},
+    {"Spoor.Thread", "ThreadEnd", EventKind::thread_end, {"tid"}},
+    {"Spoor.Thread", "ThreadName", EventKind::thread_name, {"tid", "name"}},
+    {"Spoor.Stack", "Stack", EventKind::stack, {"id", "frames"}},
+    {"Spoor.Heap", "Alloc", EventKind::heap_alloc, {"ptr", "size", "stack"}},
+    {"Spoor.Heap", "Free", EventKind::heap_free, {"ptr"}},
+    {"Spoor.Heap", "Realloc", EventKind::heap_realloc, {"old_ptr", "ptr", "size", "stack"}},
+    {"Spoor.Heap", "Mmap", EventKind::heap_mmap, {"ptr", "size", "prot", "flags", "fd", "stack"}},
+    {"Spoor.Heap", "Munmap", EventKind::heap_munmap, {"ptr", "size"}},
+    {"Spoor.Heap", "Mremap", EventKind::heap_mremap, {"old_ptr", "old_size", "ptr", "size", "stack"}},
+    {"Spoor.IO", "Open", EventKind::io_open, SPOOR_IO_FIELDS},
+    {"Spoor.IO", "Close", EventKind::io_close, SPOOR_IO_FIELDS},
+    {"Spoor.IO", "Read", EventKind::io_read, SPOOR_IO_FIELDS},
+    {"Spoor.IO", "Write", EventKind::io_write, SPOOR_IO_FIELDS},
+    {"Spoor.IO", "Seek", EventKind::io_seek, SPOOR_IO_FIELDS},
+    {"Spoor.IO", "Sync", EventKind::io_sync, SPOOR_IO_FIELDS},
+    {"Spoor.IO", "Dup", EventKind::io_dup, SPOOR_IO_FIELDS},
+    {"Spoor.IO", "FOpen", EventKind::io_fopen, SPOOR_IO_FIELDS},
+    {"Spoor.IO", "FDOpen", EventKind::io_fdopen, SPOOR_IO_FIELDS},
+    {"Spoor.IO", "FReopen", EventKind::io_freopen, SPOOR_IO_FIELDS},
+    {"Spoor.IO", "FClose", EventKind::io_fclose, SPOOR_IO_FIELDS},
+    {"Spoor.IO", "FRead", EventKind::io_fread, SPOOR_IO_FIELDS},
+    {"Spoor.IO", "FWrite", EventKind::io_fwrite, SPOOR_IO_FIELDS},
+    {"Spoor.IO", "FFlush", EventKind::io_fflush, SPOOR_IO_FIELDS},
+    {"Spoor.Samples", "Sample", EventKind::sample, {"stack", "periods"}},
+};
+
+#undef SPOOR_IO_FIELDS
+
+const reader::Value* value_at(const reader::Event& e, const KnownEvent& k, int slot) {
+  const uint8_t i = k.slot[static_cast<size_t>(slot)];
+  return i < e.fields.size() ? &e.fields[i].value : nullptr;
+}
+
+}  // namespace
+
+KnownEvent recognize(const reader::EventDescriptor& d) {
+  KnownEvent k;
+  k.slot.fill(kMissingField);
+  const std::string_view provider = d.provider != nullptr ? std::string_view(d.provider->name) : "";
+  k.spoor_provider = provider.starts_with("Spoor.");
+  if (!k.spoor_provider) return k;
+  for (const KindSpec& s : kSpecs) {
+    if (s.provider != provider || s.event != d.name) continue;
+    k.kind = s.kind;
+    size_t slot = 0;
+    for (std::string_view name : s.fields) {
+      for (size_t i = 0; i < d.fields.size() && i < kMissingField; ++i)
+        if (d.fields[i].name == name) k.slot[slot] = static_cast<uint8_t>(i);
+      ++slot;
+    }
+    break;
+  }
+  return k;
+}
+
+KnownEvents::KnownEvents(const reader::Trace& trace) {
+  other_.slot.fill(kMissingField);
+  by_descriptor_.reserve(trace.events().size());
+  for (const reader::EventDescriptor& d : trace.events()) by_descriptor_.emplace(&d, recognize(d));
+}
+
+bool has_field(const KnownEvent& k, int slot) { return k.slot[static_cast<size_t>(slot)] != kMissingField; }
+
+uint64_t field_u64(const reader::Event& e, const KnownEvent& k, int slot) {
+  const reader::Value* v = value_at(e, k, slot);
+  if (v == nullptr) return 0;
+  return std::visit(
+      [](const auto& x) -> uint64_t {
+        using T = std::decay_t<decltype(x)>;
+        if constexpr (std::is_same_v<T, uint64_t>) return x;
+        else if constexpr (std::is_same_v<T, int64_t>) return static_cast<uint64_t>(x);
+        else if constexpr (std::is_same_v<T, bool>) return x ? 1 : 0;
+        else if constexpr (std::is_same_v<T, reader::Pointer>) return x.address;
+        else return 0;
+      },
+      *v);
+}
+
+int64_t field_i64(const reader::Event& e, const KnownEvent& k, int slot, int64_t missing) {
+  const reader::Value* v = value_at(e, k, slot);
+  if (v == nullptr) return missing;
+  return static_cast<int64_t>(field_u64(e, k, slot));
+}
+
+std::string_view field_str(const reader::Event& e, const KnownEvent& k, int slot) {
+  const reader::Value* v = value_at(e, k, slot);
+  if (v == nullptr) return {};
+  const auto* s = std::get_if<std::string_view>(v);
+  return s != nullptr ? *s : std::string_view{};
+}
+
+std::span<const uint8_t> field_blob(const reader::Event& e, const KnownEvent& k, int slot) {
+  const reader::Value* v = value_at(e, k, slot);
+  if (v == nullptr) return {};
+  const auto* b = std::get_if<reader::Blob>(v);
+  return b != nullptr ? b->bytes : std::span<const uint8_t>{};
+}
+
+}  // namespace spoor::analysis

@@ -1,0 +1,290 @@
+// The one pass: EventReader's events in time order, each first taken into
+// the model (processes, images, modules, threads, stacks) and then handed
+// to the visitors.
+#include "spoor/analysis/load.h"
+
+#include <algorithm>
+
+#include "spoor/reader/event_reader.h"
+#include "spoor/reader/stream_stats.h"
+
+namespace spoor::analysis {
+namespace {
+
+namespace f = field;
+
+uint64_t thread_map_key(uint32_t pid, uint32_t tid) { return (static_cast<uint64_t>(pid) << 32) | tid; }
+
+bool is_recorder_command(const reader::Process& p) {
+  return p.arguments.size() == 2 && p.arguments[0] == "spoor" && p.arguments[1] == "record";
+}
+
+class Loader {
+ public:
+  explicit Loader(const reader::Trace& trace) : trace_(trace), known_(trace) {
+    for (const reader::Process& p : trace.processes()) {
+      const ProcessIndex i = process_of(p.pid);
+      ProcessInfo& info = m_.processes[i];
+      // A traced exec adds a PROCESS block for the same pid: the last one
+      // names what the process ended up running.
+      info.ppid = p.ppid;
+      info.name = p.name;
+      info.command_line = p.arguments;
+      info.recorder = is_recorder_command(p);
+      command_lines_[p.pid].push_back(p.arguments);
+    }
+  }
+
+  TraceModel run(std::span<EventVisitor* const> visitors) {
+    reader::EventReader events(trace_);
+    reader::Event e;
+    EventContext ctx;
+    ctx.model = &m_;
+    while (events.next(e)) {
+      if (m_.events++ == 0) m_.first_ns = e.time_ns;
+      m_.last_ns = std::max(m_.last_ns, e.time_ns);
+      const KnownEvent& k = known_.of(e.descriptor);
+      ctx.known = &k;
+      ctx.process = process_of(e.pid);
+      ProcessInfo& p = m_.processes[ctx.process];
+      ++p.events;
+      p.start_ns = std::min(p.start_ns, e.time_ns);
+      p.end_ns = std::max(p.end_ns, e.time_ns);
+      if (k.kind != EventKind::other) take_in(e, k, ctx.process);
+      ctx.image = current_image(ctx.process, e.time_ns);
+      ctx.thread = thread_of(ctx.process, e.tid, e.time_ns);
+      ++m_.threads[ctx.thread].events;
+      for (EventVisitor* v : visitors) v->on_event(e, ctx);
+    }
+    finish(events);
+    for (EventVisitor* v : visitors) v->on_end(m_);
+    return std::move(m_);
+  }
+
+ private:
+  ProcessIndex process_of(uint32_t pid) {
+    if (pid == last_pid_ && last_process_ != kNone) return last_process_;
+    auto [it, inserted] = m_.process_by_pid.emplace(pid, static_cast<ProcessIndex>(m_.processes.size()));
+    if (inserted) {
+      ProcessInfo p;
+      p.pid = pid;
+      m_.processes.push_back(std::move(p));
+    }
+    last_pid_ = pid;
+    last_process_ = it->second;
+    return it->second;
+  }
+
+  ImageIndex new_image(ProcessIndex process, uint32_t exec_count, int64_t time_ns) {
+    ProcessInfo& p = m_.processes[process];
+    if (!p.images.empty()) m_.images[p.images.back()].end_ns = time_ns;
+    Image image;
+    image.process = process;
+    image.pid = p.pid;
+    image.exec_count = exec_count;
+    image.start_ns = time_ns;
+    image.end_ns = time_ns;
+    const auto& lines = command_lines_[p.pid];
+    if (exec_count < lines.size()) image.command_line = lines[exec_count];
+    const auto index = static_cast<ImageIndex>(m_.images.size());
+    m_.images.push_back(std::move(image));
+    p.images.push_back(index);
+    return index;
+  }
+
+  // The image events of `process` belong to now; the first event of a
+  // process without a ProcessStart opens one.
+  ImageIndex current_image(ProcessIndex process, int64_t time_ns) {
+    const ProcessInfo& p = m_.processes[process];
+    return p.images.empty() ? new_image(process, 0, time_ns) : p.images.back();
+  }
+
+  ThreadIndex new_thread(ProcessIndex process, uint32_t tid, int64_t time_ns) {
+    ProcessInfo& p = m_.processes[process];
+    ThreadInfo t;
+    t.process = process;
+    t.pid = p.pid;
+    t.tid = tid;
+    t.start_ns = time_ns;
+    t.end_ns = time_ns;
+    const auto index = static_cast<ThreadIndex>(m_.threads.size());
+    m_.threads.push_back(std::move(t));
+    p.threads.push_back(index);
+    thread_by_tid_[thread_map_key(p.pid, tid)] = index;
+    last_thread_key_ = ~uint64_t{0};
+    return index;
+  }
+
+  ThreadIndex thread_of(ProcessIndex process, uint32_t tid, int64_t time_ns) {
+    const uint64_t key = thread_map_key(m_.processes[process].pid, tid);
+    if (key == last_thread_key_) return last_thread_;
+    auto it = thread_by_tid_.find(key);
+    const ThreadIndex t = it != thread_by_tid_.end() ? it->second : new_thread(process, tid, time_ns);
+    last_thread_key_ = key;
+    last_thread_ = t;
+    return t;
+  }
+
+  void take_in(const reader::Event& e, const KnownEvent& k, ProcessIndex process) {
+    switch (k.kind) {
+      case EventKind::process_start: return process_start(e, k, process);
+      case EventKind::module_load: {
+        Module mod;
+        mod.bias = field_u64(e, k, f::kBias);
+        mod.start = field_u64(e, k, f::kStart);
+        mod.size = field_u64(e, k, f::kSize);
+        mod.path = field_str(e, k, f::kPath);
+        const auto id = field_blob(e, k, f::kBuildId);
+        mod.build_id.assign(id.begin(), id.end());
+        mod.load_ns = e.time_ns;
+        m_.images[current_image(process, e.time_ns)].modules.push_back(std::move(mod));
+        return;
+      }
+      case EventKind::module_unload: {
+        Image& image = m_.images[current_image(process, e.time_ns)];
+        const uint64_t bias = field_u64(e, k, f::kUnloadBias);
+        const std::string_view path = field_str(e, k, f::kUnloadPath);
+        for (auto it = image.modules.rbegin(); it != image.modules.rend(); ++it)
+          if (it->bias == bias && it->path == path && it->unload_ns == kNeverNs) {
+            it->unload_ns = e.time_ns;
+            break;
+          }
+        return;
+      }
+      case EventKind::process_fork:
+        m_.processes[process].forked.push_back(static_cast<uint32_t>(field_u64(e, k, f::kChildPid)));
+        return;
+      case EventKind::process_exec: {
+        ProcessInfo& p = m_.processes[process];
+        pending_exec_[p.pid] = std::string(field_str(e, k, f::kExecPath));
+        const std::string_view why = field_str(e, k, f::kUntraceable);
+        if (!why.empty()) p.untraceable_exec = pending_exec_[p.pid] + ": " + std::string(why);
+        return;
+      }
+      case EventKind::process_exec_failed: {
+        ProcessInfo& p = m_.processes[process];
+        p.exec_failures.push_back(pending_exec_[p.pid] + ": errno " +
+                                  std::to_string(field_i64(e, k, f::kErrno)));
+        return;
+      }
+      case EventKind::process_exit: {
+        const auto pid = static_cast<uint32_t>(field_u64(e, k, f::kExitPid));
+        ProcessInfo& p = m_.processes[process_of(pid)];
+        // The parent and the recorder may both reap-report it: the first wins.
+        if (p.end) return;
+        ProcessEnd end;
+        end.time_ns = e.time_ns;
+        end.exit_code = static_cast<int32_t>(field_i64(e, k, f::kExitCode));
+        end.signal = static_cast<uint8_t>(field_u64(e, k, f::kSignal));
+        end.core_dumped = field_u64(e, k, f::kCoreDumped) != 0;
+        p.end = end;
+        return;
+      }
+      case EventKind::thread_start: {
+        const auto tid = has_field(k, f::kTid) ? static_cast<uint32_t>(field_u64(e, k, f::kTid)) : e.tid;
+        const uint64_t key = thread_map_key(m_.processes[process].pid, tid);
+        auto it = thread_by_tid_.find(key);
+        ThreadIndex t;
+        // Events the thread wrote before its ThreadStart (none, normally)
+        // opened it already: adopt that one. A started thread's tid seen
+        // again is a reused tid: a new thread.
+        if (it != thread_by_tid_.end() && !m_.threads[it->second].started && !m_.threads[it->second].ended) {
+          t = it->second;
+        } else {
+          if (it != thread_by_tid_.end() && !m_.threads[it->second].ended) {
+            m_.threads[it->second].end_ns = e.time_ns;
+            m_.threads[it->second].ended = true;
+          }
+          t = new_thread(process, tid, e.time_ns);
+        }
+        ThreadInfo& th = m_.threads[t];
+        th.started = true;
+        th.start_ns = std::min(th.start_ns, e.time_ns);
+        th.parent_tid = static_cast<uint32_t>(field_u64(e, k, f::kParentTid));
+        return;
+      }
+      case EventKind::thread_end: {
+        const auto tid = has_field(k, f::kTid) ? static_cast<uint32_t>(field_u64(e, k, f::kTid)) : e.tid;
+        ThreadInfo& th = m_.threads[thread_of(process, tid, e.time_ns)];
+        th.ended = true;
+        th.end_ns = e.time_ns;
+        return;
+      }
+      case EventKind::thread_name: {
+        const auto tid = static_cast<uint32_t>(field_u64(e, k, f::kTid));
+        if (tid == 0) return;  // the shim could not tell which thread
+        ThreadInfo& th = m_.threads[thread_of(process, tid, e.time_ns)];
+        const std::string_view name = field_str(e, k, f::kThreadName);
+        if (th.names.empty() || th.names.back() != name) th.names.emplace_back(name);
+        return;
+      }
+      case EventKind::stack: {
+        const auto id = static_cast<uint32_t>(field_u64(e, k, f::kStackId));
+        const StackKey key = stack_key(current_image(process, e.time_ns), id);
+        if (key != 0) m_.stacks[key] = StackFrames{field_blob(e, k, f::kFrames)};
+        return;
+      }
+      default:
+        return;
+    }
+  }
+
+  void process_start(const reader::Event& e, const KnownEvent& k, ProcessIndex process) {
+    ProcessInfo& p = m_.processes[process];
+    const auto exec_count = static_cast<uint32_t>(field_u64(e, k, f::kExecCount));
+    ImageIndex i;
+    // Events of the process before its ProcessStart opened an image for it
+    // already: that is this image.
+    if (!p.images.empty() && !m_.images[p.images.back()].started) {
+      i = p.images.back();
+      m_.images[i].exec_count = exec_count;
+      const auto& lines = command_lines_[p.pid];
+      if (exec_count < lines.size()) m_.images[i].command_line = lines[exec_count];
+    } else {
+      i = new_image(process, exec_count, e.time_ns);
+    }
+    Image& image = m_.images[i];
+    image.started = true;
+    image.exe = field_str(e, k, f::kExe);
+    image.cwd = field_str(e, k, f::kCwd);
+    const auto ppid = static_cast<uint32_t>(field_u64(e, k, f::kPpid));
+    if (exec_count == 0 && ppid != 0) p.ppid = ppid;
+  }
+
+  void finish(const reader::EventReader& events) {
+    for (ProcessInfo& p : m_.processes) {
+      if (p.end) p.end_ns = std::max(p.end_ns, p.end->time_ns);
+      if (p.start_ns == kNeverNs) p.start_ns = p.end ? p.end->time_ns : 0;
+      if (!p.images.empty()) m_.images[p.images.back()].end_ns = p.end_ns;
+      for (ThreadIndex t : p.threads)
+        if (!m_.threads[t].ended) m_.threads[t].end_ns = std::max(m_.threads[t].end_ns, p.end_ns);
+    }
+    TraceHealth& h = m_.health;
+    if (trace_.damage()) h.damage.push_back(*trace_.damage());
+    h.damage.insert(h.damage.end(), events.damages().begin(), events.damages().end());
+    std::stable_sort(h.damage.begin(), h.damage.end(),
+                     [](const reader::Damage& a, const reader::Damage& b) { return a.offset < b.offset; });
+    h.streams = reader::stream_stats(trace_);
+    for (const reader::StreamStats& s : h.streams) h.lost_events += s.lost;
+    h.warnings = trace_.warnings();
+  }
+
+  const reader::Trace& trace_;
+  KnownEvents known_;
+  TraceModel m_;
+  std::unordered_map<uint64_t, ThreadIndex> thread_by_tid_;  // the current thread of (pid, tid)
+  std::unordered_map<uint32_t, std::vector<std::vector<std::string>>> command_lines_;  // per PROCESS block
+  std::unordered_map<uint32_t, std::string> pending_exec_;  // Exec's path until the next image
+  uint32_t last_pid_ = 0;
+  ProcessIndex last_process_ = kNone;
+  uint64_t last_thread_key_ = ~uint64_t{0};
+  ThreadIndex last_thread_ = kNone;
+};
+
+}  // namespace
+
+TraceModel load_trace(const reader::Trace& trace, std::span<EventVisitor* const> visitors) {
+  return Loader(trace).run(visitors);
+}
+
+}  // namespace spoor::analysis

@@ -1,0 +1,35 @@
+#include "spoor/analysis/model.h"
+
+namespace spoor::analysis {
+
+const Module* Image::module_at(uint64_t address, int64_t time_ns) const {
+  // Latest first: a library unloaded and another loaded at its place.
+  for (auto it = modules.rbegin(); it != modules.rend(); ++it) {
+    if (!it->contains(address)) continue;
+    if (time_ns == kNeverNs || (it->load_ns <= time_ns && time_ns <= it->unload_ns)) return &*it;
+  }
+  if (time_ns != kNeverNs) return module_at(address, kNeverNs);
+  return nullptr;
+}
+
+const std::string& ThreadInfo::name() const {
+  static const std::string kEmpty;
+  return names.empty() ? kEmpty : names.back();
+}
+
+const ProcessInfo* TraceModel::process(uint32_t pid) const {
+  auto it = process_by_pid.find(pid);
+  return it == process_by_pid.end() ? nullptr : &processes[it->second];
+}
+
+const StackFrames* TraceModel::stack(StackKey key) const {
+  auto it = stacks.find(key);
+  return it == stacks.end() ? nullptr : &it->second;
+}
+
+const Module* TraceModel::module_of(StackKey key, uint64_t address) const {
+  const ImageIndex image = stack_image(key);
+  return image < images.size() ? images[image].module_at(address) : nullptr;
+}
+
+}  // namespace spoor::analysis

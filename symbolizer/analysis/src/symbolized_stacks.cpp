@@ -1,0 +1,118 @@
+// Stacks to frames. Every module of an image is described to the
+// symbolizer the first time one of its addresses is looked up; the
+// symbolizer memoizes per address, this file per stack.
+#include "spoor/analysis/symbolized_stacks.h"
+
+#include <cinttypes>
+#include <cstdio>
+#include <unordered_map>
+
+namespace spoor::analysis {
+namespace {
+
+std::string hex(uint64_t v) {
+  char buf[24];
+  std::snprintf(buf, sizeof buf, "0x%" PRIx64, v);
+  return buf;
+}
+
+}  // namespace
+
+std::string base_name(const std::string& path) {
+  const size_t slash = path.rfind('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+std::string Frame::function_or_location() const {
+  if (!function.empty()) return function;
+  if (!module.empty()) return base_name(module) + "+" + hex(module_offset);
+  return hex(address);
+}
+
+std::string Frame::label() const {
+  std::string s = function_or_location();
+  if (!function.empty() && !file.empty()) {
+    s += "  " + base_name(file);
+    if (line != 0) s += ":" + std::to_string(line);
+  }
+  return s;
+}
+
+struct SymbolizedStacks::State {
+  const TraceModel& model;
+  symbolizer::Symbolizer symbolizer;
+  // (image << 32 | module index in the image) -> the symbolizer's id
+  std::unordered_map<uint64_t, symbolizer::ModuleId> module_ids;
+  // stack key with the sample flag in bit 63 (image indexes stay far below)
+  std::unordered_map<uint64_t, std::vector<Frame>> stacks;
+
+  State(const TraceModel& m, symbolizer::Options options) : model(m), symbolizer(std::move(options)) {}
+
+  symbolizer::ModuleId module_id(ImageIndex image, const Module& mod) {
+    const auto index = static_cast<uint64_t>(&mod - model.images[image].modules.data());
+    auto [it, inserted] = module_ids.emplace((static_cast<uint64_t>(image) << 32) | index, 0);
+    if (inserted) {
+      symbolizer::ModuleInfo info;
+      info.path = mod.path;
+      info.build_id = mod.build_id;
+      info.bias = mod.bias;
+      info.start = mod.start;
+      info.size = mod.size;
+      it->second = symbolizer.add_module(info);
+    }
+    return it->second;
+  }
+
+  void append(ImageIndex image, uint64_t address, bool return_address, std::vector<Frame>& out) {
+    // A return address points past its call: the call is at address - 1.
+    const uint64_t lookup = return_address && address > 0 ? address - 1 : address;
+    const Module* mod = image < model.images.size() ? model.images[image].module_at(lookup) : nullptr;
+    Frame base;
+    base.address = address;
+    if (mod == nullptr) {
+      out.push_back(std::move(base));
+      return;
+    }
+    base.module = mod->path;
+    base.module_offset = address - mod->bias;
+    const symbolizer::Location& loc = symbolizer.symbolize(module_id(image, *mod), lookup);
+    for (const symbolizer::SourceFrame& s : loc.frames) {
+      Frame f = base;
+      f.function = s.function;
+      f.file = s.file;
+      f.line = s.line;
+      f.inlined = s.inlined;
+      out.push_back(std::move(f));
+    }
+    if (loc.frames.empty()) out.push_back(std::move(base));
+  }
+};
+
+SymbolizedStacks::SymbolizedStacks(const TraceModel& model, symbolizer::Options options)
+    : state_(std::make_unique<State>(model, std::move(options))) {}
+SymbolizedStacks::SymbolizedStacks(SymbolizedStacks&&) noexcept = default;
+SymbolizedStacks& SymbolizedStacks::operator=(SymbolizedStacks&&) noexcept = default;
+SymbolizedStacks::~SymbolizedStacks() = default;
+
+const std::vector<Frame>& SymbolizedStacks::frames(StackKey key, StackUse use) {
+  const uint64_t memo_key = key | (use == StackUse::sample ? uint64_t{1} << 63 : 0);
+  auto [it, inserted] = state_->stacks.try_emplace(memo_key);
+  if (!inserted) return it->second;
+  const StackFrames* stack = state_->model.stack(key);
+  if (stack == nullptr) return it->second;
+  for (size_t i = 0; i < stack->size(); ++i)
+    state_->append(stack_image(key), (*stack)[i], !(i == 0 && use == StackUse::sample), it->second);
+  return it->second;
+}
+
+std::vector<Frame> SymbolizedStacks::frames_at(ImageIndex image, uint64_t address, bool return_address) {
+  std::vector<Frame> out;
+  state_->append(image, address, return_address, out);
+  return out;
+}
+
+std::vector<symbolizer::ModuleProblem> SymbolizedStacks::problems() const {
+  return state_->symbolizer.problems();
+}
+
+}  // namespace spoor::analysis
