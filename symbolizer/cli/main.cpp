@@ -19,7 +19,7 @@ const Command kHelpCommand = {
 };
 
 // In the order `spoor help` lists them.
-const Command* const kCommands[] = {&kRecordCommand, &kDumpCommand, &kInfoCommand, &kHelpCommand};
+const Command* const kCommands[] = {&kRecordCommand, &kDumpCommand, &kInfoCommand, &kExportCommand, &kHelpCommand};
 
 const Command* find_command(std::string_view name) {
   for (const Command* c : kCommands)

@@ -58,7 +58,7 @@ std::string pprof_profile_proto(const ExportModel& model) {
   for (const CpuSample& s : model.cpu_samples) {
     Values& v = per_stack[s.stack];
     v[0] += 1;
-    v[1] += model.sample_period_ns;
+    v[1] += model.sample_period_ns * s.periods;
   }
   for (const AllocationSite& a : model.allocations) {
     Values& v = per_stack[a.stack];

@@ -96,6 +96,7 @@ struct CpuSample {
   uint32_t tid = 0;
   int64_t time_ns = 0;
   uint32_t stack = 0;  // index into ExportModel::stacks
+  uint32_t periods = 1;  // sampling periods of CPU time it stands for (a late timer's overruns)
 };
 
 // The heap at one stack, over the whole trace.
@@ -118,7 +119,7 @@ struct ExportModel {
   std::vector<Stack> stacks;
   std::vector<CpuSample> cpu_samples;
   std::vector<AllocationSite> allocations;
-  int64_t sample_period_ns = 0;  // between CPU samples; 0 when unknown
+  int64_t sample_period_ns = 0;  // CPU time per sampling period; 0 when unknown
   int64_t first_ns = 0;          // time span of the trace
   int64_t last_ns = 0;
 };

@@ -11,7 +11,8 @@
 namespace spoor::exporter {
 
 // One sample per stack with six values, in this order: samples/count and
-// cpu/nanoseconds (CPU samples; cpu = samples x the sampling period),
+// cpu/nanoseconds (CPU samples; cpu = the periods they stand for x the
+// sampling period),
 // alloc_objects/count and alloc_space/bytes (every allocation of the trace),
 // inuse_objects/count and inuse_space/bytes (what was not freed by the end).
 // The viewer's default is the last type, inuse_space, unless the model has
