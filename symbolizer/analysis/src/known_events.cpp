@@ -16,7 +16,7 @@ struct KindSpec {
 };
 
 // Every Spoor.IO kind shares one slot layout (field::kIo*).
-#define SPOOR_IO_FIELDS {"fd", "path", "result", "start_ticks", "requested", "stack", "target", "stream"}
+#define SPOOR_IO_FIELDS {"fd", "path", "result", "start_ticks", "requested", "stack", "target", "stream", "old_stream"}
 
 const KindSpec kSpecs[] = {
     {"Spoor.Process", "ModuleLoad", EventKind::module_load, {"bias", "start", "size", "path", "build_id"}},

@@ -35,7 +35,7 @@ enum class EventKind : uint8_t {
 
 // Field slots: the i-th name of the kind's field list (known_events.cpp),
 // e.g. for heap_alloc 0 = ptr, 1 = size, 2 = stack.
-inline constexpr size_t kMaxKnownFields = 8;
+inline constexpr size_t kMaxKnownFields = 10;
 inline constexpr uint8_t kMissingField = 0xff;
 
 struct KnownEvent {
@@ -69,9 +69,9 @@ inline constexpr int kMmapPtr = 0, kMmapSize = 1, kMmapFd = 4, kMmapStack = 5;
 // heap_mremap: old_ptr, old_size, ptr, size, stack
 inline constexpr int kMremapOld = 0, kMremapOldSize = 1, kMremapPtr = 2, kMremapSize = 3, kMremapStack = 4;
 // Spoor.IO: every kind has these slots (-1 / 0 when the event lacks one):
-//   fd, path, result, start_ticks, requested, stack, target, stream
+//   fd, path, result, start_ticks, requested, stack, target, stream, old_stream
 inline constexpr int kIoFd = 0, kIoPath = 1, kIoResult = 2, kIoStartTicks = 3, kIoRequested = 4,
-                     kIoStack = 5, kIoTarget = 6, kIoStream = 7;
+                     kIoStack = 5, kIoTarget = 6, kIoStream = 7, kIoOldStream = 8;
 // sample: stack, periods
 inline constexpr int kSampleStack = 0, kPeriods = 1;
 }  // namespace field

@@ -1,0 +1,85 @@
+// Heap analysis: Spoor.Heap's Alloc, Free and Realloc replayed per
+// process, as heaptrack counts them: bytes live over time and its peak,
+// totals, allocation sites (by stack) with their bytes, calls, temporary
+// allocations, contribution at the peak and leaks.
+//
+// Definitions:
+// - realloc counts as a call of its own; its new block as an allocation of
+//   `size` bytes and its old block as freed (a failed realloc changes
+//   nothing; realloc(p, 0) returning null frees p).
+// - temporary: a block freed with no other allocation in the process
+//   between its allocation and its free (heaptrack's definition).
+// - peak: the most bytes live at once; a site's peak bytes are its bytes
+//   live at that moment (the first time the peak was reached).
+// - leaked: live when the process ended, or when an exec replaced its image.
+// - a free of a block the trace never saw allocated (allocated before the
+//   recording, or its Alloc lost) counts as a call and changes no bytes.
+#ifndef SPOOR_ANALYSIS_HEAP_H
+#define SPOOR_ANALYSIS_HEAP_H
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "spoor/analysis/load.h"
+
+namespace spoor::analysis {
+
+struct HeapSite {
+  StackKey stack = 0;  // 0: allocations recorded without a stack
+  uint64_t allocated_bytes = 0;
+  uint64_t calls = 0;  // allocations (Alloc, and Realloc that returned a block)
+  uint64_t temporary = 0;
+  uint64_t peak_bytes = 0;  // live at the process's peak
+  uint64_t leaked_bytes = 0;
+  uint64_t leaked_blocks = 0;
+};
+
+// Bucket i holds sizes in [2^(i-1), 2^i); bucket 0 holds size 0.
+inline constexpr size_t kSizeBuckets = 65;
+size_t size_bucket(uint64_t size);
+
+struct HeapProfile {
+  ProcessIndex process = kNone;
+  uint64_t allocated_bytes = 0;
+  uint64_t alloc_calls = 0;    // Alloc events
+  uint64_t free_calls = 0;     // Free events, null frees included
+  uint64_t realloc_calls = 0;  // Realloc events
+  uint64_t temporary = 0;
+  uint64_t peak_bytes = 0;
+  int64_t peak_ns = 0;
+  uint64_t leaked_bytes = 0;
+  uint64_t leaked_blocks = 0;
+  uint64_t unknown_frees = 0;  // frees of blocks never seen allocated
+  uint64_t mmap_calls = 0;     // the program's own mappings (not in the heap figures)
+  uint64_t mmap_bytes = 0;
+  uint64_t munmap_calls = 0;
+  std::array<uint64_t, kSizeBuckets> size_histogram{};  // allocations per size bucket
+  std::vector<HeapSite> sites;  // in order of first allocation
+};
+
+class HeapAnalysis final : public EventVisitor {
+ public:
+  HeapAnalysis();
+  HeapAnalysis(HeapAnalysis&&) noexcept;
+  HeapAnalysis& operator=(HeapAnalysis&&) noexcept;
+  ~HeapAnalysis() override;
+
+  // Cost per heap event: one hash lookup of the block's address (plus one
+  // of the site for allocations); other events return after one compare.
+  void on_event(const reader::Event& event, const EventContext& context) override;
+  void on_end(const TraceModel& model) override;
+
+  // One per process that made any heap call, in order of their first one.
+  // Complete after on_end.
+  const std::vector<HeapProfile>& profiles() const;
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
+
+}  // namespace spoor::analysis
+
+#endif  // SPOOR_ANALYSIS_HEAP_H

@@ -1,0 +1,81 @@
+// File I/O analysis: Spoor.IO's calls attributed to files and threads.
+//
+// A file is a path as the program opened it (Open, FOpen, FReopen), found
+// for each call by following its descriptor through Open, Dup and Close
+// (and FOpen/FDOpen/FClose for stdio streams, which carry their fd) in
+// each process; a fork child starts with its parent's table. A descriptor
+// the trace never saw opened is named "fd N" ("stdin", "stdout", "stderr"
+// for 0-2). Reads and writes of both layers (fd and stdio) add up: they do
+// not overlap (io_provider.h). A call's time is its record's timestamp
+// minus its start_ticks.
+#ifndef SPOOR_ANALYSIS_IO_H
+#define SPOOR_ANALYSIS_IO_H
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "spoor/analysis/load.h"
+#include "spoor/reader/model.h"
+
+namespace spoor::analysis {
+
+struct IoTotals {
+  uint64_t opens = 0;     // Open, FOpen, FReopen, FDOpen
+  uint64_t reads = 0;     // Read, FRead calls
+  uint64_t writes = 0;    // Write, FWrite calls
+  uint64_t other = 0;     // Close, Seek, Sync, Dup, FClose, FFlush
+  uint64_t errors = 0;    // calls that returned -errno (or a failed open)
+  uint64_t bytes_read = 0;
+  uint64_t bytes_written = 0;
+  int64_t read_ns = 0;
+  int64_t write_ns = 0;
+  int64_t total_ns = 0;   // every call's time
+};
+
+struct IoFile {
+  std::string path;
+  IoTotals totals;
+  std::vector<uint32_t> pids;  // processes that used it, in order
+};
+
+struct IoThread {
+  ThreadIndex thread = kNone;
+  IoTotals totals;
+};
+
+struct IoOperation {
+  std::string call;  // "Read", "FWrite", ...
+  uint32_t file = 0; // index into IoAnalysis::files()
+  ThreadIndex thread = kNone;
+  int64_t start_ns = 0;
+  int64_t duration_ns = 0;
+  int64_t result = 0;  // bytes, fd, or -errno
+};
+
+class IoAnalysis final : public EventVisitor {
+ public:
+  // `clock` converts start_ticks; `slowest` operations are kept.
+  explicit IoAnalysis(const reader::Clock& clock, size_t slowest = 20);
+  IoAnalysis(IoAnalysis&&) noexcept;
+  IoAnalysis& operator=(IoAnalysis&&) noexcept;
+  ~IoAnalysis() override;
+
+  // Cost per I/O event: one or two hash lookups (the process's fd table);
+  // other events return after one compare.
+  void on_event(const reader::Event& event, const EventContext& context) override;
+
+  const std::vector<IoFile>& files() const;      // in order of first use
+  const std::vector<IoThread>& threads() const;  // threads that made a call, in order of first one
+  std::vector<IoOperation> slowest() const;      // slowest first
+  const IoTotals& totals() const;
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
+
+}  // namespace spoor::analysis
+
+#endif  // SPOOR_ANALYSIS_IO_H

@@ -1,0 +1,233 @@
+#include "spoor/analysis/io.h"
+
+#include <algorithm>
+#include <functional>
+#include <queue>
+#include <unordered_map>
+
+namespace spoor::analysis {
+namespace {
+
+namespace f = field;
+
+using FdTable = std::unordered_map<int32_t, uint32_t>;  // fd -> file
+
+struct Slower {
+  bool operator()(const IoOperation& a, const IoOperation& b) const { return a.duration_ns > b.duration_ns; }
+};
+
+std::string unknown_fd_name(int32_t fd) {
+  switch (fd) {
+    case 0: return "stdin";
+    case 1: return "stdout";
+    case 2: return "stderr";
+    case -1: return "(every stdio stream)";
+    default: return "fd " + std::to_string(fd);
+  }
+}
+
+enum class Counted { open, read, write, other };
+
+}  // namespace
+
+struct IoAnalysis::State {
+  reader::Clock clock;
+  size_t keep_slowest;
+  std::vector<IoFile> files;
+  std::unordered_map<std::string, uint32_t> file_by_path;
+  std::unordered_map<uint32_t, FdTable> fds_by_pid;
+  std::unordered_map<uint32_t, std::unordered_map<uint64_t, int32_t>> stream_fds_by_pid;  // FILE* -> fd
+  std::vector<IoThread> threads;
+  std::vector<uint32_t> thread_slot;  // ThreadIndex -> index in threads, or kNone
+  std::priority_queue<IoOperation, std::vector<IoOperation>, Slower> slowest;  // fastest on top
+  IoTotals totals;
+
+  uint32_t file_named(std::string_view path) {
+    auto [it, inserted] = file_by_path.try_emplace(std::string(path), static_cast<uint32_t>(files.size()));
+    if (inserted) {
+      files.emplace_back();
+      files.back().path = path;
+    }
+    return it->second;
+  }
+
+  FdTable& fds(const EventContext& c) {
+    const ProcessInfo& p = c.model->processes[c.process];
+    auto [it, inserted] = fds_by_pid.try_emplace(p.pid);
+    if (inserted) {
+      // A fork child starts with its parent's descriptors.
+      auto parent = fds_by_pid.find(p.ppid);
+      if (parent != fds_by_pid.end()) it->second = parent->second;
+    }
+    return it->second;
+  }
+
+  uint32_t file_of_fd(FdTable& table, int32_t fd) {
+    auto it = table.find(fd);
+    if (it != table.end()) return it->second;
+    const uint32_t file = file_named(unknown_fd_name(fd));
+    if (fd >= 0) table[fd] = file;
+    return file;
+  }
+
+  IoTotals& thread_totals(ThreadIndex t) {
+    if (t >= thread_slot.size()) thread_slot.resize(t + 1, kNone);
+    if (thread_slot[t] == kNone) {
+      thread_slot[t] = static_cast<uint32_t>(threads.size());
+      threads.emplace_back();
+      threads.back().thread = t;
+    }
+    return threads[thread_slot[t]].totals;
+  }
+
+  static void add(IoTotals& t, Counted what, int64_t result, int64_t ns) {
+    t.total_ns += ns;
+    switch (what) {
+      case Counted::open: t.opens++; break;
+      case Counted::read:
+        t.reads++;
+        t.read_ns += ns;
+        if (result > 0) t.bytes_read += static_cast<uint64_t>(result);
+        break;
+      case Counted::write:
+        t.writes++;
+        t.write_ns += ns;
+        if (result > 0) t.bytes_written += static_cast<uint64_t>(result);
+        break;
+      case Counted::other: t.other++; break;
+    }
+    if (result < 0) t.errors++;
+  }
+
+  void count(const reader::Event& e, const EventContext& c, uint32_t file, Counted what, int64_t result) {
+    const KnownEvent& k = *c.known;
+    int64_t ns = 0;
+    if (has_field(k, f::kIoStartTicks)) ns = std::max<int64_t>(0, e.time_ns - clock.to_ns(field_u64(e, k, f::kIoStartTicks)));
+    IoFile& io_file = files[file];
+    add(io_file.totals, what, result, ns);
+    const uint32_t pid = c.model->processes[c.process].pid;
+    if (std::find(io_file.pids.begin(), io_file.pids.end(), pid) == io_file.pids.end()) io_file.pids.push_back(pid);
+    add(thread_totals(c.thread), what, result, ns);
+    add(totals, what, result, ns);
+    if (keep_slowest == 0) return;
+    if (slowest.size() == keep_slowest && slowest.top().duration_ns >= ns) return;
+    IoOperation op;
+    op.call = e.descriptor->name;
+    op.file = file;
+    op.thread = c.thread;
+    op.start_ns = e.time_ns - ns;
+    op.duration_ns = ns;
+    op.result = result;
+    slowest.push(std::move(op));
+    if (slowest.size() > keep_slowest) slowest.pop();
+  }
+
+  void on_event(const reader::Event& e, const EventContext& c) {
+    const KnownEvent& k = *c.known;
+    switch (k.kind) {
+      case EventKind::io_open:
+      case EventKind::io_fopen: {
+        const auto fd = static_cast<int32_t>(field_i64(e, k, f::kIoFd, -1));
+        const uint32_t file = file_named(field_str(e, k, f::kIoPath));
+        if (fd >= 0) fds(c)[fd] = file;
+        if (k.kind == EventKind::io_fopen && fd >= 0)
+          stream_fds_by_pid[e.pid][field_u64(e, k, f::kIoStream)] = fd;
+        count(e, c, file, Counted::open, fd);
+        return;
+      }
+      case EventKind::io_fdopen: {
+        const auto fd = static_cast<int32_t>(field_i64(e, k, f::kIoFd, -1));
+        const uint32_t file = file_of_fd(fds(c), fd);
+        stream_fds_by_pid[e.pid][field_u64(e, k, f::kIoStream)] = fd;
+        count(e, c, file, Counted::open, field_i64(e, k, f::kIoResult));
+        return;
+      }
+      case EventKind::io_freopen: {
+        FdTable& table = fds(c);
+        auto& streams = stream_fds_by_pid[e.pid];
+        const uint64_t old_stream = field_u64(e, k, f::kIoOldStream);
+        uint32_t file = kNone;
+        if (auto it = streams.find(old_stream); it != streams.end()) {
+          file = file_of_fd(table, it->second);
+          table.erase(it->second);
+          streams.erase(it);
+        }
+        const std::string_view path = field_str(e, k, f::kIoPath);
+        if (!path.empty() || file == kNone) file = file_named(path.empty() ? "(reopened stream)" : path);
+        const auto fd = static_cast<int32_t>(field_i64(e, k, f::kIoFd, -1));
+        if (fd >= 0) {
+          table[fd] = file;
+          streams[field_u64(e, k, f::kIoStream)] = fd;
+        }
+        count(e, c, file, Counted::open, fd);
+        return;
+      }
+      case EventKind::io_close:
+      case EventKind::io_fclose: {
+        FdTable& table = fds(c);
+        const auto fd = static_cast<int32_t>(field_i64(e, k, f::kIoFd, -1));
+        const uint32_t file = file_of_fd(table, fd);
+        table.erase(fd);
+        if (k.kind == EventKind::io_fclose) stream_fds_by_pid[e.pid].erase(field_u64(e, k, f::kIoStream));
+        count(e, c, file, Counted::other, field_i64(e, k, f::kIoResult));
+        return;
+      }
+      case EventKind::io_dup: {
+        FdTable& table = fds(c);
+        const uint32_t file = file_of_fd(table, static_cast<int32_t>(field_i64(e, k, f::kIoFd, -1)));
+        const int64_t result = field_i64(e, k, f::kIoResult, -1);
+        if (result >= 0) table[static_cast<int32_t>(result)] = file;
+        count(e, c, file, Counted::other, result);
+        return;
+      }
+      case EventKind::io_read:
+      case EventKind::io_fread:
+      case EventKind::io_write:
+      case EventKind::io_fwrite: {
+        const uint32_t file = file_of_fd(fds(c), static_cast<int32_t>(field_i64(e, k, f::kIoFd, -1)));
+        const bool read = k.kind == EventKind::io_read || k.kind == EventKind::io_fread;
+        count(e, c, file, read ? Counted::read : Counted::write, field_i64(e, k, f::kIoResult));
+        return;
+      }
+      case EventKind::io_seek:
+      case EventKind::io_sync:
+      case EventKind::io_fflush: {
+        const uint32_t file = file_of_fd(fds(c), static_cast<int32_t>(field_i64(e, k, f::kIoFd, -1)));
+        count(e, c, file, Counted::other, field_i64(e, k, f::kIoResult));
+        return;
+      }
+      default:
+        return;
+    }
+  }
+};
+
+IoAnalysis::IoAnalysis(const reader::Clock& clock, size_t slowest) : state_(std::make_unique<State>()) {
+  state_->clock = clock;
+  state_->keep_slowest = slowest;
+}
+IoAnalysis::IoAnalysis(IoAnalysis&&) noexcept = default;
+IoAnalysis& IoAnalysis::operator=(IoAnalysis&&) noexcept = default;
+IoAnalysis::~IoAnalysis() = default;
+
+void IoAnalysis::on_event(const reader::Event& e, const EventContext& c) {
+  if (c.known->kind < EventKind::io_open || c.known->kind > EventKind::io_fflush) return;
+  state_->on_event(e, c);
+}
+
+const std::vector<IoFile>& IoAnalysis::files() const { return state_->files; }
+const std::vector<IoThread>& IoAnalysis::threads() const { return state_->threads; }
+const IoTotals& IoAnalysis::totals() const { return state_->totals; }
+
+std::vector<IoOperation> IoAnalysis::slowest() const {
+  auto copy = state_->slowest;
+  std::vector<IoOperation> out;
+  while (!copy.empty()) {
+    out.push_back(copy.top());
+    copy.pop();
+  }
+  std::reverse(out.begin(), out.end());
+  return out;
+}
+
+}  // namespace spoor::analysis
