@@ -27,6 +27,7 @@ extern const Command kDumpCommand;
 extern const Command kExportCommand;
 extern const Command kInfoCommand;
 extern const Command kRecordCommand;
+extern const Command kSymbolizeCommand;
 
 }  // namespace spoor::cli
 

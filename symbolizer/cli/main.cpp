@@ -19,7 +19,8 @@ const Command kHelpCommand = {
 };
 
 // In the order `spoor help` lists them.
-const Command* const kCommands[] = {&kRecordCommand, &kDumpCommand, &kInfoCommand, &kExportCommand, &kHelpCommand};
+const Command* const kCommands[] = {&kRecordCommand, &kDumpCommand, &kInfoCommand, &kExportCommand,
+                                    &kSymbolizeCommand, &kHelpCommand};
 
 const Command* find_command(std::string_view name) {
   for (const Command* c : kCommands)

@@ -28,6 +28,7 @@ struct SourceFrame {
   uint32_t line = 0;     // 0 when unknown
   uint32_t column = 0;   // 0 when unknown
   bool inlined = false;  // true for every frame but the outermost
+  uint32_t discriminator = 0;  // DWARF line discriminator of the innermost frame; 0 when none
 };
 
 // Where a runtime address lands. `frames` is never empty: an address with
@@ -65,7 +66,16 @@ struct Options {
   std::vector<std::string> debug_dirs;  // searched before the defaults (--debug-dir)
   std::string sysroot;                  // prefix for module paths (--sysroot); "" for none
   bool demangle = true;
+  // false: only the innermost frame, as addr2line without -i prints it
+  // (the most deeply inlined function, at the line table's location).
   bool inline_frames = true;
+  // Name frames as GNU addr2line does, for `spoor symbolize -e`: the
+  // innermost frame of a C++ function that DWARF gives no linkage name
+  // (inlined templates, lambdas, main) is named by the ELF symbol around the
+  // address, and an address without DWARF by the nearest symbol below it in
+  // its section, with the file from the STT_FILE symbol. Off, frames carry
+  // DWARF's own names, which say more.
+  bool gnu_addr2line_compatible = false;
 };
 
 using ModuleId = uint32_t;

@@ -1,0 +1,289 @@
+#include "elf_module.h"
+
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+
+#include <cstring>
+
+#include "debug_package.h"
+#include "demangle.h"
+
+namespace spoor::symbolizer {
+namespace {
+
+std::string hex(const uint8_t* bytes, size_t size) {
+  static const char kDigits[] = "0123456789abcdef";
+  std::string out;
+  for (size_t i = 0; i < size; ++i) {
+    out += kDigits[bytes[i] >> 4];
+    out += kDigits[bytes[i] & 15];
+  }
+  return out;
+}
+
+const char* string_attribute(Dwarf_Die* die, unsigned name) {
+  Dwarf_Attribute attr;
+  if (dwarf_attr_integrate(die, name, &attr) == nullptr) return nullptr;
+  return dwarf_formstring(&attr);
+}
+
+// The DWARF name of a function, following DW_AT_abstract_origin and
+// DW_AT_specification: its linkage (mangled) name when it has one, as GNU
+// addr2line prefers, else its DW_AT_name.
+const char* raw_function_name(Dwarf_Die* die, bool* mangled) {
+  const char* name = string_attribute(die, DW_AT_linkage_name);
+  if (name == nullptr) name = string_attribute(die, DW_AT_MIPS_linkage_name);
+  *mangled = name != nullptr;
+  if (name == nullptr) name = string_attribute(die, DW_AT_name);
+  return name;
+}
+
+uint64_t unsigned_attribute(Dwarf_Die* die, unsigned name) {
+  Dwarf_Attribute attr;
+  Dwarf_Word value = 0;
+  if (dwarf_attr(die, name, &attr) == nullptr || dwarf_formudata(&attr, &value) != 0) return 0;
+  return value;
+}
+
+// BFD's mangle_style() == 0: languages whose DW_AT_name is the symbol name.
+bool c_like_language(int language) {
+  switch (language) {
+    case DW_LANG_C89:
+    case DW_LANG_C:
+    case DW_LANG_C99:
+    case DW_LANG_C11:
+    case DW_LANG_ObjC:
+    case DW_LANG_Fortran77:
+    case DW_LANG_Fortran90:
+    case DW_LANG_Fortran95:
+    case DW_LANG_Fortran03:
+    case DW_LANG_Fortran08:
+    case DW_LANG_Pascal83:
+    case DW_LANG_Cobol74:
+    case DW_LANG_Cobol85:
+    case DW_LANG_Modula2:
+    case DW_LANG_Mips_Assembler:
+      return true;
+    default:
+      return false;
+  }
+}
+
+// Where BFD's record of a function starts: its DW_AT_low_pc, or the start
+// of its first DW_AT_ranges entry.
+bool first_address(Dwarf_Die* die, uint64_t* address) {
+  Dwarf_Addr low = 0;
+  if (dwarf_lowpc(die, &low) == 0) {
+    *address = low;
+    return true;
+  }
+  Dwarf_Addr base = 0, start = 0, end = 0;
+  if (dwarf_ranges(die, 0, &base, &start, &end) > 0) {
+    *address = start;
+    return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+ElfModule::ElfModule(const ModuleInfo& module, const std::string& file, const Options& options,
+                     char** debuginfo_path, std::vector<ModuleProblem>& problems)
+    : options_(options) {
+  callbacks_.find_elf = dwfl_build_id_find_elf;
+  callbacks_.find_debuginfo = dwfl_standard_find_debuginfo;
+  callbacks_.section_address = dwfl_offline_section_address;
+  callbacks_.debuginfo_path = debuginfo_path;
+  dwfl_ = dwfl_begin(&callbacks_);
+  if (dwfl_ == nullptr) {
+    problems.push_back({module.path, std::string("cannot start libdwfl: ") + dwfl_errmsg(-1)});
+    return;
+  }
+  dwfl_report_begin(dwfl_);
+  if (!module.image.empty()) {
+    image_ = module.image;
+    module_ = dwfl_report_offline_memory(dwfl_, module.path.c_str(), module.path.c_str(),
+                                         reinterpret_cast<char*>(image_.data()), image_.size());
+  } else {
+    module_ = dwfl_report_elf(dwfl_, module.path.c_str(), file.c_str(), -1, 0, true);
+  }
+  const std::string open_error = module_ == nullptr ? dwfl_errmsg(-1) : "";
+  dwfl_report_end(dwfl_, nullptr, nullptr);
+  if (module_ == nullptr) {
+    problems.push_back({module.path, "cannot read '" + file + "': " + open_error});
+    return;
+  }
+
+  Dwarf_Addr elf_bias = 0;
+  if (dwfl_module_getelf(module_, &elf_bias) == nullptr) {
+    problems.push_back({module.path, "cannot read '" + file + "': " + dwfl_errmsg(-1)});
+    module_ = nullptr;
+    return;
+  }
+  bias_ = elf_bias;
+
+  if (!module.build_id.empty()) {
+    const unsigned char* bits = nullptr;
+    GElf_Addr vaddr = 0;
+    const int size = dwfl_module_build_id(module_, &bits, &vaddr);
+    const bool same = size > 0 && static_cast<size_t>(size) == module.build_id.size() &&
+                      std::memcmp(bits, module.build_id.data(), module.build_id.size()) == 0;
+    if (!same) {
+      problems.push_back(
+          {module.path, "build ID of '" + file + "' is " +
+                            (size > 0 ? hex(bits, static_cast<size_t>(size)) : std::string("missing")) +
+                            ", the trace recorded " + hex(module.build_id.data(), module.build_id.size()) +
+                            ": the file changed since recording; its addresses are shown as "
+                            "module+offset (restore the recorded file, or point --sysroot at a copy)"});
+      module_ = nullptr;
+      return;
+    }
+  }
+
+  symbols_.build(module_);
+  Dwarf_Addr dwarf_bias = 0;
+  dwarf_ = dwfl_module_getdwarf(module_, &dwarf_bias);
+  dwarf_bias_ = dwarf_bias;
+  if (dwarf_ == nullptr && module.image.empty())
+    problems.push_back({module.path, missing_debug_info_message(file)});
+}
+
+ElfModule::~ElfModule() {
+  if (dwfl_ != nullptr) dwfl_end(dwfl_);
+}
+
+ElfModule::Unit* ElfModule::unit_at(uint64_t dwfl_address) {
+  Dwarf_Addr bias = 0;
+  Dwarf_Die* found = dwfl_module_addrdie(module_, dwfl_address, &bias);
+  if (found == nullptr) return nullptr;
+  Dwarf_Die line_unit = *found;
+  const uint64_t key = dwarf_dieoffset(&line_unit);
+  auto it = units_.find(key);
+  if (it == units_.end()) it = units_.emplace(key, make_unit(line_unit)).first;
+  // libdwfl answers with the nearest unit below an address that no unit
+  // covers (the padding after a function): that unit's line table would
+  // misattribute it.
+  const uint64_t dwarf_address = dwfl_address - dwarf_bias_;
+  for (const auto& [unit_low, unit_high] : it->second.ranges)
+    if (dwarf_address >= unit_low && dwarf_address < unit_high) return &it->second;
+  return nullptr;
+}
+
+ElfModule::Unit ElfModule::make_unit(Dwarf_Die line_unit) {
+
+  // Split DWARF: the skeleton unit in the ELF file owns the line table, its
+  // split unit (in the .dwo file) owns the functions.
+  Dwarf_Die code_unit = line_unit;
+  uint8_t unit_type = 0;
+  Dwarf_Die subdie;
+  if (dwarf_cu_info(line_unit.cu, nullptr, &unit_type, nullptr, &subdie, nullptr, nullptr, nullptr) == 0 &&
+      unit_type == DW_UT_skeleton && subdie.addr != nullptr)
+    code_unit = subdie;
+
+  Unit unit;
+  unit.line_unit = line_unit;
+  Dwarf_Addr base = 0, low = 0, high = 0;
+  ptrdiff_t offset = 0;
+  while ((offset = dwarf_ranges(&line_unit, offset, &base, &low, &high)) > 0)
+    if (high > low) unit.ranges.emplace_back(low, high);
+  unit.names_are_linkage = c_like_language(dwarf_srclang(&line_unit));
+  unit.index = std::make_unique<CuIndex>(code_unit);
+  size_t count = 0;
+  if (dwarf_getsrcfiles(&code_unit, &unit.files, &count) != 0) unit.files = nullptr;
+  return unit;
+}
+
+const std::string& ElfModule::display_name(const char* raw, bool mangled) {
+  auto it = names_.find(raw);
+  if (it != names_.end()) return it->second;
+  return names_.emplace(raw, mangled && options_.demangle ? demangle(raw) : std::string(raw)).first->second;
+}
+
+const std::string& ElfModule::function_name(const Unit& unit, Dwarf_Die* function, uint64_t dwfl_address,
+                                            bool innermost) {
+  static const std::string kUnknown;
+  bool mangled = false;
+  const char* raw = raw_function_name(function, &mangled);
+  if (options_.gnu_addr2line_compatible) {
+    // BFD names the innermost function by the ELF symbol around the address
+    // when DWARF gives it no linkage name (in C++: inlined templates,
+    // lambdas, main), the first time that function is met only: it then
+    // marks it as named. When the symbol starts where the function does,
+    // the function keeps the symbol's name for good.
+    if (auto renamed = bfd_renamed_.find(function->addr); renamed != bfd_renamed_.end())
+      return display_name(renamed->second, true);
+    if (innermost && !mangled && !unit.names_are_linkage && bfd_named_.insert(function->addr).second) {
+      if (const SymbolTable::Symbol* symbol = symbols_.find_nearest(dwfl_address)) {
+        uint64_t first = 0;
+        if (first_address(function, &first) && symbol->address == first + dwarf_bias_)
+          bfd_renamed_.emplace(function->addr, symbol->name);
+        return display_name(symbol->name, true);
+      }
+    }
+  }
+  if (raw == nullptr) return kUnknown;
+  return display_name(raw, mangled);
+}
+
+void ElfModule::lookup(uint64_t file_address, Location& out) {
+  out.frames.clear();
+  out.resolved = false;
+  if (module_ == nullptr) {
+    out.frames.emplace_back();
+    return;
+  }
+  const uint64_t dwfl_address = file_address + bias_;
+
+  SourceFrame innermost;
+  Unit* unit = dwarf_ != nullptr ? unit_at(dwfl_address) : nullptr;
+  if (unit != nullptr) {
+    const uint64_t dwarf_address = dwfl_address - dwarf_bias_;
+    if (Dwarf_Line* line = dwarf_getsrc_die(&unit->line_unit, dwarf_address)) {
+      const char* file = dwarf_linesrc(line, nullptr, nullptr);
+      int number = 0, column = 0;
+      unsigned discriminator = 0;
+      dwarf_lineno(line, &number);
+      dwarf_linecol(line, &column);
+      dwarf_linediscriminator(line, &discriminator);
+      innermost.file = file != nullptr ? file : "";
+      innermost.line = static_cast<uint32_t>(number);
+      innermost.column = static_cast<uint32_t>(column);
+      innermost.discriminator = discriminator;
+      out.resolved = true;
+    }
+    if (unit->index->scopes(dwarf_address, chain_)) {
+      out.resolved = true;
+      innermost.function = function_name(*unit, &chain_.back(), dwfl_address, true);
+      innermost.inlined = chain_.size() > 1;
+      out.frames.push_back(std::move(innermost));
+      if (!options_.inline_frames) return;
+      // Each inlined scope's call site is a frame of the scope around it.
+      for (size_t i = chain_.size() - 1; i > 0; --i) {
+        SourceFrame caller;
+        caller.function = function_name(*unit, &chain_[i - 1], dwfl_address, false);
+        const uint64_t call_file = unsigned_attribute(&chain_[i], DW_AT_call_file);
+        if (unit->files != nullptr) {
+          const char* name = dwarf_filesrc(unit->files, call_file, nullptr, nullptr);
+          if (name != nullptr) caller.file = name;
+        }
+        caller.line = static_cast<uint32_t>(unsigned_attribute(&chain_[i], DW_AT_call_line));
+        caller.column = static_cast<uint32_t>(unsigned_attribute(&chain_[i], DW_AT_call_column));
+        caller.inlined = i > 1;
+        out.frames.push_back(std::move(caller));
+      }
+      return;
+    }
+  }
+  // No DWARF function here: the ELF symbol names it, if any.
+  const SymbolTable::Symbol* symbol = options_.gnu_addr2line_compatible ? symbols_.find_nearest(dwfl_address)
+                                                                        : symbols_.find(dwfl_address);
+  if (symbol != nullptr) {
+    innermost.function = display_name(symbol->name, true);
+    if (innermost.file.empty() && symbol->file != nullptr && options_.gnu_addr2line_compatible)
+      innermost.file = symbol->file;
+    out.resolved = true;
+  }
+  out.frames.push_back(std::move(innermost));
+}
+
+}  // namespace spoor::symbolizer

@@ -1,0 +1,76 @@
+// One ELF file (or captured image) opened for symbolization: its own Dwfl
+// with the file reported at its link-time addresses, its symbol table, and
+// the per-unit indexes built as addresses reach them.
+//
+// Each file gets a Dwfl of its own so that modules of different processes,
+// which overlap in runtime address, never collide inside libdwfl; callers
+// pass file addresses (runtime address - bias).
+#ifndef SPOOR_SYMBOLIZER_ELF_MODULE_H
+#define SPOOR_SYMBOLIZER_ELF_MODULE_H
+
+#include <elfutils/libdwfl.h>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include "cu_index.h"
+#include "spoor/symbolizer/symbolizer.h"
+#include "symbol_table.h"
+
+namespace spoor::symbolizer {
+
+class ElfModule {
+ public:
+  // Opens `file` (the path after --sysroot) or, when `module.image` is not
+  // empty, that image. `debuginfo_path` is libdwfl's search path
+  // (":"-separated) and must outlive this object. What keeps addresses from
+  // resolving fully (unreadable file, changed build ID, no DWARF) is
+  // appended to `problems`, named by module.path.
+  ElfModule(const ModuleInfo& module, const std::string& file, const Options& options,
+            char** debuginfo_path, std::vector<ModuleProblem>& problems);
+  ~ElfModule();
+  ElfModule(const ElfModule&) = delete;
+  ElfModule& operator=(const ElfModule&) = delete;
+
+  // Fills `out.frames` and `out.resolved` for `file_address` (an address
+  // in the ELF file's own layout). Never leaves frames empty.
+  void lookup(uint64_t file_address, Location& out);
+
+ private:
+  struct Unit {
+    Dwarf_Die line_unit;  // the unit whose line table covers the code (skeleton for split DWARF)
+    std::vector<std::pair<uint64_t, uint64_t>> ranges;  // DWARF addresses the unit covers
+    bool names_are_linkage = false;  // a C-like language: BFD takes DW_AT_name as the linkage name
+    std::unique_ptr<CuIndex> index;
+    Dwarf_Files* files = nullptr;  // for DW_AT_call_file; nullptr when unreadable
+  };
+  Unit* unit_at(uint64_t dwfl_address);
+  Unit make_unit(Dwarf_Die line_unit);
+  const std::string& function_name(const Unit& unit, Dwarf_Die* function, uint64_t dwfl_address,
+                                   bool innermost);
+  const std::string& display_name(const char* raw, bool mangled);
+
+  Options options_;
+  std::vector<uint8_t> image_;  // libdwfl reads the image in place
+  Dwfl_Callbacks callbacks_{};
+  Dwfl* dwfl_ = nullptr;
+  Dwfl_Module* module_ = nullptr;  // nullptr when the file could not be used
+  uint64_t bias_ = 0;              // Dwfl address - file address
+  Dwarf* dwarf_ = nullptr;         // nullptr without debug info
+  uint64_t dwarf_bias_ = 0;        // Dwfl address - DWARF address
+  SymbolTable symbols_;
+  std::unordered_map<uint64_t, Unit> units_;  // by the unit DIE's offset
+  std::unordered_map<const char*, std::string> names_;  // raw DWARF/ELF string -> shown name
+  std::vector<Dwarf_Die> chain_;                        // scratch, reused across lookups
+  // GNU addr2line's naming state (Options::gnu_addr2line_compatible), by DIE.
+  std::unordered_set<const void*> bfd_named_;
+  std::unordered_map<const void*, const char*> bfd_renamed_;
+};
+
+}  // namespace spoor::symbolizer
+
+#endif  // SPOOR_SYMBOLIZER_ELF_MODULE_H
