@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstring>
 #include <optional>
+#include <set>
 #include <string>
 
 #include "args.h"
@@ -82,8 +83,10 @@ int run_export(const std::vector<std::string>& words) {
   std::optional<reader::Trace> trace = open_trace(path);
   if (!trace) return kExitTrace;
   const ExportInput in = export_model_from_trace(*trace, std::move(options), 1'000'000'000 / sample_hz);
+  std::set<std::pair<std::string, std::string>> said;  // a module of several processes, once
   for (const symbolizer::ModuleProblem& p : in.problems)
-    std::fprintf(stderr, "spoor export: %s: %s\n", p.path.c_str(), p.message.c_str());
+    if (said.insert({p.path, p.message}).second)
+      std::fprintf(stderr, "spoor export: %s: %s\n", p.path.c_str(), p.message.c_str());
 
   std::string bytes;
   if (*format == "perfetto") {

@@ -7,6 +7,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
+#include "chrome_nesting.h"
 #include "known_model.h"
 
 namespace {
@@ -14,36 +15,10 @@ namespace {
 using nlohmann::json;
 using namespace spoor::exporter;
 
-// Checks that B/E events of every (pid, tid) nest and close; returns the
-// slice names in the order they begin, per thread.
-std::map<std::pair<int, int>, std::vector<std::string>> check_nesting(const json& events) {
-  std::map<std::pair<int, int>, std::vector<std::string>> open, begun;
-  std::map<std::pair<int, int>, double> last_ts;
-  for (const json& e : events) {
-    const std::string ph = e.at("ph");
-    if (ph != "B" && ph != "E") continue;
-    const std::pair<int, int> thread{e.at("pid").get<int>(), e.at("tid").get<int>()};
-    const double ts = e.at("ts");
-    EXPECT_GE(ts, last_ts[thread]) << "events of a thread go forward in time: " << e;
-    last_ts[thread] = ts;
-    if (ph == "B") {
-      open[thread].push_back(e.at("name"));
-      begun[thread].push_back(e.at("name"));
-    } else {
-      EXPECT_FALSE(open[thread].empty()) << "an E without its B: " << e;
-      if (open[thread].empty()) continue;
-      EXPECT_EQ(open[thread].back(), e.at("name").get<std::string>()) << "ends the innermost slice";
-      open[thread].pop_back();
-    }
-  }
-  for (const auto& [thread, names] : open) EXPECT_TRUE(names.empty()) << "unclosed slice on tid " << thread.second;
-  return begun;
-}
-
 TEST(ChromeJson, SlicesNestPerThreadAndOverlapsGoToALaneThread) {
   const json doc = json::parse(chrome_trace_json(spoor::test::known_model()));
   const json& events = doc.at("traceEvents");
-  const auto begun = check_nesting(events);
+  const auto begun = spoor::test::check_nesting(events);
   EXPECT_EQ(begun.at({100, 100}), (std::vector<std::string>{"outer", "read", "write"}));
   EXPECT_EQ(begun.at({100, 101}), (std::vector<std::string>{"read"}));
   EXPECT_EQ(begun.at({100, 0x40000000}), (std::vector<std::string>{"overlap"}));
