@@ -12,27 +12,19 @@ bool is_io(EventKind k) { return k >= EventKind::io_open && k <= EventKind::io_f
 
 }  // namespace
 
-void ExportEvents::allocated(ProcessHeap& h, uint64_t ptr, uint64_t size, analysis::StackKey stack) {
+void ExportEvents::allocated(ProcessHeap& h, uint64_t ptr, uint64_t size) {
   if (ptr == 0) return;  // a failed allocation holds nothing
-  HeapAtStack& at = heap[stack];
-  ++at.alloc_calls;
-  at.alloc_bytes += size;
-  ++at.live_blocks;
-  at.live_bytes += size;
   // An address handed out twice without a free between (a missed Free): the
   // older block is gone.
   freed(h, ptr);
-  h.live[ptr] = {size, stack};
+  h.live[ptr] = size;
   h.bytes += static_cast<int64_t>(size);
 }
 
 void ExportEvents::freed(ProcessHeap& h, uint64_t ptr) {
   auto it = h.live.find(ptr);
   if (it == h.live.end()) return;  // allocated before tracing began, or free(NULL)
-  HeapAtStack& at = heap[it->second.stack];
-  --at.live_blocks;
-  at.live_bytes -= it->second.size;
-  h.bytes -= static_cast<int64_t>(it->second.size);
+  h.bytes -= static_cast<int64_t>(it->second);
   h.live.erase(it);
 }
 
@@ -80,8 +72,7 @@ void ExportEvents::on_event(const reader::Event& e, const analysis::EventContext
   switch (k.kind) {
     case EventKind::heap_alloc: {
       ProcessHeap& h = heaps_[e.pid];
-      allocated(h, analysis::field_u64(e, k, field::kPtr), analysis::field_u64(e, k, field::kAllocSize),
-                c.stack(static_cast<uint32_t>(analysis::field_u64(e, k, field::kAllocStack))));
+      allocated(h, analysis::field_u64(e, k, field::kPtr), analysis::field_u64(e, k, field::kAllocSize));
       heap_changed(h, e.pid, e.time_ns);
       break;
     }
@@ -99,7 +90,7 @@ void ExportEvents::on_event(const reader::Event& e, const analysis::EventContext
       // A failed realloc (NULL for a nonzero size) leaves the old block alone.
       if (ptr == 0 && size != 0) break;
       freed(h, old_ptr);
-      allocated(h, ptr, size, c.stack(static_cast<uint32_t>(analysis::field_u64(e, k, field::kReallocStack))));
+      allocated(h, ptr, size);
       heap_changed(h, e.pid, e.time_ns);
       break;
     }

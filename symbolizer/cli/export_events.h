@@ -1,8 +1,9 @@
 // What `spoor export` keeps of a trace's events, gathered in the analysis
 // model's single pass (spoor/analysis/load.h): I/O calls as slices, custom
 // start/stop activities, fork/exec and custom events as instants, the heap
-// per stack and its size over time, CPU samples. Stacks stay StackKeys here;
-// export_model_from_trace.cpp symbolizes them.
+// size over time, CPU samples. Stacks stay StackKeys here;
+// export_model_from_trace.cpp symbolizes them. The heap per stack comes
+// from analysis::HeapAnalysis, as in `spoor report`.
 #ifndef SPOOR_CLI_EXPORT_EVENTS_H
 #define SPOOR_CLI_EXPORT_EVENTS_H
 
@@ -15,13 +16,6 @@
 #include "spoor/reader/activity.h"
 
 namespace spoor::cli {
-
-struct HeapAtStack {
-  uint64_t alloc_calls = 0;
-  uint64_t alloc_bytes = 0;
-  uint64_t live_blocks = 0;
-  uint64_t live_bytes = 0;
-};
 
 struct SampleAt {
   uint32_t pid = 0;
@@ -39,7 +33,6 @@ class ExportEvents : public analysis::EventVisitor {
   std::vector<exporter::Slice> io_slices;
   std::vector<exporter::Instant> instants;
   std::vector<exporter::CounterValue> heap_size;  // per process, at most one value per kHeapSizeStepNs
-  std::unordered_map<analysis::StackKey, HeapAtStack> heap;
   std::vector<SampleAt> samples;
 
   // Start/stop pairs of the providers other than Spoor's own.
@@ -51,18 +44,14 @@ class ExportEvents : public analysis::EventVisitor {
   static constexpr int64_t kHeapSizeStepNs = 100'000;
 
  private:
-  struct Block {
-    uint64_t size;
-    analysis::StackKey stack;
-  };
   struct ProcessHeap {
-    std::unordered_map<uint64_t, Block> live;  // by address
+    std::unordered_map<uint64_t, uint64_t> live;  // block sizes by address
     int64_t bytes = 0;
     int64_t last_point_ns = INT64_MIN;
     size_t last_point = SIZE_MAX;  // index into heap_size of this process's last value
   };
 
-  void allocated(ProcessHeap& h, uint64_t ptr, uint64_t size, analysis::StackKey stack);
+  void allocated(ProcessHeap& h, uint64_t ptr, uint64_t size);
   void freed(ProcessHeap& h, uint64_t ptr);
   void heap_changed(ProcessHeap& h, uint32_t pid, int64_t time_ns);
   void io_slice(const reader::Event& e, const analysis::KnownEvent& k);

@@ -5,6 +5,7 @@
 #include <unordered_map>
 
 #include "export_events.h"
+#include "spoor/analysis/heap.h"
 #include "spoor/analysis/load.h"
 #include "spoor/analysis/symbolized_stacks.h"
 
@@ -89,7 +90,8 @@ class StackTables {
 ExportInput export_model_from_trace(const reader::Trace& trace, symbolizer::Options options,
                                     int64_t sample_period_ns) {
   ExportEvents events(trace);
-  analysis::EventVisitor* visitors[] = {&events};
+  analysis::HeapAnalysis heap;
+  analysis::EventVisitor* visitors[] = {&events, &heap};
   const analysis::TraceModel tm = analysis::load_trace(trace, visitors);
 
   ExportInput in;
@@ -130,14 +132,15 @@ ExportInput export_model_from_trace(const reader::Trace& trace, symbolizer::Opti
                              .time_ns = s.time_ns,
                              .stack = tables.stack(s.stack, StackUse::sample),
                              .periods = s.periods});
-  // By stack key, so the output does not depend on hash order.
-  std::map<StackKey, HeapAtStack> heap(events.heap.begin(), events.heap.end());
-  for (const auto& [key, h] : heap)
-    m.allocations.push_back({.stack = tables.stack(key, StackUse::call),
-                             .alloc_calls = h.alloc_calls,
-                             .alloc_bytes = h.alloc_bytes,
-                             .live_blocks = h.live_blocks,
-                             .live_bytes = h.live_bytes});
+  // The heap as `spoor report` counts it: leaked = live at the process's
+  // end (or at an exec that replaced its image).
+  for (const analysis::HeapProfile& p : heap.profiles())
+    for (const analysis::HeapSite& site : p.sites)
+      m.allocations.push_back({.stack = tables.stack(site.stack, StackUse::call),
+                               .alloc_calls = site.calls,
+                               .alloc_bytes = site.allocated_bytes,
+                               .live_blocks = site.leaked_blocks,
+                               .live_bytes = site.leaked_bytes});
   in.problems = symbolized.problems();
   return in;
 }
