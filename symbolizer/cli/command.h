@@ -24,6 +24,7 @@ struct Command {
 };
 
 extern const Command kDumpCommand;
+extern const Command kExportCommand;
 extern const Command kInfoCommand;
 extern const Command kRecordCommand;
 extern const Command kReportCommand;

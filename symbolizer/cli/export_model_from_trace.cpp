@@ -1,0 +1,148 @@
+#include "export_model_from_trace.h"
+
+#include <map>
+#include <tuple>
+#include <unordered_map>
+
+#include "export_events.h"
+#include "spoor/analysis/heap.h"
+#include "spoor/analysis/load.h"
+#include "spoor/analysis/symbolized_stacks.h"
+
+namespace spoor::cli {
+namespace {
+
+using analysis::StackKey;
+using analysis::StackUse;
+
+// Builds the model's module, location and stack tables from symbolized stacks.
+class StackTables {
+ public:
+  StackTables(const analysis::TraceModel& tm, analysis::SymbolizedStacks& stacks, exporter::ExportModel& out)
+      : tm_(tm), stacks_(stacks), out_(out) {}
+
+  uint32_t stack(StackKey key, StackUse use) {
+    auto [it, added] = ids_.try_emplace({key, use}, static_cast<uint32_t>(out_.stacks.size()));
+    if (!added) return it->second;
+    out_.stacks.emplace_back();
+    const std::vector<analysis::Frame>& frames = stacks_.frames(key, use);
+    std::vector<uint32_t> locations;
+    // A location is a run of inlined frames and the frame they were inlined
+    // into: all at one address.
+    for (size_t i = 0; i < frames.size();) {
+      size_t j = i;
+      while (j + 1 < frames.size() && frames[j].inlined) ++j;
+      // The first frame of a sample is the pc, every other a return address:
+      // the same number names other code, so it is another location.
+      const bool pc = use == StackUse::sample && i == 0;
+      locations.push_back(location(key, frames, i, j, pc));
+      i = j + 1;
+    }
+    out_.stacks[it->second].locations = std::move(locations);
+    return it->second;
+  }
+
+ private:
+  uint32_t location(StackKey key, const std::vector<analysis::Frame>& frames, size_t first, size_t last, bool pc) {
+    const uint64_t address = frames[last].address;
+    const uint32_t mod = module(key, address);
+    auto [it, added] = location_ids_.try_emplace({mod, address, pc}, static_cast<uint32_t>(out_.locations.size()));
+    if (!added) return it->second;
+    exporter::Location l{.module = mod, .address = address, .frames = {}};
+    bool named = false;
+    for (size_t k = first; k <= last; ++k) {
+      named |= !frames[k].function.empty();
+      l.frames.push_back({.function = frames[k].function, .file = frames[k].file, .line = frames[k].line});
+    }
+    if (!named) l.frames.clear();  // shown as module+0xoffset
+    out_.locations.push_back(std::move(l));
+    return it->second;
+  }
+
+  uint32_t module(StackKey key, uint64_t address) {
+    const analysis::Module* m = tm_.module_of(key, address);
+    if (m == nullptr) return exporter::kNoModule;
+    auto [it, added] = module_ids_.try_emplace(m, static_cast<uint32_t>(out_.modules.size()));
+    if (added) {
+      static const char* digits = "0123456789abcdef";
+      std::string build_id;
+      for (uint8_t b : m->build_id) build_id += {digits[b >> 4], digits[b & 15]};
+      out_.modules.push_back({.pid = tm_.images[analysis::stack_image(key)].pid,
+                              .path = m->path,
+                              .build_id = build_id,
+                              .start = m->start,
+                              .limit = m->start + m->size,
+                              .bias = m->bias});
+    }
+    return it->second;
+  }
+
+  const analysis::TraceModel& tm_;
+  analysis::SymbolizedStacks& stacks_;
+  exporter::ExportModel& out_;
+  std::map<std::pair<StackKey, StackUse>, uint32_t> ids_;
+  std::map<std::tuple<uint32_t, uint64_t, bool>, uint32_t> location_ids_;
+  std::unordered_map<const analysis::Module*, uint32_t> module_ids_;
+};
+
+}  // namespace
+
+ExportInput export_model_from_trace(const reader::Trace& trace, symbolizer::Options options,
+                                    int64_t sample_period_ns) {
+  ExportEvents events(trace);
+  analysis::HeapAnalysis heap;
+  analysis::EventVisitor* visitors[] = {&events, &heap};
+  const analysis::TraceModel tm = analysis::load_trace(trace, visitors);
+
+  ExportInput in;
+  in.health = tm.health;
+  in.events = tm.events;
+  exporter::ExportModel& m = in.model;
+  m.first_ns = tm.first_ns;
+  m.last_ns = tm.last_ns;
+  m.sample_period_ns = sample_period_ns;
+
+  for (const analysis::ProcessInfo& p : tm.processes) {
+    if (p.recorder) continue;
+    m.processes.push_back({.pid = p.pid, .name = p.name, .cmdline = p.command_line});
+  }
+  for (const analysis::ThreadInfo& t : tm.threads) {
+    if (t.process != analysis::kNone && tm.processes[t.process].recorder) continue;
+    m.threads.push_back({.pid = t.pid, .tid = t.tid, .name = t.name()});
+  }
+
+  m.slices = std::move(events.io_slices);
+  for (const reader::ActivitySpan& a : events.finish_activities().spans)
+    m.slices.push_back({.pid = a.pid,
+                        .tid = a.tid,
+                        .begin_ns = a.start_ns,
+                        .end_ns = std::max(a.stop_ns, a.start_ns),
+                        .name = a.kind,
+                        .category = a.provider != nullptr ? a.provider->name : "",
+                        .args = {}});
+  m.instants = std::move(events.instants);
+  if (!events.heap_size.empty())
+    m.counters.push_back({.name = "heap size", .unit = "bytes", .values = std::move(events.heap_size)});
+
+  analysis::SymbolizedStacks symbolized(tm, std::move(options));
+  StackTables tables(tm, symbolized, m);
+  for (const SampleAt& s : events.samples)
+    m.cpu_samples.push_back({.pid = s.pid,
+                             .tid = s.tid,
+                             .time_ns = s.time_ns,
+                             .stack = tables.stack(s.stack, StackUse::sample),
+                             .periods = s.periods});
+  // The heap as `spoor report` counts it: leaked = live at the process's
+  // end (or at an exec that replaced its image).
+  for (const analysis::HeapProfile& p : heap.profiles())
+    for (const analysis::HeapSite& site : p.sites)
+      m.allocations.push_back({.stack = tables.stack(site.stack, StackUse::call),
+                               .alloc_calls = site.calls,
+                               .alloc_bytes = site.allocated_bytes,
+                               .live_blocks = site.leaked_blocks,
+                               .live_bytes = site.leaked_bytes});
+  in.problems = symbolized.problems();
+  return in;
+}
+
+}  // namespace spoor::cli

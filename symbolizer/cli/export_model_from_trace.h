@@ -1,0 +1,31 @@
+// A trace as the export writers' structs (spoor/export/export_model.h):
+// the analysis model's processes, threads and modules, ExportEvents' slices,
+// instants, heap and samples, and every stack they name symbolized.
+#ifndef SPOOR_CLI_EXPORT_MODEL_FROM_TRACE_H
+#define SPOOR_CLI_EXPORT_MODEL_FROM_TRACE_H
+
+#include <string>
+#include <vector>
+
+#include "spoor/analysis/model.h"
+#include "spoor/export/export_model.h"
+#include "spoor/reader/trace.h"
+#include "spoor/symbolizer/symbolizer.h"
+
+namespace spoor::cli {
+
+struct ExportInput {
+  exporter::ExportModel model;
+  analysis::TraceHealth health;                  // damage the load met
+  uint64_t events = 0;
+  std::vector<symbolizer::ModuleProblem> problems;  // modules without symbols
+};
+
+// `sample_period_ns`: CPU time per sampling period (the trace does not
+// record the rate spoor record sampled at).
+ExportInput export_model_from_trace(const reader::Trace& trace, symbolizer::Options options,
+                                    int64_t sample_period_ns);
+
+}  // namespace spoor::cli
+
+#endif  // SPOOR_CLI_EXPORT_MODEL_FROM_TRACE_H
