@@ -43,6 +43,17 @@ TEST(SeparateDebugInfo, WithoutItTheModuleIsReportedOnce) {
       << symbolizer.problems()[0].message;
 }
 
+TEST(SeparateDebugInfo, MiniDebugInfoNamesFunctionsTheDynamicSymbolsLack) {
+  // main is not exported from a PIE: only .gnu_debugdata's table has it.
+  const std::string main_address = run("nm '" SPOOR_SYM_PIE "' | awk '$3 == \"main\" { print $1 }'").out;
+  ASSERT_FALSE(main_address.empty());
+  Symbolizer symbolizer;
+  const Location& l = symbolizer.symbolize_file(kVariants + "/minidebuginfo/prog", std::stoull(main_address, nullptr, 16) + 4);
+  EXPECT_TRUE(l.resolved);
+  EXPECT_EQ(l.frames[0].function, "main");
+  EXPECT_EQ(l.frames[0].line, 0u);  // symbols only: no lines
+}
+
 TEST(SeparateDebugInfo, SplitDwarfResolvesAsTheSameCodeWithInlineDwarf) {
   // The split build's code is the ordinary build's, byte for byte (the
   // same compiler flags but -gsplit-dwarf): the same address must give the
