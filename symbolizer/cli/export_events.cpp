@@ -60,7 +60,7 @@ void ExportEvents::io_slice(const reader::Event& e, const analysis::KnownEvent& 
 
 void ExportEvents::on_event(const reader::Event& e, const analysis::EventContext& c) {
   const analysis::KnownEvent& k = *c.known;
-  if (!k.spoor_provider) {
+  if (!k.builtin_provider) {
     activities_.add(e);
     // Events that are neither start nor stop are points in time.
     if (e.descriptor->opcode != 1 && e.descriptor->opcode != 2)
