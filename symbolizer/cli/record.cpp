@@ -120,7 +120,7 @@ int run_record_command(const std::vector<std::string>& words) {
   if (r.abandoned_bytes)
     std::fprintf(stderr, "spoor record: %llu bytes were reserved by events the program never finished\n",
                  static_cast<unsigned long long>(r.abandoned_bytes));
-  std::fprintf(stderr, "spoor record: next: spoor info %s\n", r.output_path.c_str());
+  std::fprintf(stderr, "spoor record: next: spoor report %s\n", r.output_path.c_str());
   return r.exit_status;
 }
 

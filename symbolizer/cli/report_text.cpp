@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <functional>
 #include <map>
+#include <set>
 
 #include "event_text.h"
 #include "report_format.h"
@@ -22,10 +23,25 @@ std::string str(const json& j, const char* key) {
   return j.contains(key) && j[key].is_string() ? j[key].get<std::string>() : std::string();
 }
 
-std::string clipped(std::string s, size_t max) {
+// One line of at most `max` bytes: a command line may hold newlines and
+// tabs (python3 -c 'a\nb'), which would break the table's rows.
+std::string clipped(const std::string& text, size_t max) {
+  std::string s;
+  for (char c : text) {
+    if (c == '\n') s += "\\n";
+    else if (c == '\t') s += "\\t";
+    else if (static_cast<unsigned char>(c) < 0x20) s += '?';
+    else s += c;
+  }
   if (s.size() > max) s = s.substr(0, max - 3) + "...";
   return s;
 }
+
+// Processes whose heap is shown in full; the others get one line each
+// (the JSON form has every one in full).
+constexpr size_t kHeapProcessesInFull = 3;
+// Rows of the per-thread I/O table.
+constexpr size_t kIoThreadRows = 10;
 
 void heading(std::string& out, const std::string& title) {
   out += "\n" + title + "\n" + std::string(title.size(), '=') + "\n";
@@ -103,7 +119,9 @@ void print_processes(const json& procs, std::string& out) {
 
   for (const json& p : procs) {
     const json& threads = p["threads"];
-    if (threads.size() <= 1) continue;  // the process line says it all
+    std::set<uint64_t> tids;
+    for (const json& th : threads) tids.insert(u(th, "tid"));
+    if (tids.size() <= 1) continue;  // one thread (through execs): the process line says it all
     out += "\n  threads of pid " + std::to_string(u(p, "pid")) + "\n";
     Table tt({{"TID", Table::right}, {"NAME", Table::left}, {"START", Table::right}, {"DURATION", Table::right},
               {"END", Table::left}, {"EVENTS", Table::right}});
@@ -145,7 +163,15 @@ void print_heap(const json& heap, std::string& out) {
     out += "  (no heap events: record with the Spoor.Heap provider)\n";
     return;
   }
-  for (const json& p : heap) {
+  // The processes that allocated most, in full; the rest in one table.
+  std::vector<const json*> by_bytes;
+  for (const json& p : heap) by_bytes.push_back(&p);
+  std::stable_sort(by_bytes.begin(), by_bytes.end(), [](const json* a, const json* b) {
+    return u(*a, "allocated_bytes") > u(*b, "allocated_bytes");
+  });
+  const size_t in_full = std::min(by_bytes.size(), kHeapProcessesInFull);
+  for (size_t i = 0; i < in_full; ++i) {
+    const json& p = *by_bytes[i];
     out += "\n  pid " + std::to_string(u(p, "pid")) + ": " + clipped(str(p, "command_line"), 100) + "\n";
     const json& calls = p["calls"];
     const uint64_t allocations = u(calls, "alloc") + u(calls, "realloc");
@@ -198,6 +224,20 @@ void print_heap(const json& heap, std::string& out) {
     }
     h.print(out, "    ");
   }
+  if (by_bytes.size() > in_full) {
+    out += "\n  " + std::to_string(by_bytes.size() - in_full) +
+           " more processes, by bytes allocated (--format json has each in full)\n";
+    Table others({{"PID", Table::right}, {"PEAK", Table::right}, {"ALLOCATED", Table::right}, {"CALLS", Table::right},
+                  {"LEAKED", Table::right}, {"COMMAND", Table::left}});
+    for (size_t i = in_full; i < by_bytes.size(); ++i) {
+      const json& p = *by_bytes[i];
+      const json& calls = p["calls"];
+      others.row({std::to_string(u(p, "pid")), bytes_text(u(p, "peak_bytes")), bytes_text(u(p, "allocated_bytes")),
+                  count_text(u(calls, "alloc") + u(calls, "realloc")), bytes_text(u(p, "leaked_bytes")),
+                  clipped(str(p, "command_line"), 80)});
+    }
+    others.print(out, "    ");
+  }
 }
 
 // --- io ---------------------------------------------------------------------
@@ -218,11 +258,21 @@ void print_io(const json& io, std::string& out) {
   out += "\n  per thread\n";
   Table th({{"PID", Table::right}, {"TID", Table::right}, {"NAME", Table::left}, {"READS", Table::right}, {"READ", Table::right},
             {"WRITES", Table::right}, {"WRITTEN", Table::right}, {"TIME", Table::right}});
+  std::vector<const json*> busy;
   for (const json& x : io["threads"])
+    if (u(x, "reads") + u(x, "writes") > 0) busy.push_back(&x);
+  std::stable_sort(busy.begin(), busy.end(),
+                   [](const json* a, const json* b) { return i64(*a, "total_ns") > i64(*b, "total_ns"); });
+  const size_t hidden = busy.size() > kIoThreadRows ? busy.size() - kIoThreadRows : 0;
+  busy.resize(busy.size() - hidden);
+  for (const json* xp : busy) {
+    const json& x = *xp;
     th.row({std::to_string(u(x, "pid")), std::to_string(u(x, "tid")), str(x, "name").empty() ? "-" : str(x, "name"),
             count_text(u(x, "reads")), bytes_text(u(x, "bytes_read")), count_text(u(x, "writes")),
             bytes_text(u(x, "bytes_written")), ms_text(i64(x, "total_ns"))});
+  }
   th.print(out, "    ");
+  if (hidden > 0) out += "    (" + std::to_string(hidden) + " more threads that read or wrote)\n";
   out += "\n  slowest calls\n";
   Table s({{"DURATION", Table::right}, {"AT", Table::right}, {"CALL", Table::left}, {"RESULT", Table::right},
            {"TID", Table::right}, {"FILE", Table::left}});

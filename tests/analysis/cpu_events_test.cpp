@@ -129,3 +129,23 @@ TEST(CustomEvents, CountsAndStartStopDurations) {
 }
 
 }  // namespace
+
+// A sample taken inside the preloaded library (deferred until it had
+// recorded its event) names the library's frames as one, and keeps the
+// program's frames above them.
+TEST(Frames, TheTracersOwnInnermostFramesBecomeOneFrame) {
+  SpoorTrace t;
+  t.process(100, 1, "prog", {"prog"});
+  t.module_load(100, 1, 0x400000, 0x400000, 0x10000, "/nonexistent/prog");
+  t.module_load(100, 2, 0x7f0000000000, 0x7f0000000000, 0x10000, "/opt/spoor/lib/libspoor-preload.so");
+  t.stack(100, 3, 7, {0x7f0000001000, 0x7f0000002000, 0x401010, 0x403030});
+  t.sample(100, 100, 10, 7, 1);
+  Loaded l = load(t);
+  an::SymbolizedStacks symbols(l.model);
+  const an::StackKey key = an::stack_key(l.model.process(100)->images[0], 7);
+  const std::vector<an::Frame>& frames = symbols.frames(key, an::StackUse::sample);
+  ASSERT_EQ(frames.size(), 3u);
+  EXPECT_EQ(frames[0].function, an::kTracerFrameName);
+  EXPECT_EQ(frames[1].label(), "prog+0x1010");
+  EXPECT_EQ(frames[2].label(), "prog+0x3030");
+}

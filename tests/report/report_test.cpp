@@ -264,3 +264,13 @@ TEST(ReportBadInput, TruncatedOrGarbageTracesNeverCrashTheReport) {
 }
 
 }  // namespace
+
+// A command line with a newline (sh -c 'a<newline>b') stays on its row.
+TEST(ReportText, CommandLinesWithNewlinesStayOnOneLine) {
+  const std::string path = record("newline", "/bin/sh -c 'true\ntrue'", "--sample-hz 0");
+  const Process p = run(kSpoor + " report --threads " + path);
+  EXPECT_EQ(p.status, 0) << p.err;
+  EXPECT_NE(p.out.find("-c true\\ntrue"), std::string::npos) << p.out;
+  EXPECT_EQ(p.out.find("\ntrue"), std::string::npos) << p.out;
+  std::filesystem::remove(path);
+}

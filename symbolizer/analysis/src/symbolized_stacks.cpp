@@ -94,6 +94,28 @@ SymbolizedStacks::SymbolizedStacks(SymbolizedStacks&&) noexcept = default;
 SymbolizedStacks& SymbolizedStacks::operator=(SymbolizedStacks&&) noexcept = default;
 SymbolizedStacks::~SymbolizedStacks() = default;
 
+namespace {
+
+// A CPU sample that lands while the preloaded library records an event is
+// taken when the library's code is done (samples.h defers it), so its
+// innermost frames are the library's own. They are the cost of tracing,
+// not code of the program: one frame names them, and the program's frames
+// above it keep their inclusive time.
+void collapse_tracer_frames(std::vector<Frame>& frames) {
+  size_t n = 0;
+  while (n < frames.size() && base_name(frames[n].module).starts_with("libspoor-preload")) ++n;
+  if (n == 0) return;
+  Frame tracer;
+  tracer.address = frames[0].address;
+  tracer.function = std::string(kTracerFrameName);
+  tracer.module = frames[0].module;
+  tracer.module_offset = frames[0].module_offset;
+  frames.erase(frames.begin(), frames.begin() + static_cast<std::ptrdiff_t>(n - 1));
+  frames[0] = std::move(tracer);
+}
+
+}  // namespace
+
 const std::vector<Frame>& SymbolizedStacks::frames(StackKey key, StackUse use) {
   const uint64_t memo_key = key | (use == StackUse::sample ? uint64_t{1} << 63 : 0);
   auto [it, inserted] = state_->stacks.try_emplace(memo_key);
@@ -102,6 +124,7 @@ const std::vector<Frame>& SymbolizedStacks::frames(StackKey key, StackUse use) {
   if (stack == nullptr) return it->second;
   for (size_t i = 0; i < stack->size(); ++i)
     state_->append(stack_image(key), (*stack)[i], !(i == 0 && use == StackUse::sample), it->second);
+  collapse_tracer_frames(it->second);
   return it->second;
 }
 

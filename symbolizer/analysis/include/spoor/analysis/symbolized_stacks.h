@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "spoor/analysis/model.h"
@@ -31,6 +32,10 @@ struct Frame {
   // aggregates by.
   std::string function_or_location() const;
 };
+
+// The one frame that stands for the preloaded library's own innermost
+// frames (the time a sample shows spent recording an event).
+inline constexpr std::string_view kTracerFrameName = "[spoor: recording the event]";
 
 // How a stack was captured. A sampled stack's first frame is the
 // interrupted instruction itself; every other frame is a return address,
