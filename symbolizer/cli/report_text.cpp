@@ -47,8 +47,44 @@ void heading(std::string& out, const std::string& title) {
   out += "\n" + title + "\n" + std::string(title.size(), '=') + "\n";
 }
 
+// A C++ name as a table can show it: template arguments as <...> and no
+// parameter list ("std::vector<int, std::allocator<int> >::_M_realloc_insert(...)"
+// -> "std::vector<...>::_M_realloc_insert"). The JSON form keeps full names.
+std::string short_function(const std::string& name) {
+  std::string out;
+  int depth = 0;
+  for (size_t i = 0; i < name.size(); ++i) {
+    const char c = name[i];
+    if (depth == 0 && out.ends_with("operator")) {
+      // operator<, operator<<, operator() ...: symbols, not brackets.
+      size_t j = i;
+      while (j < name.size() && std::string_view("<>=!+-*/%^&|~[]()").find(name[j]) != std::string_view::npos &&
+             j - i < 3)
+        ++j;
+      if (j > i) {
+        out.append(name, i, j - i);
+        i = j - 1;
+        continue;
+      }
+    }
+    if (c == '<') {
+      if (depth++ == 0) out += "<...>";
+    } else if (c == '>' && depth > 0) {
+      --depth;
+    } else if (depth == 0) {
+      if (c == '(' && name.compare(i, 21, "(anonymous namespace)") != 0) break;  // the parameters
+      out += c;
+    }
+  }
+  while (!out.empty() && out.back() == ' ') out.pop_back();
+  // A templated function's demangled name starts with its return type.
+  const size_t space = out.rfind(' ', out.find('<') == std::string::npos ? std::string::npos : out.find('<'));
+  if (space != std::string::npos && out.find("operator") == std::string::npos) out.erase(0, space + 1);
+  return out.empty() ? name : out;
+}
+
 std::string frame_label(const json& f) {
-  std::string s = str(f, "function");
+  std::string s = short_function(str(f, "function"));
   if (s.empty()) {
     const std::string module = str(f, "module");
     if (module.empty()) return str(f, "address");
@@ -66,19 +102,51 @@ std::string frame_label(const json& f) {
 }
 
 std::string function_cell(const json& j) {
-  std::string s = str(j, "function");
+  std::string s = short_function(str(j, "function"));
   const std::string loc = str(j, "location");
   if (!loc.empty()) s += "  " + loc;
   return s;
 }
 
-// The frames under a site, callers after the first (which the row names).
+// Frames every allocation shares whoever allocates: the C++ library's
+// inline code (std::allocator, basic_string::_M_create...), operator new
+// and the library's own frames. A site is named after the first frame
+// above them, the program's own code.
+bool is_library_glue(const json& f) {
+  const std::string file = str(f, "file");
+  if (file.starts_with("/usr/include/") || file.find("/include/c++/") != std::string::npos) return true;
+  const std::string function = short_function(str(f, "function"));
+  if (function.starts_with("std::") || function.starts_with("__gnu_cxx::") || function.starts_with("operator new") ||
+      function.starts_with("__cxa_"))
+    return true;
+  const std::string module = str(f, "module");
+  return file.empty() && module.find("libstdc++") != std::string::npos;
+}
+
+// The index of the frame a site is named after (0 when every frame is glue).
+size_t own_frame(const json& site) {
+  if (!site.contains("frames")) return 0;
+  const json& frames = site["frames"];
+  for (size_t i = 0; i < frames.size(); ++i)
+    if (!is_library_glue(frames[i])) return i;
+  return 0;
+}
+
+// A site's row: the program's frame, and how many library frames are inside it.
+std::string site_cell(const json& site) {
+  const size_t own = own_frame(site);
+  if (own == 0 || !site.contains("frames")) return function_cell(site);
+  return frame_label(site["frames"][own]) + "  (through " + std::to_string(own) + " C++ library frames)";
+}
+
+// The frames under a site, its callers after the one the row names.
 void stack_notes(Table& t, const json& site, size_t max_frames) {
   if (!site.contains("frames")) return;
   const json& frames = site["frames"];
-  for (size_t i = 1; i < frames.size() && i <= max_frames; ++i) t.note("<- " + frame_label(frames[i]));
-  if (frames.size() > max_frames + 1)
-    t.note("   (" + std::to_string(frames.size() - max_frames - 1) + " more frames)");
+  const size_t first = own_frame(site) + 1;
+  for (size_t i = first; i < frames.size() && i < first + max_frames; ++i) t.note("<- " + frame_label(frames[i]));
+  if (frames.size() > first + max_frames)
+    t.note("   (" + std::to_string(frames.size() - first - max_frames) + " more frames)");
 }
 
 // --- processes --------------------------------------------------------------
@@ -146,12 +214,12 @@ void site_table(const json& sites, const std::string& title, SiteNumbers& number
     return;
   }
   Table t({{"#", Table::right}, {"ALLOCATED", Table::right}, {"CALLS", Table::right}, {"TEMPORARY", Table::right},
-           {"AT PEAK", Table::right}, {"LEAKED", Table::right}, {"SITE (allocating function, then its callers)", Table::left}});
+           {"AT PEAK", Table::right}, {"LEAKED", Table::right}, {"SITE (the code that allocates, then its callers)", Table::left}});
   for (const json& s : sites) {
     auto [it, first] = numbers.try_emplace(u(s, "stack_key"), numbers.size() + 1);
     t.row({std::to_string(it->second), bytes_text(u(s, "allocated_bytes")), count_text(u(s, "calls")),
            count_text(u(s, "temporary")), bytes_text(u(s, "peak_bytes")), bytes_text(u(s, "leaked_bytes")),
-           function_cell(s)});
+           site_cell(s)});
     if (first) stack_notes(t, s, 4);
   }
   t.print(out, "    ");
@@ -207,7 +275,7 @@ void print_heap(const json& heap, std::string& out) {
         auto [it, first] = numbers.try_emplace(u(l, "stack_key"), numbers.size() + 1);
         (void)first;
         t.row({std::to_string(it->second), bytes_text(u(l, "leaked_bytes")), count_text(u(l, "leaked_blocks")),
-               function_cell(l)});
+               site_cell(l)});
         stack_notes(t, l, 8);  // a leak's whole path matters: always printed
       }
       t.print(out, "    ");
