@@ -1,26 +1,28 @@
 #!/usr/bin/env bash
-# Installs what is missing, builds Spoor (release), runs the bundled demo
-# program under a tracing session, and shows the trace with spoor info/dump;
-# then records the same program, unmodified, with spoor record (heap, I/O,
-# threads, CPU samples, processes) and shows what that trace holds.
+# Installs what is missing and builds Spoor (release); then the main job:
+# records the bundled demo program, unmodified, with spoor record (heap,
+# file I/O, threads, CPU samples, processes) and prints spoor report on it.
+# Last, it shows the demo's own provider events, written through a tracing
+# session, with spoor info.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
 cmake --preset release >/dev/null
 cmake --build --preset release --target spoor spoor-demo spoor-preload
-out=${SPOOR_DEMO_OUT:-build/release/spoor-demo.spoor}
-build/release/examples/demo/spoor-demo "$out" 2000
+spoor=build/release/symbolizer/spoor
+demo=build/release/examples/demo/spoor-demo
+recorded=${SPOOR_DEMO_RECORD_OUT:-build/release/spoor-demo-recorded.spoor}
+session_trace=${SPOOR_DEMO_OUT:-build/release/spoor-demo.spoor}
+
+echo "== spoor record -- spoor-demo (the program is not changed)"
+"$spoor" record -o "$recorded" -- "$demo" "$session_trace" 4000
 echo
-build/release/symbolizer/spoor info "$out"
-echo
-echo "First events (spoor dump $out | head):"
-# head closes the pipe early; spoor's SIGPIPE is expected, not a failure.
-build/release/symbolizer/spoor dump "$out" | head -n 12 || true
+echo "== spoor report $recorded"
+"$spoor" report --top 5 "$recorded"
 
 echo
-recorded=${SPOOR_DEMO_RECORD_OUT:-build/release/spoor-demo-recorded.spoor}
-echo "The same program under spoor record (no changes to it):"
-build/release/symbolizer/spoor record -o "$recorded" -- build/release/examples/demo/spoor-demo "$out" 2000
+echo "== The demo's own provider (Spoor.Demo), through its tracing session: spoor info"
+"$demo" "$session_trace" 2000
+"$spoor" info "$session_trace" | sed -n '/^events per provider/,$p'
 echo
-# Only the "events per provider" part of spoor info: what spoor record saw.
-build/release/symbolizer/spoor info "$recorded" | sed -n '/^events per provider/,/^$/p'
+echo "Next: spoor export $recorded --format perfetto -o demo.pftrace   (open in ui.perfetto.dev)"

@@ -47,42 +47,6 @@ void heading(std::string& out, const std::string& title) {
   out += "\n" + title + "\n" + std::string(title.size(), '=') + "\n";
 }
 
-// A C++ name as a table can show it: template arguments as <...> and no
-// parameter list ("std::vector<int, std::allocator<int> >::_M_realloc_insert(...)"
-// -> "std::vector<...>::_M_realloc_insert"). The JSON form keeps full names.
-std::string short_function(const std::string& name) {
-  std::string out;
-  int depth = 0;
-  for (size_t i = 0; i < name.size(); ++i) {
-    const char c = name[i];
-    if (depth == 0 && out.ends_with("operator")) {
-      // operator<, operator<<, operator() ...: symbols, not brackets.
-      size_t j = i;
-      while (j < name.size() && std::string_view("<>=!+-*/%^&|~[]()").find(name[j]) != std::string_view::npos &&
-             j - i < 3)
-        ++j;
-      if (j > i) {
-        out.append(name, i, j - i);
-        i = j - 1;
-        continue;
-      }
-    }
-    if (c == '<') {
-      if (depth++ == 0) out += "<...>";
-    } else if (c == '>' && depth > 0) {
-      --depth;
-    } else if (depth == 0) {
-      if (c == '(' && name.compare(i, 21, "(anonymous namespace)") != 0) break;  // the parameters
-      out += c;
-    }
-  }
-  while (!out.empty() && out.back() == ' ') out.pop_back();
-  // A templated function's demangled name starts with its return type.
-  const size_t space = out.rfind(' ', out.find('<') == std::string::npos ? std::string::npos : out.find('<'));
-  if (space != std::string::npos && out.find("operator") == std::string::npos) out.erase(0, space + 1);
-  return out.empty() ? name : out;
-}
-
 std::string frame_label(const json& f) {
   std::string s = short_function(str(f, "function"));
   if (s.empty()) {
