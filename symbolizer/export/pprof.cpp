@@ -3,6 +3,7 @@
 #include "spoor/export/pprof.h"
 
 #include <array>
+#include <algorithm>
 #include <map>
 #include <unordered_map>
 
@@ -85,7 +86,20 @@ std::string pprof_profile_proto(const ExportModel& model) {
   // profile.proto `message Mapping { uint64 id = 1; uint64 memory_start = 2; uint64 memory_limit = 3;
   // uint64 file_offset = 4; int64 filename = 5; int64 build_id = 6; bool has_functions = 7;
   // bool has_filenames = 8; bool has_line_numbers = 9; bool has_inline_frames = 10; }`
-  for (size_t i = 0; i < model.modules.size(); ++i) {
+  // pprof names the profile after its first mapping ("File: ..."), so the
+  // first process's executable goes first; ids keep the model's order.
+  std::vector<size_t> order(model.modules.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  auto is_main = [&](size_t i) {
+    if (model.processes.empty()) return false;
+    const Process& first = model.processes.front();
+    const Module& m = model.modules[i];
+    if (m.pid != first.pid) return false;
+    const std::string& exe = first.cmdline.empty() ? first.name : first.cmdline.front();
+    return !exe.empty() && (m.path == exe || m.path.ends_with("/" + exe.substr(exe.rfind('/') + 1)));
+  };
+  std::stable_partition(order.begin(), order.end(), is_main);
+  for (size_t i : order) {
     const Module& m = model.modules[i];
     ProtoMessage mapping;
     mapping.add_varint(1, i + 1);
