@@ -58,6 +58,20 @@ SPOOR_EVENT(kProcessExit, g_process,
             Field<uint32_t>{"pid"}, Field<int32_t>{"exit_code"}, Field<uint8_t>{"signal"},
             Field<bool>{"core_dumped"});
 
+// The bytes of a module that has no file to read afterwards: the vDSO
+// (ModuleLoad's path "linux-vdso.so.1"), written once per image after its
+// ModuleLoad, so a symbolizer resolves its functions (clock_gettime...)
+// from the trace. The image is the ELF file as mapped from ModuleLoad's
+// `start`, through its section headers (past ModuleLoad's `size`); an
+// event holds bytes [offset, offset + size of image) of it. A value is at
+// most kMaxValueBytes (16383) long, so the image goes in chunks of
+// kModuleImageChunk bytes, one event each, in order (the x86-64 vDSO is
+// under 8 KiB: one event).
+inline constexpr uint32_t kModuleImageChunk = 8192;
+SPOOR_EVENT(kModuleImage, g_process,
+            (EventInfo{.name = "ModuleImage", .id = 8, .level = Level::always, .keywords = kKeywordModules}),
+            Field<Ptr>{"bias"}, Field<Str>{"path"}, Field<uint64_t>{"offset"}, Field<Blob>{"image"});
+
 }  // namespace spoor::preload
 
 #endif  // SPOOR_PRELOAD_PROCESS_EVENTS_H

@@ -101,6 +101,10 @@ void register_shim_events() {
   register_event(kThreadName);
   register_provider(g_samples);
   register_event(kSample);
+  // Events added later go last, whatever their provider: the earlier
+  // events keep their keys.
+  register_event(kModuleImage);
+  register_event(kSamplerStart);
 }
 
 void apply_provider_spec() {

@@ -4,6 +4,7 @@
 #include <dlfcn.h>
 #include <elf.h>
 #include <link.h>
+#include <sys/auxv.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -40,6 +41,25 @@ std::atomic<int> g_checks_left{0};
 unsigned long long g_seen_adds = 0, g_seen_subs = 0;
 char g_exe_path[4096];
 
+// The vDSO has no file a symbolizer could open later: its bytes go into
+// the trace (ModuleImage). The kernel maps its whole ELF file, and the
+// section headers (where a symbolizer finds .dynsym) lie past the loadable
+// segments, so the image runs to the end of whichever comes last. Once per
+// image, a few KiB: 1 or 2 events.
+void write_image_if_vdso(const dl_phdr_info* info, uintptr_t start, uint64_t size, const char* path) {
+  if (start == 0 || start != getauxval(AT_SYSINFO_EHDR) || !kModuleImage.enabled()) return;
+  const auto* ehdr = reinterpret_cast<const ElfW(Ehdr)*>(start);
+  const uint64_t headers_end = ehdr->e_shoff + uint64_t{ehdr->e_shnum} * ehdr->e_shentsize;
+  constexpr uint64_t kMaxImage = 1 << 20;  // an ELF header gone wrong never reads far
+  if (headers_end > size && headers_end <= kMaxImage) size = headers_end;
+  const auto* bytes = reinterpret_cast<const uint8_t*>(start);
+  for (uint64_t offset = 0; offset < size; offset += kModuleImageChunk) {
+    const uint64_t n = size - offset < kModuleImageChunk ? size - offset : kModuleImageChunk;
+    kModuleImage.write(reinterpret_cast<const void*>(info->dlpi_addr), path, offset,
+                       Blob{bytes + offset, static_cast<uint32_t>(n)});
+  }
+}
+
 int on_module(dl_phdr_info* info, size_t, void*) {
   g_seen_adds = info->dlpi_adds;
   g_seen_subs = info->dlpi_subs;
@@ -60,9 +80,11 @@ int on_module(dl_phdr_info* info, size_t, void*) {
   }
   const uint8_t* id = nullptr;
   const uint32_t id_size = build_id_in_memory(info, &id);
-  kModuleLoad.write(reinterpret_cast<const void*>(info->dlpi_addr),
-                    reinterpret_cast<const void*>(info->dlpi_addr + (lo == UINTPTR_MAX ? 0 : lo)),
-                    lo == UINTPTR_MAX ? 0 : hi - lo, path, Blob{id, id_size});
+  const uintptr_t start = info->dlpi_addr + (lo == UINTPTR_MAX ? 0 : lo);
+  const uint64_t size = lo == UINTPTR_MAX ? 0 : hi - lo;
+  kModuleLoad.write(reinterpret_cast<const void*>(info->dlpi_addr), reinterpret_cast<const void*>(start), size, path,
+                    Blob{id, id_size});
+  write_image_if_vdso(info, start, size, path);
   if (g_known_count < kMaxModules) {
     Known& k = g_known[g_known_count++];
     k.bias = info->dlpi_addr;

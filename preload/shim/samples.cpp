@@ -155,6 +155,7 @@ bool init_samples() {
   if (!take_sample_signal(g_signal, action)) return false;
   pthread_atfork(nullptr, nullptr, forget_timer_in_child);
   g_period_ns = 1000000000L / hz;
+  kSamplerStart.write(static_cast<uint32_t>(hz));
   return true;
 }
 

@@ -41,6 +41,13 @@ SPOOR_EVENT(kSample, g_samples,
             (EventInfo{.name = "Sample", .id = 1, .level = Level::info, .keywords = kKeywordSamples}),
             Field<uint32_t>{"stack"}, Field<uint32_t>{"periods"});
 
+// Sampling is on in this image, at `hz` periods per second of a thread's
+// CPU time (SPOOR_SAMPLE_HZ as the sampler took it: capped, defaulted): a
+// period is 1e9 / hz ns. Written once per image, before its first Sample.
+SPOOR_EVENT(kSamplerStart, g_samples,
+            (EventInfo{.name = "SamplerStart", .id = 2, .level = Level::info, .keywords = kKeywordSamples}),
+            Field<uint32_t>{"hz"});
+
 // Installs the signal handler and remembers the period, from
 // SPOOR_SAMPLE_HZ (default 1000). Called once at attach, after the
 // providers' enable state is set. Returns false when sampling stays off

@@ -64,11 +64,11 @@ int run_export(const std::vector<std::string>& words) {
     if (!weight)
       return usage_error("export", "--weight must be samples, alloc-bytes, alloc-calls or leaked-bytes, not '" + *w + "'");
   }
-  int64_t sample_hz = 1000;  // spoor record's default (SPOOR_SAMPLE_HZ)
+  std::optional<int64_t> sample_hz;  // nullopt: the rate the trace records
   if (const std::string* hz = args->option("--sample-hz")) {
     char* end = nullptr;
     sample_hz = std::strtoll(hz->c_str(), &end, 10);
-    if (hz->empty() || *end != '\0' || sample_hz <= 0 || sample_hz > 1'000'000'000)
+    if (hz->empty() || *end != '\0' || *sample_hz <= 0 || *sample_hz > 1'000'000'000)
       return usage_error("export", "--sample-hz takes a rate in Hz (1 to 1000000000), not '" + *hz + "'");
   }
   std::string output = "-";
@@ -82,7 +82,7 @@ int run_export(const std::vector<std::string>& words) {
   const std::string& path = args->positional[0];
   std::optional<reader::Trace> trace = open_trace(path);
   if (!trace) return kExitTrace;
-  const ExportInput in = export_model_from_trace(*trace, std::move(options), 1'000'000'000 / sample_hz);
+  const ExportInput in = export_model_from_trace(*trace, std::move(options), sample_hz);
   std::set<std::pair<std::string, std::string>> said;  // a module of several processes, once
   for (const symbolizer::ModuleProblem& p : in.problems)
     if (said.insert({p.path, p.message}).second)
@@ -136,8 +136,8 @@ options:
   -o, --output OUT     where to write ("-": standard output)
   --weight W           folded only: samples (default), alloc-bytes,
                        alloc-calls or leaked-bytes
-  --sample-hz N        the rate spoor record sampled at (default 1000), for
-                       CPU time in pprof
+  --sample-hz N        the rate spoor record sampled at, for CPU time in
+                       pprof (default: the rate the trace records, else 1000)
   --debug-dir DIR      look for debug files in DIR first
   --no-inline          one frame per address, without inlined functions
 

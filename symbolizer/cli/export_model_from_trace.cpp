@@ -5,6 +5,7 @@
 #include <unordered_map>
 
 #include "export_events.h"
+#include "spoor/analysis/cpu.h"
 #include "spoor/analysis/heap.h"
 #include "spoor/analysis/load.h"
 #include "spoor/analysis/symbolized_stacks.h"
@@ -88,7 +89,7 @@ class StackTables {
 }  // namespace
 
 ExportInput export_model_from_trace(const reader::Trace& trace, symbolizer::Options options,
-                                    int64_t sample_period_ns) {
+                                    std::optional<int64_t> sample_hz) {
   ExportEvents events(trace);
   analysis::HeapAnalysis heap;
   analysis::EventVisitor* visitors[] = {&events, &heap};
@@ -100,7 +101,8 @@ ExportInput export_model_from_trace(const reader::Trace& trace, symbolizer::Opti
   exporter::ExportModel& m = in.model;
   m.first_ns = tm.first_ns;
   m.last_ns = tm.last_ns;
-  m.sample_period_ns = sample_period_ns;
+  const int64_t hz = sample_hz ? *sample_hz : tm.sample_hz != 0 ? tm.sample_hz : analysis::kDefaultSampleHz;
+  m.sample_period_ns = 1'000'000'000 / hz;
 
   for (const analysis::ProcessInfo& p : tm.processes) {
     if (p.recorder) continue;

@@ -4,6 +4,7 @@
 #ifndef SPOOR_CLI_EXPORT_MODEL_FROM_TRACE_H
 #define SPOOR_CLI_EXPORT_MODEL_FROM_TRACE_H
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -21,10 +22,11 @@ struct ExportInput {
   std::vector<symbolizer::ModuleProblem> problems;  // modules without symbols
 };
 
-// `sample_period_ns`: CPU time per sampling period (the trace does not
-// record the rate spoor record sampled at).
+// `sample_hz`: the rate spoor record sampled at, for CPU time per
+// sampling period; nullopt: the rate the trace records (SamplerStart), else
+// spoor record's default.
 ExportInput export_model_from_trace(const reader::Trace& trace, symbolizer::Options options,
-                                    int64_t sample_period_ns);
+                                    std::optional<int64_t> sample_hz = std::nullopt);
 
 }  // namespace spoor::cli
 

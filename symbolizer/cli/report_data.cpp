@@ -242,6 +242,14 @@ json cpu_json(const Context& c) {
   const an::CpuAnalysis& cpu = *c.in.cpu;
   const an::CpuProfile all = cpu.profile(*c.in.symbols);
   json j = {{"periods", all.periods}, {"samples", all.samples}};
+  // The rate the trace says the sampler ran at; a trace without it was
+  // sampled at spoor record's default.
+  const uint32_t recorded_hz = c.model().sample_hz;
+  const uint64_t hz = recorded_hz != 0 ? recorded_hz : an::kDefaultSampleHz;
+  j["sample_hz"] = hz;
+  j["sample_hz_recorded"] = recorded_hz != 0;
+  j["period_ns"] = 1'000'000'000 / hz;
+  j["cpu_ms"] = static_cast<double>(all.periods) * static_cast<double>(1'000'000'000 / hz) / 1e6;
   j["functions"] = functions_json(all, c.top, true);
   // Inclusive ranking too: where the time goes below each caller.
   an::CpuProfile by_inclusive = all;

@@ -5,6 +5,7 @@
 #include "report_text.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <functional>
 #include <map>
 #include <set>
@@ -328,8 +329,16 @@ void function_table(const json& functions, uint64_t total, std::string& out, con
 void print_cpu(const json& cpu, std::string& out) {
   heading(out, "CPU samples");
   const uint64_t total = u(cpu, "periods");
-  out += "  " + count_text(total) + " sampling periods in " + count_text(u(cpu, "samples")) +
-         " samples (a period is 1 ms of CPU time at the default --sample-hz 1000)\n";
+  const uint64_t hz = cpu.contains("sample_hz") ? u(cpu, "sample_hz") : 1000;
+  const bool recorded = cpu.contains("sample_hz_recorded") && cpu["sample_hz_recorded"].get<bool>();
+  const double cpu_ms = cpu.contains("cpu_ms") ? cpu["cpu_ms"].get<double>() : static_cast<double>(total);
+  char period[64];
+  std::snprintf(period, sizeof period, "%g ms", hz != 0 ? 1000.0 / static_cast<double>(hz) : 0.0);
+  char time[64];
+  std::snprintf(time, sizeof time, "%.0f ms", cpu_ms);
+  out += "  " + std::string(time) + " of CPU time: " + count_text(total) + " sampling periods in " +
+         count_text(u(cpu, "samples")) + " samples (a period is " + period + " of CPU time at --sample-hz " +
+         std::to_string(hz) + (recorded ? "" : ", spoor record's default: the trace does not say") + ")\n";
   out += "\n  top functions by self time\n";
   function_table(cpu["functions"], total, out, "    ");
   out += "\n  top functions by inclusive time\n";

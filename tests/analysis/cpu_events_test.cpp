@@ -1,5 +1,9 @@
 // CPU samples by function, and the program's own events and activities.
+#include <dlfcn.h>
+#include <elf.h>
 #include <gtest/gtest.h>
+#include <link.h>
+#include <sys/auxv.h>
 
 #include "analysis_test_support.h"
 #include "spoor/analysis/cpu.h"
@@ -148,4 +152,46 @@ TEST(Frames, TheTracersOwnInnermostFramesBecomeOneFrame) {
   EXPECT_EQ(frames[0].function, an::kTracerFrameName);
   EXPECT_EQ(frames[1].label(), "prog+0x1010");
   EXPECT_EQ(frames[2].label(), "prog+0x3030");
+}
+
+// A sample in the vDSO: the recorded image names its function (the vDSO
+// has no file to read afterwards). This process's own vDSO plays the
+// traced one, at its real address.
+TEST(Frames, VdsoFramesAreNamedFromTheRecordedImage) {
+  const auto start = static_cast<uintptr_t>(getauxval(AT_SYSINFO_EHDR));
+  if (start == 0) GTEST_SKIP() << "no vDSO";
+  void* vdso = dlopen("linux-vdso.so.1", RTLD_NOW | RTLD_NOLOAD);
+  void* fn = vdso != nullptr ? dlsym(vdso, "__vdso_clock_gettime") : nullptr;
+  if (fn == nullptr) GTEST_SKIP() << "no __vdso_clock_gettime";
+  const auto* ehdr = reinterpret_cast<const ElfW(Ehdr)*>(start);
+  const size_t size = ehdr->e_shoff + size_t{ehdr->e_shnum} * ehdr->e_shentsize;  // as the shim takes it
+  const auto* bytes = reinterpret_cast<const uint8_t*>(start);
+  const auto pc = reinterpret_cast<uint64_t>(fn) + 1;
+
+  auto trace = [&](bool with_image) {
+    SpoorTrace t;
+    t.process(100, 1, "prog", {"prog"});
+    t.module_load(100, 1, start, start, size, "linux-vdso.so.1");
+    if (with_image) {
+      t.module_image(100, 2, start, "linux-vdso.so.1", 0, Bytes(bytes, bytes + size / 2));
+      t.module_image(100, 3, start, "linux-vdso.so.1", size / 2, Bytes(bytes + size / 2, bytes + size));
+    }
+    t.stack(100, 4, 7, {pc});
+    t.sample(100, 100, 10, 7, 1);
+    return t;
+  };
+  SpoorTrace recorded = trace(true);
+  Loaded l = load(recorded);
+  an::SymbolizedStacks symbols(l.model);
+  const an::StackKey key = an::stack_key(l.model.process(100)->images[0], 7);
+  const std::vector<an::Frame>& frames = symbols.frames(key, an::StackUse::sample);
+  ASSERT_FALSE(frames.empty());
+  EXPECT_NE(frames[0].function.find("clock_gettime"), std::string::npos) << frames[0].label();
+
+  SpoorTrace old = trace(false);  // a trace from before ModuleImage
+  Loaded lo = load(old);
+  an::SymbolizedStacks old_symbols(lo.model);
+  const std::vector<an::Frame>& unnamed = old_symbols.frames(key, an::StackUse::sample);
+  ASSERT_FALSE(unnamed.empty());
+  EXPECT_EQ(unnamed[0].function, "") << "without the image there is nothing to read";
 }

@@ -161,4 +161,29 @@ TEST(Model, LostEventsAndDamageAreInTheHealth) {
   EXPECT_FALSE(m.health.damage.empty());
 }
 
+// The vDSO's bytes come in chunks (ModuleImage): the model puts them
+// together in the module they name, whatever order they came in.
+TEST(Model, ModuleImageChunksAreKeptInTheirModule) {
+  SpoorTrace t;
+  t.process(100, 1, "prog", {"prog"});
+  t.process_start(100, 1, 1, 0, "/bin/prog");
+  t.module_load(100, 2, 0x400000, 0x400000, 0x1000, "/bin/prog");
+  t.module_load(100, 3, 0x7fff0000, 0x7fff0000, 0x1522, "linux-vdso.so.1");
+  t.module_image(100, 4, 0x7fff0000, "linux-vdso.so.1", 4, {5, 6, 7});
+  t.module_image(100, 5, 0x7fff0000, "linux-vdso.so.1", 0, {1, 2, 3, 4});
+  t.module_image(100, 6, 0x12345000, "linux-vdso.so.1", 0, {9, 9});  // no such module: dropped
+  Loaded l = load(t);
+  const an::Image& image = l.model.images[by_pid(l.model, 100).images[0]];
+  ASSERT_EQ(image.modules.size(), 2u);
+  EXPECT_TRUE(image.modules[0].image.empty()) << "a file's module is read from disk";
+  EXPECT_EQ(image.modules[1].image, (std::vector<uint8_t>{1, 2, 3, 4, 5, 6, 7}));
+}
+
+TEST(Model, TheSamplingRateIsTheRecordedOneOrUnknown) {
+  SpoorTrace t = family();
+  EXPECT_EQ(load(t).model.sample_hz, 0u) << "no SamplerStart: the trace does not say";
+  t.sampler_start(100, 1004, 500);
+  EXPECT_EQ(load(t).model.sample_hz, 500u);
+}
+
 }  // namespace

@@ -18,6 +18,7 @@ namespace spoor::testing {
 enum Key : uint16_t {
   kModuleLoad = 1, kProcessStart, kFork, kProcessExit, kThreadStart, kThreadEnd, kThreadName, kStack,
   kAlloc, kFree, kRealloc, kOpen, kRead, kWrite, kClose, kDup, kSample, kJobStart, kJobStop, kTick,
+  kModuleImage, kSamplerStart,
 };
 
 class SpoorTrace {
@@ -62,6 +63,9 @@ class SpoorTrace {
     ev(kJobStart, 6, "JobStart", {{kFieldU32, "job"}}, kOpStart);
     ev(kJobStop, 6, "JobStop", {}, kOpStop);
     ev(kTick, 6, "Tick", {});
+    ev(kModuleImage, 0, "ModuleImage",
+       {{kFieldPointer, "bias"}, {kFieldString, "path"}, {kFieldU64, "offset"}, {kFieldBlob, "image"}});
+    ev(kSamplerStart, 5, "SamplerStart", {{kFieldU32, "hz"}});
   }
 
   // The PROCESS block an exec adds (same pid, new command line).
@@ -116,6 +120,11 @@ class SpoorTrace {
   void dup(uint32_t pid, uint32_t tid, uint64_t t, int32_t fd, int32_t result) {
     add(pid, R(kDup, t, tid).i32(fd).i32(-1).i32(0).i32(result).u64(t));
   }
+  void module_image(uint32_t pid, uint64_t t, uint64_t bias, const std::string& path, uint64_t offset,
+                    const Bytes& image) {
+    add(pid, R(kModuleImage, t, pid).pointer(bias).string(path).u64(offset).blob(image));
+  }
+  void sampler_start(uint32_t pid, uint64_t t, uint32_t hz) { add(pid, R(kSamplerStart, t, pid).u32(hz)); }
   void sample(uint32_t pid, uint32_t tid, uint64_t t, uint32_t stack, uint32_t periods) {
     add(pid, R(kSample, t, tid).u32(stack).u32(periods));
   }

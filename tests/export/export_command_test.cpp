@@ -246,4 +246,29 @@ TEST_F(ExportCommand, ACutTraceIsExportedAsFarAsItReadsAndExitsOne) {
   std::remove(out.c_str());
 }
 
+// pprof's period is CPU time per sampling period: the rate the trace
+// records (spoor record --sample-hz 500: 2 ms), unless --sample-hz says
+// otherwise.
+TEST(ExportRate, PprofPeriodIsTheRecordedSamplingRate) {
+  if (!spoor::test::have_program("protoc")) GTEST_SKIP() << "protoc is not installed";
+  const std::string trace = spoor::test::temp_path("export-rate.spoor");
+  const std::string out = spoor::test::temp_path("export-rate.out");
+  const Process r =
+      run(kSpoor + " record --sample-hz 500 -o " + trace + " -- " + SPOOR_EXPORT_KNOWN + " " + out);
+  std::remove(out.c_str());
+  ASSERT_EQ(r.status, 0) << r.err;
+  auto period = [&](const std::string& options) {
+    const std::string pprof = spoor::test::temp_path("export-rate.pb.gz");
+    const Process p = run(kSpoor + " export " + trace + " --format pprof " + options + " -o " + pprof);
+    EXPECT_EQ(p.status, 0) << p.err;
+    const Process raw = run("gzip -dc " + pprof + " | protoc --decode_raw");
+    std::remove(pprof.c_str());
+    EXPECT_EQ(raw.status, 0) << raw.err;
+    return spoor::test::parse_decode_raw(raw.out).scalar(12);  // Profile.period
+  };
+  EXPECT_EQ(period(""), "2000000");
+  EXPECT_EQ(period("--sample-hz 250"), "4000000") << "the option still overrides";
+  std::remove(trace.c_str());
+}
+
 }  // namespace

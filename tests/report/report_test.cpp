@@ -193,6 +193,42 @@ TEST(ReportThreads, ProcessTreeExitCodesAndThreadNames) {
   std::filesystem::remove(threads);
 }
 
+// The program spins on clock_gettime: its samples land in the vDSO, which
+// has no file; the trace carries its image, so the functions have names
+// (without it they read "linux-vdso.so.1+0x...").
+TEST(ReportCpu, VdsoFunctionsAreNamedFromTheRecordedImage) {
+  const std::string path = record("clock", SPOOR_REPORT_CLOCK, "--sample-hz 1000");
+  const json r = report_json(path, "--cpu --top 10");
+  ASSERT_TRUE(r.contains("cpu")) << r.dump(1).substr(0, 2000);
+  const json& functions = r["cpu"]["functions"];
+  uint64_t clock_self = 0;
+  for (const json& f : functions) {
+    const std::string name = f["function"];
+    EXPECT_EQ(name.find("linux-vdso"), std::string::npos) << "an unnamed vDSO frame: " << functions.dump(1);
+    if (name.find("clock_gettime") != std::string::npos) clock_self += f["self"].get<uint64_t>();
+  }
+  EXPECT_GT(clock_self, 0u) << functions.dump(1);
+  std::filesystem::remove(path);
+}
+
+// spoor record's --sample-hz is in the trace: the report's periods are
+// CPU time at that rate, not at the default.
+TEST(ReportCpu, TheRecordedSamplingRateSetsThePeriod) {
+  const std::string path = record("rate", SPOOR_REPORT_CLOCK, "--sample-hz 500");
+  const json r = report_json(path, "--cpu");
+  ASSERT_TRUE(r.contains("cpu")) << r.dump(1).substr(0, 2000);
+  const json& cpu = r["cpu"];
+  EXPECT_EQ(cpu["sample_hz"], 500u);
+  EXPECT_EQ(cpu["sample_hz_recorded"], true);
+  EXPECT_EQ(cpu["period_ns"], 2000000u);
+  EXPECT_GT(cpu["periods"].get<uint64_t>(), 0u);
+  EXPECT_DOUBLE_EQ(cpu["cpu_ms"].get<double>(), 2.0 * cpu["periods"].get<double>());
+  const Process text = run(kSpoor + " report --cpu " + path);
+  EXPECT_EQ(text.status, 0) << text.err;
+  EXPECT_NE(text.out.find("a period is 2 ms of CPU time at --sample-hz 500)"), std::string::npos) << text.out;
+  std::filesystem::remove(path);
+}
+
 TEST(ReportEvents, ActivityDurationsOfAKnownProvider) {
   spoor::testing::SpoorTrace t;
   t.process(100, 1, "prog", {"prog"});

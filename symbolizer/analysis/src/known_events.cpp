@@ -26,6 +26,7 @@ const KindSpec kSpecs[] = {
     {"Spoor.Process", "Exec", EventKind::process_exec, {"path", "untraceable"}},
     {"Spoor.Process", "ExecFailed", EventKind::process_exec_failed, {"errno"}},
     {"Spoor.Process", "ProcessExit", EventKind::process_exit, {"pid", "exit_code", "signal", "core_dumped"}},
+    {"Spoor.Process", "ModuleImage", EventKind::module_image, {"bias", "path", "offset", "image"}},
     {"Spoor.Thread", "ThreadStart", EventKind::thread_start, {"tid", "parent_tid", "start", "stack"}},
     {"Spoor.Thread", "ThreadEnd", EventKind::thread_end, {"tid"}},
     {"Spoor.Thread", "ThreadName", EventKind::thread_name, {"tid", "name"}},
@@ -51,6 +52,7 @@ const KindSpec kSpecs[] = {
     {"Spoor.IO", "FWrite", EventKind::io_fwrite, SPOOR_IO_FIELDS},
     {"Spoor.IO", "FFlush", EventKind::io_fflush, SPOOR_IO_FIELDS},
     {"Spoor.Samples", "Sample", EventKind::sample, {"stack", "periods"}},
+    {"Spoor.Samples", "SamplerStart", EventKind::sampler_start, {"hz"}},
 };
 
 #undef SPOOR_IO_FIELDS

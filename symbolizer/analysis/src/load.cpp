@@ -148,6 +148,10 @@ class Loader {
           }
         return;
       }
+      case EventKind::module_image: return module_image(e, k, process);
+      case EventKind::sampler_start:
+        if (m_.sample_hz == 0) m_.sample_hz = static_cast<uint32_t>(field_u64(e, k, f::kSamplerHz));
+        return;
       case EventKind::process_fork:
         m_.processes[process].forked.push_back(static_cast<uint32_t>(field_u64(e, k, f::kChildPid)));
         return;
@@ -223,6 +227,26 @@ class Loader {
       }
       default:
         return;
+    }
+  }
+
+  // A chunk of a module's image, into the latest module of the image with
+  // that bias and path (its ModuleLoad came first).
+  void module_image(const reader::Event& e, const KnownEvent& k, ProcessIndex process) {
+    Image& image = m_.images[current_image(process, e.time_ns)];
+    const uint64_t bias = field_u64(e, k, f::kImageBias);
+    const std::string_view path = field_str(e, k, f::kImagePath);
+    const uint64_t offset = field_u64(e, k, f::kImageOffset);
+    const auto bytes = field_blob(e, k, f::kImageBytes);
+    // An image never spans more than its mapping could: a bad offset is
+    // damage, not a reason to allocate gigabytes.
+    constexpr uint64_t kMaxImage = 1 << 24;
+    if (bytes.empty() || offset > kMaxImage || bytes.size() > kMaxImage - offset) return;
+    for (auto it = image.modules.rbegin(); it != image.modules.rend(); ++it) {
+      if (it->bias != bias || it->path != path) continue;
+      if (it->image.size() < offset + bytes.size()) it->image.resize(offset + bytes.size());
+      std::copy(bytes.begin(), bytes.end(), it->image.begin() + static_cast<std::ptrdiff_t>(offset));
+      return;
     }
   }
 

@@ -58,6 +58,7 @@ struct SymbolizedStacks::State {
       info.bias = mod.bias;
       info.start = mod.start;
       info.size = mod.size;
+      info.image = mod.image;
       it->second = symbolizer.add_module(info);
     }
     return it->second;

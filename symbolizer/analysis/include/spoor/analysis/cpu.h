@@ -16,6 +16,10 @@
 
 namespace spoor::analysis {
 
+// spoor record's sampling rate when --sample-hz is not given: what a trace
+// without a SamplerStart event was sampled at (TraceModel::sample_hz 0).
+inline constexpr uint32_t kDefaultSampleHz = 1000;
+
 struct SampledStack {
   ThreadIndex thread = kNone;
   StackKey stack = 0;

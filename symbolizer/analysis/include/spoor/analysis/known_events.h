@@ -19,7 +19,7 @@ namespace spoor::analysis {
 enum class EventKind : uint8_t {
   other,  // an event of the program's own providers, or one the analyses do not read
   // Spoor.Process
-  module_load, module_unload, process_start, process_fork, process_exec, process_exec_failed, process_exit,
+  module_load, module_unload, process_start, process_fork, process_exec, process_exec_failed, process_exit, module_image,
   // Spoor.Thread
   thread_start, thread_end, thread_name,
   // Spoor.Stack
@@ -30,7 +30,7 @@ enum class EventKind : uint8_t {
   io_open, io_close, io_read, io_write, io_seek, io_sync, io_dup,
   io_fopen, io_fdopen, io_freopen, io_fclose, io_fread, io_fwrite, io_fflush,
   // Spoor.Samples
-  sample,
+  sample, sampler_start,
 };
 
 // Field slots: the i-th name of the kind's field list (known_events.cpp),
@@ -75,8 +75,10 @@ inline constexpr int kMremapOld = 0, kMremapOldSize = 1, kMremapPtr = 2, kMremap
 //   fd, path, result, start_ticks, requested, stack, target, stream, old_stream
 inline constexpr int kIoFd = 0, kIoPath = 1, kIoResult = 2, kIoStartTicks = 3, kIoRequested = 4,
                      kIoStack = 5, kIoTarget = 6, kIoStream = 7, kIoOldStream = 8;
-// sample: stack, periods
-inline constexpr int kSampleStack = 0, kPeriods = 1;
+// module_image: bias, path, offset, image
+inline constexpr int kImageBias = 0, kImagePath = 1, kImageOffset = 2, kImageBytes = 3;
+// sample: stack, periods; sampler_start: hz
+inline constexpr int kSampleStack = 0, kPeriods = 1, kSamplerHz = 0;
 }  // namespace field
 
 // The field at `slot` as an unsigned number: unsigned and signed integers

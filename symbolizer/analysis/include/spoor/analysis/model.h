@@ -51,6 +51,9 @@ struct Module {
   uint64_t size = 0;
   int64_t load_ns = 0;
   int64_t unload_ns = kNeverNs;  // ModuleUnload's time; kNeverNs while mapped
+  // Its bytes from `start` as recorded (ModuleImage: the vDSO, which has no
+  // file); empty when the file on disk is to be read.
+  std::vector<uint8_t> image;
 
   bool contains(uint64_t address) const { return address >= start && address - start < size; }
 };
@@ -152,6 +155,10 @@ struct TraceModel {
   uint64_t events = 0;
   int64_t first_ns = 0;
   int64_t last_ns = 0;
+  // The CPU sampler's rate (Spoor.Samples SamplerStart, the first one: one
+  // spoor record samples every process at one rate); 0 when the trace does
+  // not say (sampling off, or a trace older than the event).
+  uint32_t sample_hz = 0;
 
   const ProcessInfo* process(uint32_t pid) const;
   const StackFrames* stack(StackKey key) const;
