@@ -18,6 +18,7 @@ struct Packer::Impl {
   ZSTD_CCtx* context = nullptr;
   uint16_t layout = fmt::kLayoutReferenceColumns;
   std::vector<uint8_t> columns;  // scratch: the columns layout
+  ReferenceSplitter splitter;    // keeps its scratch between runs
   ~Impl() { ZSTD_freeCCtx(context); }
 };
 
@@ -49,7 +50,7 @@ bool Packer::pack(std::span<const uint8_t> blocks, std::vector<uint8_t>& payload
   ColumnsInfo info;
   const bool referenced = impl_->layout == fmt::kLayoutReferenceColumns;
   const bool split = impl_->layout != fmt::kLayoutBlocks &&
-                     (referenced ? split_referenced(blocks, impl_->columns, info)
+                     (referenced ? impl_->splitter.split(blocks, impl_->columns, info)
                                  : split_records(blocks, impl_->columns, info));
   if (split && impl_->columns.size() <= fmt::kMaxCompressedRaw) {
     h.layout = impl_->layout;

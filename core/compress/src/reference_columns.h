@@ -20,6 +20,7 @@
 #define SPOOR_COMPRESS_REFERENCE_COLUMNS_H
 
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <string>
 #include <vector>
@@ -28,9 +29,27 @@
 
 namespace spoor::compress {
 
-// Rearranges `blocks` (complete blocks back to back) into `out`. Returns
-// false, leaving `out` unspecified, when some block is cut short or some
-// packet's records do not walk exactly to its end.
+// Rearranges runs of blocks into the layout, keeping its scratch memory and
+// the model's from one run to the next (reference_split.cpp): one per
+// packing thread. About 10-20 ns per record, nothing allocated per record.
+class ReferenceSplitter {
+ public:
+  ReferenceSplitter();
+  ~ReferenceSplitter();
+  ReferenceSplitter(const ReferenceSplitter&) = delete;
+  ReferenceSplitter& operator=(const ReferenceSplitter&) = delete;
+
+  // Rearranges `blocks` (complete blocks back to back) into `out`. Returns
+  // false, leaving `out` unspecified, when some block is cut short or some
+  // packet's records do not walk exactly to its end.
+  bool split(std::span<const uint8_t> blocks, std::vector<uint8_t>& out, ColumnsInfo& info);
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
+
+// ReferenceSplitter::split with a splitter of its own.
 bool split_referenced(std::span<const uint8_t> blocks, std::vector<uint8_t>& out, ColumnsInfo& info);
 
 // The inverse: rebuilds the blocks, exactly `raw_size` bytes, into `out`.
