@@ -33,6 +33,9 @@ class FileSink {
   // Compressing: hands complete blocks to the packing thread once they
   // waited max_delay_ms (they reach the kernel when packed).
   bool flush();
+  // Compressing: lets up to `threads` runs be packed at once from now on
+  // (BlockCompressor::use_threads).
+  void pack_threads(uint32_t threads);
   // Flushes and closes. Returns false if any write failed.
   bool close();
   // The errno of the first failed write, 0 if none.
