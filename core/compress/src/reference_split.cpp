@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <bit>
 #include <cstring>
+#include <memory>
 #include <utility>
 
 #include "reference_columns.h"
@@ -34,14 +35,35 @@ constexpr uint64_t kPointerFloor = 1ull << 32;
 constexpr uint32_t kNoGroup = 0;
 constexpr size_t kPrefetchAhead = 16;  // records  // group_of_key_: 0 none, else index + 1
 
+// Scratch memory that is never zeroed: every byte is written before it is
+// read, and zeroing megabytes the kernel has just zeroed (first touch) or
+// that the last run wrote costs a pass over them. Grows, keeping `keep`
+// items, and never shrinks.
+template <typename T>
+struct Scratch {
+  std::unique_ptr<T[]> items;
+  size_t capacity = 0;
+  T* data() { return items.get(); }
+  const T* data() const { return items.get(); }
+  T& operator[](size_t i) { return items[i]; }
+  void ensure(size_t n, size_t keep = 0) {
+    if (n <= capacity) return;
+    const size_t grown = n * 3 / 2 > 4096 ? n * 3 / 2 : 4096;
+    std::unique_ptr<T[]> bigger(new T[grown]);  // default-initialised: not zeroed
+    if (keep != 0) std::memcpy(bigger.get(), items.get(), keep * sizeof(T));
+    items = std::move(bigger);
+    capacity = grown;
+  }
+};
+
 // A byte buffer written through a cursor: `reserve_more(n)` before writing
 // up to n bytes, so the per-record writes are plain stores.
 struct Bytes {
-  std::vector<uint8_t> data;
+  Scratch<uint8_t> data;
   size_t used = 0;
   void clear() { used = 0; }
   uint8_t* reserve_more(size_t n) {
-    if (used + n > data.size()) data.resize((used + n) * 2 > 4096 ? (used + n) * 2 : 4096);
+    data.ensure(used + n, used);
     return data.data() + used;
   }
   void put(const void* p, size_t n) {
@@ -120,13 +142,13 @@ struct ReferenceSplitter::State {
   std::vector<uint32_t> order;  // group indexes by key
   std::vector<StreamTime> stream_times;
   Bytes section, sizes;
-  std::vector<Record> records;  // the first record_count are this run's
+  Scratch<Record> records;  // the first record_count are this run's
   size_t record_count = 0;
-  std::vector<uint8_t> plain;
+  Scratch<uint8_t> plain;
   std::vector<Column> columns;
-  std::vector<uint32_t> codes;
-  std::vector<uint8_t> sources;
-  std::vector<uint64_t> literals;
+  Scratch<uint32_t> codes;
+  Scratch<uint8_t> sources;
+  Scratch<uint64_t> literals;
   ReferenceModel model;
 
   Group& group_for(uint16_t key, uint32_t& index) {
@@ -192,7 +214,7 @@ bool ReferenceSplitter::State::first_pass(std::span<const uint8_t> blocks) {
     // time varint, 8 of `records`.
     uint8_t* size_at = sizes.reserve_more(packet.data_size / kRecordHeader * kSizeKeyBytes);
     const size_t most = record_count + packet.data_size / kRecordHeader;
-    if (records.size() < most) records.resize(most * 2);
+    records.ensure(most, record_count);
     Record* next_record = records.data() + record_count;
     uint16_t last_key = 0;
     Group* g = nullptr;
@@ -275,10 +297,10 @@ void ReferenceSplitter::State::plan() {
     for (uint32_t b = 0; b < g.width; ++b)
       if (!(b / 8 < kWordsChecked && (g.mask >> (b / 8) & 1) != 0)) g.plain_offsets.push_back(static_cast<uint16_t>(b));
   }
-  if (plain.size() < plain_bytes) plain.resize(plain_bytes);
-  if (codes.size() < code_count) codes.resize(code_count);
-  if (sources.size() < code_count) sources.resize(code_count);
-  if (literals.size() < code_count) literals.resize(code_count);
+  plain.ensure(plain_bytes);
+  codes.ensure(code_count);
+  sources.ensure(code_count);
+  literals.ensure(code_count);
   // Sources and literals of a column sit behind its codes' space: a column
   // holds at most count of each.
   for (Column& c : columns) c.sources_at = c.literals_at = c.codes_at;
