@@ -15,7 +15,8 @@
 //             (a few bits), instead of 2-3 bytes of address each
 //
 // Like layout 1 it needs no event descriptor. The cost on the packing
-// thread: a hash lookup and two Fenwick-tree walks per reference word.
+// thread: a hash lookup, a short count of live entries and a class list's
+// upkeep per reference word (reference_model.h).
 #ifndef SPOOR_COMPRESS_REFERENCE_COLUMNS_H
 #define SPOOR_COMPRESS_REFERENCE_COLUMNS_H
 
@@ -31,7 +32,8 @@ namespace spoor::compress {
 
 // Rearranges runs of blocks into the layout, keeping its scratch memory and
 // the model's from one run to the next (reference_split.cpp): one per
-// packing thread. About 10-20 ns per record, nothing allocated per record.
+// packing thread. Nothing is allocated per record; on heap traces about
+// 70 ns per record, three quarters of it the model (bench/RESULTS.md).
 class ReferenceSplitter {
  public:
   ReferenceSplitter();

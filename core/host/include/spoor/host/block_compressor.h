@@ -46,7 +46,8 @@ struct CompressionStats {
 
 class BlockCompressor {
  public:
-  // Receives the compressed trace, in order, on the packing thread.
+  // Receives the compressed trace, in order, on one packing thread at a
+  // time.
   // Returns false when the bytes could not be written (nothing more is
   // written after that).
   using Output = std::function<bool(const void* data, size_t size)>;
@@ -58,7 +59,7 @@ class BlockCompressor {
 
   // Takes the next bytes of the trace: one memcpy into the current run's
   // buffer; a full run is handed over as it is (its buffer moves to the
-  // packing thread, which gives it back for reuse once written).
+  // packing threads, which give it back for reuse once written).
   void write(const void* data, size_t size);
   // Hands the complete blocks over if they waited max_delay_ms or more.
   void flush();
