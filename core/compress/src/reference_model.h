@@ -20,9 +20,9 @@
 // class of the malloc() that got it.
 //
 // Cost per value: a hash lookup (writer; its slot also names the entry's
-// class list, so that is the one likely cache miss, and the writer
-// prefetches it), a short count from the newest entry (live_ranks.h) or a
-// scan of a few list entries, and the list's upkeep.
+// class list), a short count from the newest entry (live_ranks.h) or a
+// scan of a few list entries, and the list's upkeep: 40-50 ns on heap
+// traces, most of the packing time (bench/RESULTS.md).
 #ifndef SPOOR_COMPRESS_REFERENCE_MODEL_H
 #define SPOOR_COMPRESS_REFERENCE_MODEL_H
 
@@ -84,7 +84,7 @@ class ReferenceModel {
       slot.list = enter(value, column, position, record_class);
       return 0;
     }
-    // The slot holds the entry's list too: the one cache miss per value.
+    // The slot holds the entry's list too: no lookup by position.
     const Place found{slot.place >> kPositionBits, slot.place & kPositionMask};
     const uint32_t found_list = slot.list;
     const uint64_t found_class = found_list == kNoList ? 0 : lists_[found_list].cls;
@@ -104,11 +104,6 @@ class ReferenceModel {
     return code;
   }
 
-  // Writer: starts loading the index slot of a value coming soon (the
-  // index is larger than the L1 and L2 caches on heap traces).
-  void prefetch(uint64_t value) const {
-    if (!index_.empty()) __builtin_prefetch(&index_[hash_slot(value)]);
-  }
 
   // Reader: a new value (code 0).
   void literal(uint64_t value, uint32_t column, uint32_t position, uint64_t record_class) {

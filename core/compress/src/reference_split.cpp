@@ -32,8 +32,7 @@ constexpr size_t kSizeKeyBytes = 4;
 constexpr uint32_t kWordsChecked = 8;
 constexpr size_t kMaxColumns = 255;
 constexpr uint64_t kPointerFloor = 1ull << 32;
-constexpr uint32_t kNoGroup = 0;
-constexpr size_t kPrefetchAhead = 16;  // records  // group_of_key_: 0 none, else index + 1
+constexpr uint32_t kNoGroup = 0;  // group_of_key: 0 none, else index + 1
 
 // Scratch memory that is never zeroed: every byte is written before it is
 // read, and zeroing megabytes the kernel has just zeroed (first touch) or
@@ -309,18 +308,6 @@ void ReferenceSplitter::State::plan() {
 void ReferenceSplitter::State::second_pass(const uint8_t* base) {
   uint8_t* const plain_base = plain.data();
   for (size_t i = 0; i < record_count; ++i) {
-    // The index slots of the reference words a few records on: most of
-    // the model's time was waiting for them.
-    if (i + kPrefetchAhead < record_count) {
-      const Record& ahead = records[i + kPrefetchAhead];
-      const Group& a = groups[ahead.group];
-      const uint8_t* ahead_body = base + ahead.offset + kRecordHeader;
-      for (uint32_t m = a.planar ? a.mask : 0; m != 0; m &= m - 1) {
-        uint64_t value = 0;
-        std::memcpy(&value, ahead_body + 8 * std::countr_zero(m), 8);
-        model.prefetch(value);
-      }
-    }
     const Record& r = records[i];
     Group& g = groups[r.group];
     const uint8_t* record = base + r.offset;
