@@ -46,6 +46,8 @@ struct Packed {
   bool hurry = false;
 };
 
+constexpr uint32_t kDefaultMostThreads = 8;
+
 uint32_t cpu_count() {
   const unsigned n = std::thread::hardware_concurrency();
   return n == 0 ? 1 : n;
@@ -275,7 +277,7 @@ BlockCompressor::BlockCompressor(const CompressionOptions& options, Output outpu
   s.options = options;
   if (s.options.run_bytes > fmt::kMaxCompressedRaw / 2) s.options.run_bytes = fmt::kMaxCompressedRaw / 2;
   const uint32_t cpus = cpu_count();
-  const uint32_t threads = s.options.threads != 0 ? s.options.threads : cpus;
+  const uint32_t threads = s.options.threads != 0 ? s.options.threads : (cpus < kDefaultMostThreads ? cpus : kDefaultMostThreads);
   const uint32_t at_first = s.options.threads_at_first != 0 ? s.options.threads_at_first
                                                             : (cpus / 2 > 0 ? cpus / 2 : 1);
   s.allowed = at_first < threads ? at_first : threads;

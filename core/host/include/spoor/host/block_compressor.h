@@ -28,7 +28,8 @@ struct CompressionOptions {
   uint32_t max_delay_ms = 500;          // flush() packs a shorter run after this long
   size_t backlog_limit = 256u << 20;    // runs waiting beyond this are stored as they are
                                         // (beyond half of it, packed at level 1)
-  uint32_t threads = 0;                 // packing threads; 0: one per CPU
+  uint32_t threads = 0;                 // packing threads; 0: one per CPU, at most 8 (each
+                                        // keeps 20-40 MiB of scratch for 16 MiB runs)
   uint32_t threads_at_first = 0;        // of those, how many may pack at once until
                                         // use_threads() says otherwise; 0: half the CPUs, at
                                         // least 1 (the rest are the traced program's)
