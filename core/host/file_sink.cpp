@@ -49,6 +49,10 @@ void FileSink::compress(const CompressionOptions& options) {
       options, [this](const void* data, size_t size) { return write_all(data, size); });
 }
 
+void FileSink::pack_threads(uint32_t threads) {
+  if (compressor_) compressor_->use_threads(threads);
+}
+
 bool FileSink::flush() {
   if (compressor_) {
     compressor_->flush();

@@ -151,7 +151,11 @@ class Recorder {
         last_check = now;
       }
       if (root_done_) {
-        if (root_end == Clock::time_point{}) root_end = program_ended_ = now;
+        if (root_end == Clock::time_point{}) {
+          root_end = program_ended_ = now;
+          // The program's CPUs are free: what waits is packed on all of them.
+          file_.pack_threads(layout_.cpus);
+        }
         if (live_processes() == 0 && !has_children()) break;
         if (g_stop_waiting.load()) break;
         if (!told_waiting && now - root_end >= std::chrono::seconds(2)) {

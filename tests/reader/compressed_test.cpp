@@ -172,6 +172,52 @@ void expect_same_events(const Bytes& a_bytes, const Bytes& b_bytes) {
   }
 }
 
+TEST(CompressedTrace, RunsPackedOnSeveralThreadsComeOutInTheOrderTheyWereCut) {
+  // Many small runs, four threads all allowed at once: runs finish in any
+  // order, yet the file must be the one a single thread writes, byte for
+  // byte (each run packs the same wherever it is packed).
+  const Bytes raw = busy_trace(40);
+  host::CompressionOptions one;
+  one.run_bytes = 2 << 10;
+  one.threads = 1;
+  host::CompressionOptions four = one;
+  four.threads = 4;
+  four.threads_at_first = 4;
+  host::CompressionStats one_stats, four_stats;
+  const Bytes a = compress(raw, one, &one_stats);
+  const Bytes b = compress(raw, four, &four_stats);
+  EXPECT_GT(four_stats.blocks, 20u);
+  EXPECT_EQ(four_stats.blocks, one_stats.blocks);
+  EXPECT_EQ(four_stats.raw_bytes, raw.size() - sizeof(fmt::FileHeader));
+  EXPECT_GE(four_stats.threads, 1u);
+  EXPECT_LE(four_stats.threads, 4u);
+  EXPECT_EQ(a, b);
+  expect_same_events(raw, b);
+}
+
+TEST(CompressedTrace, MoreThreadsAllowedMidwayChangeNoByte) {
+  // One thread may pack until use_threads(3), as `spoor record` does when
+  // the program ends; the file is the same as with one thread throughout.
+  const Bytes raw = busy_trace(40);
+  host::CompressionOptions options;
+  options.enabled = true;
+  options.run_bytes = 2 << 10;
+  options.threads = 3;
+  options.threads_at_first = 1;
+  Bytes out;
+  host::BlockCompressor compressor(options, [&](const void* data, size_t size) {
+    const auto* p = static_cast<const uint8_t*>(data);
+    out.insert(out.end(), p, p + size);
+    return true;
+  });
+  compressor.write(raw.data(), raw.size() / 2);
+  compressor.use_threads(3);
+  compressor.write(raw.data() + raw.size() / 2, raw.size() - raw.size() / 2);
+  ASSERT_TRUE(compressor.finish());
+  options.threads = 1;
+  EXPECT_EQ(out, compress(raw, options));
+}
+
 TEST(CompressedTrace, RunsOverTheBacklogLimitAreWrittenAsTheyAre) {
   const Bytes raw = busy_trace(10);
   host::CompressionOptions options;

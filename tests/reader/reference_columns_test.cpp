@@ -138,6 +138,63 @@ TEST(ReferenceColumns, PackHeapRecordsSmallerThanRecordColumns) {
   EXPECT_LT(referenced.size(), columns.size());
 }
 
+// A packer keeps its scratch memory, its model's arrays and its index
+// from one run to the next: none of it may carry over into what it writes.
+TEST(ReferenceColumns, AReusedPackerWritesWhatAFreshOneWrites) {
+  const Bytes small = heap_trace(7, 10, 100);
+  const Bytes large = heap_trace(8, 80, 300);
+  const Bytes other = heap_trace(9, 30, 200);
+  compress::Packer reused(3, fmt::kLayoutReferenceColumns);
+  for (const Bytes* blocks : {&large, &small, &other, &large, &small}) {
+    Bytes payload;
+    std::string problem;
+    ASSERT_TRUE(reused.pack(*blocks, payload, &problem)) << problem;
+    EXPECT_EQ(payload, pack(*blocks, fmt::kLayoutReferenceColumns));
+    EXPECT_EQ(unpack_ok(payload), *blocks);
+  }
+}
+
+// Ranks counted across many words, blocks and super-blocks of live
+// entries (live_ranks.h): 150,000 blocks allocated, then freed oldest,
+// newest and at random, and their chunks allocated again.
+TEST(ReferenceColumns, RanksFarFromTheNewestRoundTrip) {
+  std::mt19937_64 rng(11);
+  TraceBuilder t;
+  add_sample_metadata(t);
+  std::vector<uint64_t> live;
+  uint64_t now = 1000;
+  uint64_t sequence = 0;
+  PacketBuilder packet(1, 0, sequence);
+  int in_packet = 0;
+  auto add = [&](RecordBuilder rec) {
+    if (in_packet == 0) rec.tid(7);
+    packet.add(rec);
+    if (++in_packet == 1000) {
+      t.packet(packet);
+      packet = PacketBuilder(1, 0, ++sequence);
+      in_packet = 0;
+    }
+  };
+  for (uint64_t i = 0; i < 150000; ++i) {
+    live.push_back(0x7f00'0000'0000ull + 32 * i);
+    add(std::move(RecordBuilder(kAlloc, now += 40).pointer(live.back()).u64(24).u32(1)));
+  }
+  std::vector<uint64_t> freed;
+  for (int i = 0; i < 30000; ++i) {
+    const size_t at = i % 3 == 0 ? 0 : i % 3 == 1 ? live.size() - 1 : rng() % live.size();
+    freed.push_back(live[at]);
+    live.erase(live.begin() + static_cast<long>(at));
+    add(std::move(RecordBuilder(kFree, now += 40).pointer(freed.back())));
+    if (i % 4 == 0) {
+      live.push_back(freed[rng() % freed.size()]);
+      add(std::move(RecordBuilder(kAlloc, now += 40).pointer(live.back()).u64(24).u32(2)));
+    }
+  }
+  if (in_packet > 0) t.packet(packet);
+  const Bytes blocks = blocks_of(t);
+  EXPECT_EQ(unpack_ok(pack(blocks, fmt::kLayoutReferenceColumns)), blocks);
+}
+
 // Records of many keys whose every word looks like an address: more
 // reference columns than a source byte can name (255), and one value
 // shared by every column.

@@ -18,6 +18,12 @@ struct Packer::Impl {
   ZSTD_CCtx* context = nullptr;
   uint16_t layout = fmt::kLayoutReferenceColumns;
   std::vector<uint8_t> columns;  // scratch: the columns layout
+  ReferenceSplitter splitter;    // keeps its scratch between runs
+  // zstd writes here, then the frame (a tenth of the bound on traces) is
+  // copied out: a payload sized to the bound would be zeroed, megabytes
+  // per run, and faulted in whenever the caller's buffer is a new one.
+  std::unique_ptr<uint8_t[]> frame;
+  size_t frame_capacity = 0;
   ~Impl() { ZSTD_freeCCtx(context); }
 };
 
@@ -49,7 +55,7 @@ bool Packer::pack(std::span<const uint8_t> blocks, std::vector<uint8_t>& payload
   ColumnsInfo info;
   const bool referenced = impl_->layout == fmt::kLayoutReferenceColumns;
   const bool split = impl_->layout != fmt::kLayoutBlocks &&
-                     (referenced ? split_referenced(blocks, impl_->columns, info)
+                     (referenced ? impl_->splitter.split(blocks, impl_->columns, info)
                                  : split_records(blocks, impl_->columns, info));
   if (split && impl_->columns.size() <= fmt::kMaxCompressedRaw) {
     h.layout = impl_->layout;
@@ -61,12 +67,16 @@ bool Packer::pack(std::span<const uint8_t> blocks, std::vector<uint8_t>& payload
     h.blocks_size = h.raw_size;
   }
   h.packed_size = static_cast<uint32_t>(input.size());
-  payload.resize(sizeof h + ZSTD_compressBound(input.size()));
-  const size_t n = ZSTD_compress2(impl_->context, payload.data() + sizeof h, payload.size() - sizeof h,
-                                  input.data(), input.size());
+  const size_t bound = ZSTD_compressBound(input.size());
+  if (impl_->frame_capacity < bound) {
+    impl_->frame.reset(new uint8_t[bound]);  // not zeroed
+    impl_->frame_capacity = bound;
+  }
+  const size_t n = ZSTD_compress2(impl_->context, impl_->frame.get(), bound, input.data(), input.size());
   if (ZSTD_isError(n)) return fail(std::string("zstd: ") + ZSTD_getErrorName(n));
-  std::memcpy(payload.data(), &h, sizeof h);
   payload.resize(sizeof h + n);
+  std::memcpy(payload.data(), &h, sizeof h);
+  std::memcpy(payload.data() + sizeof h, impl_->frame.get(), n);
   return true;
 }
 

@@ -1,5 +1,6 @@
-// split_referenced / join_referenced: the reference-columns layout
-// (reference_columns.h, docs/FORMAT.md layout 2).
+// join_referenced: the reader's side of the reference-columns layout
+// (reference_columns.h, docs/FORMAT.md layout 2); the writer's is
+// reference_split.cpp.
 #include "reference_columns.h"
 
 #include <bit>
@@ -22,28 +23,11 @@ constexpr size_t kTimeBytes = 6;
 constexpr size_t kSizeKeyBytes = 4;
 constexpr uint32_t kWordsChecked = 8;        // words at body offsets 0, 8 .. 56 may be references
 constexpr size_t kMaxColumns = 255;          // a source column is named in one byte
-constexpr uint64_t kPointerFloor = 1ull << 32;
 constexpr size_t kMaxVarint = 10;
 
 void append(std::vector<uint8_t>& out, const void* data, size_t size) {
   const auto* p = static_cast<const uint8_t*>(data);
   out.insert(out.end(), p, p + size);
-}
-
-void append_planes(std::vector<uint8_t>& out, const uint8_t* items, uint64_t count, uint32_t width) {
-  const size_t start = out.size();
-  out.resize(start + count * width);
-  uint8_t* dst = out.data() + start;
-  for (uint32_t plane = 0; plane < width; ++plane)
-    for (uint64_t i = 0; i < count; ++i) *dst++ = items[i * width + plane];
-}
-
-void put_varint(std::vector<uint8_t>& out, uint64_t v) {
-  while (v >= 0x80) {
-    out.push_back(static_cast<uint8_t>(v | 0x80));
-    v >>= 7;
-  }
-  out.push_back(static_cast<uint8_t>(v));
 }
 
 // Reads one varint from [at, end). False when it runs past `end` or over
@@ -68,10 +52,6 @@ bool skip_varints(const uint8_t*& at, const uint8_t* end, uint64_t count) {
 
 // A 48-bit time difference as a small unsigned number: sign-extended,
 // then zigzag (0, -1, 1, -2 ... -> 0, 1, 2, 3 ...).
-uint64_t time_code(uint64_t time, uint64_t previous) {
-  const auto delta = static_cast<int64_t>(((time - previous) & fmt::kTimeMask48) << 16) >> 16;
-  return (static_cast<uint64_t>(delta) << 1) ^ static_cast<uint64_t>(delta >> 63);
-}
 uint64_t time_from_code(uint64_t code, uint64_t previous) {
   const uint64_t delta = (code >> 1) ^ (~(code & 1) + 1);
   return (previous + delta) & fmt::kTimeMask48;
@@ -85,11 +65,7 @@ struct Group {
   bool uniform = true;
   uint8_t mask = 0;       // bit w: the word at body offset 8w is a reference column
   uint32_t first_column = 0;
-  const uint8_t* first_body = nullptr;
-  // split side
-  std::vector<uint8_t> times;   // varints
-  std::vector<uint8_t> plain;   // the bytes outside reference words, record after record
-  // join side: section offsets in the packed bytes, and progress
+  // section offsets in the packed bytes, and progress
   uint64_t times_at = 0;
   uint64_t base = 0;      // bodies (not planar) or plain planes (planar)
   uint64_t taken = 0;     // records rebuilt (planar) or body bytes taken (not planar)
@@ -120,20 +96,8 @@ uint64_t record_class(const Group& g, const uint8_t* body) {
   return ReferenceModel::class_of(size);
 }
 
-// Bytes needed for `v`, at least 1.
-uint32_t width_of(uint64_t v) {
-  uint32_t bytes = 1;
-  while (bytes < 8 && (v >> (8 * bytes)) != 0) ++bytes;
-  return bytes;
-}
-
 // One reference word of one group.
 struct Column {
-  // split side
-  std::vector<uint64_t> codes;    // 0 a literal, else ReferenceModel's code
-  std::vector<uint8_t> sources;   // the column each code names
-  std::vector<uint8_t> literals;  // 8 bytes each
-  // join side
   uint32_t code_width = 0;
   uint64_t codes_at = 0, sources_at = 0, literals_at = 0, misses = 0;
   uint64_t hits_taken = 0, misses_taken = 0;
@@ -172,137 +136,7 @@ class GroupFinder {
   Group* group_[2] = {nullptr, nullptr};
 };
 
-struct Record {
-  const uint8_t* at;
-  Group* group;
-  uint32_t index;  // within its group
-};
-
 }  // namespace
-
-bool split_referenced(std::span<const uint8_t> blocks, std::vector<uint8_t>& out, ColumnsInfo& info) {
-  out.clear();
-  std::vector<uint8_t> sizes;
-  std::map<uint16_t, Group> groups;
-  std::vector<Record> records;
-  std::map<uint32_t, uint64_t> previous_times;  // per stream
-  GroupFinder group_of(groups);
-  size_t offset = 0;
-  while (offset < blocks.size()) {
-    if (blocks.size() - offset < kBlockHeader) return false;
-    const uint8_t* at = blocks.data() + offset;
-    fmt::BlockHeader h{};
-    std::memcpy(&h, at, sizeof h);
-    if (h.size > blocks.size() - offset - kBlockHeader) return false;
-    const uint8_t* payload = at + kBlockHeader;
-    if (h.type == fmt::kBlockPacket && h.size >= kPacketHeader) {
-      fmt::PacketBlock packet{};
-      std::memcpy(&packet, payload, sizeof packet);
-      if (packet.data_size != h.size - kPacketHeader) return false;
-      uint64_t& previous_time = previous_times[packet.stream_id];
-      const uint8_t* record = payload + kPacketHeader;
-      const uint8_t* end = record + packet.data_size;
-      while (record < end) {
-        if (end - record < static_cast<ptrdiff_t>(kRecordHeader)) return false;
-        uint16_t size = 0, key = 0;
-        std::memcpy(&size, record, 2);
-        if (size < kRecordHeader || (size & 1) != 0 || size > end - record) return false;
-        std::memcpy(&key, record + 2, 2);
-        uint64_t time = 0;
-        std::memcpy(&time, record + 4, kTimeBytes);
-        Group& g = group_of(key);
-        put_varint(g.times, time_code(time, previous_time));
-        previous_time = time;
-        append(sizes, record, kSizeKeyBytes);
-        if (g.count == 0) g.first_body = record + kRecordHeader;
-        records.push_back(Record{record, &g, static_cast<uint32_t>(g.count)});
-        g.note(size - kRecordHeader);
-        record += size;
-      }
-      append(out, at, kBlockHeader + kPacketHeader);
-    } else {
-      append(out, at, kBlockHeader + h.size);
-    }
-    offset += kBlockHeader + h.size;
-  }
-  if (out.size() > UINT32_MAX || records.size() > UINT32_MAX) return false;
-  info.blocks_size = static_cast<uint32_t>(out.size());
-  info.record_count = static_cast<uint32_t>(records.size());
-
-  // Which words are references: those whose first value looks like an
-  // address (the choice only affects the size; the mask records it).
-  std::vector<Column> columns;
-  ReferenceModel model;
-  for (auto& [key, g] : groups) {
-    if (!g.planar()) continue;
-    g.first_column = static_cast<uint32_t>(columns.size());
-    for (uint32_t w = 0; w < kWordsChecked && 8 * w + 8 <= g.width && columns.size() < kMaxColumns; ++w) {
-      uint64_t value = 0;
-      std::memcpy(&value, g.first_body + 8 * w, 8);
-      if (value < kPointerFloor) continue;
-      g.mask = static_cast<uint8_t>(g.mask | 1u << w);
-      columns.emplace_back();
-      model.add_column(static_cast<uint32_t>(g.count));
-    }
-  }
-
-  for (const Record& r : records) {
-    Group& g = *r.group;
-    const uint8_t* body = r.at + kRecordHeader;
-    if (!g.planar() || g.mask == 0) {
-      uint16_t size = 0;
-      std::memcpy(&size, r.at, 2);
-      append(g.plain, body, size - kRecordHeader);
-      continue;
-    }
-    uint32_t from = 0;  // the bytes between reference words, in runs
-    for (uint32_t w = 0; w < kWordsChecked; ++w) {
-      if ((g.mask >> w & 1) == 0) continue;
-      append(g.plain, body + from, 8 * w - from);
-      from = 8 * w + 8;
-    }
-    append(g.plain, body + from, g.width - from);
-    const uint64_t cls = record_class(g, body);
-    uint32_t column = g.first_column;
-    for (uint32_t w = 0; w < kWordsChecked; ++w) {
-      if ((g.mask >> w & 1) == 0) continue;
-      Column& c = columns[column];
-      uint64_t value = 0;
-      std::memcpy(&value, body + 8 * w, 8);
-      uint32_t source = 0;
-      const uint64_t code = model.encode(value, column, r.index, cls, source);
-      c.codes.push_back(code);
-      if (code == 0) append(c.literals, &value, 8);
-      else c.sources.push_back(static_cast<uint8_t>(source));
-      ++column;
-    }
-  }
-
-  append(out, sizes.data(), sizes.size());
-  for (const auto& [key, g] : groups) append(out, g.times.data(), g.times.size());
-  for (const auto& [key, g] : groups) {
-    if (!g.planar()) {
-      append(out, g.plain.data(), g.plain.size());
-      continue;
-    }
-    out.push_back(g.mask);
-    append_planes(out, g.plain.data(), g.count, g.plain_width());
-    for (uint32_t i = 0; i < static_cast<uint32_t>(std::popcount(g.mask)); ++i) {
-      const Column& c = columns[g.first_column + i];
-      uint64_t largest = 0;
-      for (uint64_t code : c.codes) largest = code > largest ? code : largest;
-      const uint32_t width = width_of(largest);
-      out.push_back(static_cast<uint8_t>(width));
-      const size_t at = out.size();
-      out.resize(at + c.codes.size() * width);
-      for (uint32_t k = 0; k < width; ++k)
-        for (size_t j = 0; j < c.codes.size(); ++j) out[at + k * c.codes.size() + j] = static_cast<uint8_t>(c.codes[j] >> (8 * k));
-      append(out, c.sources.data(), c.sources.size());
-      append_planes(out, c.literals.data(), c.literals.size() / 8, 8);
-    }
-  }
-  return true;
-}
 
 bool join_referenced(std::span<const uint8_t> packed, const ColumnsInfo& info, uint32_t raw_size,
                      std::vector<uint8_t>& out, std::string& problem) {

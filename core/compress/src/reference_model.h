@@ -19,17 +19,21 @@
 // from the entry it replaces, so the chunk a free() returns keeps the size
 // class of the malloc() that got it.
 //
-// Cost per value: a hash lookup (writer), a Fenwick-tree walk or a scan of
-// a few list entries, and the list's upkeep.
+// Cost per value: a hash lookup (writer; its slot also names the entry's
+// class list), a short count from the newest entry (live_ranks.h) or a
+// scan of a few list entries, and the list's upkeep: 40-50 ns on heap
+// traces, most of the packing time (bench/RESULTS.md).
 #ifndef SPOOR_COMPRESS_REFERENCE_MODEL_H
 #define SPOOR_COMPRESS_REFERENCE_MODEL_H
 
+#include <algorithm>
 #include <bit>
 #include <cstdint>
 #include <unordered_map>
 #include <vector>
 
 #include "live_ranks.h"
+#include "spoor/format.h"
 
 namespace spoor::compress {
 
@@ -45,28 +49,44 @@ class ReferenceModel {
     return cls < 2 ? 2 : cls;
   }
 
+  // Forgets every column and value, keeping the memory for the next run
+  // (a run's arrays are megabytes: allocating them afresh costs page faults).
+  void reset() {
+    columns_used_ = 0;
+    lists_used_ = 0;
+    large_lists_.clear();
+    if (index_used_ != 0) std::fill(index_.begin(), index_.end(), Slot{0, kEmptyPlace, kNoList});
+    index_used_ = 0;
+  }
+
   // Adds a column of `positions` entries; returns its number.
   uint32_t add_column(uint32_t positions) {
-    columns_.push_back(Column{LiveRanks(positions), std::vector<uint64_t>(positions),
-                              std::vector<uint32_t>(positions, kNoList)});
-    return static_cast<uint32_t>(columns_.size() - 1);
+    if (columns_used_ == columns_.size()) columns_.emplace_back();
+    Column& c = columns_[columns_used_];
+    c.ranks.reset(positions);
+    // values and lists are read only at live positions, which enter() wrote.
+    if (c.values.size() < positions) c.values.resize(positions);
+    if (c.lists.size() < positions) c.lists.resize(positions);
+    if (!c.small_lists.empty()) std::fill(c.small_lists.begin(), c.small_lists.end(), kNoList);
+    return columns_used_++;
   }
-  size_t columns() const { return columns_.size(); }
+  size_t columns() const { return columns_used_; }
 
   // Writer: the code of `value` at `column`/`position` (0: a new value)
   // and, for a code other than 0, the column of the entry it names.
   // `record_class` is 0 for a record without class.
   uint64_t encode(uint64_t value, uint32_t column, uint32_t position, uint64_t record_class, uint32_t& source) {
     if (2 * (index_used_ + 1) > index_.size()) grow_index();
-    Place& slot = find_slot(value);
-    if (slot.column == kEmpty) {
+    Slot& slot = find_slot(value);
+    if (slot.place == kEmptyPlace) {
       ++index_used_;
-      slot = Place{column, position};
-      enter(value, column, position, record_class);
+      slot.place = pack_place(column, position);
+      slot.list = enter(value, column, position, record_class);
       return 0;
     }
-    const Place found = slot;
-    const uint32_t found_list = columns_[found.column].lists[found.position];
+    // The slot holds the entry's list too: no lookup by position.
+    const Place found{slot.place >> kPositionBits, slot.place & kPositionMask};
+    const uint32_t found_list = slot.list;
     const uint64_t found_class = found_list == kNoList ? 0 : lists_[found_list].cls;
     uint64_t code = 0;
     if (record_class != 0 && found_class == record_class) {
@@ -78,11 +98,12 @@ class ReferenceModel {
       code = record_class != 0 ? 2 * g : g;
     }
     source = found.column;
-    retire(found);
-    slot = Place{column, position};
-    enter(value, column, position, record_class != 0 ? record_class : found_class);
+    retire(found, found_list);
+    slot.place = pack_place(column, position);
+    slot.list = enter(value, column, position, record_class != 0 ? record_class : found_class);
     return code;
   }
+
 
   // Reader: a new value (code 0).
   void literal(uint64_t value, uint32_t column, uint32_t position, uint64_t record_class) {
@@ -93,7 +114,7 @@ class ReferenceModel {
   // Returns false when it names no live entry (damage).
   bool decode(uint64_t code, uint32_t source, uint32_t column, uint32_t position, uint64_t record_class,
               uint64_t& value) {
-    if (source >= columns_.size()) return false;
+    if (source >= columns_used_) return false;
     Place found{};
     if (record_class != 0 && (code & 1) != 0) {
       if (code > 2 * kMaxClassRank - 1 ||
@@ -109,14 +130,21 @@ class ReferenceModel {
     value = c.values[found.position];
     const uint32_t found_list = c.lists[found.position];
     const uint64_t found_class = found_list == kNoList ? 0 : lists_[found_list].cls;
-    retire(found);
+    retire(found, found_list);
     enter(value, column, position, record_class != 0 ? record_class : found_class);
     return true;
   }
 
  private:
   static constexpr uint32_t kNoList = UINT32_MAX;
-  static constexpr uint32_t kEmpty = UINT32_MAX;  // an unused slot of the index
+  // The index packs a place in 32 bits: a run holds at most 64 MiB / 10
+  // bytes of records, under 2^24 positions per column, and columns are
+  // fewer than 256 (column 255 with the last position is never used).
+  static constexpr uint32_t kPositionBits = 24;
+  static constexpr uint32_t kPositionMask = (1u << kPositionBits) - 1;
+  static constexpr uint32_t kEmptyPlace = UINT32_MAX;  // an unused slot of the index
+  static_assert(format::kMaxCompressedRaw / format::kRecordHeaderSize < kPositionMask);
+  static uint32_t pack_place(uint32_t column, uint32_t position) { return column << kPositionBits | position; }
   static constexpr uint64_t kSmallClasses = 4096;
 
   struct Place {
@@ -139,7 +167,8 @@ class ReferenceModel {
   };
   struct Slot {
     uint64_t value;
-    Place place;
+    uint32_t place;  // pack_place()
+    uint32_t list;   // the entry's class list, kNoList for none
   };
 
   // The list of `column` and `cls`, made if new. Small classes (blocks
@@ -148,16 +177,22 @@ class ReferenceModel {
     std::vector<uint32_t>& small = columns_[column].small_lists;
     if (cls < kSmallClasses) {
       if (small.empty()) small.assign(kSmallClasses, kNoList);
-      if (small[cls] == kNoList) {
-        small[cls] = static_cast<uint32_t>(lists_.size());
-        lists_.push_back(ClassList{cls, column, {}, 0});
-      }
+      if (small[cls] == kNoList) small[cls] = new_list(column, cls);
       return small[cls];
     }
     // Columns are fewer than 256.
-    auto [it, fresh] = large_lists_.try_emplace(cls << 8 | column, static_cast<uint32_t>(lists_.size()));
-    if (fresh) lists_.push_back(ClassList{cls, column, {}, 0});
+    auto [it, fresh] = large_lists_.try_emplace(cls << 8 | column, lists_used_);
+    if (fresh) new_list(column, cls);
     return it->second;
+  }
+  uint32_t new_list(uint32_t column, uint64_t cls) {
+    if (lists_used_ == lists_.size()) lists_.emplace_back();
+    ClassList& list = lists_[lists_used_];
+    list.cls = cls;
+    list.column = column;
+    list.positions.clear();
+    list.live = 0;
+    return lists_used_++;
   }
 
   // The rank of `target` in its list, newest first; 0 beyond the limits.
@@ -189,22 +224,27 @@ class ReferenceModel {
     return false;
   }
 
-  void enter(uint64_t value, uint32_t column, uint32_t position, uint64_t cls) {
+  // Returns the entry's list.
+  uint32_t enter(uint64_t value, uint32_t column, uint32_t position, uint64_t cls) {
     Column& c = columns_[column];
     c.values[position] = value;
     c.ranks.add(position);
-    if (cls == 0) return;
+    if (cls == 0) {
+      c.lists[position] = kNoList;
+      return kNoList;
+    }
     const uint32_t id = list_id(column, cls);
     ClassList& list = lists_[id];
     c.lists[position] = id;
     list.positions.push_back(position);
     ++list.live;
+    return id;
   }
 
-  void retire(Place p) {
+  // `id`: the entry's list.
+  void retire(Place p, uint32_t id) {
     Column& c = columns_[p.column];
     c.ranks.remove(p.position);
-    const uint32_t id = c.lists[p.position];
     if (id == kNoList) return;
     ClassList& list = lists_[id];
     --list.live;
@@ -225,21 +265,26 @@ class ReferenceModel {
   void grow_index() {
     std::vector<Slot> old = std::move(index_);
     const size_t capacity = old.empty() ? 4096 : 2 * old.size();
-    index_.assign(capacity, Slot{0, Place{kEmpty, 0}});
+    index_.assign(capacity, Slot{0, kEmptyPlace, kNoList});
     index_bits_ = static_cast<uint32_t>(std::countr_zero(capacity));
     for (const Slot& s : old)
-      if (s.place.column != kEmpty) find_slot(s.value) = s.place;
+      if (s.place != kEmptyPlace) find_slot(s.value) = s;
   }
-  Place& find_slot(uint64_t value) {
+  size_t hash_slot(uint64_t value) const {
+    return static_cast<size_t>((value * 0x9E3779B97F4A7C15ull) >> (64 - index_bits_));
+  }
+  Slot& find_slot(uint64_t value) {
     const size_t mask = index_.size() - 1;
-    size_t i = static_cast<size_t>((value * 0x9E3779B97F4A7C15ull) >> (64 - index_bits_));
-    while (index_[i].place.column != kEmpty && index_[i].value != value) i = (i + 1) & mask;
+    size_t i = hash_slot(value);
+    while (index_[i].place != kEmptyPlace && index_[i].value != value) i = (i + 1) & mask;
     index_[i].value = value;
-    return index_[i].place;
+    return index_[i];
   }
 
-  std::vector<Column> columns_;
-  std::vector<ClassList> lists_;
+  std::vector<Column> columns_;  // the first columns_used_ are this run's
+  uint32_t columns_used_ = 0;
+  std::vector<ClassList> lists_;  // the first lists_used_ are this run's
+  uint32_t lists_used_ = 0;
   std::unordered_map<uint64_t, uint32_t> large_lists_;
   std::vector<Slot> index_;  // writer only
   size_t index_used_ = 0;

@@ -1,8 +1,10 @@
 // Compressing a trace as it is written: the bytes a TraceWriter produces
 // (file header, then blocks) are gathered into runs of complete blocks and
-// each run becomes one COMPRESSED block (docs/FORMAT.md), packed on a
-// thread of its own so that the drainer only copies: a drain loop racing a
-// busy program is never held up by zstd.
+// each run becomes one COMPRESSED block (docs/FORMAT.md), packed on
+// threads of their own so that the drainer only copies: a drain loop racing
+// a busy program is never held up by zstd. Runs are independent, so several
+// are packed at once (up to `threads`, as use_threads() allows); they are
+// written in the order they were cut, whichever finishes first.
 //
 // If packing falls behind by more than half of `backlog_limit` bytes, runs
 // are packed at zstd's fastest level; beyond `backlog_limit`, written as
@@ -26,6 +28,11 @@ struct CompressionOptions {
   uint32_t max_delay_ms = 500;          // flush() packs a shorter run after this long
   size_t backlog_limit = 256u << 20;    // runs waiting beyond this are stored as they are
                                         // (beyond half of it, packed at level 1)
+  uint32_t threads = 0;                 // packing threads; 0: one per CPU, at most 8 (each
+                                        // keeps 20-40 MiB of scratch for 16 MiB runs)
+  uint32_t threads_at_first = 0;        // of those, how many may pack at once until
+                                        // use_threads() says otherwise; 0: half the CPUs, at
+                                        // least 1 (the rest are the traced program's)
 };
 
 struct CompressionStats {
@@ -34,12 +41,14 @@ struct CompressionStats {
   uint64_t blocks = 0;         // COMPRESSED blocks written
   uint64_t fast_bytes = 0;     // of raw_bytes, packed at level 1 (backlog over half the limit)
   uint64_t stored_bytes = 0;   // bytes written uncompressed (backlog over the limit, packing failed)
-  double cpu_seconds = 0;      // CPU time of the packing thread
+  double cpu_seconds = 0;      // CPU time of the packing threads, together
+  uint32_t threads = 0;        // packing threads that packed at least one run
 };
 
 class BlockCompressor {
  public:
-  // Receives the compressed trace, in order, on the packing thread.
+  // Receives the compressed trace, in order, on one packing thread at a
+  // time.
   // Returns false when the bytes could not be written (nothing more is
   // written after that).
   using Output = std::function<bool(const void* data, size_t size)>;
@@ -51,10 +60,13 @@ class BlockCompressor {
 
   // Takes the next bytes of the trace: one memcpy into the current run's
   // buffer; a full run is handed over as it is (its buffer moves to the
-  // packing thread, which gives it back for reuse once written).
+  // packing threads, which give it back for reuse once written).
   void write(const void* data, size_t size);
   // Hands the complete blocks over if they waited max_delay_ms or more.
   void flush();
+  // From now on up to `threads` runs may be packed at once (at least 1, at
+  // most options.threads): say, every CPU once the traced program ended.
+  void use_threads(uint32_t threads);
   // Hands everything over, waits until it is written and stops the thread.
   // Returns false if the output failed. Idempotent.
   bool finish();

@@ -30,9 +30,12 @@ class FileSink {
   // before the file header); does nothing unless options.enabled.
   void compress(const CompressionOptions& options);
   // Sends buffered bytes to the kernel. Returns false on a write error.
-  // Compressing: hands complete blocks to the packing thread once they
+  // Compressing: hands complete blocks to the packing threads once they
   // waited max_delay_ms (they reach the kernel when packed).
   bool flush();
+  // Compressing: lets up to `threads` runs be packed at once from now on
+  // (BlockCompressor::use_threads).
+  void pack_threads(uint32_t threads);
   // Flushes and closes. Returns false if any write failed.
   bool close();
   // The errno of the first failed write, 0 if none.
@@ -51,7 +54,7 @@ class FileSink {
   bool write_all(const void* data, size_t size);
 
   int fd_ = -1;
-  // Set by the packing thread too, when compressing.
+  // Set by the packing threads too, when compressing.
   std::atomic<int> errno_{0};
   std::atomic<uint64_t> written_{0};
   std::vector<uint8_t> buffer_;

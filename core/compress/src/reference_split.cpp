@@ -1,0 +1,430 @@
+// ReferenceSplitter: the writer's side of the reference-columns layout
+// (reference_columns.h, docs/FORMAT.md layout 2), built for speed: it runs
+// on the recorder's packing threads at several hundred MB/s of trace.
+//
+// Two passes over the run. The first walks the blocks once: it copies the
+// block section, writes each record's size and key and its time varint
+// (into its key word's buffer), counts each key word's records and notes
+// where each record starts (8 bytes per record). The second, knowing each
+// group's count and which words are references, writes every body byte
+// straight to its place in its byte plane and codes the reference words.
+// Then the sections are copied out in the layout's order. Nothing is
+// allocated per record: every buffer is kept from one run to the next.
+#include <algorithm>
+#include <bit>
+#include <cstring>
+#include <memory>
+#include <utility>
+
+#include "reference_columns.h"
+#include "reference_model.h"
+#include "spoor/format.h"
+
+namespace spoor::compress {
+namespace {
+
+namespace fmt = spoor::format;
+
+constexpr size_t kBlockHeader = sizeof(fmt::BlockHeader);
+constexpr size_t kPacketHeader = sizeof(fmt::PacketBlock);
+constexpr uint32_t kRecordHeader = fmt::kRecordHeaderSize;
+constexpr size_t kSizeKeyBytes = 4;
+constexpr uint32_t kWordsChecked = 8;
+constexpr size_t kMaxColumns = 255;
+constexpr uint64_t kPointerFloor = 1ull << 32;
+constexpr uint32_t kNoGroup = 0;  // group_of_key: 0 none, else index + 1
+
+// Scratch memory that is never zeroed: every byte is written before it is
+// read, and zeroing megabytes the kernel has just zeroed (first touch) or
+// that the last run wrote costs a pass over them. Grows, keeping `keep`
+// items, and never shrinks.
+template <typename T>
+struct Scratch {
+  std::unique_ptr<T[]> items;
+  size_t capacity = 0;
+  T* data() { return items.get(); }
+  const T* data() const { return items.get(); }
+  T& operator[](size_t i) { return items[i]; }
+  void ensure(size_t n, size_t keep = 0) {
+    if (n <= capacity) return;
+    const size_t grown = n * 3 / 2 > 4096 ? n * 3 / 2 : 4096;
+    std::unique_ptr<T[]> bigger(new T[grown]);  // default-initialised: not zeroed
+    if (keep != 0) std::memcpy(bigger.get(), items.get(), keep * sizeof(T));
+    items = std::move(bigger);
+    capacity = grown;
+  }
+};
+
+// A byte buffer written through a cursor: `reserve_more(n)` before writing
+// up to n bytes, so the per-record writes are plain stores.
+struct Bytes {
+  Scratch<uint8_t> data;
+  size_t used = 0;
+  void clear() { used = 0; }
+  uint8_t* reserve_more(size_t n) {
+    data.ensure(used + n, used);
+    return data.data() + used;
+  }
+  void put(const void* p, size_t n) {
+    std::memcpy(reserve_more(n), p, n);
+    used += n;
+  }
+};
+
+// Zigzag LEB128 of a 48-bit time difference (docs/FORMAT.md layout 2).
+inline uint8_t* put_time_varint(uint8_t* at, uint64_t time, uint64_t previous) {
+  const auto delta = static_cast<int64_t>(((time - previous) & fmt::kTimeMask48) << 16) >> 16;
+  uint64_t v = (static_cast<uint64_t>(delta) << 1) ^ static_cast<uint64_t>(delta >> 63);
+  while (v >= 0x80) {
+    *at++ = static_cast<uint8_t>(v | 0x80);
+    v >>= 7;
+  }
+  *at++ = static_cast<uint8_t>(v);
+  return at;
+}
+
+uint32_t width_of(uint64_t v) {
+  uint32_t bytes = 1;
+  while (bytes < 8 && (v >> (8 * bytes)) != 0) ++bytes;
+  return bytes;
+}
+
+// Writes `count` items of `width` bytes (`stride` apart in `items`) as
+// byte planes.
+template <typename T>
+void put_planes(uint8_t* dst, const T* items, size_t count, uint32_t width) {
+  for (uint32_t k = 0; k < width; ++k)
+    for (size_t i = 0; i < count; ++i) *dst++ = static_cast<uint8_t>(items[i] >> (8 * k));
+}
+
+}  // namespace
+
+struct ReferenceSplitter::State {
+  // The records of one key word, in the run.
+  struct Group {
+    uint16_t key = 0;
+    uint32_t count = 0;
+    uint64_t total = 0;  // body bytes
+    uint32_t width = 0;  // body size of the first record
+    bool uniform = true;
+    const uint8_t* first_body = nullptr;
+    Bytes times;  // varints
+    // Second pass.
+    bool planar = false;
+    uint8_t mask = 0;
+    uint32_t first_column = 0;
+    int class_word = -1;
+    std::vector<uint16_t> plain_offsets;  // body offset of each plain byte (planar with references)
+    uint64_t plain_at = 0;                // in `plain`
+    uint32_t taken = 0;                   // records placed (planar)
+    uint64_t filled = 0;                  // bytes placed (not planar)
+    uint32_t plain_width() const { return width - 8 * static_cast<uint32_t>(__builtin_popcount(mask)); }
+  };
+  struct Column {
+    size_t codes_at = 0;  // in `codes`
+    uint32_t hits = 0, misses = 0;
+    uint64_t largest = 0;
+    size_t sources_at = 0, literals_at = 0;  // in `sources`, `literals`
+  };
+  struct Record {
+    uint32_t offset;  // of the record in the run
+    uint32_t group;
+  };
+  struct StreamTime {
+    uint32_t stream;
+    uint64_t time;
+  };
+
+  std::vector<uint32_t> group_of_key = std::vector<uint32_t>(65536, kNoGroup);
+  std::vector<Group> groups;  // the first `used_groups` are this run's, by first appearance
+  uint32_t used_groups = 0;
+  std::vector<uint32_t> order;  // group indexes by key
+  std::vector<StreamTime> stream_times;
+  Bytes section, sizes;
+  Scratch<Record> records;  // the first record_count are this run's
+  size_t record_count = 0;
+  Scratch<uint8_t> plain;
+  std::vector<Column> columns;
+  Scratch<uint32_t> codes;
+  Scratch<uint8_t> sources;
+  Scratch<uint64_t> literals;
+  ReferenceModel model;
+
+  Group& group_for(uint16_t key, uint32_t& index) {
+    uint32_t& slot = group_of_key[key];
+    if (slot == kNoGroup) {
+      if (used_groups == groups.size()) groups.emplace_back();
+      Group& g = groups[used_groups];
+      g.key = key;
+      g.count = 0;
+      g.total = 0;
+      g.width = 0;
+      g.uniform = true;
+      g.times.clear();
+      slot = ++used_groups;
+    }
+    index = slot - 1;
+    return groups[index];
+  }
+
+  uint64_t& previous_time(uint32_t stream) {
+    for (StreamTime& s : stream_times)
+      if (s.stream == stream) return s.time;
+    stream_times.push_back(StreamTime{stream, 0});
+    return stream_times.back().time;
+  }
+
+  void forget_groups() {
+    for (uint32_t i = 0; i < used_groups; ++i) group_of_key[groups[i].key] = kNoGroup;
+    used_groups = 0;
+  }
+
+  bool first_pass(std::span<const uint8_t> blocks);
+  void plan();
+  void second_pass(const uint8_t* base);
+  void write(std::vector<uint8_t>& out);
+};
+
+// Walks the blocks; false when one is cut short or a packet's records do
+// not walk exactly to its end.
+bool ReferenceSplitter::State::first_pass(std::span<const uint8_t> blocks) {
+  const uint8_t* base = blocks.data();
+  size_t offset = 0;
+  while (offset < blocks.size()) {
+    if (blocks.size() - offset < kBlockHeader) return false;
+    const uint8_t* at = base + offset;
+    fmt::BlockHeader h{};
+    std::memcpy(&h, at, sizeof h);
+    if (h.size > blocks.size() - offset - kBlockHeader) return false;
+    const uint8_t* payload = at + kBlockHeader;
+    if (h.type != fmt::kBlockPacket || h.size < kPacketHeader) {
+      section.put(at, kBlockHeader + h.size);
+      offset += kBlockHeader + h.size;
+      continue;
+    }
+    fmt::PacketBlock packet{};
+    std::memcpy(&packet, payload, sizeof packet);
+    if (packet.data_size != h.size - kPacketHeader) return false;
+    section.put(at, kBlockHeader + kPacketHeader);
+    uint64_t& previous = previous_time(packet.stream_id);
+    const uint8_t* record = payload + kPacketHeader;
+    const uint8_t* end = record + packet.data_size;
+    // Every record takes at least 10 bytes: 4 of sizes, at most 10 of
+    // time varint, 8 of `records`.
+    uint8_t* size_at = sizes.reserve_more(packet.data_size / kRecordHeader * kSizeKeyBytes);
+    const size_t most = record_count + packet.data_size / kRecordHeader;
+    records.ensure(most, record_count);
+    Record* next_record = records.data() + record_count;
+    uint16_t last_key = 0;
+    Group* g = nullptr;
+    uint32_t group_index = 0;
+    while (record < end) {
+      if (end - record < static_cast<ptrdiff_t>(kRecordHeader)) return false;
+      uint16_t size = 0;
+      std::memcpy(&size, record, 2);
+      if (size < kRecordHeader || (size & 1) != 0 || size > end - record) return false;
+      uint64_t key_time = 0;  // u16 key, u48 time
+      std::memcpy(&key_time, record + 2, 8);
+      const auto key = static_cast<uint16_t>(key_time);
+      if (g == nullptr || key != last_key) {
+        g = &group_for(key, group_index);
+        last_key = key;
+      }
+      const uint64_t time = key_time >> 16;
+      g->times.used = static_cast<size_t>(put_time_varint(g->times.reserve_more(10), time, previous) -
+                                          g->times.data.data());
+      previous = time;
+      std::memcpy(size_at, record, kSizeKeyBytes);
+      size_at += kSizeKeyBytes;
+      const uint32_t body = size - kRecordHeader;
+      if (g->count == 0) {
+        g->width = body;
+        g->first_body = record + kRecordHeader;
+      }
+      g->uniform = g->uniform && body == g->width;
+      ++g->count;
+      g->total += body;
+      *next_record++ = Record{static_cast<uint32_t>(record - base), group_index};
+      record += size;
+    }
+    sizes.used = static_cast<size_t>(size_at - sizes.data.data());
+    record_count = static_cast<size_t>(next_record - records.data());
+    offset += kBlockHeader + h.size;
+  }
+  return true;
+}
+
+// Chooses each group's reference words (those whose first value looks like
+// an address: the choice only affects the size, the mask records it) and
+// places its bytes in `plain` and its columns' codes.
+void ReferenceSplitter::State::plan() {
+  order.resize(used_groups);
+  for (uint32_t i = 0; i < used_groups; ++i) order[i] = i;
+  std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) { return groups[a].key < groups[b].key; });
+  model.reset();
+  columns.clear();
+  uint64_t plain_bytes = 0;
+  size_t code_count = 0;
+  for (uint32_t i : order) {
+    Group& g = groups[i];
+    g.planar = g.uniform && g.count > 1 && g.width > 1;
+    g.mask = 0;
+    g.first_column = static_cast<uint32_t>(columns.size());
+    g.class_word = -1;
+    g.taken = 0;
+    g.filled = 0;
+    g.plain_at = plain_bytes;
+    plain_bytes += g.total;  // what a group keeps besides its reference words is at most this
+    if (!g.planar) continue;
+    for (uint32_t w = 0; w < kWordsChecked && 8 * w + 8 <= g.width && columns.size() < kMaxColumns; ++w) {
+      uint64_t value = 0;
+      std::memcpy(&value, g.first_body + 8 * w, 8);
+      if (value < kPointerFloor) continue;
+      g.mask = static_cast<uint8_t>(g.mask | 1u << w);
+      Column& c = columns.emplace_back();
+      c.codes_at = code_count;
+      code_count += g.count;
+      model.add_column(g.count);
+    }
+    if (g.mask == 0) continue;
+    for (uint32_t w = 0; w < kWordsChecked && 8 * w + 8 <= g.width; ++w)
+      if ((g.mask >> w & 1) == 0) {
+        g.class_word = static_cast<int>(w);
+        break;
+      }
+    g.plain_offsets.clear();
+    for (uint32_t b = 0; b < g.width; ++b)
+      if (!(b / 8 < kWordsChecked && (g.mask >> (b / 8) & 1) != 0)) g.plain_offsets.push_back(static_cast<uint16_t>(b));
+  }
+  plain.ensure(plain_bytes);
+  codes.ensure(code_count);
+  sources.ensure(code_count);
+  literals.ensure(code_count);
+  // Sources and literals of a column sit behind its codes' space: a column
+  // holds at most count of each.
+  for (Column& c : columns) c.sources_at = c.literals_at = c.codes_at;
+}
+
+void ReferenceSplitter::State::second_pass(const uint8_t* base) {
+  uint8_t* const plain_base = plain.data();
+  for (size_t i = 0; i < record_count; ++i) {
+    const Record& r = records[i];
+    Group& g = groups[r.group];
+    const uint8_t* record = base + r.offset;
+    const uint8_t* body = record + kRecordHeader;
+    if (!g.planar) {
+      uint16_t size = 0;
+      std::memcpy(&size, record, 2);
+      std::memcpy(plain_base + g.plain_at + g.filled, body, size - kRecordHeader);
+      g.filled += size - kRecordHeader;
+      continue;
+    }
+    const uint32_t index = g.taken++;
+    uint8_t* dst = plain_base + g.plain_at + index;
+    if (g.mask == 0) {
+      for (uint32_t b = 0; b < g.width; ++b) dst[size_t{b} * g.count] = body[b];
+      continue;
+    }
+    const uint16_t* offsets = g.plain_offsets.data();
+    const size_t plain_width = g.plain_offsets.size();
+    for (size_t j = 0; j < plain_width; ++j) dst[j * g.count] = body[offsets[j]];
+    uint64_t cls = 0;
+    if (g.class_word >= 0) {
+      uint64_t size = 0;
+      std::memcpy(&size, body + 8 * g.class_word, 8);
+      cls = ReferenceModel::class_of(size);
+    }
+    uint32_t column = g.first_column;
+    for (uint32_t m = g.mask; m != 0; m &= m - 1) {
+      const auto w = static_cast<uint32_t>(std::countr_zero(m));
+      Column& c = columns[column];
+      uint64_t value = 0;
+      std::memcpy(&value, body + 8 * w, 8);
+      uint32_t source = 0;
+      const uint64_t code = model.encode(value, column, index, cls, source);
+      codes[c.codes_at + index] = static_cast<uint32_t>(code);
+      if (code == 0) {
+        literals[c.literals_at + c.misses++] = value;
+      } else {
+        sources[c.sources_at + c.hits++] = static_cast<uint8_t>(source);
+        if (code > c.largest) c.largest = code;
+      }
+      ++column;
+    }
+  }
+}
+
+// The sections in the layout's order.
+void ReferenceSplitter::State::write(std::vector<uint8_t>& out) {
+  size_t total = section.used + sizes.used;
+  for (uint32_t i : order) {
+    const Group& g = groups[i];
+    total += g.times.used;
+    if (!g.planar) {
+      total += g.total;
+      continue;
+    }
+    total += 1 + size_t{g.count} * g.plain_width();
+    for (int k = 0; k < __builtin_popcount(g.mask); ++k) {
+      const Column& c = columns[g.first_column + k];
+      total += 1 + size_t{g.count} * width_of(c.largest) + c.hits + size_t{c.misses} * 8;
+    }
+  }
+  out.resize(total);
+  uint8_t* at = out.data();
+  auto put = [&](const void* p, size_t n) {
+    std::memcpy(at, p, n);
+    at += n;
+  };
+  put(section.data.data(), section.used);
+  put(sizes.data.data(), sizes.used);
+  for (uint32_t i : order) put(groups[i].times.data.data(), groups[i].times.used);
+  for (uint32_t i : order) {
+    const Group& g = groups[i];
+    if (!g.planar) {
+      put(plain.data() + g.plain_at, g.total);
+      continue;
+    }
+    *at++ = g.mask;
+    put(plain.data() + g.plain_at, size_t{g.count} * g.plain_width());
+    for (int k = 0; k < __builtin_popcount(g.mask); ++k) {
+      const Column& c = columns[g.first_column + k];
+      const uint32_t width = width_of(c.largest);
+      *at++ = static_cast<uint8_t>(width);
+      put_planes(at, codes.data() + c.codes_at, g.count, width);
+      at += size_t{g.count} * width;
+      put(sources.data() + c.sources_at, c.hits);
+      put_planes(at, literals.data() + c.literals_at, c.misses, 8);
+      at += size_t{c.misses} * 8;
+    }
+  }
+}
+
+ReferenceSplitter::ReferenceSplitter() : state_(std::make_unique<State>()) {}
+ReferenceSplitter::~ReferenceSplitter() = default;
+
+bool ReferenceSplitter::split(std::span<const uint8_t> blocks, std::vector<uint8_t>& out, ColumnsInfo& info) {
+  State& s = *state_;
+  s.section.clear();
+  s.sizes.clear();
+  s.record_count = 0;
+  s.stream_times.clear();
+  const bool walked = s.first_pass(blocks);
+  const bool fits = walked && s.section.used <= UINT32_MAX && s.record_count <= UINT32_MAX;
+  if (fits) {
+    info.blocks_size = static_cast<uint32_t>(s.section.used);
+    info.record_count = static_cast<uint32_t>(s.record_count);
+    s.plan();
+    s.second_pass(blocks.data());
+    s.write(out);
+  }
+  s.forget_groups();
+  return fits;
+}
+
+bool split_referenced(std::span<const uint8_t> blocks, std::vector<uint8_t>& out, ColumnsInfo& info) {
+  ReferenceSplitter splitter;
+  return splitter.split(blocks, out, info);
+}
+
+}  // namespace spoor::compress
