@@ -4,6 +4,7 @@
 #include <cstring>
 #include <map>
 
+#include "block_section.h"
 #include "spoor/format.h"
 
 namespace spoor::compress {
@@ -17,10 +18,7 @@ constexpr size_t kRecordHeader = fmt::kRecordHeaderSize;
 constexpr size_t kTimeBytes = 6;
 constexpr size_t kSizeKeyBytes = 4;
 
-void append(std::vector<uint8_t>& out, const void* data, size_t size) {
-  const auto* p = static_cast<const uint8_t*>(data);
-  out.insert(out.end(), p, p + size);
-}
+void append(std::vector<uint8_t>& out, const void* data, size_t size) { append_bytes(out, data, size); }
 
 // The bodies of one key word's records.
 struct Group {
@@ -152,78 +150,27 @@ bool join_records(std::span<const uint8_t> packed, const ColumnsInfo& info, uint
     return false;
   }
 
-  out.reserve(raw_size);
-  uint64_t next = 0;  // the next record of the columns
   uint64_t previous_time = 0;
-  size_t offset = 0;
-  const uint8_t* section = packed.data();
-  while (offset < info.blocks_size) {
-    if (info.blocks_size - offset < kBlockHeader) {
-      problem = "its block section ends inside a block header at byte " + std::to_string(offset);
-      return false;
-    }
-    fmt::BlockHeader h{};
-    std::memcpy(&h, section + offset, sizeof h);
-    const bool packet = h.type == fmt::kBlockPacket && h.size >= kPacketHeader;
-    const uint64_t kept = packet ? kPacketHeader : h.size;
-    if (kept > info.blocks_size - offset - kBlockHeader) {
-      problem = "its block section ends inside the block at byte " + std::to_string(offset);
-      return false;
-    }
-    append(out, section + offset, kBlockHeader + kept);
-    offset += kBlockHeader + kept;
-    if (!packet) continue;
-    fmt::PacketBlock header{};
-    std::memcpy(&header, section + offset - kPacketHeader, sizeof header);
-    if (header.data_size != h.size - kPacketHeader) {
-      problem = "a packet header declares " + std::to_string(header.data_size) +
-                " bytes of records in a block of " + std::to_string(h.size);
-      return false;
-    }
-    uint64_t left = header.data_size;
-    while (left > 0) {
-      if (next == n) {
-        problem = "its packets hold more records than its " + std::to_string(n);
-        return false;
-      }
-      uint16_t size = 0, key = 0;
-      std::memcpy(&size, sizes + next * kSizeKeyBytes, 2);
-      std::memcpy(&key, sizes + next * kSizeKeyBytes + 2, 2);
-      if (size > left) {
-        problem = "record " + std::to_string(next) + " (" + std::to_string(size) +
-                  " bytes) runs past its packet's end";
-        return false;
-      }
-      uint64_t delta = 0;
-      for (size_t b = 0; b < kTimeBytes; ++b) delta |= uint64_t{times[b * n + next]} << (8 * b);
-      previous_time = (previous_time + delta) & fmt::kTimeMask48;
-      append(out, sizes + next * kSizeKeyBytes, kSizeKeyBytes);
-      append(out, &previous_time, kTimeBytes);
-      Group& g = groups[key];
-      const uint32_t body = size - kRecordHeader;
-      if (g.planar()) {
-        const uint8_t* column = packed.data() + g.base + g.taken;
-        for (uint32_t b = 0; b < body; ++b) out.push_back(column[b * g.count]);
-        g.taken += 1;
-      } else {
-        append(out, packed.data() + g.base + g.taken, body);
-        g.taken += body;
-      }
-      left -= size;
-      ++next;
-    }
-  }
-  if (next != n) {
-    problem = "its columns hold " + std::to_string(n) + " records but its packets take " +
-              std::to_string(next);
-    return false;
-  }
-  if (out.size() != raw_size) {
-    problem = "it expands to " + std::to_string(out.size()) + " bytes of blocks, not the " +
-              std::to_string(raw_size) + " its header declares";
-    return false;
-  }
-  return true;
+  return rebuild_block_section(
+      packed.data(), info.blocks_size, sizes, n, raw_size, out, problem, [](const fmt::PacketBlock&) {},
+      [&](uint64_t next, uint16_t size, uint16_t key) {
+        uint64_t delta = 0;
+        for (size_t b = 0; b < kTimeBytes; ++b) delta |= uint64_t{times[b * n + next]} << (8 * b);
+        previous_time = (previous_time + delta) & fmt::kTimeMask48;
+        append(out, sizes + next * kSizeKeyBytes, kSizeKeyBytes);
+        append(out, &previous_time, kTimeBytes);
+        Group& g = groups[key];
+        const uint32_t body = size - kRecordHeader;
+        if (g.planar()) {
+          const uint8_t* column = packed.data() + g.base + g.taken;
+          for (uint32_t b = 0; b < body; ++b) out.push_back(column[b * g.count]);
+          g.taken += 1;
+        } else {
+          append(out, packed.data() + g.base + g.taken, body);
+          g.taken += body;
+        }
+        return true;
+      });
 }
 
 }  // namespace spoor::compress

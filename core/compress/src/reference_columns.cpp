@@ -8,6 +8,7 @@
 #include <map>
 #include <utility>
 
+#include "block_section.h"
 #include "reference_model.h"
 #include "spoor/format.h"
 
@@ -16,8 +17,6 @@ namespace {
 
 namespace fmt = spoor::format;
 
-constexpr size_t kBlockHeader = sizeof(fmt::BlockHeader);
-constexpr size_t kPacketHeader = sizeof(fmt::PacketBlock);
 constexpr size_t kRecordHeader = fmt::kRecordHeaderSize;
 constexpr size_t kTimeBytes = 6;
 constexpr size_t kSizeKeyBytes = 4;
@@ -25,10 +24,7 @@ constexpr uint32_t kWordsChecked = 8;        // words at body offsets 0, 8 .. 56
 constexpr size_t kMaxColumns = 255;          // a source column is named in one byte
 constexpr size_t kMaxVarint = 10;
 
-void append(std::vector<uint8_t>& out, const void* data, size_t size) {
-  const auto* p = static_cast<const uint8_t*>(data);
-  out.insert(out.end(), p, p + size);
-}
+void append(std::vector<uint8_t>& out, const void* data, size_t size) { append_bytes(out, data, size); }
 
 // Reads one varint from [at, end). False when it runs past `end` or over
 // 10 bytes.
@@ -245,109 +241,59 @@ bool join_referenced(std::span<const uint8_t> packed, const ColumnsInfo& info, u
     return false;
   }
 
-  out.reserve(raw_size);
   std::vector<uint8_t> body;
   std::map<uint32_t, uint64_t> previous_times;
-  uint64_t next = 0;
-  size_t offset = 0;
-  const uint8_t* section = data;
-  while (offset < info.blocks_size) {
-    if (info.blocks_size - offset < kBlockHeader) {
-      problem = "its block section ends inside a block header at byte " + std::to_string(offset);
-      return false;
-    }
-    fmt::BlockHeader h{};
-    std::memcpy(&h, section + offset, sizeof h);
-    const bool packet = h.type == fmt::kBlockPacket && h.size >= kPacketHeader;
-    const uint64_t kept = packet ? kPacketHeader : h.size;
-    if (kept > info.blocks_size - offset - kBlockHeader) {
-      problem = "its block section ends inside the block at byte " + std::to_string(offset);
-      return false;
-    }
-    append(out, section + offset, kBlockHeader + kept);
-    offset += kBlockHeader + kept;
-    if (!packet) continue;
-    fmt::PacketBlock header{};
-    std::memcpy(&header, section + offset - kPacketHeader, sizeof header);
-    if (header.data_size != h.size - kPacketHeader) {
-      problem = "a packet header declares " + std::to_string(header.data_size) +
-                " bytes of records in a block of " + std::to_string(h.size);
-      return false;
-    }
-    uint64_t& previous_time = previous_times[header.stream_id];
-    uint64_t left = header.data_size;
-    while (left > 0) {
-      if (next == n) {
-        problem = "its packets hold more records than its " + std::to_string(n);
-        return false;
-      }
-      uint16_t size = 0, key = 0;
-      std::memcpy(&size, sizes + next * kSizeKeyBytes, 2);
-      std::memcpy(&key, sizes + next * kSizeKeyBytes + 2, 2);
-      if (size > left) {
-        problem = "record " + std::to_string(next) + " (" + std::to_string(size) +
-                  " bytes) runs past its packet's end";
-        return false;
-      }
-      Group& g = group_of(key);
-      // The group's times were checked to be g.count varints in place.
-      const uint8_t* time_at = data + g.times_at;
-      uint64_t time_code_read = 0;
-      get_varint(time_at, data_end, time_code_read);
-      g.times_at = static_cast<uint64_t>(time_at - data);
-      previous_time = time_from_code(time_code_read, previous_time);
-      append(out, sizes + next * kSizeKeyBytes, kSizeKeyBytes);
-      append(out, &previous_time, kTimeBytes);
+  uint64_t* previous_time = nullptr;  // of the current packet's stream
+  return rebuild_block_section(
+      data, info.blocks_size, sizes, n, raw_size, out, problem,
+      [&](const fmt::PacketBlock& header) { previous_time = &previous_times[header.stream_id]; },
+      [&](uint64_t next, uint16_t size, uint16_t key) {
+        Group& g = group_of(key);
+        // The group's times were checked to be g.count varints in place.
+        const uint8_t* time_at = data + g.times_at;
+        uint64_t time_code_read = 0;
+        get_varint(time_at, data_end, time_code_read);
+        g.times_at = static_cast<uint64_t>(time_at - data);
+        *previous_time = time_from_code(time_code_read, *previous_time);
+        append(out, sizes + next * kSizeKeyBytes, kSizeKeyBytes);
+        append(out, previous_time, kTimeBytes);
 
-      const uint32_t width = size - kRecordHeader;
-      if (!g.planar()) {
-        append(out, data + g.base + g.taken, width);
-        g.taken += width;
-      } else {
-        const uint64_t index = g.taken++;
-        body.resize(width);
-        const uint8_t* plain = data + g.base + index;
-        for (uint32_t b = 0, plane = 0; b < width; ++b)
-          if (!g.is_reference_byte(b)) body[b] = plain[g.count * plane++];
-        const uint64_t cls = record_class(g, body.data());
-        uint32_t column = g.first_column;
-        for (uint32_t w = 0; w < kWordsChecked; ++w) {
-          if ((g.mask >> w & 1) == 0) continue;
-          Column& c = columns[column];
-          const uint64_t code = planar_value(data + c.codes_at, g.count, c.code_width, index);
-          const auto position = static_cast<uint32_t>(index);
-          uint64_t value = 0;
-          if (code == 0) {
-            value = planar_value(data + c.literals_at, c.misses, 8, c.misses_taken++);
-            model.literal(value, column, position, cls);
-          } else {
-            const uint8_t source = data[c.sources_at + c.hits_taken++];
-            if (!model.decode(code, source, column, position, cls, value)) {
-              problem = "record " + std::to_string(next) + " refers with code " + std::to_string(code) +
-                        " to column " + std::to_string(source) + ", which holds no such live value";
-              return false;
+        const uint32_t width = size - kRecordHeader;
+        if (!g.planar()) {
+          append(out, data + g.base + g.taken, width);
+          g.taken += width;
+        } else {
+          const uint64_t index = g.taken++;
+          body.resize(width);
+          const uint8_t* plain = data + g.base + index;
+          for (uint32_t b = 0, plane = 0; b < width; ++b)
+            if (!g.is_reference_byte(b)) body[b] = plain[g.count * plane++];
+          const uint64_t cls = record_class(g, body.data());
+          uint32_t column = g.first_column;
+          for (uint32_t w = 0; w < kWordsChecked; ++w) {
+            if ((g.mask >> w & 1) == 0) continue;
+            Column& c = columns[column];
+            const uint64_t code = planar_value(data + c.codes_at, g.count, c.code_width, index);
+            const auto position = static_cast<uint32_t>(index);
+            uint64_t value = 0;
+            if (code == 0) {
+              value = planar_value(data + c.literals_at, c.misses, 8, c.misses_taken++);
+              model.literal(value, column, position, cls);
+            } else {
+              const uint8_t source = data[c.sources_at + c.hits_taken++];
+              if (!model.decode(code, source, column, position, cls, value)) {
+                problem = "record " + std::to_string(next) + " refers with code " + std::to_string(code) +
+                          " to column " + std::to_string(source) + ", which holds no such live value";
+                return false;
+              }
             }
+            std::memcpy(body.data() + 8 * w, &value, 8);
+            ++column;
           }
-          std::memcpy(body.data() + 8 * w, &value, 8);
-          ++column;
+          append(out, body.data(), width);
         }
-        append(out, body.data(), width);
-      }
-      left -= size;
-      ++next;
-    }
-  }
-  if (next != n) {
-    problem = "its columns hold " + std::to_string(n) + " records but its packets take " +
-              std::to_string(next);
-    return false;
-  }
-  if (out.size() != raw_size) {
-    problem = "it expands to " + std::to_string(out.size()) + " bytes of blocks, not the " +
-              std::to_string(raw_size) + " its header declares";
-    return false;
-  }
-  return true;
+        return true;
+      });
 }
 
 }  // namespace spoor::compress

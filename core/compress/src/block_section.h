@@ -1,0 +1,101 @@
+// The reader's walk over the block section of a COMPRESSED block, shared by
+// the column layouts (record_columns.cpp, reference_columns.cpp): blocks
+// and packet headers are stored as they were, records are rebuilt from
+// columns. The walk copies the headers, checks every size against what
+// holds it, and hands each record's place to the layout, which appends the
+// record's bytes.
+#ifndef SPOOR_COMPRESS_BLOCK_SECTION_H
+#define SPOOR_COMPRESS_BLOCK_SECTION_H
+
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "spoor/format.h"
+
+namespace spoor::compress {
+
+inline void append_bytes(std::vector<uint8_t>& out, const void* data, size_t size) {
+  const auto* p = static_cast<const uint8_t*>(data);
+  out.insert(out.end(), p, p + size);
+}
+
+// Rebuilds `section_size` bytes of blocks from `section` into `out`, which
+// must come to `raw_size` bytes and hold exactly `record_count` records.
+// `size_keys` holds each record's (u16 size, u16 key) in order.
+// on_packet(const format::PacketBlock&) is called before a packet's records;
+// on_record(uint64_t index, uint16_t size, uint16_t key) appends record
+// `index` (header and body, `size` bytes) and returns false, with `problem`
+// set, when its columns are damaged. False, with `problem` naming the damage,
+// when anything does not add up.
+template <typename OnPacket, typename OnRecord>
+bool rebuild_block_section(const uint8_t* section, uint64_t section_size, const uint8_t* size_keys,
+                           uint64_t record_count, uint32_t raw_size, std::vector<uint8_t>& out,
+                           std::string& problem, OnPacket&& on_packet, OnRecord&& on_record) {
+  namespace fmt = spoor::format;
+  constexpr size_t kBlockHeader = sizeof(fmt::BlockHeader);
+  constexpr size_t kPacketHeader = sizeof(fmt::PacketBlock);
+  constexpr size_t kSizeKeyBytes = 4;
+  out.reserve(raw_size);
+  uint64_t next = 0;  // the next record of the columns
+  uint64_t offset = 0;
+  while (offset < section_size) {
+    if (section_size - offset < kBlockHeader) {
+      problem = "its block section ends inside a block header at byte " + std::to_string(offset);
+      return false;
+    }
+    fmt::BlockHeader h{};
+    std::memcpy(&h, section + offset, sizeof h);
+    const bool packet = h.type == fmt::kBlockPacket && h.size >= kPacketHeader;
+    const uint64_t kept = packet ? kPacketHeader : h.size;
+    if (kept > section_size - offset - kBlockHeader) {
+      problem = "its block section ends inside the block at byte " + std::to_string(offset);
+      return false;
+    }
+    append_bytes(out, section + offset, kBlockHeader + kept);
+    offset += kBlockHeader + kept;
+    if (!packet) continue;
+    fmt::PacketBlock header{};
+    std::memcpy(&header, section + offset - kPacketHeader, sizeof header);
+    if (header.data_size != h.size - kPacketHeader) {
+      problem = "a packet header declares " + std::to_string(header.data_size) +
+                " bytes of records in a block of " + std::to_string(h.size);
+      return false;
+    }
+    on_packet(header);
+    uint64_t left = header.data_size;
+    while (left > 0) {
+      if (next == record_count) {
+        problem = "its packets hold more records than its " + std::to_string(record_count);
+        return false;
+      }
+      uint16_t size = 0, key = 0;
+      std::memcpy(&size, size_keys + next * kSizeKeyBytes, 2);
+      std::memcpy(&key, size_keys + next * kSizeKeyBytes + 2, 2);
+      if (size > left) {
+        problem = "record " + std::to_string(next) + " (" + std::to_string(size) +
+                  " bytes) runs past its packet's end";
+        return false;
+      }
+      if (!on_record(next, size, key)) return false;
+      left -= size;
+      ++next;
+    }
+  }
+  if (next != record_count) {
+    problem = "its columns hold " + std::to_string(record_count) + " records but its packets take " +
+              std::to_string(next);
+    return false;
+  }
+  if (out.size() != raw_size) {
+    problem = "it expands to " + std::to_string(out.size()) + " bytes of blocks, not the " +
+              std::to_string(raw_size) + " its header declares";
+    return false;
+  }
+  return true;
+}
+
+}  // namespace spoor::compress
+
+#endif  // SPOOR_COMPRESS_BLOCK_SECTION_H
