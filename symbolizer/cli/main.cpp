@@ -32,7 +32,7 @@ void print_overview(FILE* out) {
   std::fprintf(out,
                "usage: spoor COMMAND [ARGS...]\n"
                "\n"
-               "Reads Spoor trace files.\n"
+               "Records programs into Spoor traces, and reads, reports, symbolizes and exports them.\n"
                "\n"
                "commands:\n");
   for (const Command* c : kCommands)
