@@ -66,6 +66,7 @@ struct Bytes {
     return data.data() + used;
   }
   void put(const void* p, size_t n) {
+    if (n == 0) return;  // the storage may not exist yet (null data())
     std::memcpy(reserve_more(n), p, n);
     used += n;
   }
@@ -315,6 +316,7 @@ void ReferenceSplitter::State::second_pass(const uint8_t* base) {
     if (!g.planar) {
       uint16_t size = 0;
       std::memcpy(&size, record, 2);
+      if (size == kRecordHeader) continue;  // no body (and maybe no plain storage)
       std::memcpy(plain_base + g.plain_at + g.filled, body, size - kRecordHeader);
       g.filled += size - kRecordHeader;
       continue;
@@ -372,7 +374,10 @@ void ReferenceSplitter::State::write(std::vector<uint8_t>& out) {
   }
   out.resize(total);
   uint8_t* at = out.data();
+  // An empty scratch buffer may have no storage yet (data() is null), and
+  // memcpy's pointers must be valid even for 0 bytes.
   auto put = [&](const void* p, size_t n) {
+    if (n == 0) return;
     std::memcpy(at, p, n);
     at += n;
   };
