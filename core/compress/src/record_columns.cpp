@@ -4,7 +4,7 @@
 #include <cstring>
 #include <map>
 
-#include "block_section.h"
+#include "column_layout.h"
 #include "spoor/format.h"
 
 namespace spoor::compress {
@@ -15,32 +15,16 @@ namespace fmt = spoor::format;
 constexpr size_t kBlockHeader = sizeof(fmt::BlockHeader);
 constexpr size_t kPacketHeader = sizeof(fmt::PacketBlock);
 constexpr size_t kRecordHeader = fmt::kRecordHeaderSize;
-constexpr size_t kTimeBytes = 6;
-constexpr size_t kSizeKeyBytes = 4;
 
 void append(std::vector<uint8_t>& out, const void* data, size_t size) { append_bytes(out, data, size); }
 
 // The bodies of one key word's records.
-struct Group {
+struct Group : BodyShape {
   std::vector<uint8_t> bytes;  // split side: bodies back to back
-  uint64_t count = 0;
-  uint64_t total = 0;          // body bytes
-  uint32_t width = 0;          // body size of the first record
-  bool uniform = true;         // every body is `width` bytes
   // join side: where the group starts in the packed bytes, and how many of
   // its records were rebuilt so far.
   uint64_t base = 0;
   uint64_t taken = 0;
-
-  void note(uint32_t body) {
-    if (count == 0) width = body;
-    uniform = uniform && body == width;
-    ++count;
-    total += body;
-  }
-  // Stored byte plane by byte plane: worth it only for several records of
-  // a multi-byte body.
-  bool planar() const { return uniform && count > 1 && width > 1; }
 };
 
 // Writes `count` items of `width` bytes, byte plane by byte plane.

@@ -8,7 +8,7 @@
 #include <map>
 #include <utility>
 
-#include "block_section.h"
+#include "column_layout.h"
 #include "reference_model.h"
 #include "spoor/format.h"
 
@@ -18,10 +18,6 @@ namespace {
 namespace fmt = spoor::format;
 
 constexpr size_t kRecordHeader = fmt::kRecordHeaderSize;
-constexpr size_t kTimeBytes = 6;
-constexpr size_t kSizeKeyBytes = 4;
-constexpr uint32_t kWordsChecked = 8;        // words at body offsets 0, 8 .. 56 may be references
-constexpr size_t kMaxColumns = 255;          // a source column is named in one byte
 constexpr size_t kMaxVarint = 10;
 
 void append(std::vector<uint8_t>& out, const void* data, size_t size) { append_bytes(out, data, size); }
@@ -54,11 +50,7 @@ uint64_t time_from_code(uint64_t code, uint64_t previous) {
 }
 
 // The records of one key word.
-struct Group {
-  uint64_t count = 0;
-  uint64_t total = 0;     // body bytes
-  uint32_t width = 0;     // body size of the first record
-  bool uniform = true;
+struct Group : BodyShape {
   uint8_t mask = 0;       // bit w: the word at body offset 8w is a reference column
   uint32_t first_column = 0;
   // section offsets in the packed bytes, and progress
@@ -66,13 +58,6 @@ struct Group {
   uint64_t base = 0;      // bodies (not planar) or plain planes (planar)
   uint64_t taken = 0;     // records rebuilt (planar) or body bytes taken (not planar)
 
-  void note(uint32_t body) {
-    if (count == 0) width = body;
-    uniform = uniform && body == width;
-    ++count;
-    total += body;
-  }
-  bool planar() const { return uniform && count > 1 && width > 1; }
   uint32_t plain_width() const { return width - 8 * static_cast<uint32_t>(std::popcount(mask)); }
   bool is_reference_byte(uint32_t b) const { return b / 8 < kWordsChecked && (mask >> (b / 8) & 1) != 0; }
   // The word whose value gives the record its class (reference_model.h):

@@ -16,6 +16,7 @@
 #include <memory>
 #include <utility>
 
+#include "column_layout.h"
 #include "reference_columns.h"
 #include "reference_model.h"
 #include "spoor/format.h"
@@ -28,9 +29,6 @@ namespace fmt = spoor::format;
 constexpr size_t kBlockHeader = sizeof(fmt::BlockHeader);
 constexpr size_t kPacketHeader = sizeof(fmt::PacketBlock);
 constexpr uint32_t kRecordHeader = fmt::kRecordHeaderSize;
-constexpr size_t kSizeKeyBytes = 4;
-constexpr uint32_t kWordsChecked = 8;
-constexpr size_t kMaxColumns = 255;
 constexpr uint64_t kPointerFloor = 1ull << 32;
 constexpr uint32_t kNoGroup = 0;  // group_of_key: 0 none, else index + 1
 
@@ -268,7 +266,7 @@ void ReferenceSplitter::State::plan() {
   size_t code_count = 0;
   for (uint32_t i : order) {
     Group& g = groups[i];
-    g.planar = g.uniform && g.count > 1 && g.width > 1;
+    g.planar = planar_bodies(g.uniform, g.count, g.width);
     g.mask = 0;
     g.first_column = static_cast<uint32_t>(columns.size());
     g.class_word = -1;

@@ -1,11 +1,10 @@
-// The reader's walk over the block section of a COMPRESSED block, shared by
-// the column layouts (record_columns.cpp, reference_columns.cpp): blocks
-// and packet headers are stored as they were, records are rebuilt from
-// columns. The walk copies the headers, checks every size against what
-// holds it, and hands each record's place to the layout, which appends the
-// record's bytes.
-#ifndef SPOOR_COMPRESS_BLOCK_SECTION_H
-#define SPOOR_COMPRESS_BLOCK_SECTION_H
+// What the column layouts of COMPRESSED blocks (docs/FORMAT.md layouts 1
+// and 2) share, writer and reader alike: the sizes of their columns, how a
+// key word's bodies are measured, and the reader's walk over the block
+// section (blocks and packet headers are stored as they were, records are
+// rebuilt from columns).
+#ifndef SPOOR_COMPRESS_COLUMN_LAYOUT_H
+#define SPOOR_COMPRESS_COLUMN_LAYOUT_H
 
 #include <cstdint>
 #include <cstring>
@@ -15,6 +14,39 @@
 #include "spoor/format.h"
 
 namespace spoor::compress {
+
+// A record's (u16 size, u16 key word) in the size column.
+inline constexpr size_t kSizeKeyBytes = 4;
+// A record's 48-bit time: 6 bytes in its header (layout 1 stores its
+// difference from the previous record in 6 byte planes).
+inline constexpr size_t kTimeBytes = 6;
+// Layout 2: the 8-byte words at body offsets 0, 8 .. 56 may be references,
+// and a reference names its source column in one byte.
+inline constexpr uint32_t kWordsChecked = 8;
+inline constexpr size_t kMaxColumns = 255;
+
+// Whether a key word's bodies are stored byte plane by byte plane: worth
+// it only for several records of one multi-byte size. Writer and reader
+// must agree, so both ask here.
+inline bool planar_bodies(bool uniform, uint64_t count, uint32_t width) {
+  return uniform && count > 1 && width > 1;
+}
+
+// The bodies of one key word's records, as the readers measure them.
+struct BodyShape {
+  uint64_t count = 0;
+  uint64_t total = 0;     // body bytes
+  uint32_t width = 0;     // body size of the first record
+  bool uniform = true;    // every body is `width` bytes
+
+  void note(uint32_t body) {
+    if (count == 0) width = body;
+    uniform = uniform && body == width;
+    ++count;
+    total += body;
+  }
+  bool planar() const { return planar_bodies(uniform, count, width); }
+};
 
 inline void append_bytes(std::vector<uint8_t>& out, const void* data, size_t size) {
   const auto* p = static_cast<const uint8_t*>(data);
@@ -36,7 +68,6 @@ bool rebuild_block_section(const uint8_t* section, uint64_t section_size, const 
   namespace fmt = spoor::format;
   constexpr size_t kBlockHeader = sizeof(fmt::BlockHeader);
   constexpr size_t kPacketHeader = sizeof(fmt::PacketBlock);
-  constexpr size_t kSizeKeyBytes = 4;
   out.reserve(raw_size);
   uint64_t next = 0;  // the next record of the columns
   uint64_t offset = 0;
@@ -98,4 +129,4 @@ bool rebuild_block_section(const uint8_t* section, uint64_t section_size, const 
 
 }  // namespace spoor::compress
 
-#endif  // SPOOR_COMPRESS_BLOCK_SECTION_H
+#endif  // SPOOR_COMPRESS_COLUMN_LAYOUT_H
