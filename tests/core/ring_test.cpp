@@ -175,10 +175,7 @@ TEST_F(RingTest, NoRingInstalledWritesNothing) {
 TEST_F(RingTest, StressManyThreadsWithConcurrentDrainer) {
   TestRing ring(kCpus, 16384, 8);
   constexpr uint32_t kThreads = 6;
-#ifndef SPOOR_TEST_STRESS_EVENTS_PER_THREAD  // cross builds under an emulator use fewer
-#define SPOOR_TEST_STRESS_EVENTS_PER_THREAD 500000
-#endif
-  constexpr uint64_t kPerThread = SPOOR_TEST_STRESS_EVENTS_PER_THREAD;
+  constexpr uint64_t kPerThread = 500000;
   std::atomic<bool> done{false};
   DrainResult got;
   std::thread drainer([&] {
