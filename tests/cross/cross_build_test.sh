@@ -26,10 +26,14 @@ esac
 # The host build's flags are for the host compiler; keep them out.
 unset CFLAGS CXXFLAGS LDFLAGS CPPFLAGS
 port_hooks=OFF
-[ "$linux" = 1 ] || port_hooks=ON  # firmware supplies the clock, CPU and thread
+# Bare metal: the program supplies the clock, CPU and thread. RISC-V has
+# lock-free atomics of every width the core uses, so the ring stays
+# lock-free and works on many harts: SPOOR_SINGLE_CORE (interrupt masking,
+# for microcontrollers without them) is off.
+[ "$linux" = 1 ] || port_hooks=ON
 mkdir -p "$build"
 cmake -S "$src" -B "$build" -G "$generator" --toolchain "$src/toolchain/$triple.cmake" \
-  -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSPOOR_HOSTED=OFF -DSPOOR_PORT_HOOKS=$port_hooks \
+  -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSPOOR_HOSTED=OFF -DSPOOR_PORT_HOOKS=$port_hooks -DSPOOR_SINGLE_CORE=OFF \
   -DSPOOR_WERROR="$werror" >"$build/configure.log" 2>&1 ||
   { cat "$build/configure.log"; echo "FAIL: $triple: configuring failed"; exit 1; }
 
