@@ -88,6 +88,36 @@ void Registry::set_provider_hook(ProviderHook hook, void* context) {
   g_hook.store(hook, std::memory_order_release);
 }
 
+namespace {
+// Stores `key` in the program's key slot if it still holds 0 (acq_rel) and
+// returns the key in effect. GCC before 13 has no inline 16-bit
+// compare-exchange on RISC-V: it calls libatomic, which bare-metal
+// toolchains do not ship. There the exchange is done, as libatomic does it,
+// on the aligned 32-bit word that holds the slot; the neighbouring bytes are
+// written back unchanged.
+uint16_t publish_key(uint16_t* slot, uint16_t key) {
+#if defined(__riscv) && !defined(__clang__) && __GNUC__ < 13
+  using AliasedWord = uint32_t __attribute__((may_alias));
+  const auto address = reinterpret_cast<uintptr_t>(slot);
+  auto* word = reinterpret_cast<AliasedWord*>(address & ~uintptr_t{3});
+  const unsigned shift = (address & 2) * 8;  // RISC-V is little-endian
+  uint32_t seen = __atomic_load_n(word, __ATOMIC_ACQUIRE);
+  for (;;) {
+    const auto current = static_cast<uint16_t>(seen >> shift);
+    if (current != 0) return current;
+    if (__atomic_compare_exchange_n(word, &seen, seen | (uint32_t{key} << shift), true,
+                                    __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+      return key;
+  }
+#else
+  uint16_t expected = 0;
+  if (__atomic_compare_exchange_n(slot, &expected, key, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+    return key;
+  return expected;
+#endif
+}
+}  // namespace
+
 uint16_t register_event(const spoor_event_desc& event) {
   // An event of a provider that was never registered cannot be described.
   if (event.provider == nullptr || event.provider->index() == 0) return 0;
@@ -99,11 +129,8 @@ uint16_t register_event(const spoor_event_desc& event) {
   // Publish the descriptor before any record can carry its key: the record's
   // release commit orders this store before the drainer reads the key.
   g_events[key].store(&event, std::memory_order_release);
-  uint16_t expected = 0;
-  if (__atomic_compare_exchange_n(event.key, &expected, static_cast<uint16_t>(key), false,
-                                  __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
-    return static_cast<uint16_t>(key);
-  return expected;  // another thread registered it first; our slot stays a duplicate
+  // If another thread registered it first, its key wins; our slot stays a duplicate.
+  return publish_key(event.key, static_cast<uint16_t>(key));
 }
 
 void count_lost_event() {

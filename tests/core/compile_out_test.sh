@@ -1,11 +1,11 @@
 #!/bin/sh
-# Usage: compile_out_test.sh CXX INCLUDE_DIR SAMPLE WORKDIR
+# Usage: compile_out_test.sh CXX INCLUDE_DIR SAMPLE WORKDIR [SIZE_TOOL]
 # Builds the sample as an object three ways and compares the bytes of code
 # and data (`size`): tracing compiled out must cost exactly 0 bytes.
 set -eu
-cxx=$1 inc=$2 src=$3 work=$4
+cxx=$1 inc=$2 src=$3 work=$4 size_tool=${5:-size}
 mkdir -p "$work"
-build() { "$cxx" -std=c++20 -O2 -c -I"$inc" "$@" "$src" -o "$work/$name.o"; size -A "$work/$name.o" | awk '$1 ~ /^\.(text|data|bss|rodata)/ {s += $2} END {print s + 0}'; }
+build() { "$cxx" -std=c++20 -O2 -c -I"$inc" "$@" "$src" -o "$work/$name.o"; "$size_tool" -A "$work/$name.o" | awk '$1 ~ /^\.(text|data|bss|rodata)/ {s += $2} END {print s + 0}'; }
 name=on;      on=$(build)
 name=out;     out=$(build -DSPOOR_COMPILE_OUT=1)
 name=removed; removed=$(build -DSPOOR_SAMPLE_NO_TRACING)

@@ -50,6 +50,10 @@ bool to_memory(void*, const void* data, size_t size) {
   register long x0 __asm__("x0") = code;
   register long x8 __asm__("x8") = 93;
   __asm__ volatile("svc 0" : : "r"(x0), "r"(x8) : "memory");
+#elif defined(__riscv)
+  register long a0 __asm__("a0") = code;
+  register long a7 __asm__("a7") = 93;
+  __asm__ volatile("ecall" : : "r"(a0), "r"(a7) : "memory");
 #endif
   for (;;) {
   }

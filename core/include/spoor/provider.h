@@ -16,6 +16,7 @@
 #ifndef SPOOR_PROVIDER_H
 #define SPOOR_PROVIDER_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include <atomic>
