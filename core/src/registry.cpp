@@ -23,11 +23,11 @@ constinit std::atomic<ControlBlock*> g_control{&g_static_control.header};
 
 // Slots are claimed with fetch_add and published with a release store of the
 // pointer, so a reader that sees a non-null entry sees the object behind it.
-constinit std::atomic<uint32_t> g_provider_next{0};
+constinit Atomic<uint32_t> g_provider_next{0};
 constinit std::atomic<Provider*> g_providers[SPOOR_MAX_PROVIDERS] = {};
 
 // Event keys start at 1 (0 in a key word means "not registered yet").
-constinit std::atomic<uint32_t> g_event_next{1};
+constinit Atomic<uint32_t> g_event_next{1};
 constinit std::atomic<const spoor_event_desc*> g_events[SPOOR_MAX_EVENTS + 1] = {};
 
 constinit std::atomic<Registry::ProviderHook> g_hook{nullptr};
@@ -100,8 +100,7 @@ uint16_t register_event(const spoor_event_desc& event) {
   // release commit orders this store before the drainer reads the key.
   g_events[key].store(&event, std::memory_order_release);
   uint16_t expected = 0;
-  if (__atomic_compare_exchange_n(event.key, &expected, static_cast<uint16_t>(key), false,
-                                  __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+  if (atomic_cas(event.key, &expected, static_cast<uint16_t>(key)))
     return static_cast<uint16_t>(key);
   return expected;  // another thread registered it first; our slot stays a duplicate
 }

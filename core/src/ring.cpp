@@ -127,6 +127,7 @@ void ring_install(const RingView& view) {
   __atomic_store_n(&g.cpu_count, view.cpu_count, __ATOMIC_RELEASE);
 }
 
+#if !(defined(SPOOR_SINGLE_CORE) && SPOOR_SINGLE_CORE)  // else src/ring_masked.cpp
 Reservation ring_reserve_slow(uint32_t body_size) {
   const RingView& v = g_ring;
   const uint32_t cpu_count = __atomic_load_n(&v.cpu_count, __ATOMIC_ACQUIRE);
@@ -182,6 +183,7 @@ Reservation ring_reserve_slow(uint32_t body_size) {
                        with_tid, ticks};
   }
 }
+#endif
 
 Status ring_flush(const RingView& v, uint32_t cpu) {
   if (cpu >= v.cpu_count) return Status::invalid_argument;
