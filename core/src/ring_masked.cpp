@@ -1,8 +1,9 @@
-// The single-core writer (spoor/ring_masked.h): the reservation under the
-// interrupt mask, the header, and the slow path (opening a packet, closing
-// one the record does not fit in, dropping when the ring is full). The same
-// decisions as the lock-free writer in ring.h and ring.cpp, made with
-// interrupts masked instead of with a compare-and-swap.
+// The single-core writer (spoor/ring_masked.h): the short form's fast path,
+// inlined into both entry points, and one out-of-line path for everything
+// else (long records, opening a packet, closing one the record does not fit
+// in, dropping when the ring is full). The same decisions as the lock-free
+// writer in ring.h and ring.cpp, made with interrupts masked instead of with
+// a compare-and-swap.
 #include "spoor/ring.h"
 
 namespace spoor {
@@ -18,75 +19,52 @@ uint32_t write_long_header(uint8_t* rec, uint32_t key, bool with_tid, uint32_t t
   return format::kRecordHeaderSize + 4;
 }
 
-// Called with interrupts masked (`irq` is what to restore): the record
-// opens a packet or does not fit in the current one.
-SPOOR_NOINLINE uint8_t* claim_slow(uint32_t key, uint32_t body_size, uint32_t tid, uint32_t irq,
+// Every record that does not take the short form's fast path: long ones
+// (the thread changed, the key or body is too large, 2^31 ticks passed, an
+// activity id) and those that open a packet or do not fit in the current
+// one. Called with interrupts masked (`irq` is what to restore); unmasks
+// before returning. Rare enough on firmware to share one path that reads
+// the clock again. Positions are 40 bits,
+// but a single-core ring is smaller than 4 GiB, so offsets, packet slots and
+// the "is the next packet free" distance are all exact in 32 bits; only the
+// new head is formed in 64.
+SPOOR_NOINLINE uint8_t* claim_long(uint32_t key, uint32_t body_size, uint32_t tid, uint32_t irq,
                                    Claim* claim) {
   const RingView& v = g_ring;
   CpuControl& c = v.cpus[0];
   const uint32_t S = v.subbuf_size;
-  const uint64_t ring_bytes = uint64_t{1} << v.ring_shift;
+  const uint32_t ring_mask = (uint32_t{1} << v.ring_shift) - 1;
   const uint64_t h = c.head.under_mask();
-  const uint64_t pos = h & kPosMask;
-  const uint32_t off = static_cast<uint32_t>(pos) & (S - 1);
-  bool opening = off == 0;
-  bool with_tid = opening || static_cast<uint32_t>(h >> kPosBits) != tid;
+  const uint32_t pos = static_cast<uint32_t>(h);
+  const uint32_t off = pos & (S - 1);
+  bool with_tid = off == 0 || static_cast<uint32_t>(h >> kPosBits) != tid;
   uint32_t size = (format::kRecordHeaderSize + (with_tid ? 4u : 0u) + body_size + 1u) & ~1u;
-  uint64_t start = pos;
-  bool closes_current = false;
-  if (!opening && off + size > S) {
-    // Does not fit: close this packet where it is and open the next one.
-    start = (pos - off + S) & kPosMask;
-    closes_current = true;
-    opening = true;
+  uint32_t skip = 0;  // the current packet's unused tail, when the record does not fit
+  if (off != 0 && off + size > S) {
+    skip = S - off;
     with_tid = true;
     size = (format::kRecordHeaderSize + 4u + body_size + 1u) & ~1u;
   }
+  const uint32_t start = pos + skip;
   // The packet at `start` is free once the drainer released it (the drainer
   // only ever moves `consumed` forward). Too large, or full: drop, never wait.
   if (size > S || size > format::kMaxRecordSize ||
-      (opening && ((start - c.consumed.under_mask()) & kPosMask) >= ring_bytes)) {
+      ((start & (S - 1)) == 0 &&
+       start - static_cast<uint32_t>(c.consumed.under_mask()) > ring_mask)) {
     c.lost.under_mask()++;
     spoor_port_irq_restore(irq);
     return nullptr;
   }
-  const uint64_t end = (start + size) & kPosMask;
   const uint64_t ticks = spoor_port_ticks();
-  c.head.under_mask() = end | (uint64_t{tid} << kPosBits);
+  c.head.under_mask() = (((h & kPosMask) + skip + size) & kPosMask) | (uint64_t{tid} << kPosBits);
   c.last_ticks = ticks;
   // Stored while still masked, so a drain from an interrupt sees the end
   // of every packet the head has moved past.
-  const uint64_t slot_mask = v.subbuf_count - 1;
-  if (closes_current) v.packet_end[(pos >> v.subbuf_shift) & slot_mask] = off;
-  if ((end & (S - 1)) == 0) v.packet_end[(start >> v.subbuf_shift) & slot_mask] = S;
-  spoor_port_irq_restore(irq);
-  uint8_t* rec = v.data + (start & (ring_bytes - 1));
-  claim->commit_at = reinterpret_cast<uint16_t*>(rec);
-  claim->commit_word = static_cast<uint16_t>(size);
-  return rec + write_long_header(rec, key, with_tid, tid, ticks);
-}
-
-// The long form's fast path (the thread changed, the key or body is too
-// large for a short record, or 2^31 ticks passed), or the slow path.
-// Called with interrupts masked; unmasks before returning.
-SPOOR_NOINLINE uint8_t* claim_long(uint32_t key, uint32_t body_size, uint32_t tid, uint32_t irq,
-                                   uint64_t ticks, Claim* claim) {
-  const RingView& v = g_ring;
-  CpuControl& c = v.cpus[0];
-  const uint64_t h = c.head.under_mask();
-  const uint32_t pos = static_cast<uint32_t>(h);
-  const uint32_t off = pos & (v.subbuf_size - 1);
-  const bool with_tid = static_cast<uint32_t>(h >> kPosBits) != tid;
-  const uint32_t header = format::kRecordHeaderSize + (with_tid ? 4u : 0u);
-  const uint32_t size = (header + body_size + 1u) & ~1u;
-  // Opening a packet (off == 0) or filling it up goes the slow way.
-  if (off == 0 || off + size >= v.subbuf_size) return claim_slow(key, body_size, tid, irq, claim);
-  // The record ends inside this packet: the position does not reach a
-  // multiple of 2^40, so adding the size cannot carry into the tid bits.
-  c.head.under_mask() = ((h + size) & kPosMask) | (uint64_t{tid} << kPosBits);
-  c.last_ticks = ticks;
-  uint8_t* rec = v.data + (pos & ((uint32_t{1} << v.ring_shift) - 1));
-  write_long_header(rec, key, with_tid, tid, ticks);
+  const uint32_t slot_mask = v.subbuf_count - 1;
+  if (skip != 0) v.packet_end[(pos >> v.subbuf_shift) & slot_mask] = off;
+  if (((start + size) & (S - 1)) == 0) v.packet_end[(start >> v.subbuf_shift) & slot_mask] = S;
+  uint8_t* rec = v.data + (start & ring_mask);
+  const uint32_t header = write_long_header(rec, key, with_tid, tid, ticks);
   spoor_port_irq_restore(irq);
   claim->commit_at = reinterpret_cast<uint16_t*>(rec);
   claim->commit_word = static_cast<uint16_t>(size);
@@ -96,10 +74,10 @@ SPOOR_NOINLINE uint8_t* claim_long(uint32_t key, uint32_t body_size, uint32_t ti
 // The short form's fast path, shared by both entry points and inlined into
 // each: `size` is the short record's size. Returns the record (its header
 // written, interrupts unmasked) or null when the record must take the long
-// form or the slow path; then *irq, *tid and *ticks are set for claim_long
-// and interrupts are still masked.
+// form or the slow path; then *irq and *tid are set for claim_long and
+// interrupts are still masked.
 SPOOR_ALWAYS_INLINE uint8_t* claim_short(uint32_t key, uint32_t size, uint32_t* tid_out,
-                                         uint32_t* irq_out, uint64_t* ticks_out) {
+                                         uint32_t* irq_out) {
   const RingView& v = g_ring;
   // The three hooks first: values computed before a call would have to
   // survive it in callee-saved registers (spills on a Cortex-M).
@@ -124,7 +102,6 @@ SPOOR_ALWAYS_INLINE uint8_t* claim_short(uint32_t key, uint32_t size, uint32_t* 
   }
   *tid_out = tid;
   *irq_out = irq;
-  *ticks_out = ticks;
   return nullptr;
 }
 
@@ -133,10 +110,9 @@ SPOOR_ALWAYS_INLINE uint8_t* claim_short(uint32_t key, uint32_t size, uint32_t* 
 uint8_t* ring_claim(uint32_t key, uint32_t body_size, Claim* claim) {
   if (SPOOR_UNLIKELY(g_ring.cpu_count == 0)) return nullptr;  // no ring: nothing to record or count
   uint32_t tid, irq;
-  uint64_t ticks;
   if (body_size <= format::kShortMaxSize - format::kShortRecordHeaderSize) {
     const uint32_t size = (format::kShortRecordHeaderSize + body_size + 1u) & ~1u;
-    if (uint8_t* rec = claim_short(key, size, &tid, &irq, &ticks)) {
+    if (uint8_t* rec = claim_short(key, size, &tid, &irq)) {
       claim->commit_at = reinterpret_cast<uint16_t*>(rec);
       claim->commit_word = static_cast<uint16_t>(size | format::kShortRecordFlag | (key << 8));
       return rec + format::kShortRecordHeaderSize;
@@ -144,9 +120,8 @@ uint8_t* ring_claim(uint32_t key, uint32_t body_size, Claim* claim) {
   } else {
     tid = spoor_port_thread() & kTidMask;
     irq = spoor_port_irq_save();
-    ticks = spoor_port_ticks();
   }
-  return claim_long(key, body_size, tid, irq, ticks, claim);
+  return claim_long(key, body_size, tid, irq, claim);
 }
 
 namespace {
@@ -171,8 +146,7 @@ void ring_write_small(uint32_t key, uint32_t fields_size, uint32_t lo, uint32_t 
   if (SPOOR_UNLIKELY(g_ring.cpu_count == 0)) return;  // no ring: nothing to record or count
   const uint32_t size = (format::kShortRecordHeaderSize + fields_size + 1u) & ~1u;
   uint32_t tid, irq;
-  uint64_t ticks;
-  if (uint8_t* rec = claim_short(key, size, &tid, &irq, &ticks)) {
+  if (uint8_t* rec = claim_short(key, size, &tid, &irq)) {
     // Each form commits on its own, so the commit word stays in a register.
     store_small(rec + format::kShortRecordHeaderSize, fields_size, lo, hi);
     __atomic_store_n(reinterpret_cast<uint16_t*>(rec),
@@ -181,7 +155,7 @@ void ring_write_small(uint32_t key, uint32_t fields_size, uint32_t lo, uint32_t 
     return;
   }
   Claim claim;
-  uint8_t* p = claim_long(key, fields_size, tid, irq, ticks, &claim);
+  uint8_t* p = claim_long(key, fields_size, tid, irq, &claim);
   if (p == nullptr) return;
   store_small(p, fields_size, lo, hi);
   ring_publish(claim);
