@@ -109,7 +109,7 @@ SPOOR_ALWAYS_INLINE uint8_t* claim_short(uint32_t key, uint32_t size, uint32_t* 
 
 uint8_t* ring_claim(uint32_t key, uint32_t body_size, Claim* claim) {
   if (SPOOR_UNLIKELY(g_ring.cpu_count == 0)) return nullptr;  // no ring: nothing to record or count
-  uint32_t tid, irq;
+  uint32_t tid = 0, irq = 0;  // set by claim_short when it hands over (GCC cannot see that)
   if (body_size <= format::kShortMaxSize - format::kShortRecordHeaderSize) {
     const uint32_t size = (format::kShortRecordHeaderSize + body_size + 1u) & ~1u;
     if (uint8_t* rec = claim_short(key, size, &tid, &irq)) {
@@ -145,7 +145,7 @@ SPOOR_ALWAYS_INLINE void store_small(uint8_t* p, uint32_t fields_size, uint32_t 
 void ring_write_small(uint32_t key, uint32_t fields_size, uint32_t lo, uint32_t hi) {
   if (SPOOR_UNLIKELY(g_ring.cpu_count == 0)) return;  // no ring: nothing to record or count
   const uint32_t size = (format::kShortRecordHeaderSize + fields_size + 1u) & ~1u;
-  uint32_t tid, irq;
+  uint32_t tid = 0, irq = 0;  // set by claim_short when it hands over (GCC cannot see that)
   if (uint8_t* rec = claim_short(key, size, &tid, &irq)) {
     // Each form commits on its own, so the commit word stays in a register.
     store_small(rec + format::kShortRecordHeaderSize, fields_size, lo, hi);
