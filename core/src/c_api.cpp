@@ -10,7 +10,7 @@ namespace {
 
 // A fixed pool of providers for C callers; names are compared byte-wise.
 alignas(Provider) unsigned char g_pool[SPOOR_MAX_PROVIDERS][sizeof(Provider)];
-std::atomic<uint32_t> g_pool_used{0};
+Atomic<uint32_t> g_pool_used{0};
 std::atomic<Provider*> g_published[SPOOR_MAX_PROVIDERS] = {};
 
 bool same_name(const char* a, const char* b) {

@@ -7,7 +7,8 @@
 
 namespace spoor {
 
-constinit ProviderControl g_disabled_control{};
+// Read only (flash on a microcontroller): nothing ever enables it.
+constinit const ProviderControl g_disabled_control{};
 
 namespace {
 
@@ -23,11 +24,11 @@ constinit std::atomic<ControlBlock*> g_control{&g_static_control.header};
 
 // Slots are claimed with fetch_add and published with a release store of the
 // pointer, so a reader that sees a non-null entry sees the object behind it.
-constinit std::atomic<uint32_t> g_provider_next{0};
+constinit Atomic<uint32_t> g_provider_next{0};
 constinit std::atomic<Provider*> g_providers[SPOOR_MAX_PROVIDERS] = {};
 
 // Event keys start at 1 (0 in a key word means "not registered yet").
-constinit std::atomic<uint32_t> g_event_next{1};
+constinit Atomic<uint32_t> g_event_next{1};
 constinit std::atomic<const spoor_event_desc*> g_events[SPOOR_MAX_EVENTS + 1] = {};
 
 constinit std::atomic<Registry::ProviderHook> g_hook{nullptr};
@@ -111,8 +112,7 @@ uint16_t publish_key(uint16_t* slot, uint16_t key) {
   }
 #else
   uint16_t expected = 0;
-  if (__atomic_compare_exchange_n(slot, &expected, key, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
-    return key;
+  if (atomic_cas(slot, &expected, key)) return key;
   return expected;
 #endif
 }

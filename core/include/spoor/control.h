@@ -21,7 +21,7 @@ struct ControlBlock {
   uint32_t magic;
   uint32_t version;
   uint32_t capacity;
-  std::atomic<uint32_t> count;  // slots in use; a slot's id is written before count covers it
+  Atomic<uint32_t> count;  // slots in use; a slot's id is written before count covers it
   uint64_t reserved[2];
   ProviderControl first_slot;   // slots()[0]; `capacity` slots follow contiguously
 

@@ -1,4 +1,4 @@
-// Spoor trace format, version 1: every on-disk and in-buffer layout in one place.
+// Spoor trace format, version 1.3: every on-disk and in-buffer layout in one place.
 //
 // docs/FORMAT.md explains the format in prose; this header is its machine
 // form, shared by the writer (core, freestanding) and the reader (hosted).
@@ -18,8 +18,9 @@ namespace spoor::format {
 // ---------------------------------------------------------------------------
 SPOOR_FMT_CONST char kFileMagic[8] = {'S', 'P', 'O', 'O', 'R', 'T', 'R', 'C'};
 SPOOR_FMT_CONST uint16_t kVersionMajor = 1;  // a reader rejects any other major
-SPOOR_FMT_CONST uint16_t kVersionMinor = 2;  // minor bumps only add block types or layouts
-                                             // (1: COMPRESSED; 2: its reference-columns layout)
+SPOOR_FMT_CONST uint16_t kVersionMinor = 3;  // minor bumps only add block types, layouts or record forms
+                                             // (1: COMPRESSED; 2: its reference-columns layout;
+                                             // 3: short records)
 
 struct FileHeader {
   char magic[8];          // kFileMagic
@@ -209,6 +210,26 @@ SPOOR_FMT_CONST uint16_t kKeyHasRelated = 1u << 15;
 SPOOR_FMT_CONST uint32_t kActivityIdSize = 16;
 SPOOR_FMT_CONST uint32_t kMaxRecordSize = 0xFFFE;
 SPOOR_FMT_CONST uint64_t kTimeMask48 = (1ull << 48) - 1;
+
+// Short records (since 1.3), written by single-core writers only:
+//
+//   off 0  uint8  size | 1  total record bytes (even, 6..254) with bit 0 set:
+//                           a long record's size is even, so bit 0 of the
+//                           first byte tells the forms apart, and the uint16
+//                           at offset 0 (the commit marker) is never 0
+//   off 1  uint8  key       event key 1..255; no tid, no activity ids
+//   off 2  uint32 time      low 32 bits of the tick counter
+//          fields, packed in descriptor order, then 0 or 1 byte of padding
+//
+// A short record is never the first of its packet; the reader widens its
+// time against the previous record's full time in the packet, as a signed
+// 32-bit difference (the writer uses the short form only when less than
+// 2^31 ticks passed). The thread is the packet's current thread.
+SPOOR_FMT_CONST uint8_t kShortRecordFlag = 1;
+SPOOR_FMT_CONST uint32_t kShortRecordHeaderSize = 6;
+SPOOR_FMT_CONST uint32_t kShortMaxKey = 255;
+SPOOR_FMT_CONST uint32_t kShortMaxSize = 254;
+SPOOR_FMT_CONST uint64_t kShortMaxTickDelta = 1ull << 31;  // exclusive
 
 static_assert(sizeof(FileHeader) == 32);
 static_assert(sizeof(BlockHeader) == 16);

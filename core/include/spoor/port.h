@@ -20,6 +20,26 @@
 // Ports:
 //   SPOOR_PORT_HOOKS - all three are extern "C" functions the program defines
 //                      (firmware). Each must be callable from an interrupt.
+//   SPOOR_SINGLE_CORE - (with SPOOR_PORT_HOOKS) a one-core target without
+//                      lock-free 64-bit atomics, such as a Cortex-M. Two more
+//                      hooks then make a short stretch of code atomic with
+//                      respect to interrupts:
+//     irq_save    - spoor_port_irq_save(): masks interrupts (those that may
+//                   raise events) and returns the previous mask state. On a
+//                   Cortex-M: `mrs r0, primask; cpsid i`.
+//     irq_restore - spoor_port_irq_restore(state): puts back the state
+//                   irq_save returned (`msr primask, r0`). Calls nest.
+//                   Both must also be compiler barriers (an asm with a
+//                   "memory" clobber), so no access moves across them.
+//                   The core holds the mask for a few dozen instructions: the
+//                   reservation of a record (docs/CORE.md), or one 64-bit
+//                   load, store or read-modify-write.
+//   SPOOR_PORT_HEADER - (with SPOOR_PORT_HOOKS) the same functions, defined
+//                      inline in the header this macro names (a quoted
+//                      path), which the core itself is compiled with too
+//                      (CMake: -DSPOOR_PORT_HEADER=path). On a Cortex-M the
+//                      hooks are then a few instructions each, with no
+//                      calls (bench/RESULTS.md, "Firmware core").
 //   default on Linux - inline fast paths below, slow parts in spoor_host.
 #ifndef SPOOR_PORT_H
 #define SPOOR_PORT_H
@@ -29,11 +49,22 @@
 
 #include "spoor/config.h"
 
-#if defined(SPOOR_PORT_HOOKS)
+#if defined(SPOOR_PORT_HOOKS) && defined(SPOOR_PORT_HEADER)
+
+#include SPOOR_PORT_HEADER
+
+#elif defined(SPOOR_PORT_HOOKS)
 
 extern "C" uint64_t spoor_port_ticks(void);
 extern "C" uint32_t spoor_port_cpu(void);
 extern "C" uint32_t spoor_port_thread(void);
+#if defined(SPOOR_SINGLE_CORE) && SPOOR_SINGLE_CORE
+extern "C" uint32_t spoor_port_irq_save(void);
+extern "C" void spoor_port_irq_restore(uint32_t state);
+#endif
+
+#elif defined(SPOOR_SINGLE_CORE) && SPOOR_SINGLE_CORE
+#error "SPOOR_SINGLE_CORE needs SPOOR_PORT_HOOKS: the program supplies spoor_port_irq_save/restore"
 
 #else  // Linux
 

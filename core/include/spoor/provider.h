@@ -21,6 +21,7 @@
 
 #include <atomic>
 
+#include "spoor/atomic.h"
 #include "spoor/config.h"
 #include "spoor/guid.h"
 #include "spoor/status.h"
@@ -41,17 +42,17 @@ struct ProviderControl {
   uint8_t id[16];                        // the provider's ID, so a controller can find it
   // 0: disabled. Otherwise events with level < level_plus1 pass. ETW's trick:
   // enabling at level 0 stores 256, so every level passes with one compare.
-  std::atomic<uint32_t> level_plus1;
+  Atomic<uint32_t> level_plus1;
   uint32_t generation;                   // bumped by whoever changes the state
-  std::atomic<uint64_t> keywords_any;
-  std::atomic<uint64_t> keywords_all;
+  Atomic<uint64_t> keywords_any;
+  Atomic<uint64_t> keywords_all;
 };
 static_assert(sizeof(ProviderControl) == 40);
-static_assert(std::atomic<uint32_t>::is_always_lock_free);
-static_assert(std::atomic<uint64_t>::is_always_lock_free || sizeof(void*) == 4);
+// Atomic<T> is lock-free, or masks interrupts on a single-core target
+// (spoor/atomic.h): never a call into libatomic.
 
 // The state every provider points at before it is registered: disabled.
-extern ProviderControl g_disabled_control;
+extern const ProviderControl g_disabled_control;
 
 // Computes level_plus1 for an enable level (0 = all levels).
 constexpr uint32_t level_plus1_for(uint8_t enable_level) {
@@ -97,7 +98,7 @@ class Provider {
   const char* name_;
   Guid id_;
   uint16_t index_ = 0;
-  std::atomic<ProviderControl*> control_{&g_disabled_control};
+  std::atomic<const ProviderControl*> control_{&g_disabled_control};
 };
 
 // Registers a provider so that sessions can enable it. Call once per

@@ -18,6 +18,11 @@
 // space where each ring repeats) and the 24-bit id of the last thread that
 // wrote, so the "thread changed, write the tid" decision is made atomically
 // with the reservation.
+//
+// On a single-core target (SPOOR_SINGLE_CORE: a Cortex-M, with no 64-bit
+// atomics and on an M0+ no exclusive loads at all) the reservation instead
+// runs with interrupts masked: spoor/ring_masked.h. The layout and the
+// drainer side are the same.
 #ifndef SPOOR_RING_H
 #define SPOOR_RING_H
 
@@ -26,6 +31,7 @@
 
 #include <atomic>
 
+#include "spoor/atomic.h"
 #include "spoor/config.h"
 #include "spoor/format.h"
 #include "spoor/port.h"
@@ -56,13 +62,22 @@ struct RingHeader {
 };
 static_assert(sizeof(RingHeader) == 64);
 
+// The 64-bit words writers and the drainer share: lock-free atomics, or on a
+// single-core target words that are only touched with interrupts masked.
+#if defined(SPOOR_SINGLE_CORE) && SPOOR_SINGLE_CORE
+using RingWord = IrqAtomic<uint64_t>;
+#else
+using RingWord = std::atomic<uint64_t>;
+#endif
+
 struct alignas(64) CpuControl {
   // Written by writers on every event: its own cache line.
-  std::atomic<uint64_t> head;      // [position:40][last tid:24]
-  std::atomic<uint64_t> lost;      // events dropped on this CPU
-  uint64_t pad0[6];
+  RingWord head;                   // [position:40][last tid:24]
+  RingWord lost;                   // events dropped on this CPU
+  uint64_t last_ticks;             // masked writers only: the time of the last record reserved
+  uint64_t pad0[5];
   // Written by the drainer; writers read `consumed` only when they open a packet.
-  std::atomic<uint64_t> consumed;  // position of the oldest packet not yet released
+  RingWord consumed;               // position of the oldest packet not yet released
   uint64_t packets;                // packets released so far (the next sequence number)
   uint64_t abandoned_bytes;        // reserved space a dead writer never committed
   uint64_t pad1[5];
@@ -119,6 +134,10 @@ void ring_install(const RingView& view);
 // ---------------------------------------------------------------------------
 // Writer side
 // ---------------------------------------------------------------------------
+
+#if !(defined(SPOOR_SINGLE_CORE) && SPOOR_SINGLE_CORE)
+// Lock-free writers, any number of CPUs. (Single-core targets: the writer
+// side is in spoor/ring_masked.h, included at the end.)
 
 struct Reservation {
   uint8_t* record;     // start of the record (its header)
@@ -189,6 +208,8 @@ SPOOR_ALWAYS_INLINE void ring_commit(const Reservation& r, uint16_t key_and_flag
   __atomic_store_n(reinterpret_cast<uint16_t*>(p), static_cast<uint16_t>(r.size), __ATOMIC_RELEASE);
 }
 
+#endif  // SPOOR_SINGLE_CORE
+
 // ---------------------------------------------------------------------------
 // Drainer side: one drainer per ring (a thread, another process, or the
 // firmware's dump routine).
@@ -231,5 +252,9 @@ inline uint64_t ring_lost(const RingView& v, uint32_t cpu) {
 }
 
 }  // namespace spoor
+
+#if defined(SPOOR_SINGLE_CORE) && SPOOR_SINGLE_CORE
+#include "spoor/ring_masked.h"
+#endif
 
 #endif  // SPOOR_RING_H
