@@ -220,22 +220,37 @@ Status ring_peek(const RingView& v, uint32_t cpu, uint64_t now_ticks, bool final
   const uint8_t* data = packet_data(v, cpu, consumed);
   const uint64_t now48 = now_ticks & format::kTimeMask48;
   uint32_t off = 0, count = 0;
-  uint64_t begin = ~uint64_t{0}, last = 0;
-  while (off + format::kRecordHeaderSize <= end) {
-    const uint16_t size = __atomic_load_n(reinterpret_cast<const uint16_t*>(data + off),
+  uint64_t begin = ~uint64_t{0}, last = 0, prev = 0;
+  while (off + 2 <= end) {
+    const uint16_t word = __atomic_load_n(reinterpret_cast<const uint16_t*>(data + off),
                                           __ATOMIC_ACQUIRE);
-    if (size == 0 || (size & 1) || size < format::kRecordHeaderSize || off + size > end) {
-      if (!final && size == 0) return Status::busy;  // reserved, not committed yet
-      break;
+    uint64_t t;
+    uint32_t size;
+    if (word & format::kShortRecordFlag) {
+      // Short record (single-core writers): never first in its packet, its
+      // 32-bit time is relative to the previous record's.
+      size = word & 0xFE;
+      if (count == 0 || size < format::kShortRecordHeaderSize || off + size > end) break;
+      uint32_t t32;
+      __builtin_memcpy(&t32, data + off + 2, 4);
+      t = prev + static_cast<uint64_t>(static_cast<int64_t>(static_cast<int32_t>(
+                     t32 - static_cast<uint32_t>(prev))));
+    } else {
+      size = word;
+      if (size == 0 || size < format::kRecordHeaderSize || off + size > end) {
+        if (!final && size == 0) return Status::busy;  // reserved, not committed yet
+        break;
+      }
+      // Bytes 2..9 (key, then time) as one word: a 6-byte copy into a local
+      // would stall on store forwarding, ~4x the cost of this whole loop.
+      uint64_t kt;
+      __builtin_memcpy(&kt, data + off + 2, 8);
+      const uint64_t t48 = kt >> 16;
+      t = now_ticks - static_cast<uint64_t>(signed48((now48 - t48) & format::kTimeMask48));
     }
-    // Bytes 2..9 (key, then time) as one word: a 6-byte copy into a local
-    // would stall on store forwarding, ~4x the cost of this whole loop.
-    uint64_t word;
-    __builtin_memcpy(&word, data + off + 2, 8);
-    const uint64_t t48 = word >> 16;
-    const uint64_t t = now_ticks - static_cast<uint64_t>(signed48((now48 - t48) & format::kTimeMask48));
     if (t < begin) begin = t;
     if (t > last) last = t;
+    prev = t;
     off += size;
     ++count;
   }

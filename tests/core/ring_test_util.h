@@ -45,6 +45,7 @@ struct Record {
   uint16_t key;
   uint32_t tid;         // the thread in effect (carried or inherited)
   bool carried_tid;
+  bool short_form;      // 6-byte header (single-core writers)
   uint64_t ticks;
   std::vector<uint8_t> body;  // after header and tid
 };
@@ -56,38 +57,64 @@ struct DrainResult {
   std::string problem;
 };
 
-// Decodes one packet strictly: sizes even and >= 10, records tile the packet
-// exactly, the first record carries a tid, times inside [begin, end].
+// Decodes one packet strictly: long sizes even and >= 10, short ones >= 6
+// and never first, records tile the packet exactly, the first record carries
+// a tid, times inside [begin, end].
 inline void decode_packet(const Packet& p, DrainResult& out) {
   uint32_t off = 0, count = 0, tid = 0;
   bool have_tid = false;
+  uint64_t previous = 0;
   while (off < p.size) {
-    uint16_t size, key;
-    std::memcpy(&size, p.data + off, 2);
-    std::memcpy(&key, p.data + off + 2, 2);
-    if (size < format::kRecordHeaderSize || (size & 1) || off + size > p.size) {
+    if (off + 2 > p.size) {
       out.ok = false;
-      out.problem = "bad record size " + std::to_string(size) + " at " + std::to_string(off);
+      out.problem = "a record header runs past the packet at " + std::to_string(off);
       return;
     }
+    uint16_t word;
+    std::memcpy(&word, p.data + off, 2);
     Record r{};
     r.cpu = p.cpu;
     r.packet_sequence = p.sequence;
-    r.key = key & format::kKeyMask;
-    uint64_t t48 = 0;
-    std::memcpy(&t48, p.data + off + 4, 6);
-    r.ticks = p.begin_ticks + static_cast<uint64_t>(
-                                  static_cast<int64_t>(((t48 - p.begin_ticks) & format::kTimeMask48) << 16) >> 16);
-    uint32_t hdr = format::kRecordHeaderSize;
-    if (key & format::kKeyHasTid) {
-      std::memcpy(&tid, p.data + off + 10, 4);
-      have_tid = true;
-      r.carried_tid = true;
-      hdr += 4;
-    } else if (count == 0) {
-      out.ok = false;
-      out.problem = "first record of packet has no tid";
-      return;
+    uint32_t size, hdr;
+    if (word & format::kShortRecordFlag) {
+      size = word & 0xFE;
+      if (count == 0 || size < format::kShortRecordHeaderSize || off + size > p.size) {
+        out.ok = false;
+        out.problem = "bad short record (size " + std::to_string(size) + ") at " + std::to_string(off);
+        return;
+      }
+      r.short_form = true;
+      r.key = word >> 8;
+      uint32_t t32;
+      std::memcpy(&t32, p.data + off + 2, 4);
+      r.ticks = previous + static_cast<uint64_t>(static_cast<int64_t>(
+                               static_cast<int32_t>(t32 - static_cast<uint32_t>(previous))));
+      hdr = format::kShortRecordHeaderSize;
+    } else {
+      size = word;
+      if (size < format::kRecordHeaderSize || off + size > p.size) {
+        out.ok = false;
+        out.problem = "bad record size " + std::to_string(size) + " at " + std::to_string(off);
+        return;
+      }
+      uint16_t key;
+      std::memcpy(&key, p.data + off + 2, 2);
+      r.key = key & format::kKeyMask;
+      uint64_t t48 = 0;
+      std::memcpy(&t48, p.data + off + 4, 6);
+      r.ticks = p.begin_ticks + static_cast<uint64_t>(
+                                    static_cast<int64_t>(((t48 - p.begin_ticks) & format::kTimeMask48) << 16) >> 16);
+      hdr = format::kRecordHeaderSize;
+      if (key & format::kKeyHasTid) {
+        std::memcpy(&tid, p.data + off + 10, 4);
+        have_tid = true;
+        r.carried_tid = true;
+        hdr += 4;
+      } else if (count == 0) {
+        out.ok = false;
+        out.problem = "first record of packet has no tid";
+        return;
+      }
     }
     if (!have_tid) {
       out.ok = false;
@@ -100,6 +127,7 @@ inline void decode_packet(const Packet& p, DrainResult& out) {
       out.problem = "record time outside its packet's span";
       return;
     }
+    previous = r.ticks;
     r.body.assign(p.data + off + hdr, p.data + off + size);
     out.records.push_back(std::move(r));
     off += size;

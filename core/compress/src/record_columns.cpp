@@ -62,6 +62,9 @@ bool split_records(std::span<const uint8_t> blocks, std::vector<uint8_t>& out, C
         if (end - record < static_cast<ptrdiff_t>(kRecordHeader)) return false;
         uint16_t size = 0;
         std::memcpy(&size, record, 2);
+        // An odd first word is a short record (format 1.3, single-core writers):
+        // the columns hold long records only, so the packer keeps this run as
+        // blocks (layout 0).
         if (size < kRecordHeader || (size & 1) != 0 || size > end - record) return false;
         uint16_t key = 0;
         std::memcpy(&key, record + 2, 2);

@@ -221,6 +221,9 @@ bool ReferenceSplitter::State::first_pass(std::span<const uint8_t> blocks) {
       if (end - record < static_cast<ptrdiff_t>(kRecordHeader)) return false;
       uint16_t size = 0;
       std::memcpy(&size, record, 2);
+      // An odd first word is a short record (format 1.3, single-core writers):
+      // the columns hold long records only, so the packer keeps this run as
+      // blocks (layout 0).
       if (size < kRecordHeader || (size & 1) != 0 || size > end - record) return false;
       uint64_t key_time = 0;  // u16 key, u48 time
       std::memcpy(&key_time, record + 2, 8);

@@ -202,7 +202,13 @@ SPOOR_ALWAYS_INLINE void write_record(const spoor_event_desc& ev, const Activity
   }
   const uint32_t ids = (activity ? 16u : 0u) + (related ? 16u : 0u);
   Reservation r;
+#if defined(SPOOR_SINGLE_CORE) && SPOOR_SINGLE_CORE
+  // Sequential writers may use the 6-byte short header (spoor/ring_masked.h).
+  if (SPOOR_UNLIKELY(!ring_reserve(ids + fields_size, &r, ids == 0 && key <= format::kShortMaxKey)))
+    return;
+#else
   if (SPOOR_UNLIKELY(!ring_reserve(ids + fields_size, &r))) return;
+#endif
   uint8_t* p = r.body;
   if (activity) {
     __builtin_memcpy(p, activity->bytes, 16);

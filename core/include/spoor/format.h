@@ -1,4 +1,4 @@
-// Spoor trace format, version 1: every on-disk and in-buffer layout in one place.
+// Spoor trace format, version 1.3: every on-disk and in-buffer layout in one place.
 //
 // docs/FORMAT.md explains the format in prose; this header is its machine
 // form, shared by the writer (core, freestanding) and the reader (hosted).
@@ -18,8 +18,9 @@ namespace spoor::format {
 // ---------------------------------------------------------------------------
 SPOOR_FMT_CONST char kFileMagic[8] = {'S', 'P', 'O', 'O', 'R', 'T', 'R', 'C'};
 SPOOR_FMT_CONST uint16_t kVersionMajor = 1;  // a reader rejects any other major
-SPOOR_FMT_CONST uint16_t kVersionMinor = 2;  // minor bumps only add block types or layouts
-                                             // (1: COMPRESSED; 2: its reference-columns layout)
+SPOOR_FMT_CONST uint16_t kVersionMinor = 3;  // minor bumps only add block types, layouts or record forms
+                                             // (1: COMPRESSED; 2: its reference-columns layout;
+                                             // 3: short records)
 
 struct FileHeader {
   char magic[8];          // kFileMagic

@@ -1,6 +1,7 @@
 // Record layout (docs/FORMAT.md, "Records"): u16 size, u16 key and flags,
 // u48 time, then the optional tid and activity IDs, the fields in descriptor
-// order, and 0 or 1 byte of padding. The decoder checks that its cursor
+// order, and 0 or 1 byte of padding. A short record (bit 0 of its first byte
+// set) has u8 size|1, u8 key, u32 time, then the fields and padding. The decoder checks that its cursor
 // lands exactly on the record's end, so a writer/reader disagreement about
 // any field width shows up at the first record it affects.
 #include "record_decoder.h"
@@ -131,6 +132,77 @@ bool decode_field(ByteCursor& c, const FieldDescriptor& f, uint32_t pointer_size
   return false;
 }
 
+// The fields of descriptor `d` from `c`, then the check that at most one
+// byte of padding is left in the record.
+bool decode_fields(const RecordInput& in, const EventDescriptor& d, const uint8_t* start,
+                   uint32_t size, ByteCursor& c, Event& out, std::string& problem) {
+  out.fields.resize(d.fields.size());
+  for (size_t i = 0; i < d.fields.size(); ++i) {
+    out.fields[i].field = &d.fields[i];
+    if (!decode_field(c, d.fields[i], in.pointer_size, out.fields[i].value, problem)) {
+      problem = "event '" + d.name + "': " + problem;
+      return false;
+    }
+  }
+  // Padding brings an odd end up to even, and nothing else may follow.
+  const size_t used = static_cast<size_t>(c.pos() - start);
+  if (size - used != (used & 1)) {
+    problem = "event '" + d.name + "' ends at byte " + num(used) + " of its " + num(size) +
+              "-byte record (at most 1 byte of padding may follow)";
+    return false;
+  }
+  return true;
+}
+
+void finish_event(const RecordInput& in, const EventDescriptor& d, uint32_t tid, uint64_t ticks,
+                  Event& out) {
+  out.ticks = ticks;
+  out.time_ns = in.trace->clock().to_ns(out.ticks);
+  out.cpu = in.packet->cpu;
+  out.pid = in.stream->pid;
+  out.tid = tid;
+  out.stream_id = in.stream->id;
+  out.packet_sequence = in.packet->sequence;
+  out.offset = in.offset;
+  out.provider = d.provider;
+  out.descriptor = &d;
+}
+
+// Short form: u8 size|1, u8 key, u32 time, fields, padding.
+uint32_t decode_short_record(const RecordInput& in, uint32_t tid, Event& out,
+                             std::string& problem) {
+  const uint8_t* start = in.record;
+  const uint32_t size = start[0] & 0xFEu;
+  if (in.first_in_packet) {
+    problem = "the packet's first record is a short record (it must carry the full time and "
+              "thread id)";
+    return 0;
+  }
+  if (size < fmt::kShortRecordHeaderSize) {
+    problem = "the short record size " + num(size) + " is invalid (even, at least 6)";
+    return 0;
+  }
+  if (size > in.available) {
+    problem = "the short record of " + num(size) + " bytes runs past the packet's end (" +
+              num(in.available) + " bytes left)";
+    return 0;
+  }
+  const uint16_t event_key = start[1];
+  const EventDescriptor* d = in.trace->event(in.stream->pid, event_key);
+  if (d == nullptr) {
+    problem = "event key " + num(event_key) + " has no EVENT block for pid " + num(in.stream->pid);
+    return 0;
+  }
+  uint32_t time32 = 0;
+  std::memcpy(&time32, start + 2, 4);
+  ByteCursor c(start + fmt::kShortRecordHeaderSize, start + size);
+  out.activity_id.reset();
+  out.related_activity_id.reset();
+  if (!decode_fields(in, *d, start, size, c, out, problem)) return 0;
+  finish_event(in, *d, tid, widen_ticks32(time32, in.previous_ticks), out);
+  return size;
+}
+
 }  // namespace
 
 uint64_t widen_ticks(uint64_t time48, uint64_t begin_ticks) {
@@ -139,8 +211,15 @@ uint64_t widen_ticks(uint64_t time48, uint64_t begin_ticks) {
   return begin_ticks + diff;
 }
 
+uint64_t widen_ticks32(uint32_t time32, uint64_t previous_ticks) {
+  const int32_t diff = static_cast<int32_t>(time32 - static_cast<uint32_t>(previous_ticks));
+  return previous_ticks + static_cast<uint64_t>(static_cast<int64_t>(diff));
+}
+
 uint32_t decode_record(const RecordInput& in, uint32_t& tid, Event& out, std::string& problem) {
   const uint8_t* start = in.record;
+  if (in.available >= 1 && (start[0] & fmt::kShortRecordFlag) != 0)
+    return decode_short_record(in, tid, out, problem);
   if (in.available < fmt::kRecordHeaderSize) {
     problem = "the record header runs past the packet's end (" + num(in.available) +
               " bytes left, a header is 10)";
@@ -196,32 +275,8 @@ uint32_t decode_record(const RecordInput& in, uint32_t& tid, Event& out, std::st
     out.related_activity_id = g;
   }
 
-  out.fields.resize(d->fields.size());
-  for (size_t i = 0; i < d->fields.size(); ++i) {
-    out.fields[i].field = &d->fields[i];
-    if (!decode_field(c, d->fields[i], in.pointer_size, out.fields[i].value, problem)) {
-      problem = "event '" + d->name + "': " + problem;
-      return 0;
-    }
-  }
-  // Padding brings an odd end up to even, and nothing else may follow.
-  const size_t used = static_cast<size_t>(c.pos() - start);
-  if (size - used != (used & 1)) {
-    problem = "event '" + d->name + "' ends at byte " + num(used) + " of its " + num(size) +
-              "-byte record (at most 1 byte of padding may follow)";
-    return 0;
-  }
-
-  out.ticks = widen_ticks(time48, in.packet->begin_ticks);
-  out.time_ns = in.trace->clock().to_ns(out.ticks);
-  out.cpu = in.packet->cpu;
-  out.pid = in.stream->pid;
-  out.tid = tid;
-  out.stream_id = in.stream->id;
-  out.packet_sequence = in.packet->sequence;
-  out.offset = in.offset;
-  out.provider = d->provider;
-  out.descriptor = d;
+  if (!decode_fields(in, *d, start, size, c, out, problem)) return 0;
+  finish_event(in, *d, tid, widen_ticks(time48, in.packet->begin_ticks), out);
   return size;
 }
 

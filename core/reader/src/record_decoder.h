@@ -21,6 +21,7 @@ struct RecordInput {
   uint64_t offset = 0;        // of the record in the file (Event::offset)
   uint64_t available = 0;     // bytes from offset to the packet's end
   bool first_in_packet = false;
+  uint64_t previous_ticks = 0;  // full time of the packet's previous record (short records)
 };
 
 // Decodes the record at in.offset into `out`. `tid` is the packet's current
@@ -28,12 +29,17 @@ struct RecordInput {
 // Returns the record's size, or 0 with `problem` saying what is wrong (a
 // size below 10 or odd, running past the packet, no thread id on the first
 // record, an event key without a descriptor, a field running past the
-// record, bytes left after the fields beyond one byte of padding).
+// record, bytes left after the fields beyond one byte of padding, a short
+// record first in its packet).
 uint32_t decode_record(const RecordInput& in, uint32_t& tid, Event& out, std::string& problem);
 
 // The full tick count of a record's low 48 bits, against the packet's
 // begin_ticks: (time - begin) mod 2^48, read as a signed 48-bit number.
 uint64_t widen_ticks(uint64_t time48, uint64_t begin_ticks);
+
+// The full tick count of a short record's low 32 bits, against the previous
+// record's full time: (time - previous) mod 2^32 as a signed 32-bit number.
+uint64_t widen_ticks32(uint32_t time32, uint64_t previous_ticks);
 
 }  // namespace spoor::reader
 

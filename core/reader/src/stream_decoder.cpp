@@ -50,12 +50,13 @@ StreamDecoder::Step StreamDecoder::next(Event& out) {
       continue;
     }
     RecordInput in{trace_, stream_, &p, pointer_size_, p.records + pos_, offset, p.data_size - pos_,
-                   records_ == 0};
+                   records_ == 0, previous_ticks_};
     std::string problem;
     const uint32_t size = decode_record(in, tid_, out, problem);
     if (size == 0) return fail(offset, where(), problem);
     pos_ += size;
     ++records_;
+    previous_ticks_ = out.ticks;
     return Step::kEvent;
   }
   done_ = true;

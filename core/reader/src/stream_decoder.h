@@ -32,6 +32,7 @@ class StreamDecoder {
   uint64_t pos_ = 0;         // of the next record, from the packet's first record
   uint32_t records_ = 0;     // decoded in this packet
   uint32_t tid_ = 0;
+  uint64_t previous_ticks_ = 0;  // of the last record decoded (short records widen against it)
   bool done_ = false;
   Damage damage_;
 };
