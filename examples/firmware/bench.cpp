@@ -18,6 +18,23 @@ __attribute__((noinline)) uint64_t time_writes(uint32_t first, uint32_t count) {
   return systick::now() - t0;
 }
 
+// Ticks for `count` calls of the clock hook, part of every enabled event.
+__attribute__((noinline)) uint64_t time_clock_hook(uint32_t count) {
+  const uint64_t t0 = systick::now();
+  for (uint32_t i = 0; i < count; ++i) {
+    const uint64_t t = spoor_port_ticks();
+    __asm__ volatile("" ::"r"(static_cast<uint32_t>(t)), "r"(static_cast<uint32_t>(t >> 32)));
+  }
+  return systick::now() - t0;
+}
+
+// Ticks for `count` turns of an empty loop: the loop's own cost.
+__attribute__((noinline)) uint64_t time_empty_loop(uint32_t count) {
+  const uint64_t t0 = systick::now();
+  for (uint32_t i = 0; i < count; ++i) __asm__ volatile("");
+  return systick::now() - t0;
+}
+
 // Ticks of 4000 instructions (a two-instruction loop run 2000 times):
 // checks that the clock counts instructions, 100 ticks at one instruction
 // per nanosecond.
@@ -73,6 +90,8 @@ int run_bench(const spoor::RingView& ring, uint32_t events) {
     done += count;
   }
   const uint64_t lost = spoor::ring_lost(ring, 0);
+  const uint64_t clock_ticks = time_clock_hook(events);
+  const uint64_t loop_ticks = time_empty_loop(events);
   semihosting::print_number("bench events ", events);
   semihosting::print_number("bench ticks for 4000 instructions ", time_4000_instructions());
   semihosting::print_number("bench enabled ticks ", enabled_ticks);
@@ -81,6 +100,8 @@ int run_bench(const spoor::RingView& ring, uint32_t events) {
   print_per_event("bench instructions per disabled event (loop included) ", disabled_ticks, events);
   print_per_event("bench instructions per event, enabled minus disabled ",
                   enabled_ticks > disabled_ticks ? enabled_ticks - disabled_ticks : 0, events);
+  print_per_event("bench instructions per clock hook call (loop included) ", clock_ticks, events);
+  print_per_event("bench instructions per empty loop turn ", loop_ticks, events);
   semihosting::print_number("bench lost ", lost);
   return lost == 0 ? 0 : 1;
 }
