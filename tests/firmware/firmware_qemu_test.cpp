@@ -77,9 +77,10 @@ struct FirmwareReport {
 };
 
 // Runs `elf` in QEMU in a fresh directory (the trace lands there) with the
-// firmware's options as semihosting arguments.
+// firmware's options as semihosting arguments; `qemu_options` go before them.
 FirmwareReport run_firmware(const std::string& elf, const std::string& name,
-                            const std::vector<std::string>& options = {}) {
+                            const std::vector<std::string>& options = {},
+                            const std::string& qemu_options = "") {
   const fs::path dir = fs::path(::testing::TempDir()) / ("spoor_firmware_" + name);
   fs::remove_all(dir);
   fs::create_directories(dir);
@@ -88,7 +89,7 @@ FirmwareReport run_firmware(const std::string& elf, const std::string& name,
   semihosting += ",arg=--out,arg=" + name + ".spoor";
   const CommandResult r =
       run("cd '" + dir.string() + "' && timeout 300 qemu-system-arm -M mps2-an385 -nographic " +
-          "-monitor none -serial none -semihosting-config " + semihosting + " -kernel '" + elf +
+          "-monitor none -serial none " + qemu_options + " -semihosting-config " + semihosting + " -kernel '" + elf +
           "' < /dev/null 2>&1");
   FirmwareReport report;
   report.exit_status = r.status;
@@ -323,6 +324,24 @@ TEST_F(FirmwareInQemu, StreamingWritesFarMoreThanItsBufferWithoutLoss) {
     ++next_index;
   }
   EXPECT_EQ(counters, kStreamJobs * kCountersPerJob);
+}
+
+TEST_F(FirmwareInQemu, BenchModeCountsInstructionsWithTheVirtualClock) {
+  // Under -icount shift=0 QEMU runs one instruction per virtual nanosecond
+  // and SysTick counts that clock: the firmware's calibration loop of 4000
+  // instructions (plus the clock reads' own few) is then 100 ticks of 40 ns,
+  // or 101 when it straddles one more tick boundary. (How many instructions
+  // an event takes is a figure for bench/RESULTS.md, not checked here.)
+  const FirmwareReport fw = run_firmware(kFirmware, "bench", {"--bench", "300", "--packet", "1024"},
+                                         "-icount shift=0");
+  ASSERT_EQ(fw.exit_status, 0) << fw.console;
+  EXPECT_EQ(fw.at("bench events"), 300u) << fw.console;
+  const uint64_t calibration = fw.at("bench ticks for 4000 instructions");
+  EXPECT_TRUE(calibration == 100 || calibration == 101) << fw.console;
+  EXPECT_EQ(fw.at("bench lost"), 0u) << fw.console;
+  EXPECT_NE(fw.console.find("bench instructions per event, enabled minus disabled "), std::string::npos)
+      << fw.console;
+  EXPECT_FALSE(fs::exists(fw.trace)) << "the bench writes no trace";
 }
 
 }  // namespace
