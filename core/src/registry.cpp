@@ -7,7 +7,8 @@
 
 namespace spoor {
 
-constinit ProviderControl g_disabled_control{};
+// Read only (flash on a microcontroller): nothing ever enables it.
+constinit const ProviderControl g_disabled_control{};
 
 namespace {
 

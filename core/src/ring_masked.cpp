@@ -1,57 +1,164 @@
-// The single-core writer's slow path (spoor/ring_masked.h): opening a
-// packet, closing one the record does not fit in, dropping when the ring is
-// full. The same decisions as the lock-free slow path in ring.cpp, made with
-// interrupts masked instead of with a compare-and-swap.
+// The single-core writer (spoor/ring_masked.h): the short form's fast path,
+// inlined into both entry points, and one out-of-line path for everything
+// else (long records, opening a packet, closing one the record does not fit
+// in, dropping when the ring is full). The same decisions as the lock-free
+// writer in ring.h and ring.cpp, made with interrupts masked instead of with
+// a compare-and-swap.
 #include "spoor/ring.h"
 
 namespace spoor {
+namespace {
 
-Reservation ring_reserve_slow(uint32_t body_size) {
+// The long header: key word (with the tid flag) and 48-bit time, the tid.
+// Returns the header size.
+uint32_t write_long_header(uint8_t* rec, uint32_t key, bool with_tid, uint32_t tid, uint64_t ticks) {
+  const uint64_t word = (key | (with_tid ? format::kKeyHasTid : 0u)) | (ticks << 16);
+  __builtin_memcpy(rec + 2, &word, 8);
+  if (!with_tid) return format::kRecordHeaderSize;
+  __builtin_memcpy(rec + 10, &tid, 4);
+  return format::kRecordHeaderSize + 4;
+}
+
+// Every record that does not take the short form's fast path: long ones
+// (the thread changed, the key or body is too large, 2^31 ticks passed, an
+// activity id) and those that open a packet or do not fit in the current
+// one. Called with interrupts masked (`irq` is what to restore); unmasks
+// before returning. Rare enough on firmware to share one path that reads
+// the clock again. Positions are 40 bits,
+// but a single-core ring is smaller than 4 GiB, so offsets, packet slots and
+// the "is the next packet free" distance are all exact in 32 bits; only the
+// new head is formed in 64.
+SPOOR_NOINLINE uint8_t* claim_long(uint32_t key, uint32_t body_size, uint32_t tid, uint32_t irq,
+                                   Claim* claim) {
   const RingView& v = g_ring;
-  if (v.cpu_count == 0) return Reservation{};  // no ring: nothing recorded, nothing to count
   CpuControl& c = v.cpus[0];
-  const uint32_t tid = spoor_port_thread() & kTidMask;
   const uint32_t S = v.subbuf_size;
-  const uint64_t ring_bytes = uint64_t{1} << v.ring_shift;
-  IrqMask masked;
+  const uint32_t ring_mask = (uint32_t{1} << v.ring_shift) - 1;
   const uint64_t h = c.head.under_mask();
-  const uint64_t pos = h & kPosMask;
-  const uint32_t off = static_cast<uint32_t>(pos) & (S - 1);
-  bool opening = off == 0;
-  bool with_tid = opening || static_cast<uint32_t>(h >> kPosBits) != tid;
+  const uint32_t pos = static_cast<uint32_t>(h);
+  const uint32_t off = pos & (S - 1);
+  bool with_tid = off == 0 || static_cast<uint32_t>(h >> kPosBits) != tid;
   uint32_t size = (format::kRecordHeaderSize + (with_tid ? 4u : 0u) + body_size + 1u) & ~1u;
-  uint64_t start = pos;
-  bool closes_current = false;
-  if (!opening && off + size > S) {
-    // Does not fit: close this packet where it is and open the next one.
-    start = (pos - off + S) & kPosMask;
-    closes_current = true;
-    opening = true;
+  uint32_t skip = 0;  // the current packet's unused tail, when the record does not fit
+  if (off != 0 && off + size > S) {
+    skip = S - off;
     with_tid = true;
     size = (format::kRecordHeaderSize + 4u + body_size + 1u) & ~1u;
   }
-  if (size > S || size > format::kMaxRecordSize) {
-    c.lost.under_mask()++;  // can never fit
-    return Reservation{};
-  }
+  const uint32_t start = pos + skip;
   // The packet at `start` is free once the drainer released it (the drainer
-  // runs with interrupts enabled, but only ever moves `consumed` forward).
-  if (opening && ((start - c.consumed.load()) & kPosMask) >= ring_bytes) {
-    c.lost.under_mask()++;  // ring full: drop, never wait
-    return Reservation{};
+  // only ever moves `consumed` forward). Too large, or full: drop, never wait.
+  if (size > S || size > format::kMaxRecordSize ||
+      ((start & (S - 1)) == 0 &&
+       start - static_cast<uint32_t>(c.consumed.under_mask()) > ring_mask)) {
+    c.lost.under_mask()++;
+    spoor_port_irq_restore(irq);
+    return nullptr;
   }
-  const uint64_t end = (start + size) & kPosMask;
   const uint64_t ticks = spoor_port_ticks();
-  c.head.under_mask() = end | (uint64_t{tid} << kPosBits);
+  c.head.under_mask() = (((h & kPosMask) + skip + size) & kPosMask) | (uint64_t{tid} << kPosBits);
   c.last_ticks = ticks;
-  const uint64_t slot_mask = v.subbuf_count - 1;
-  // Stored while still masked, so an interrupt's drain sees the end of every
-  // packet whose head has moved past it.
-  if (closes_current) v.packet_end[(pos >> v.subbuf_shift) & slot_mask] = off;
-  if ((end & (S - 1)) == 0) v.packet_end[(start >> v.subbuf_shift) & slot_mask] = S;
-  uint8_t* rec = v.data + (start & (ring_bytes - 1));
-  return Reservation{rec, rec + format::kRecordHeaderSize + (with_tid ? 4u : 0u), size, tid,
-                     with_tid, false, ticks};
+  // Stored while still masked, so a drain from an interrupt sees the end
+  // of every packet the head has moved past.
+  const uint32_t slot_mask = v.subbuf_count - 1;
+  if (skip != 0) v.packet_end[(pos >> v.subbuf_shift) & slot_mask] = off;
+  if (((start + size) & (S - 1)) == 0) v.packet_end[(start >> v.subbuf_shift) & slot_mask] = S;
+  uint8_t* rec = v.data + (start & ring_mask);
+  const uint32_t header = write_long_header(rec, key, with_tid, tid, ticks);
+  spoor_port_irq_restore(irq);
+  claim->commit_at = reinterpret_cast<uint16_t*>(rec);
+  claim->commit_word = static_cast<uint16_t>(size);
+  return rec + header;
+}
+
+// The short form's fast path, shared by both entry points and inlined into
+// each: `size` is the short record's size. Returns the record (its header
+// written, interrupts unmasked) or null when the record must take the long
+// form or the slow path; then *irq and *tid are set for claim_long and
+// interrupts are still masked.
+SPOOR_ALWAYS_INLINE uint8_t* claim_short(uint32_t key, uint32_t size, uint32_t* tid_out,
+                                         uint32_t* irq_out) {
+  const RingView& v = g_ring;
+  // The three hooks first: values computed before a call would have to
+  // survive it in callee-saved registers (spills on a Cortex-M).
+  const uint32_t tid = spoor_port_thread() & kTidMask;
+  const uint32_t irq = spoor_port_irq_save();
+  const uint64_t ticks = spoor_port_ticks();
+  CpuControl& c = v.cpus[0];
+  const uint64_t h = c.head.under_mask();
+  const uint32_t pos = static_cast<uint32_t>(h);
+  const uint32_t off = pos & (v.subbuf_size - 1);
+  if (SPOOR_LIKELY(static_cast<uint32_t>(h >> kPosBits) == tid && key <= format::kShortMaxKey &&
+                   ((ticks - c.last_ticks) >> 31) == 0 && off != 0 &&
+                   off + size < v.subbuf_size)) {
+    // Not first in its packet and it ends inside it: no carry into the tid.
+    c.head.under_mask() = h + size;
+    c.last_ticks = ticks;
+    uint8_t* rec = v.data + (pos & ((uint32_t{1} << v.ring_shift) - 1));
+    const uint32_t t32 = static_cast<uint32_t>(ticks);
+    __builtin_memcpy(rec + 2, &t32, 4);
+    spoor_port_irq_restore(irq);
+    return rec;
+  }
+  *tid_out = tid;
+  *irq_out = irq;
+  return nullptr;
+}
+
+}  // namespace
+
+uint8_t* ring_claim(uint32_t key, uint32_t body_size, Claim* claim) {
+  if (SPOOR_UNLIKELY(g_ring.cpu_count == 0)) return nullptr;  // no ring: nothing to record or count
+  uint32_t tid = 0, irq = 0;  // set by claim_short when it hands over (GCC cannot see that)
+  if (body_size <= format::kShortMaxSize - format::kShortRecordHeaderSize) {
+    const uint32_t size = (format::kShortRecordHeaderSize + body_size + 1u) & ~1u;
+    if (uint8_t* rec = claim_short(key, size, &tid, &irq)) {
+      claim->commit_at = reinterpret_cast<uint16_t*>(rec);
+      claim->commit_word = static_cast<uint16_t>(size | format::kShortRecordFlag | (key << 8));
+      return rec + format::kShortRecordHeaderSize;
+    }
+  } else {
+    tid = spoor_port_thread() & kTidMask;
+    irq = spoor_port_irq_save();
+  }
+  return claim_long(key, body_size, tid, irq, claim);
+}
+
+namespace {
+
+// Stores the fields of a small event: the record's size is even, so the
+// fields' padding byte is ours to store too (whole 16- and 32-bit stores).
+SPOOR_ALWAYS_INLINE void store_small(uint8_t* p, uint32_t fields_size, uint32_t lo, uint32_t hi) {
+  if (fields_size > 4) {
+    __builtin_memcpy(p, &lo, 4);
+    if (fields_size > 6) __builtin_memcpy(p + 4, &hi, 4);
+    else __builtin_memcpy(p + 4, &hi, 2);
+  } else if (fields_size > 2) {
+    __builtin_memcpy(p, &lo, 4);
+  } else {
+    __builtin_memcpy(p, &lo, 2);
+  }
+}
+
+}  // namespace
+
+void ring_write_small(uint32_t key, uint32_t fields_size, uint32_t lo, uint32_t hi) {
+  if (SPOOR_UNLIKELY(g_ring.cpu_count == 0)) return;  // no ring: nothing to record or count
+  const uint32_t size = (format::kShortRecordHeaderSize + fields_size + 1u) & ~1u;
+  uint32_t tid = 0, irq = 0;  // set by claim_short when it hands over (GCC cannot see that)
+  if (uint8_t* rec = claim_short(key, size, &tid, &irq)) {
+    // Each form commits on its own, so the commit word stays in a register.
+    store_small(rec + format::kShortRecordHeaderSize, fields_size, lo, hi);
+    __atomic_store_n(reinterpret_cast<uint16_t*>(rec),
+                     static_cast<uint16_t>(size | format::kShortRecordFlag | (key << 8)),
+                     __ATOMIC_RELEASE);
+    return;
+  }
+  Claim claim;
+  uint8_t* p = claim_long(key, fields_size, tid, irq, &claim);
+  if (p == nullptr) return;
+  store_small(p, fields_size, lo, hi);
+  ring_publish(claim);
 }
 
 }  // namespace spoor

@@ -65,6 +65,8 @@ SPOOR_EVENT(kPair, g_fw, (spoor::EventInfo{.name = "Pair", .id = 1}),
             spoor::Field<uint32_t>{"value"}, spoor::Field<uint16_t>{"small"});
 SPOOR_EVENT(kTwo, g_fw, (spoor::EventInfo{.name = "Two", .id = 2}),
             spoor::Field<uint32_t>{"a"}, spoor::Field<uint32_t>{"b"});
+SPOOR_EVENT(kText, g_fw, (spoor::EventInfo{.name = "Text", .id = 3}),
+            spoor::Field<spoor::Str>{"text"});
 
 // Every event this file raises is one of these; `value` tells them apart.
 struct Expected {
@@ -160,6 +162,23 @@ TEST_F(SingleCoreRing, TwoFieldEventTakesTwelveBytesAsAShortRecord) {
   EXPECT_TRUE(got.records[2].short_form);
   EXPECT_EQ(got.records[2].body.size() + fmt::kShortRecordHeaderSize, 14u);  // u32 + u32
   EXPECT_EQ(got.records[2].ticks, 120u);
+}
+
+// Events with variable or larger fields take the general path (ring_claim),
+// which writes short records too.
+TEST_F(SingleCoreRing, StringEventTakesTheShortFormThroughTheGeneralPath) {
+  TestRing ring(1, 256, 4);
+  pair(100, 1);
+  g_now = 130;
+  kText.write("hey");
+  DrainResult got = drain_all(ring.view());
+  ASSERT_TRUE(got.ok) << got.problem;
+  ASSERT_EQ(got.records.size(), 2u);
+  EXPECT_TRUE(got.records[1].short_form);
+  EXPECT_EQ(got.records[1].ticks, 130u);
+  // 6 header + 1 length + 3 bytes, no padding.
+  const std::vector<uint8_t> body{3, 'h', 'e', 'y'};
+  EXPECT_EQ(got.records[1].body, body);
 }
 
 TEST_F(SingleCoreRing, ShortAndLongRecordsKeepExactTimesThroughPeekAndReader) {
@@ -285,9 +304,9 @@ TEST_F(SingleCoreRing, InterruptBetweenReserveAndCommitWritesAfterTheRecordItInt
 // unmask, after it opened the packet and reserved our record.
 TEST_F(SingleCoreRing, InterruptAfterAPacketIsOpenedWritesAfterTheOpeningRecord) {
   TestRing ring(1, 256, 4);
-  // Unmask 1 is the fast path giving up (nothing reserved yet), unmask 2 the
-  // slow path's, after the reservation.
-  g_unmasks_until_irq = 2;
+  // The fast path hands over to the slow path still masked: the first
+  // unmask is the slow path's, after the reservation.
+  g_unmasks_until_irq = 1;
   g_pending_irq = [&] { pair(30, 0xBEEF); };  // same thread: may be short
   pair(20, 1);
   ASSERT_EQ(expected_.size(), 2u);

@@ -171,6 +171,33 @@ struct FieldTraits<Blob> {
   SPOOR_ALWAYS_INLINE static void store(uint8_t*& p, Blob v) { VarField::store_bytes(p, v.data, v.size); }
 };
 
+// Whether a field type has a fixed size (and which): the small-event path
+// packs such fields into registers.
+template <class T, class Enable = void>
+struct FixedSize {
+  static constexpr bool value = false;
+  static constexpr uint32_t bytes = 0;
+};
+template <class T>
+struct FixedSize<T, std::enable_if_t<std::is_arithmetic_v<T>>> {
+  static constexpr bool value = true;
+  static constexpr uint32_t bytes = sizeof(T);
+  // The value's bytes as an unsigned integer of its size.
+  SPOOR_ALWAYS_INLINE static auto bits(T v) {
+    if constexpr (std::is_same_v<T, bool>) {
+      return static_cast<uint8_t>(v ? 1 : 0);
+    } else if constexpr (sizeof(T) == 1) {
+      return __builtin_bit_cast(uint8_t, v);
+    } else if constexpr (sizeof(T) == 2) {
+      return __builtin_bit_cast(uint16_t, v);
+    } else if constexpr (sizeof(T) == 4) {
+      return __builtin_bit_cast(uint32_t, v);
+    } else {
+      return __builtin_bit_cast(uint64_t, v);
+    }
+  }
+};
+
 // Names a field of type T in an event declaration.
 template <class T>
 struct Field {
@@ -201,28 +228,38 @@ SPOOR_ALWAYS_INLINE void write_record(const spoor_event_desc& ev, const Activity
     }
   }
   const uint32_t ids = (activity ? 16u : 0u) + (related ? 16u : 0u);
-  Reservation r;
+  if (activity) key |= format::kKeyHasActivity;
+  if (related) key |= format::kKeyHasRelated;
 #if defined(SPOOR_SINGLE_CORE) && SPOOR_SINGLE_CORE
-  // Sequential writers may use the 6-byte short header (spoor/ring_masked.h).
-  if (SPOOR_UNLIKELY(!ring_reserve(ids + fields_size, &r, ids == 0 && key <= format::kShortMaxKey)))
-    return;
+  // One call claims the record (spoor/ring_masked.h); the stores stay here.
+  Claim claim;
+  uint8_t* p = ring_claim(key, ids + fields_size, &claim);
+  if (SPOOR_UNLIKELY(p == nullptr)) return;
 #else
+  Reservation r;
   if (SPOOR_UNLIKELY(!ring_reserve(ids + fields_size, &r))) return;
-#endif
   uint8_t* p = r.body;
+#endif
   if (activity) {
     __builtin_memcpy(p, activity->bytes, 16);
     p += 16;
-    key |= format::kKeyHasActivity;
   }
   if (related) {
     __builtin_memcpy(p, related->bytes, 16);
     p += 16;
-    key |= format::kKeyHasRelated;
   }
   fill(p);
+#if defined(SPOOR_SINGLE_CORE) && SPOOR_SINGLE_CORE
+  ring_publish(claim);
+#else
   ring_commit(r, key);
+#endif
 }
+
+// Carries an event's provider, level and keywords into its constructor, so
+// that class template argument deduction can name the whole Event type.
+template <Provider* P, uint8_t kLevel, uint64_t kKeywords>
+struct EventTag {};
 
 // A typed event. The provider, level and keywords are template arguments so
 // that the enable check compiles to loads of the provider's state compared
@@ -230,7 +267,8 @@ SPOOR_ALWAYS_INLINE void write_record(const spoor_event_desc& ev, const Activity
 template <Provider* P, uint8_t kLevel, uint64_t kKeywords, class... T>
 class Event : public spoor_event_desc {
  public:
-  constexpr Event(uint16_t& key_storage, const EventInfo& info, Field<T>... declared)
+  constexpr Event(EventTag<P, kLevel, kKeywords>, uint16_t& key_storage, const EventInfo& info,
+                  Field<T>... declared)
       : spoor_event_desc{P, &key_storage, info.name, info.keywords, info.id, info.task,
                          info.version, static_cast<uint8_t>(info.level),
                          static_cast<uint8_t>(info.opcode), 0, field_table_,
@@ -271,8 +309,20 @@ class Event : public spoor_event_desc {
   }
 
  private:
+  // Fixed-size fields of at most 8 bytes in all (the common firmware event).
+  static constexpr bool kSmallFixed = sizeof...(T) > 0 && (... && FixedSize<T>::value) &&
+                                      (0u + ... + FixedSize<T>::bytes) <= 8;
+
   SPOOR_ALWAYS_INLINE void emit(const ActivityId* activity, const ActivityId* related,
                                 typename FieldTraits<T>::arg... values) const {
+#if defined(SPOOR_SINGLE_CORE) && SPOOR_SINGLE_CORE
+    if constexpr (kSmallFixed) {
+      if (activity == nullptr && related == nullptr) {
+        emit_small(values...);
+        return;
+      }
+    }
+#endif
     const uint32_t size = (0u + ... + FieldTraits<T>::size(values));
     write_record(*this, activity, related, size,
                  [&](uint8_t* p) {
@@ -281,16 +331,37 @@ class Event : public spoor_event_desc {
                  });
   }
 
+#if defined(SPOOR_SINGLE_CORE) && SPOOR_SINGLE_CORE
+  // The fields go to ring_write_small in two registers: one call per event.
+  SPOOR_ALWAYS_INLINE void emit_small(typename FieldTraits<T>::arg... values) const {
+    uint16_t k = __atomic_load_n(this->key, __ATOMIC_RELAXED);
+    if (SPOOR_UNLIKELY(k == 0)) {
+      k = register_event(*this);
+      if (k == 0) {
+        count_lost_event();
+        return;
+      }
+    }
+    // The fields' bytes as shifts into one 64-bit value, which stays in
+    // registers (a byte array would go through the stack).
+    uint64_t packed = 0;
+    uint32_t shift = 0;
+    ((packed |= uint64_t{FixedSize<T>::bits(values)} << shift, shift += 8 * sizeof(T)), ...);
+    ring_write_small(k, (0u + ... + FixedSize<T>::bytes), static_cast<uint32_t>(packed),
+                     static_cast<uint32_t>(packed >> 32));
+  }
+#endif
+
   spoor_field_desc field_table_[sizeof...(T) > 0 ? sizeof...(T) : 1];
 };
 
-// Builds an Event in place (guaranteed copy elision keeps its self-pointer
-// valid); SPOOR_EVENT is the way to call it.
+// SPOOR_EVENT names the event's type from a tag (the deduction guide below)
+// and instantiates it before defining the object: GCC 12 puts a constexpr
+// object whose definition is what instantiates its class into .data, not
+// .rodata, and that is RAM, which firmware counts.
 template <Provider* P, uint8_t kLevel, uint64_t kKeywords, class... T>
-constexpr Event<P, kLevel, kKeywords, T...> make_event(uint16_t& key, const EventInfo& info,
-                                                       Field<T>... fields) {
-  return Event<P, kLevel, kKeywords, T...>(key, info, fields...);
-}
+Event(EventTag<P, kLevel, kKeywords>, uint16_t&, const EventInfo&, Field<T>...)
+    -> Event<P, kLevel, kKeywords, T...>;
 
 }  // namespace spoor
 
@@ -300,9 +371,15 @@ constexpr Event<P, kLevel, kKeywords, T...> make_event(uint16_t& key, const Even
 #define SPOOR_EVENT(NAME, PROVIDER, INFO, ...)                                              \
   inline constinit uint16_t NAME##_spoor_key = 0;                                          \
   inline constexpr ::spoor::EventInfo NAME##_spoor_info = INFO;                            \
-  inline constexpr auto NAME = ::spoor::make_event<                                        \
-      &PROVIDER, static_cast<uint8_t>(NAME##_spoor_info.level), NAME##_spoor_info.keywords>( \
-      NAME##_spoor_key, NAME##_spoor_info __VA_OPT__(, ) __VA_ARGS__)
+  using NAME##_spoor_type = decltype(::spoor::Event{                                       \
+      ::spoor::EventTag<&PROVIDER, static_cast<uint8_t>(NAME##_spoor_info.level),          \
+                        NAME##_spoor_info.keywords>{},                                      \
+      NAME##_spoor_key, NAME##_spoor_info __VA_OPT__(, ) __VA_ARGS__});                     \
+  static_assert(sizeof(NAME##_spoor_type) != 0, "instantiated before the object");         \
+  inline constexpr NAME##_spoor_type NAME{                                                 \
+      ::spoor::EventTag<&PROVIDER, static_cast<uint8_t>(NAME##_spoor_info.level),          \
+                        NAME##_spoor_info.keywords>{},                                      \
+      NAME##_spoor_key, NAME##_spoor_info __VA_OPT__(, ) __VA_ARGS__}
 #else
 namespace spoor {
 // What an event is when tracing is compiled out: nothing. Arguments are

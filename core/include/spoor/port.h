@@ -34,6 +34,12 @@
 //                   The core holds the mask for a few dozen instructions: the
 //                   reservation of a record (docs/CORE.md), or one 64-bit
 //                   load, store or read-modify-write.
+//   SPOOR_PORT_HEADER - (with SPOOR_PORT_HOOKS) the same functions, defined
+//                      inline in the header this macro names (a quoted
+//                      path), which the core itself is compiled with too
+//                      (CMake: -DSPOOR_PORT_HEADER=path). On a Cortex-M the
+//                      hooks are then a few instructions each, with no
+//                      calls (bench/RESULTS.md, "Firmware core").
 //   default on Linux - inline fast paths below, slow parts in spoor_host.
 #ifndef SPOOR_PORT_H
 #define SPOOR_PORT_H
@@ -43,7 +49,11 @@
 
 #include "spoor/config.h"
 
-#if defined(SPOOR_PORT_HOOKS)
+#if defined(SPOOR_PORT_HOOKS) && defined(SPOOR_PORT_HEADER)
+
+#include SPOOR_PORT_HEADER
+
+#elif defined(SPOOR_PORT_HOOKS)
 
 extern "C" uint64_t spoor_port_ticks(void);
 extern "C" uint32_t spoor_port_cpu(void);

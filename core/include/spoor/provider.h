@@ -51,7 +51,7 @@ static_assert(sizeof(ProviderControl) == 40);
 // (spoor/atomic.h): never a call into libatomic.
 
 // The state every provider points at before it is registered: disabled.
-extern ProviderControl g_disabled_control;
+extern const ProviderControl g_disabled_control;
 
 // Computes level_plus1 for an enable level (0 = all levels).
 constexpr uint32_t level_plus1_for(uint8_t enable_level) {
@@ -97,7 +97,7 @@ class Provider {
   const char* name_;
   Guid id_;
   uint16_t index_ = 0;
-  std::atomic<ProviderControl*> control_{&g_disabled_control};
+  std::atomic<const ProviderControl*> control_{&g_disabled_control};
 };
 
 // Registers a provider so that sessions can enable it. Call once per
