@@ -112,7 +112,8 @@ FirmwareReport run_firmware(const std::string& elf, const std::string& name,
 
 // `spoor dump --format jsonl`: one object per event.
 std::vector<json> dump(const fs::path& trace) {
-  const CommandResult r = run(kTool + " dump --format jsonl '" + trace.string() + "' 2>&1");
+  // stderr stays apart: only events are JSON.
+  const CommandResult r = run(kTool + " dump --format jsonl '" + trace.string() + "'");
   EXPECT_EQ(r.status, 0) << r.out.substr(0, 2000);
   std::vector<json> events;
   for (const std::string& line : lines(r.out)) events.push_back(json::parse(line));
