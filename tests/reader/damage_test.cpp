@@ -252,8 +252,9 @@ TEST(RecordDamage, EachBadRecordStopsOnlyItsStream) {
       {"size below the header",
        [](PacketBuilder& p) { p.add(hello(250, 9, "").size_override(8)); },
        "the record size 8 is invalid"},
+      // An odd first byte marks a short record (format 1.3): size 14, key 0.
       {"odd size", [](PacketBuilder& p) { p.add(hello(250, 9, "").size_override(15)); },
-       "the record size 15 is invalid"},
+       "event key 0 has no EVENT block"},
       {"running past its packet",
        [](PacketBuilder& p) { p.add(hello(250, 9, "").size_override(200)); },
        "runs past the packet's end"},
