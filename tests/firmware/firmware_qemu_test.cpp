@@ -36,6 +36,9 @@ constexpr uint32_t counter_value(uint32_t index) { return index * 3 + 7; }
 constexpr uint32_t kDumpJobs = 24;
 constexpr uint32_t kStreamJobs = 3000;
 constexpr uint32_t kSysTickException = 15;
+// SysTick counts the 25 MHz CPU clock (40 ns a tick) and wraps every 250 us.
+constexpr int64_t kNsPerTick = 40;
+constexpr int64_t kTickPeriodNs = 250'000;
 
 struct CommandResult {
   int status = -1;  // the exit status; -1 when it did not exit normally
@@ -237,6 +240,22 @@ TEST_F(FirmwareInQemu, DumpDecodesEveryEventWithItsFields) {
   EXPECT_EQ(tick_numbers.size(), ticks.size());
   EXPECT_EQ(*tick_numbers.begin(), 1u);
   EXPECT_EQ(*tick_numbers.rbegin(), ticks.size());
+
+  // The clock: the CLOCK block's 25 MHz turns ticks into nanoseconds, and
+  // tick N is raised after SysTick's N-th wrap, so its time is at least N
+  // periods (the wraps are counted right).
+  for (const json& e : events)
+    EXPECT_EQ(e["time_ns"].get<int64_t>(), e["ticks"].get<int64_t>() * kNsPerTick) << e.dump();
+  for (const json& t : ticks)
+    EXPECT_GE(t["time_ns"].get<int64_t>(), t["fields"]["tick"].get<int64_t>() * kTickPeriodNs) << t.dump();
+}
+
+TEST_F(FirmwareInQemu, UnknownOptionEndsWithItsExitCode) {
+  // main()'s return value reaches QEMU's exit status through SYS_EXIT_EXTENDED.
+  const FirmwareReport fw = run_firmware(kFirmware, "bad_option", {"--frobnicate", "1"});
+  EXPECT_EQ(fw.exit_status, 2) << fw.console;
+  EXPECT_NE(fw.console.find("cannot use option '--frobnicate'"), std::string::npos) << fw.console;
+  EXPECT_FALSE(fs::exists(fw.trace));
 }
 
 TEST_F(FirmwareInQemu, InfoShowsTheHookClockAndNoLoss) {
@@ -315,6 +334,14 @@ TEST_F(FirmwareInQemu, StreamingWritesFarMoreThanItsBufferWithoutLoss) {
 
   const std::vector<json> events = dump(fw.trace);
   ASSERT_EQ(events.size(), raised);
+  // One stream, so the dump keeps the ring's order: the clock never went
+  // backwards across SysTick's wraps.
+  int64_t previous_ns = 0;
+  for (const json& e : events) {
+    const int64_t ns = e["time_ns"];
+    ASSERT_GE(ns, previous_ns) << e.dump();
+    previous_ns = ns;
+  }
   uint64_t counters = 0, next_index = 0;
   for (const json& e : events) {
     if (e["event"] != "Counter") continue;
@@ -325,6 +352,14 @@ TEST_F(FirmwareInQemu, StreamingWritesFarMoreThanItsBufferWithoutLoss) {
     ++next_index;
   }
   EXPECT_EQ(counters, kStreamJobs * kCountersPerJob);
+  // Ticks too, from the handler, numbered without a gap.
+  uint64_t next_tick = 1;
+  for (const json& e : events) {
+    if (e["event"] != "Tick") continue;
+    EXPECT_EQ(e["fields"]["tick"], next_tick);
+    ++next_tick;
+  }
+  EXPECT_EQ(next_tick - 1, fw.at("raised in handler"));
 }
 
 TEST_F(FirmwareInQemu, BenchModeCountsInstructionsWithTheVirtualClock) {
