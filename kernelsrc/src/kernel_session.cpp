@@ -237,7 +237,6 @@ void KernelSession::drain(TraceWriter& writer, const TickConversion& clock) {
     const uint64_t corrupt_before = c.ring->corrupt();
     c.ring->drain([&](Bytes record) { s.convert.convert(record, cpu, ticks, writer, *c.stream); });
     c.stream->add_lost(c.ring->corrupt() - corrupt_before);
-    c.stream->flush(writer);
   }
   // The mappings made before the events were on: the ones the kernel did
   // not report itself, at the time they were read.
@@ -250,8 +249,13 @@ void KernelSession::drain(TraceWriter& writer, const TickConversion& clock) {
       out.append(writer, kMmap, s.snapshot_ticks, s.snapshot_pid, s.snapshot_pid, m.start, m.length, m.pgoff, m.prot,
                  m.flags, Str(m.path.data(), m.path.size()), Blob{id.data(), static_cast<uint32_t>(id.size())});
     }
-    out.flush(writer);
   }
+}
+
+void KernelSession::flush(TraceWriter& writer) {
+  if (!state_) return;
+  for (CpuRing& c : state_->cpus)
+    if (c.stream) c.stream->flush(writer);
 }
 
 void KernelSession::end(TraceWriter& writer, const TickConversion& clock) {
