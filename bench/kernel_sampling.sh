@@ -24,15 +24,16 @@
 #   SPOOR_BENCH_DIR    traces and the summary (/tmp/spoor-kernel-sampling)
 #   SPOOR_BENCH_REPS   runs of each case (3)
 #   SPOOR_BENCH_ROUNDS the workload's rounds (20000: ~0.2 s of CPU here)
-#   BUILD              the build directory (build/release)
+#   SPOOR_BENCH_PRESET the CMake preset to build with (release; ci is release with -Werror)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-BUILD=${BUILD:-build/release}
+PRESET=${SPOOR_BENCH_PRESET:-release}
+BUILD=build/$PRESET
 DIR=${SPOOR_BENCH_DIR:-/tmp/spoor-kernel-sampling}
 REPS=${SPOOR_BENCH_REPS:-3}
 ROUNDS=${SPOOR_BENCH_ROUNDS:-20000}
 mkdir -p "$DIR"
-cmake --preset release >/dev/null
+cmake --preset "$PRESET" -B "$BUILD" >/dev/null
 cmake --build "$BUILD" -j2 --target spoor spoor_workload_cpu_bound >/dev/null
 SPOOR=$BUILD/symbolizer/spoor
 WORK=$BUILD/bench/workloads/spoor_workload_cpu_bound

@@ -154,6 +154,16 @@ TEST(AttrPlan, AMissingTracepointIsUnavailableWithTheLookupsReason) {
   const AttrPlan plan = plan_attrs(request("syscalls:read"), none);
   EXPECT_EQ(plan.events.size(), 1u) << "the side-band event only";
   EXPECT_TRUE(mentions(plan.unavailable, "syscalls:read", "tracefs is root-only"));
+  EXPECT_EQ(plan.unavailable.size(), 1u) << "said once, not for the enter and the exit";
+}
+
+TEST(AttrPlan, AnEnterWithoutItsExitIsNotOpenedAlone) {
+  auto no_exit = [](const std::string& group, const std::string& name) {
+    return name.starts_with("sys_exit") ? TracepointId{0, "no such tracepoint on this kernel"} : known_ids(group, name);
+  };
+  const AttrPlan plan = plan_attrs(request("syscalls:read"), no_exit);
+  EXPECT_EQ(plan.events.size(), 1u);
+  EXPECT_TRUE(mentions(plan.unavailable, "syscalls:read", "sys_exit_read"));
 }
 
 TEST(AttrPlan, SchedAndBlockNeedPrivilegeAndSayWhichSysctlWouldDo) {
