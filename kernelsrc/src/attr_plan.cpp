@@ -1,5 +1,6 @@
 #include "spoor/kernelsrc/attr_plan.h"
 
+#include <errno.h>
 #include <time.h>
 
 namespace spoor::kernelsrc {
@@ -75,6 +76,11 @@ AttrPlan plan_attrs(const PlanOptions& o, const TracepointLookup& lookup) {
   side.attr.comm_exec = 1;
   side.attr.task = 1;
   side.attr.context_switch = (r.switches || r.all) ? 1 : 0;
+  perf_event_attr no_build_id = side.attr;
+  no_build_id.build_id = 0;
+  side.fallback = no_build_id;
+  side.fallback_errnos = {EINVAL};
+  side.fallback_note = "mappings: this kernel puts no build IDs in mmap records (before 5.12)";
   plan.events.push_back(side);
 
   if (r.samples || r.all) {
@@ -104,6 +110,7 @@ AttrPlan plan_attrs(const PlanOptions& o, const TracepointLookup& lookup) {
       clock.type = PERF_TYPE_SOFTWARE;
       clock.config = PERF_COUNT_SW_CPU_CLOCK;
       s.fallback = clock;
+      s.fallback_errnos = {ENOENT, EOPNOTSUPP};
       s.fallback_note = "samples: no hardware cycles counter here (no PMU): sampling cpu-clock instead";
       plan.events.push_back(s);
       if (!priv.kernel_side())

@@ -7,6 +7,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
@@ -166,7 +167,8 @@ bool KernelSession::open(const PlanOptions& requested, pid_t pid, uint32_t ncpus
       int failure = 0;
       for (uint32_t cpu = 0; cpu < ncpus; ++cpu) {
         int fd = perf_event_open(&attr, e.machine_wide ? -1 : pid, static_cast<int>(cpu));
-        if (fd < 0 && opened.empty() && (errno == ENOENT || errno == EOPNOTSUPP) && e.fallback) {
+        if (fd < 0 && opened.empty() && e.fallback &&
+            std::find(e.fallback_errnos.begin(), e.fallback_errnos.end(), errno) != e.fallback_errnos.end()) {
           attr = *e.fallback;
           messages_.push_back("kernel: " + e.fallback_note);
           fd = perf_event_open(&attr, e.machine_wide ? -1 : pid, static_cast<int>(cpu));
