@@ -26,6 +26,8 @@
 #include "spoor/host/clock.h"
 #include "spoor/host/enable_spec.h"
 #include "spoor/host/file_sink.h"
+#include "spoor/kernelsrc/kernel_events.h"
+#include "spoor/kernelsrc/kernel_session.h"
 #include "spoor/trace_writer.h"
 
 extern char** environ;
@@ -100,7 +102,8 @@ void stop_waiting(int) { g_stop_waiting.store(true); }
 
 class Recorder {
  public:
-  Recorder(const RecordOptions& options, uint32_t cpus) : options_(options) {
+  Recorder(const RecordOptions& options, uint32_t cpus, kernelsrc::KernelSession& kernel)
+      : options_(options), kernel_(kernel) {
     layout_.cpus = cpus;
     layout_.buffer_bytes_per_cpu = options.buffer_bytes_per_cpu;
     layout_.packet_bytes = options.packet_bytes;
@@ -108,7 +111,12 @@ class Recorder {
 
   Clock::time_point program_ended() const { return program_ended_; }
 
-  bool start(std::string* error) { return server_.listen(error) && own_.start(layout_.cpus, error); }
+  bool start(std::string* error) {
+    // Registered before the recorder's process is described, so its
+    // metadata names them; the kernel streams use them only if opened.
+    if (options_.kernel.any()) kernelsrc::register_kernel_events();
+    return server_.listen(error) && own_.start(layout_.cpus, error);
+  }
   const std::string& socket_name() const { return server_.name(); }
 
   bool open_file(const std::string& path, std::string* error) {
@@ -120,6 +128,10 @@ class Recorder {
     writer_->clock(host::clock_block(clock_start_, host::sample_clock()));
     own_.describe(*writer_, 0);
     next_stream_ = layout_.cpus;
+    if (kernel_.opened()) {
+      kernel_.describe(*writer_, next_stream_, static_cast<uint32_t>(getpid()));
+      next_stream_ += layout_.cpus;
+    }
     return true;
   }
 
@@ -174,8 +186,16 @@ class Recorder {
     finish_ended_processes(true);
     flush_ring(own_.ring());
     drain_ring(own_.ring(), *writer_, true, totals_, 0);
-    writer_->clock(host::clock_block(clock_start_, host::sample_clock()));
+    const host::ClockSample last = host::sample_clock();
+    kernel_.end(*writer_, {host::clock_block(clock_start_, last)});
+    writer_->clock(host::clock_block(clock_start_, last));
     end_streams(own_.ring(), *writer_, totals_, nullptr, 0);
+    const kernelsrc::KernelTotals k = kernel_.totals();
+    result->kernel_opened = kernel_.opened();
+    result->kernel_records = k.records;
+    result->kernel_lost = k.lost;
+    totals_.events += k.records;
+    totals_.lost += k.lost;
     result->events = totals_.events;
     result->lost = totals_.lost;
     result->abandoned_bytes = totals_.abandoned_bytes;
@@ -271,6 +291,10 @@ class Recorder {
     for (auto& t : traced_)
       if (!t->finished) drain(*t, final);
     drain_ring(own_.ring(), *writer_, final, totals_, 0);
+    // The kernel's times are CLOCK_MONOTONIC: into ticks with the
+    // calibration so far (start to now; its error is the samples' tens of
+    // ns, not a drift, since every record is older than `now`).
+    if (kernel_.opened()) kernel_.drain(*writer_, {host::clock_block(clock_start_, host::sample_clock())});
     file_.flush();
   }
 
@@ -297,6 +321,7 @@ class Recorder {
   }
 
   const RecordOptions& options_;
+  kernelsrc::KernelSession& kernel_;
   RegionLayout layout_;
   Clock::time_point program_ended_{};
   ProcessServer server_;
@@ -333,6 +358,10 @@ std::vector<std::string> program_environment(const RecordOptions& options, const
                                              const std::string& socket_name) {
   const char* old_preload = std::getenv("LD_PRELOAD");
   std::vector<std::string> env;
+  if (preload.empty()) {  // --no-preload: the program's environment as it is
+    for (char** e = environ; *e; ++e) env.emplace_back(*e);
+    return env;
+  }
   // Only the variables set below are replaced; the program keeps every
   // other one, SPOOR_* of its own included.
   for (char** e = environ; *e; ++e) {
@@ -364,14 +393,16 @@ bool run_record(const RecordOptions& options, RecordResult* result, std::string*
     return false;
   }
   if (!host::parse_enable_spec(options.providers, error)) return false;
-  const std::string preload = find_preload_library();
-  if (preload.empty()) {
+  const std::string preload = options.no_preload ? "" : find_preload_library();
+  if (preload.empty() && !options.no_preload) {
     *error = "cannot find libspoor-preload.so (set SPOOR_PRELOAD_LIB to its path)";
     return false;
   }
   keep_freed_memory();
   const long ncpu = sysconf(_SC_NPROCESSORS_CONF);
-  Recorder recorder(options, ncpu > 0 ? static_cast<uint32_t>(ncpu) : 1);
+  const uint32_t cpus = ncpu > 0 ? static_cast<uint32_t>(ncpu) : 1;
+  kernelsrc::KernelSession kernel;
+  Recorder recorder(options, cpus, kernel);
   if (!recorder.start(error)) return false;
 
   std::vector<std::string> env_strings = program_environment(options, preload, recorder.socket_name());
@@ -391,6 +422,13 @@ bool run_record(const RecordOptions& options, RecordResult* result, std::string*
     *error = std::string("cannot create a pipe: ") + std::strerror(errno);
     return false;
   }
+  // The child waits for EOF on this pipe before it execs: the kernel's
+  // events are opened for it meanwhile, enabled by its exec.
+  int go_pipe[2];
+  if (pipe2(go_pipe, O_CLOEXEC) != 0) {
+    *error = std::string("cannot create a pipe: ") + std::strerror(errno);
+    return false;
+  }
   const auto started = Clock::now();
   const pid_t pid = fork();
   if (pid < 0) {
@@ -399,12 +437,28 @@ bool run_record(const RecordOptions& options, RecordResult* result, std::string*
   }
   if (pid == 0) {
     close(exec_pipe[0]);
+    close(go_pipe[1]);
+    char go;
+    while (read(go_pipe[0], &go, 1) < 0 && errno == EINTR) {
+    }
     execvpe(argv[0], argv.data(), envp.data());
     const int err = errno;
     if (write(exec_pipe[1], &err, sizeof err) < 0) _exit(127);
     _exit(127);
   }
   close(exec_pipe[1]);
+  close(go_pipe[0]);
+  if (options.kernel.any()) {
+    kernelsrc::PlanOptions plan;
+    plan.request = options.kernel;
+    plan.sample_hz = options.sample_hz;
+    plan.stack_bytes = options.kernel_stack_bytes;
+    std::string kernel_error;
+    if (!kernel.open(plan, pid, cpus, &kernel_error))
+      std::fprintf(stderr, "spoor record: %s; recording without them\n", kernel_error.c_str());
+    for (const std::string& m : kernel.messages()) std::fprintf(stderr, "spoor record: %s\n", m.c_str());
+  }
+  close(go_pipe[1]);  // EOF: the child execs
   int exec_errno = 0;
   const bool exec_failed = read(exec_pipe[0], &exec_errno, sizeof exec_errno) == sizeof exec_errno;
   close(exec_pipe[0]);
@@ -414,6 +468,9 @@ bool run_record(const RecordOptions& options, RecordResult* result, std::string*
     return false;
   }
 
+  // What the program has mapped by now was mapped before its events were
+  // enabled (at the exec): kept for the first drain.
+  kernel.snapshot_maps(pid, spoor_port_ticks());
   result->pid = pid;
   result->output_path = options.output_path.empty()
                             ? "spoor-" + base_name(options.command[0]) + "-" + std::to_string(pid) + ".spoor"

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "spoor/host/block_compressor.h"
+#include "spoor/kernelsrc/kernel_spec.h"
 
 namespace spoor::record {
 
@@ -24,6 +25,9 @@ struct RecordOptions {
   size_t buffer_bytes_per_cpu = 16u << 20;  // per CPU, per process; pages are touched only as used
   uint32_t packet_bytes = 128u << 10;
   bool compress = true;                  // zstd COMPRESSED blocks (docs/FORMAT.md)
+  kernelsrc::KernelRequest kernel;       // kernel sources (perf_event_open); none by default
+  uint32_t kernel_stack_bytes = 8192;    // user stack copied per kernel CPU sample
+  bool no_preload = false;               // no shim: kernel sources only (static programs too)
 };
 
 struct RecordResult {
@@ -43,6 +47,9 @@ struct RecordResult {
   // Of `seconds`: from the start until the program was reaped; the rest is
   // the recorder finishing (last drains, packing what was still queued).
   double program_seconds = 0;
+  bool kernel_opened = false;     // kernel sources were recorded
+  uint64_t kernel_records = 0;    // Spoor.Kernel records (included in `events`)
+  uint64_t kernel_lost = 0;       // kernel records dropped or unreadable (included in `lost`)
 };
 
 // Runs options.command to completion. Returns false with *error set when

@@ -7,6 +7,7 @@
 #include "args.h"
 #include "command.h"
 #include "record.h"
+#include "spoor/kernelsrc/kernel_spec.h"
 
 namespace spoor::cli {
 namespace {
@@ -79,12 +80,30 @@ int run_record_command(const std::vector<std::string>& words) {
       options.buffer_bytes_per_cpu = n;
     } else if (w == "--no-follow") {
       options.no_follow = true;
+    } else if (w == "--kernel" || w.starts_with("--kernel=")) {
+      const std::string* v = w == "--kernel" ? value() : nullptr;
+      if (w == "--kernel" && !v) return usage_error("record", "--kernel needs a list, like samples,switches,faults");
+      std::string kernel_error;
+      if (!kernelsrc::parse_kernel_spec(v ? *v : w.substr(w.find('=') + 1), &options.kernel, &kernel_error))
+        return usage_error("record", "--kernel: " + kernel_error);
+    } else if (w == "--kernel-all") {
+      options.kernel.all = true;
+    } else if (w == "--kernel-stack-size") {
+      const std::string* v = value();
+      const size_t n = v ? parse_size(*v) : 0;
+      if (!v || (n == 0 && *v != "0") || n > 16376)
+        return usage_error("record", "--kernel-stack-size needs a byte count from 0 to 16376, like 8K");
+      options.kernel_stack_bytes = static_cast<uint32_t>(n) & ~7u;
+    } else if (w == "--no-preload") {
+      options.no_preload = true;
     } else {
       return usage_error("record", "unknown option '" + w + "'");
     }
   }
   options.command.assign(words.begin() + static_cast<long>(i), words.end());
   if (options.command.empty()) return usage_error("record", "missing the command to run, as in: spoor record -- ./app");
+  // Without the shim there is nothing but the kernel to record.
+  if (options.no_preload && !options.kernel.any()) options.kernel.all = true;
 
   record::RecordResult r;
   std::string error;
@@ -95,12 +114,16 @@ int run_record_command(const std::vector<std::string>& words) {
   std::fprintf(stderr, "spoor record: '%s' (pid %d) %s after %.3f s; the trace was finished %.3f s later\n",
                options.command[0].c_str(), r.pid, r.how_it_ended.c_str(), r.program_seconds,
                r.seconds - r.program_seconds);
-  if (!r.preload_attached)
+  if (!r.preload_attached && !options.no_preload)
     std::fprintf(stderr,
                  "spoor record: the program never loaded libspoor-preload.so (a static or setuid "
                  "program ignores LD_PRELOAD): no events from it\n");
   for (const std::string& u : r.untraceable)
     std::fprintf(stderr, "spoor record: not traced (LD_PRELOAD cannot reach it, but it ran): %s\n", u.c_str());
+  if (r.kernel_opened)
+    std::fprintf(stderr, "spoor record: kernel: %llu records, %llu lost%s\n",
+                 static_cast<unsigned long long>(r.kernel_records), static_cast<unsigned long long>(r.kernel_lost),
+                 r.kernel_lost ? " (the kernel's rings filled up: try a lower --sample-hz or --kernel-stack-size)" : "");
   std::fprintf(stderr, "spoor record: %u process%s, %llu events, %llu lost%s, %s written to %s\n", r.processes,
                r.processes == 1 ? "" : "es", static_cast<unsigned long long>(r.events),
                static_cast<unsigned long long>(r.lost),
@@ -131,7 +154,8 @@ const Command kRecordCommand{
     "Run a program with tracing injected (LD_PRELOAD) and write its trace",
     R"(usage: spoor record [-o FILE] [-p PROVIDERS] [--stack-depth N] [--sample-hz N]
                     [--buffer-size SIZE] [--no-follow]
-                    [--compress zstd|none] [--] CMD [ARGS...]
+                    [--kernel LIST] [--kernel-all] [--kernel-stack-size N]
+                    [--no-preload] [--compress zstd|none] [--] CMD [ARGS...]
 
 Runs CMD with libspoor-preload.so injected and records its events, and
 those of every process it starts (fork, posix_spawn, exec), into FILE
@@ -159,6 +183,26 @@ options:
                           sample per tick standing for several periods
   --buffer-size SIZE      ring per CPU per process, like 4M (default 16M)
   --no-follow             trace the program only, not the processes it starts
+  --kernel LIST           kernel sources through perf_event_open, for the
+                          program and every thread and process it starts:
+                          samples (CPU samples at --sample-hz with the
+                          user registers and a stack copy, for DWARF
+                          unwinding), switches (context switches, blocked
+                          or preempted), faults (page faults with the
+                          address), syscalls:NAME,NAME... (those syscalls
+                          with arguments and return values; "syscalls"
+                          alone: all), sched and block (machine-wide
+                          sched_switch/sched_waking and block requests:
+                          root or CAP_PERFMON). Events: Spoor.Kernel, on
+                          the same timeline as the program's. What this
+                          machine does not allow is said on stderr, with
+                          what would enable it
+  --kernel-all            every kernel source this machine allows
+  --kernel-stack-size N   user stack bytes copied per kernel CPU sample,
+                          0-16376 (default 8K; 0: registers only)
+  --no-preload            do not inject libspoor-preload.so: kernel sources
+                          only (--kernel-all unless --kernel says), which
+                          works for static and Go programs too
   --compress zstd|none    zstd (the default) packs runs of about 16 MiB of
                           blocks into COMPRESSED blocks, on a thread of the
                           recorder; none writes the blocks as they are

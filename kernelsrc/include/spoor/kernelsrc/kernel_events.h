@@ -1,0 +1,70 @@
+// Spoor.Kernel: the events the recorder writes for what perf_event_open
+// reports (docs in kernelsrc/README.md). Ids, names and field order are the
+// schema the symbolizer and the report read: change them only together.
+//
+// The recorder writes these records itself, with the kernel's timestamp
+// (kernel_stream.h), never through Event::write, so they are built with
+// make_event directly and work in a SPOOR_COMPILE_OUT build too.
+#ifndef SPOOR_KERNELSRC_KERNEL_EVENTS_H
+#define SPOOR_KERNELSRC_KERNEL_EVENTS_H
+
+#include <cstdint>
+
+#include "spoor/event.h"
+
+namespace spoor::kernelsrc {
+
+extern constinit Provider g_kernel;  // "Spoor.Kernel"
+
+#define SPOOR_KERNEL_EVENT(NAME, INFO, ...)                              \
+  inline constinit uint16_t NAME##_key = 0;                              \
+  inline constexpr ::spoor::EventInfo NAME##_info = INFO;                \
+  inline constexpr auto NAME = ::spoor::make_event<&g_kernel, static_cast<uint8_t>(Level::info), 0>( \
+      NAME##_key, NAME##_info, __VA_ARGS__)
+
+using u32 = Field<uint32_t>;
+using u64 = Field<uint64_t>;
+
+// regs: one u64 per set bit of regs_mask, ascending; stack: the user stack
+// copied from the sampled sp upward; callchain/kernel_callchain: u64 ips
+// with the PERF_CONTEXT_* markers removed.
+SPOOR_KERNEL_EVENT(kCpuSample, (EventInfo{.name = "CpuSample", .id = 1}), u32{"pid"}, u32{"tid"}, u32{"cpu"},
+                   u64{"ip"}, u32{"regs_abi"}, u64{"regs_mask"}, Field<Blob>{"regs"}, Field<Blob>{"stack"},
+                   Field<Blob>{"callchain"}, Field<Blob>{"kernel_callchain"});
+// out: 1 switched out, 0 switched in; preempted: switched out while runnable.
+SPOOR_KERNEL_EVENT(kContextSwitch, (EventInfo{.name = "ContextSwitch", .id = 2}), u32{"pid"}, u32{"tid"},
+                   u32{"cpu"}, Field<bool>{"out"}, Field<bool>{"preempted"});
+SPOOR_KERNEL_EVENT(kPageFault, (EventInfo{.name = "PageFault", .id = 3}), u32{"pid"}, u32{"tid"}, u32{"cpu"},
+                   u64{"address"}, u64{"ip"}, Field<bool>{"major"}, Field<Blob>{"callchain"});
+SPOOR_KERNEL_EVENT(kSyscallEnter, (EventInfo{.name = "SyscallEnter", .id = 4, .opcode = Opcode::start}),
+                   u32{"pid"}, u32{"tid"}, u32{"cpu"}, u32{"nr"}, Field<Str>{"name"}, Field<Blob>{"args"});
+SPOOR_KERNEL_EVENT(kSyscallExit, (EventInfo{.name = "SyscallExit", .id = 5, .opcode = Opcode::stop}),
+                   u32{"pid"}, u32{"tid"}, u32{"cpu"}, u32{"nr"}, Field<Str>{"name"}, Field<int64_t>{"ret"});
+SPOOR_KERNEL_EVENT(kMmap, (EventInfo{.name = "Mmap", .id = 6}), u32{"pid"}, u32{"tid"}, u64{"start"},
+                   u64{"length"}, u64{"pgoff"}, u32{"prot"}, u32{"flags"}, Field<Str>{"path"},
+                   Field<Blob>{"build_id"});
+SPOOR_KERNEL_EVENT(kComm, (EventInfo{.name = "Comm", .id = 7}), u32{"pid"}, u32{"tid"}, Field<Str>{"comm"},
+                   Field<bool>{"exec"});
+SPOOR_KERNEL_EVENT(kFork, (EventInfo{.name = "Fork", .id = 8}), u32{"pid"}, u32{"tid"}, u32{"parent_pid"},
+                   u32{"parent_tid"});
+SPOOR_KERNEL_EVENT(kExit, (EventInfo{.name = "Exit", .id = 9}), u32{"pid"}, u32{"tid"});
+// source: which perf event lost records ("samples", "switches", ...).
+SPOOR_KERNEL_EVENT(kLost, (EventInfo{.name = "Lost", .id = 10}), u32{"cpu"}, Field<Str>{"source"},
+                   u64{"count"});
+SPOOR_KERNEL_EVENT(kSchedSwitch, (EventInfo{.name = "SchedSwitch", .id = 11}), u32{"cpu"}, u32{"prev_pid"},
+                   Field<Str>{"prev_comm"}, u64{"prev_state"}, u32{"next_pid"}, Field<Str>{"next_comm"});
+SPOOR_KERNEL_EVENT(kSchedWaking, (EventInfo{.name = "SchedWaking", .id = 12}), u32{"cpu"}, u32{"waker_pid"},
+                   u32{"pid"}, Field<Str>{"comm"}, u32{"target_cpu"});
+SPOOR_KERNEL_EVENT(kBlockRequest, (EventInfo{.name = "BlockRequest", .id = 13}), u32{"cpu"}, u32{"pid"},
+                   u32{"dev"}, u64{"sector"}, u32{"bytes"}, Field<Str>{"rwbs"}, Field<bool>{"issue"});
+
+#undef SPOOR_KERNEL_EVENT
+
+// Registers Spoor.Kernel and its events in this process's registry, so
+// the next TraceWriter::new_metadata describes them. Call once, before the
+// recorder describes its own process.
+void register_kernel_events();
+
+}  // namespace spoor::kernelsrc
+
+#endif  // SPOOR_KERNELSRC_KERNEL_EVENTS_H

@@ -1,0 +1,82 @@
+// The kernel sources of one recording: opens the planned perf events on
+// every CPU for the program's process tree (and machine-wide ones when
+// privileged), drains their rings and writes what they hold as Spoor.Kernel
+// records on the recorder's kernel streams, one per CPU.
+//
+// Usage (spoor record): fork the program and hold it before exec; open(pid);
+// let it exec; describe(); then drain() in the recorder's loop and end() at
+// the finish. Single-threaded: the recorder's drain loop owns it.
+#ifndef SPOOR_KERNELSRC_KERNEL_SESSION_H
+#define SPOOR_KERNELSRC_KERNEL_SESSION_H
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "spoor/format.h"
+#include "spoor/kernelsrc/attr_plan.h"
+#include "spoor/trace_writer.h"
+
+namespace spoor::kernelsrc {
+
+// CLOCK_MONOTONIC nanoseconds (the kernel's record times) to the trace's
+// ticks, with the trace's clock calibration.
+struct TickConversion {
+  format::ClockBlock clock{};
+  uint64_t ticks(uint64_t monotonic_ns) const;
+};
+
+// What this process may do with perf_event_open: perf_event_paranoid, and
+// root or CAP_PERFMON / CAP_SYS_ADMIN in its effective set.
+Privilege current_privilege();
+
+struct KernelTotals {
+  uint64_t records = 0;   // Spoor.Kernel records written
+  uint64_t lost = 0;      // records the kernel dropped (rings full) or that could not be parsed
+  uint64_t corrupt = 0;   // of those, records whose layout was not as expected
+};
+
+class KernelSession {
+ public:
+  KernelSession();
+  ~KernelSession();
+  KernelSession(const KernelSession&) = delete;
+  KernelSession& operator=(const KernelSession&) = delete;
+
+  // Plans and opens the events for process `pid` (held before its exec)
+  // on `cpus` CPUs. Returns false with *error when nothing could be opened
+  // (perf_event_open refused even the side-band event); what is partly
+  // unavailable is in messages(), the recording goes on without it.
+  bool open(const PlanOptions& options, pid_t pid, uint32_t cpus, std::string* error);
+
+  // Lines for stderr: what is unavailable and why, fallbacks, notes.
+  const std::vector<std::string>& messages() const { return messages_; }
+  bool opened() const;
+
+  // Reads /proc/<pid>/maps now (right after the exec): the mappings made
+  // before the events were enabled, written as Mmap events at the next
+  // drain unless the kernel reported them itself.
+  void snapshot_maps(pid_t pid, uint64_t ticks_now);
+
+  // STREAM blocks of the kernel streams first_stream.. (one per CPU),
+  // owned by process `recorder_pid`.
+  void describe(TraceWriter& writer, uint32_t first_stream, uint32_t recorder_pid);
+  // Converts everything the rings hold into records.
+  void drain(TraceWriter& writer, const TickConversion& clock);
+  // Last drain, then the streams' ends with their lost counts.
+  void end(TraceWriter& writer, const TickConversion& clock);
+
+  KernelTotals totals() const;
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+  std::vector<std::string> messages_;
+};
+
+}  // namespace spoor::kernelsrc
+
+#endif  // SPOOR_KERNELSRC_KERNEL_SESSION_H

@@ -1,0 +1,280 @@
+#include "spoor/kernelsrc/kernel_session.h"
+
+#include <linux/capability.h>
+#include <linux/perf_event.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <set>
+
+#include "spoor/kernelsrc/kernel_convert.h"
+#include "spoor/kernelsrc/kernel_events.h"
+#include "spoor/kernelsrc/kernel_stream.h"
+#include "spoor/kernelsrc/perf_ring.h"
+#include "spoor/kernelsrc/proc_maps.h"
+#include "spoor/kernelsrc/tracefs.h"
+
+namespace spoor::kernelsrc {
+namespace {
+
+constexpr size_t kPage = 4096;
+
+int perf_event_open(perf_event_attr* attr, pid_t pid, int cpu) {
+  return static_cast<int>(syscall(SYS_perf_event_open, attr, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC));
+}
+
+int read_int_file(const char* path, int fallback) {
+  std::ifstream in(path);
+  int v = fallback;
+  return in >> v ? v : fallback;
+}
+
+// Why opening `e` failed, and what would make it work.
+std::string open_failure(const PlannedEvent& e, int err, const Privilege& p) {
+  std::string what = e.source + (e.tracepoint.empty() ? "" : " (" + e.tracepoint + ")") + ": perf_event_open: " +
+                     std::strerror(err);
+  const int needed = e.machine_wide ? (e.tracepoint.empty() ? 0 : -1) : (e.attr.exclude_kernel ? 2 : 1);
+  switch (err) {
+    case EACCES:
+    case EPERM:
+      return what + "; needs root or CAP_PERFMON, or sysctl kernel.perf_event_paranoid=" + std::to_string(needed) +
+             " (it is " + std::to_string(p.paranoid) + ")";
+    case ENOENT:
+    case EOPNOTSUPP:
+      return what + "; this kernel or machine does not have it";
+    case EMFILE:
+      return what + "; too many open files (raise ulimit -n)";
+    case EINVAL:
+      if (e.attr.freq)
+        return what + "; the rate may be above kernel.perf_event_max_sample_rate (" +
+               std::to_string(read_int_file("/proc/sys/kernel/perf_event_max_sample_rate", 0)) + ")";
+      return what;
+    default:
+      return what;
+  }
+}
+
+// One CPU's ring: the first event opened on the CPU owns the mapping;
+// every other event of the CPU writes into it (PERF_EVENT_IOC_SET_OUTPUT),
+// so the records of one CPU come out in time order in one place.
+struct CpuRing {
+  int fd = -1;
+  void* map = MAP_FAILED;
+  size_t map_bytes = 0;
+  std::unique_ptr<PerfRing> ring;
+  std::unique_ptr<KernelStream> stream;
+};
+
+}  // namespace
+
+uint64_t TickConversion::ticks(uint64_t monotonic_ns) const {
+  const __int128 dns = static_cast<__int128>(monotonic_ns) - clock.monotonic_ns_ref;
+  const __int128 dticks = dns * static_cast<__int128>(clock.freq_millihz) / 1000000000000;
+  return static_cast<uint64_t>(static_cast<__int128>(clock.tick_ref) + dticks);
+}
+
+Privilege current_privilege() {
+  Privilege p;
+  p.paranoid = read_int_file("/proc/sys/kernel/perf_event_paranoid", 2);
+  if (geteuid() == 0) {
+    p.perfmon = true;
+    return p;
+  }
+  __user_cap_header_struct header{_LINUX_CAPABILITY_VERSION_3, 0};
+  __user_cap_data_struct data[2] = {};
+  if (syscall(SYS_capget, &header, data) == 0) {
+    auto has = [&](int cap) { return (data[cap / 32].effective >> (cap % 32)) & 1; };
+    p.perfmon = has(38 /* CAP_PERFMON */) || has(CAP_SYS_ADMIN);
+  }
+  return p;
+}
+
+struct KernelSession::State {
+  Privilege privilege;
+  std::vector<int> fds;  // every fd opened (ring owners included)
+  std::vector<CpuRing> cpus;
+  KernelConvert convert;
+  std::set<std::pair<uint64_t, std::string>> kernel_mmaps;  // (start, path) the kernel reported
+  std::vector<Mapping> snapshot;
+  uint64_t snapshot_ticks = 0;
+  uint32_t snapshot_pid = 0;
+  bool snapshot_pending = false;
+  uint64_t corrupt_counted = 0;
+
+  ~State() {
+    for (CpuRing& c : cpus)
+      if (c.map != MAP_FAILED) munmap(c.map, c.map_bytes);
+    for (int fd : fds) close(fd);
+  }
+};
+
+KernelSession::KernelSession() = default;
+KernelSession::~KernelSession() = default;
+
+bool KernelSession::opened() const { return state_ != nullptr; }
+
+bool KernelSession::open(const PlanOptions& requested, pid_t pid, uint32_t ncpus, std::string* error) {
+  auto s = std::make_unique<State>();
+  PlanOptions options = requested;
+  options.privilege = s->privilege = current_privilege();
+  AttrPlan plan;
+  {
+    Tracefs tracefs;  // a private mount, if any, is gone when planning is done
+    plan = plan_attrs(options, [&](const std::string& g, const std::string& n) { return tracefs.lookup(g, n); });
+    for (const std::string& note : plan.notes) messages_.push_back("kernel: " + note);
+    for (const Unavailable& u : plan.unavailable) messages_.push_back("kernel: " + u.source + " unavailable: " + u.reason);
+
+    s->cpus.resize(ncpus);
+    for (const PlannedEvent& e : plan.events) {
+      EventMeta meta;
+      meta.role = e.role;
+      meta.source = e.source;
+      meta.syscall = e.syscall;
+      if (!e.tracepoint.empty()) {
+        // The RAW data is read by field offsets from the tracepoint's format.
+        const size_t colon = e.tracepoint.find(':');
+        if (const TracepointFormat* f = tracefs.format(e.tracepoint.substr(0, colon), e.tracepoint.substr(colon + 1)))
+          meta.raw = raw_layout(e.role, *f);
+        if (!meta.raw.complete) {
+          messages_.push_back("kernel: " + e.source + " unavailable: " + e.tracepoint +
+                              ": its format lacks a field spoor reads");
+          continue;
+        }
+      }
+      perf_event_attr attr = e.attr;
+      std::vector<std::pair<uint32_t, int>> opened;  // (cpu, fd)
+      int failure = 0;
+      for (uint32_t cpu = 0; cpu < ncpus; ++cpu) {
+        int fd = perf_event_open(&attr, e.machine_wide ? -1 : pid, static_cast<int>(cpu));
+        if (fd < 0 && opened.empty() && (errno == ENOENT || errno == EOPNOTSUPP) && e.fallback) {
+          attr = *e.fallback;
+          messages_.push_back("kernel: " + e.fallback_note);
+          fd = perf_event_open(&attr, e.machine_wide ? -1 : pid, static_cast<int>(cpu));
+        }
+        if (fd < 0 && errno == ENODEV) continue;  // an offline CPU
+        if (fd < 0) {
+          failure = errno;
+          break;
+        }
+        opened.emplace_back(cpu, fd);
+      }
+      if (failure != 0) {
+        for (auto& [cpu, fd] : opened) close(fd);
+        if (e.role == Role::sideband) {
+          *error = "kernel sources unavailable: " + open_failure(e, failure, s->privilege);
+          return false;
+        }
+        messages_.push_back("kernel: " + e.source + " unavailable: " + open_failure(e, failure, s->privilege));
+        continue;
+      }
+      meta.sample_type = attr.sample_type;
+      meta.regs_mask = attr.sample_regs_user;
+      for (auto& [cpu, fd] : opened) {
+        s->fds.push_back(fd);
+        CpuRing& ring = s->cpus[cpu];
+        if (ring.fd < 0) {
+          // 1 + 2^n pages; when locked memory runs short, fewer pages.
+          for (uint32_t pages = plan.ring_data_pages; pages >= 8; pages /= 2) {
+            ring.map_bytes = (1 + pages) * kPage;
+            ring.map = mmap(nullptr, ring.map_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+            if (ring.map != MAP_FAILED) break;
+          }
+          if (ring.map == MAP_FAILED) {
+            *error = "cannot map the kernel ring of CPU " + std::to_string(cpu) + ": " + std::strerror(errno) +
+                     " (locked memory: ulimit -l, sysctl kernel.perf_event_mlock_kb)";
+            return false;
+          }
+          ring.fd = fd;
+          auto* base = static_cast<uint8_t*>(ring.map);
+          ring.ring = std::make_unique<PerfRing>(reinterpret_cast<perf_event_mmap_page*>(base), base + kPage,
+                                                 ring.map_bytes - kPage);
+        } else if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, ring.fd) != 0) {
+          messages_.push_back("kernel: " + e.source + " on CPU " + std::to_string(cpu) +
+                              ": cannot share the CPU's ring: " + std::strerror(errno));
+          continue;
+        }
+        uint64_t id = 0;
+        if (ioctl(fd, PERF_EVENT_IOC_ID, &id) == 0) s->convert.add_event(id, meta);
+      }
+    }
+  }
+  State* raw = s.get();
+  s->convert.set_on_mmap([raw](uint64_t start, std::string_view path) {
+    raw->kernel_mmaps.emplace(start, std::string(path));
+  });
+  state_ = std::move(s);
+  return true;
+}
+
+void KernelSession::snapshot_maps(pid_t pid, uint64_t ticks_now) {
+  if (!state_) return;
+  state_->snapshot = executable_mappings(pid);
+  state_->snapshot_ticks = ticks_now;
+  state_->snapshot_pid = static_cast<uint32_t>(pid);
+  state_->snapshot_pending = true;
+}
+
+void KernelSession::describe(TraceWriter& writer, uint32_t first_stream, uint32_t recorder_pid) {
+  if (!state_) return;
+  for (uint32_t cpu = 0; cpu < state_->cpus.size(); ++cpu) {
+    writer.stream(first_stream + cpu, recorder_pid, cpu);
+    state_->cpus[cpu].stream = std::make_unique<KernelStream>(first_stream + cpu, cpu, recorder_pid);
+  }
+}
+
+void KernelSession::drain(TraceWriter& writer, const TickConversion& clock) {
+  if (!state_) return;
+  State& s = *state_;
+  const auto ticks = [&clock](uint64_t ns) { return clock.ticks(ns); };
+  for (uint32_t cpu = 0; cpu < s.cpus.size(); ++cpu) {
+    CpuRing& c = s.cpus[cpu];
+    if (!c.ring || !c.stream) continue;
+    const uint64_t corrupt_before = c.ring->corrupt();
+    c.ring->drain([&](Bytes record) { s.convert.convert(record, cpu, ticks, writer, *c.stream); });
+    c.stream->add_lost(c.ring->corrupt() - corrupt_before);
+    c.stream->flush(writer);
+  }
+  // The mappings made before the events were on: the ones the kernel did
+  // not report itself, at the time they were read.
+  if (s.snapshot_pending && !s.cpus.empty() && s.cpus[0].stream) {
+    s.snapshot_pending = false;
+    KernelStream& out = *s.cpus[0].stream;
+    for (const Mapping& m : s.snapshot) {
+      if (s.kernel_mmaps.count({m.start, m.path})) continue;
+      const std::vector<uint8_t> id = file_build_id(m.path);
+      out.append(writer, kMmap, s.snapshot_ticks, s.snapshot_pid, s.snapshot_pid, m.start, m.length, m.pgoff, m.prot,
+                 m.flags, Str(m.path.data(), m.path.size()), Blob{id.data(), static_cast<uint32_t>(id.size())});
+    }
+    out.flush(writer);
+  }
+}
+
+void KernelSession::end(TraceWriter& writer, const TickConversion& clock) {
+  if (!state_) return;
+  // Off first, so the last drain is the last word.
+  for (int fd : state_->fds) ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
+  drain(writer, clock);
+  for (CpuRing& c : state_->cpus)
+    if (c.stream) c.stream->end(writer);
+}
+
+KernelTotals KernelSession::totals() const {
+  KernelTotals t;
+  if (!state_) return t;
+  for (const CpuRing& c : state_->cpus) {
+    if (!c.stream) continue;
+    t.records += c.stream->records();
+    t.lost += c.stream->lost();
+  }
+  t.corrupt = state_->convert.corrupt();
+  for (const CpuRing& c : state_->cpus)
+    if (c.ring) t.corrupt += c.ring->corrupt();
+  return t;
+}
+
+}  // namespace spoor::kernelsrc

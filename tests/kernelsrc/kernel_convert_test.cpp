@@ -1,0 +1,154 @@
+// Converting perf records into Spoor.Kernel records, written into a real
+// trace and read back with the reader: the explicit timestamps, the Lost
+// event and lost count, records refused for their layout.
+#include "spoor/kernelsrc/kernel_convert.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+
+#include "spoor/kernelsrc/kernel_events.h"
+#include "spoor/kernelsrc/kernel_stream.h"
+#include "spoor/reader/event_reader.h"
+#include "spoor/reader/trace.h"
+
+namespace spoor::kernelsrc {
+namespace {
+
+struct RecordBytes {
+  explicit RecordBytes(uint32_t type, uint16_t misc = 0) {
+    perf_event_header h{type, misc, 0};
+    put(&h, sizeof h);
+  }
+  RecordBytes& put(const void* p, size_t n) {
+    const auto* b = static_cast<const uint8_t*>(p);
+    bytes.insert(bytes.end(), b, b + n);
+    return *this;
+  }
+  RecordBytes& u64(uint64_t v) { return put(&v, 8); }
+  RecordBytes& u32x2(uint32_t a, uint32_t b) { return put(&a, 4).put(&b, 4); }
+  RecordBytes& trailer(uint32_t pid, uint32_t tid, uint64_t time, uint32_t cpu, uint64_t id) {
+    return u32x2(pid, tid).u64(time).u32x2(cpu, 0).u64(id);
+  }
+  Bytes done() {
+    const uint16_t size = static_cast<uint16_t>(bytes.size());
+    std::memcpy(bytes.data() + 6, &size, 2);
+    return Bytes(bytes.data(), bytes.size());
+  }
+  std::vector<uint8_t> bytes;
+};
+
+bool file_write(void* f, const void* data, size_t n) { return std::fwrite(data, 1, n, static_cast<FILE*>(f)) == n; }
+
+class KernelConvertTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    path_ = (std::filesystem::temp_directory_path() / ("spoor-kconv-" + std::to_string(getpid()) + ".spoor")).string();
+    file_ = std::fopen(path_.c_str(), "wb");
+    writer_ = std::make_unique<TraceWriter>(Sink{file_, file_write});
+    writer_->file_header();
+    format::ClockBlock clock{};
+    clock.source = format::kClockMonotonicNs;
+    clock.freq_millihz = 1000000000ull * 1000;
+    writer_->clock(clock);
+    writer_->process(1, 0, "spoor", "spoor", 5);
+    register_kernel_events();
+    writer_->new_metadata(1);
+    writer_->stream(7, 1, 0);
+    convert_.add_event(3, EventMeta{Role::sideband, "switches", "", kSampleIdBits, 0, {}});
+  }
+  void TearDown() override { std::filesystem::remove(path_); }
+
+  // Ends the stream, closes the file, reads every event back.
+  std::vector<reader::Event> finish() {
+    stream_.end(*writer_);
+    std::fclose(file_);
+    auto trace = reader::Trace::open(path_);
+    EXPECT_TRUE(trace) << trace.error();
+    std::vector<reader::Event> out;
+    if (!trace) return out;
+    trace_ = std::make_unique<reader::Trace>(std::move(trace.value()));
+    reader::EventReader events(*trace_);
+    reader::Event e;
+    while (events.next(e)) out.push_back(e);
+    lost_ = trace_->streams().empty() ? 0 : trace_->streams()[0].end ? trace_->streams()[0].end->lost_total : 0;
+    return out;
+  }
+
+  std::string path_;
+  FILE* file_ = nullptr;
+  std::unique_ptr<TraceWriter> writer_;
+  std::unique_ptr<reader::Trace> trace_;
+  KernelStream stream_{7, 0, 1, 256};
+  KernelConvert convert_;
+  uint64_t lost_ = 0;
+  std::function<uint64_t(uint64_t)> identity_ = [](uint64_t ns) { return ns; };
+};
+
+TEST_F(KernelConvertTest, SwitchesCarryTheKernelsTimeAndDirection) {
+  RecordBytes out(PERF_RECORD_SWITCH, PERF_RECORD_MISC_SWITCH_OUT | PERF_RECORD_MISC_SWITCH_OUT_PREEMPT);
+  out.trailer(40, 41, 1000, 0, 3);
+  RecordBytes in(PERF_RECORD_SWITCH);
+  in.trailer(40, 41, 2500, 0, 3);
+  ASSERT_TRUE(convert_.convert(out.done(), 0, identity_, *writer_, stream_));
+  ASSERT_TRUE(convert_.convert(in.done(), 0, identity_, *writer_, stream_));
+  const auto events = finish();
+  ASSERT_EQ(events.size(), 2u);
+  EXPECT_EQ(events[0].descriptor->name, "ContextSwitch");
+  EXPECT_EQ(events[0].time_ns, 1000) << "the record's own time, not the drain's";
+  EXPECT_EQ(events[1].time_ns, 2500);
+  EXPECT_EQ(std::get<uint64_t>(*events[0].field("tid")), 41u);
+  EXPECT_EQ(std::get<bool>(*events[0].field("out")), true);
+  EXPECT_EQ(std::get<bool>(*events[0].field("preempted")), true);
+  EXPECT_EQ(std::get<bool>(*events[1].field("out")), false);
+}
+
+TEST_F(KernelConvertTest, LostRecordsBecomeALostEventAndTheStreamsLostCount) {
+  RecordBytes lost(PERF_RECORD_LOST);
+  lost.u64(3).u64(25).trailer(0, 0, 700, 0, 3);
+  ASSERT_TRUE(convert_.convert(lost.done(), 0, identity_, *writer_, stream_));
+  const auto events = finish();
+  ASSERT_EQ(events.size(), 1u);
+  EXPECT_EQ(events[0].descriptor->name, "Lost");
+  EXPECT_EQ(std::get<std::string_view>(*events[0].field("source")), "switches");
+  EXPECT_EQ(std::get<uint64_t>(*events[0].field("count")), 25u);
+  EXPECT_EQ(lost_, 25u) << "counted like the core's drops";
+}
+
+TEST_F(KernelConvertTest, ARecordOfTheWrongSizeIsCountedNotWritten) {
+  RecordBytes bad(PERF_RECORD_SWITCH);
+  bad.u64(0).trailer(40, 41, 1000, 0, 3);  // 8 bytes a SWITCH never has
+  EXPECT_FALSE(convert_.convert(bad.done(), 0, identity_, *writer_, stream_));
+  RecordBytes unknown(PERF_RECORD_SWITCH);
+  unknown.trailer(40, 41, 1000, 0, 999);  // no event of ours has id 999
+  EXPECT_FALSE(convert_.convert(unknown.done(), 0, identity_, *writer_, stream_));
+  EXPECT_EQ(convert_.corrupt(), 2u);
+  const auto events = finish();
+  EXPECT_TRUE(events.empty());
+  EXPECT_EQ(lost_, 2u);
+}
+
+TEST_F(KernelConvertTest, ManyRecordsSpanPacketsAndAllComeBack) {
+  for (uint64_t i = 0; i < 100; ++i) {
+    RecordBytes r(PERF_RECORD_SWITCH, i % 2 ? 0 : PERF_RECORD_MISC_SWITCH_OUT);
+    r.trailer(40, 41, 1000 + i * 10, 0, 3);
+    ASSERT_TRUE(convert_.convert(r.done(), 0, identity_, *writer_, stream_));
+  }
+  const auto events = finish();
+  ASSERT_EQ(events.size(), 100u);
+  for (size_t i = 0; i < events.size(); ++i) EXPECT_EQ(events[i].time_ns, static_cast<int64_t>(1000 + i * 10));
+}
+
+#if defined(__x86_64__)
+TEST(SyscallNames, KnowsTheCommonOnes) {
+  EXPECT_STREQ(syscall_name(0), "read");
+  EXPECT_STREQ(syscall_name(1), "write");
+  EXPECT_STREQ(syscall_name(1u << 20), "");
+}
+#endif
+
+}  // namespace
+}  // namespace spoor::kernelsrc

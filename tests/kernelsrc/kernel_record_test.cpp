@@ -1,0 +1,357 @@
+// spoor record --kernel end to end: small programs whose switches, faults,
+// syscalls and samples are known, checked in the trace and against perf
+// stat on the same run. Skips (saying why) where perf_event_open is not
+// allowed.
+#include <gtest/gtest.h>
+#include <linux/perf_event.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <functional>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+#include <string>
+
+#include "run_command.h"
+#include "spoor/reader/event_reader.h"
+#include "spoor/reader/trace.h"
+
+namespace {
+
+namespace reader = spoor::reader;
+using spoor::test::Process;
+using spoor::test::run;
+
+const std::string kSpoor = SPOOR_TOOL;
+
+// Why perf_event_open cannot be used here, or empty.
+std::string perf_unavailable() {
+  perf_event_attr a{};
+  a.size = sizeof a;
+  a.type = PERF_TYPE_SOFTWARE;
+  a.config = PERF_COUNT_SW_DUMMY;
+  a.exclude_kernel = 1;
+  const long fd = syscall(SYS_perf_event_open, &a, 0, -1, -1, 0);
+  if (fd < 0) return std::string("perf_event_open is not allowed here: ") + std::strerror(errno);
+  close(static_cast<int>(fd));
+  return "";
+}
+
+#define SKIP_WITHOUT_PERF()                                        \
+  do {                                                             \
+    const std::string why = perf_unavailable();                    \
+    if (!why.empty()) GTEST_SKIP() << why;                         \
+  } while (0)
+
+struct KernelEvent {
+  std::string name;
+  uint64_t ticks;
+  int64_t time_ns;
+  std::map<std::string, reader::Value> fields;  // strings and blobs point into the trace: see below
+  std::map<std::string, std::string> strings;   // copies of the string and blob fields
+  uint64_t u(const std::string& f) const { return std::get<uint64_t>(fields.at(f)); }
+  int64_t i(const std::string& f) const { return std::get<int64_t>(fields.at(f)); }
+  bool b(const std::string& f) const { return std::get<bool>(fields.at(f)); }
+  std::string s(const std::string& f) const { return strings.at(f); }
+  size_t blob(const std::string& f) const { return strings.at(f).size(); }
+};
+
+struct Recording {
+  std::vector<KernelEvent> kernel;  // Spoor.Kernel events, in time order
+  std::vector<KernelEvent> user;    // every other event
+  uint64_t stream_lost = 0;
+};
+
+Recording read_trace(const std::string& path) {
+  Recording r;
+  auto trace = reader::Trace::open(path);
+  EXPECT_TRUE(trace) << trace.error();
+  if (!trace) return r;
+  EXPECT_FALSE(trace->damage());
+  reader::EventReader events(trace.value());
+  reader::Event e;
+  while (events.next(e)) {
+    KernelEvent k{std::string(e.descriptor->name), e.ticks, e.time_ns, {}};
+    for (const auto& f : e.fields) {
+      const std::string name(f.field->name);
+      k.fields[name] = f.value;
+      if (auto* sv = std::get_if<std::string_view>(&f.value)) k.strings[name] = std::string(*sv);
+      if (auto* b = std::get_if<reader::Blob>(&f.value))
+        k.strings[name] = std::string(reinterpret_cast<const char*>(b->bytes.data()), b->bytes.size());
+    }
+    if (std::string_view(e.provider->name) == "Spoor.Kernel") r.kernel.push_back(std::move(k));
+    else r.user.push_back(std::move(k));
+  }
+  for (const auto& s : trace->streams())
+    if (s.end) r.stream_lost += s.end->lost_total;
+  return r;
+}
+
+std::string trace_path(const std::string& name) { return spoor::test::temp_path("kernel-" + name + ".spoor"); }
+
+// The pid the program ran as: the one whose Comm says it exec'd `comm`.
+uint32_t exec_pid(const Recording& r, const std::string& comm_prefix, uint64_t* exec_ticks = nullptr) {
+  for (const KernelEvent& e : r.kernel)
+    if (e.name == "Comm" && e.b("exec") && e.s("comm").starts_with(comm_prefix.substr(0, 15))) {
+      if (exec_ticks) *exec_ticks = e.ticks;
+      return static_cast<uint32_t>(e.u("pid"));
+    }
+  return 0;
+}
+
+size_t count(const Recording& r, const std::string& name, const std::function<bool(const KernelEvent&)>& pred) {
+  return static_cast<size_t>(
+      std::count_if(r.kernel.begin(), r.kernel.end(), [&](const KernelEvent& e) { return e.name == name && pred(e); }));
+}
+
+std::string base(const std::string& path) { return path.substr(path.rfind('/') + 1); }
+
+TEST(KernelRecord, PingPongThreadsAreSwitchedOutBlockedAndBackIn) {
+  SKIP_WITHOUT_PERF();
+  const std::string path = trace_path("pingpong");
+  const Process p = run(kSpoor + " record -o " + path + " --kernel=switches -- " + SPOOR_PINGPONG + " 500");
+  ASSERT_EQ(p.status, 0) << p.err;
+  const Recording r = read_trace(path);
+  const uint32_t pid = exec_pid(r, base(SPOOR_PINGPONG));
+  ASSERT_NE(pid, 0u);
+  std::set<uint64_t> tids;
+  const size_t blocked = count(r, "ContextSwitch", [&](const KernelEvent& e) {
+    if (e.u("pid") == pid) tids.insert(e.u("tid"));
+    return e.u("pid") == pid && e.b("out") && !e.b("preempted");
+  });
+  const size_t back_in = count(r, "ContextSwitch", [&](auto& e) { return e.u("pid") == pid && !e.b("out"); });
+  // Each of the two threads waits in read() for each of the 500 bytes.
+  EXPECT_GE(blocked, 500u) << p.err;
+  EXPECT_GE(back_in, blocked);
+  EXPECT_GE(tids.size(), 2u) << "both threads, through inherit";
+  EXPECT_NE(p.err.find("kernel: "), std::string::npos) << "the summary names the kernel's records";
+}
+
+TEST(KernelRecord, SyscallsShowTheProgramsWritesWithTheirReturnValues) {
+  SKIP_WITHOUT_PERF();
+  const std::string path = trace_path("syscalls");
+  // No shim: its own writes (to the recorder) are not the program's.
+  const Process p =
+      run(kSpoor + " record --no-preload -o " + path + " --kernel=syscalls:read,write -- " + SPOOR_PINGPONG + " 300");
+  ASSERT_EQ(p.status, 0) << p.err;
+  if (p.err.find("syscalls:write unavailable") != std::string::npos) GTEST_SKIP() << p.err;
+  const Recording r = read_trace(path);
+  size_t byte_writes = 0, line_writes = 0, enters = 0;
+  for (const KernelEvent& e : r.kernel) {
+    if (e.name == "SyscallEnter" && e.s("name") == "write") {
+      ++enters;
+      EXPECT_EQ(e.blob("args"), 48u);
+    }
+    if (e.name == "SyscallExit" && e.s("name") == "write") {
+      byte_writes += e.i("ret") == 1;
+      line_writes += e.i("ret") == 11;  // "300 rounds\n"
+    }
+  }
+  EXPECT_EQ(byte_writes, 600u) << "300 round trips, one byte each way";
+  EXPECT_EQ(line_writes, 1u);
+  EXPECT_GE(enters, 601u);
+}
+
+// The Spoor.IO Write the shim records for a write() call sits around the
+// kernel's enter and exit of that call: the two clocks are one timeline.
+TEST(KernelRecord, KernelAndUserEventsInterleaveOnOneTimeline) {
+  SKIP_WITHOUT_PERF();
+  const std::string path = trace_path("interleave");
+  const Process p = run(kSpoor + " record -o " + path + " --kernel=syscalls:write -- " + SPOOR_PINGPONG + " 200");
+  ASSERT_EQ(p.status, 0) << p.err;
+  if (p.err.find("unavailable") != std::string::npos) GTEST_SKIP() << p.err;
+  const Recording r = read_trace(path);
+  std::vector<const KernelEvent*> exits;
+  for (const KernelEvent& e : r.kernel)
+    if (e.name == "SyscallExit" && e.s("name") == "write") exits.push_back(&e);
+  size_t writes = 0, inside = 0;
+  for (const KernelEvent& w : r.user) {
+    if (w.name != "Write" || w.fields.count("start_ticks") == 0) continue;
+    ++writes;
+    const uint64_t start = w.u("start_ticks");
+    // Some kernel exit of write() lies between the call's start and its record.
+    inside += std::any_of(exits.begin(), exits.end(),
+                          [&](const KernelEvent* x) { return x->ticks >= start && x->ticks <= w.ticks; });
+  }
+  ASSERT_GE(writes, 400u);
+  EXPECT_GE(inside * 100, writes * 95) << inside << " of " << writes;
+}
+
+struct PerfStat {
+  uint64_t context_switches = 0, page_faults = 0;
+  bool ok = false;
+};
+
+PerfStat read_perf_stat(const std::string& path) {
+  PerfStat s;
+  std::ifstream in(path);
+  std::string line;
+  while (std::getline(in, line)) {
+    std::stringstream fields(line);
+    std::string value, unit, event;
+    if (!std::getline(fields, value, ',') || !std::getline(fields, unit, ',') || !std::getline(fields, event, ','))
+      continue;
+    if (event.starts_with("context-switches")) s.context_switches = std::strtoull(value.c_str(), nullptr, 10), s.ok = true;
+    if (event.starts_with("page-faults")) s.page_faults = std::strtoull(value.c_str(), nullptr, 10);
+  }
+  return s;
+}
+
+// perf stat runs inside the recording and counts the same run of the
+// program from its exec; spoor's events for the program after that exec
+// must add up to the same within 5%.
+TEST(KernelRecord, SwitchAndFaultCountsAgreeWithPerfStatWithin5Percent) {
+  SKIP_WITHOUT_PERF();
+  if (run("perf --version").status != 0) GTEST_SKIP() << "perf is not installed (scripts/install-test-deps.sh)";
+  const std::string path = trace_path("perfstat"), stat = spoor::test::temp_path("perf-stat.csv");
+  const Process p = run(kSpoor + " record --no-preload -o " + path + " --kernel=switches,faults -- perf stat -x, -o " +
+                        stat + " -e context-switches,page-faults -- " + SPOOR_PINGPONG + " 2000");
+  ASSERT_EQ(p.status, 0) << p.err;
+  const PerfStat s = read_perf_stat(stat);
+  std::remove(stat.c_str());
+  if (!s.ok) GTEST_SKIP() << "perf stat counted nothing: " << p.err;
+  const Recording r = read_trace(path);
+  uint64_t exec_ticks = 0;
+  const uint32_t pid = exec_pid(r, base(SPOOR_PINGPONG), &exec_ticks);
+  ASSERT_NE(pid, 0u);
+  const size_t switches =
+      count(r, "ContextSwitch", [&](auto& e) { return e.u("pid") == pid && e.b("out") && e.ticks >= exec_ticks; });
+  const size_t faults = count(r, "PageFault", [&](auto& e) { return e.u("pid") == pid && e.ticks >= exec_ticks; });
+  EXPECT_EQ(r.stream_lost, 0u);
+  EXPECT_NEAR(static_cast<double>(switches), static_cast<double>(s.context_switches), 0.05 * s.context_switches)
+      << "perf stat: " << s.context_switches;
+  EXPECT_NEAR(static_cast<double>(faults), static_cast<double>(s.page_faults), 0.05 * s.page_faults)
+      << "perf stat: " << s.page_faults;
+  EXPECT_GE(switches, 2000u);
+}
+
+TEST(KernelRecord, PageFaultsLandOnEveryTouchedPage) {
+  SKIP_WITHOUT_PERF();
+  const std::string path = trace_path("faults");
+  const Process p = run(kSpoor + " record --no-preload -o " + path + " --kernel=faults -- " + SPOOR_TOUCH_PAGES + " 1000");
+  ASSERT_EQ(p.status, 0) << p.err;
+  unsigned long long start = 0;
+  long pages = 0, page = 0;
+  ASSERT_EQ(std::sscanf(p.out.c_str(), "%llx %ld %ld", &start, &pages, &page), 3) << p.out;
+  const Recording r = read_trace(path);
+  std::set<uint64_t> touched;
+  size_t in_range = 0;
+  for (const KernelEvent& e : r.kernel) {
+    if (e.name != "PageFault") continue;
+    const uint64_t a = e.u("address");
+    if (a >= start && a < start + static_cast<uint64_t>(pages * page)) {
+      ++in_range;
+      touched.insert((a - start) / static_cast<uint64_t>(page));
+    }
+  }
+  EXPECT_GE(in_range, 1000u);
+  EXPECT_EQ(touched.size(), 1000u) << "a fault at every page the program touched";
+}
+
+// The [start, end) of `symbol` in `binary` (a non-PIE executable), from nm.
+std::pair<uint64_t, uint64_t> symbol_range(const std::string& binary, const std::string& symbol) {
+  const Process nm = run("nm -S " + binary);
+  std::istringstream lines(nm.out);
+  std::string line;
+  while (std::getline(lines, line)) {
+    std::istringstream in(line);
+    std::string addr, size, type, name;
+    if ((in >> addr >> size >> type >> name) && name == symbol) {
+      const uint64_t a = std::strtoull(addr.c_str(), nullptr, 16);
+      return {a, a + std::strtoull(size.c_str(), nullptr, 16)};
+    }
+  }
+  return {0, 0};
+}
+
+void expect_samples_in_spin_here(const std::string& binary, const std::string& extra_options) {
+  const std::string path = trace_path("spin");
+  const Process p = run(kSpoor + " record -o " + path + " --sample-hz 1000 " + extra_options + " -- " + binary + " 300");
+  ASSERT_EQ(p.status, 0) << p.err;
+  const auto [lo, hi] = symbol_range(binary, "spin_here");
+  ASSERT_LT(lo, hi);
+  const Recording r = read_trace(path);
+  size_t samples = 0, in_spin = 0, with_stack = 0;
+  for (const KernelEvent& e : r.kernel) {
+    if (e.name != "CpuSample") continue;
+    ++samples;
+    in_spin += e.u("ip") >= lo && e.u("ip") < hi;
+    if (e.u("regs_abi") != 0) {
+      EXPECT_EQ(e.blob("regs"), 8u * __builtin_popcountll(e.u("regs_mask")));
+#if defined(__x86_64__)
+      EXPECT_EQ(e.blob("regs"), 17u * 8);
+#endif
+      with_stack += e.blob("stack") > 0;
+    }
+  }
+  // 300 ms of CPU at 1 kHz; the kernel may merge or drop a few.
+  EXPECT_GE(samples, 100u) << p.err;
+  EXPECT_GE(in_spin * 2, samples) << "most samples in the spinning function";
+  EXPECT_GE(with_stack * 10, samples * 9) << "user registers and a stack copy to unwind from";
+  bool mapped = false;
+  for (const KernelEvent& e : r.kernel) mapped |= e.name == "Mmap" && e.s("path") == binary;
+  EXPECT_TRUE(mapped) << "the program's own mapping, to symbolize against";
+}
+
+TEST(KernelRecord, SamplesWithoutFramePointersCarryRegistersAndStack) {
+  SKIP_WITHOUT_PERF();
+  expect_samples_in_spin_here(SPOOR_SPIN, "--kernel=samples");
+}
+
+TEST(KernelRecord, NoPreloadRecordsAStaticProgram) {
+  SKIP_WITHOUT_PERF();
+  expect_samples_in_spin_here(SPOOR_SPIN_STATIC, "--no-preload --kernel=samples");
+}
+
+TEST(KernelRecord, PrivilegedTierShowsSchedSwitchForTheProgram) {
+  SKIP_WITHOUT_PERF();
+  if (geteuid() != 0) GTEST_SKIP() << "the privileged tier needs root or CAP_PERFMON";
+  const std::string path = trace_path("sched");
+  const Process p = run(kSpoor + " record --no-preload -o " + path + " --kernel=sched -- " + SPOOR_PINGPONG + " 200");
+  ASSERT_EQ(p.status, 0) << p.err;
+  ASSERT_EQ(p.err.find("unavailable"), std::string::npos) << p.err;
+  const Recording r = read_trace(path);
+  const uint32_t pid = exec_pid(r, base(SPOOR_PINGPONG));
+  ASSERT_NE(pid, 0u);
+  const size_t away = count(r, "SchedSwitch", [&](auto& e) { return e.u("prev_pid") == pid; });
+  const size_t wakes = count(r, "SchedWaking", [&](auto& e) { return e.u("waker_pid") >= pid; });
+  EXPECT_GE(away, 200u) << "the main thread leaves the CPU at each round trip";
+  EXPECT_GT(wakes, 0u);
+}
+
+TEST(KernelRecord, UnprivilegedTierSamplesAndSaysWhatItCannotHave) {
+  SKIP_WITHOUT_PERF();
+  if (geteuid() != 0) GTEST_SKIP() << "needs root to switch to an unprivileged user";
+  if (run("setpriv --reuid=65534 --regid=65534 --clear-groups true").status != 0)
+    GTEST_SKIP() << "setpriv cannot switch to uid 65534 here";
+  const std::string dir = spoor::test::temp_path("unpriv");
+  std::filesystem::create_directories(dir);
+  std::filesystem::permissions(dir, std::filesystem::perms::all);
+  const std::string path = dir + "/t.spoor";
+  const Process p = run("cd " + dir + " && setpriv --reuid=65534 --regid=65534 --clear-groups " + kSpoor +
+                        " record --no-preload -o " + path + " --kernel=samples,switches,sched -- " + SPOOR_SPIN + " 200");
+  if (p.err.find("kernel sources unavailable") != std::string::npos) GTEST_SKIP() << p.err;
+  ASSERT_EQ(p.status, 0) << p.err;
+  EXPECT_NE(p.err.find("sched unavailable"), std::string::npos) << p.err;
+  EXPECT_NE(p.err.find("CAP_PERFMON"), std::string::npos) << p.err;
+  EXPECT_NE(p.err.find("kernel.perf_event_paranoid="), std::string::npos) << p.err;
+  const Recording r = read_trace(path);
+  EXPECT_GT(count(r, "CpuSample", [](auto& e) { return e.blob("stack") > 0; }), 20u) << p.err;
+  EXPECT_GT(count(r, "ContextSwitch", [](auto&) { return true; }), 0u);
+  EXPECT_EQ(count(r, "SchedSwitch", [](auto&) { return true; }), 0u);
+  std::filesystem::remove_all(dir);
+}
+
+TEST(KernelRecord, UnknownKernelSourceIsAUsageError) {
+  const Process p = run(kSpoor + " record --kernel=samples,bogus -- true");
+  EXPECT_EQ(p.status, 2);
+  EXPECT_NE(p.err.find("'bogus'"), std::string::npos) << p.err;
+}
+
+}  // namespace

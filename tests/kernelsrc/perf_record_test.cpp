@@ -1,0 +1,176 @@
+// Record parsers: exact layouts pass; a byte short or a byte long fails.
+#include "spoor/kernelsrc/perf_record.h"
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "spoor/kernelsrc/attr_plan.h"
+
+namespace spoor::kernelsrc {
+namespace {
+
+// Builds a record: header, then whatever is appended, then the size fixed up.
+struct Builder {
+  explicit Builder(uint32_t type, uint16_t misc = 0) {
+    perf_event_header h{type, misc, 0};
+    put(&h, sizeof h);
+  }
+  Builder& put(const void* p, size_t n) {
+    const auto* b = static_cast<const uint8_t*>(p);
+    bytes.insert(bytes.end(), b, b + n);
+    return *this;
+  }
+  Builder& u64(uint64_t v) { return put(&v, 8); }
+  Builder& u32x2(uint32_t a, uint32_t b) { return put(&a, 4).put(&b, 4); }
+  Builder& pad8() {
+    while (bytes.size() % 8) bytes.push_back(0);
+    return *this;
+  }
+  // The sample_id trailer for kSampleIdBits.
+  Builder& trailer(uint32_t pid, uint32_t tid, uint64_t time, uint32_t cpu, uint64_t id) {
+    return u32x2(pid, tid).u64(time).u32x2(cpu, 0).u64(id);
+  }
+  Bytes done() {
+    const uint16_t size = static_cast<uint16_t>(bytes.size());
+    std::memcpy(bytes.data() + 6, &size, 2);
+    return Bytes(bytes.data(), bytes.size());
+  }
+  std::vector<uint8_t> bytes;
+};
+
+constexpr uint64_t kSampleBits = kSampleIdBits | PERF_SAMPLE_IP | PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_REGS_USER |
+                                 PERF_SAMPLE_STACK_USER;
+constexpr uint64_t kRegs = 0x7;  // three registers
+
+Builder cpu_sample(size_t stack_size, size_t dyn) {
+  Builder b(PERF_RECORD_SAMPLE);
+  b.u64(77).u64(0x401000).u32x2(10, 11).u64(5000).u32x2(1, 0);  // id, ip, pid/tid, time, cpu
+  b.u64(3).u64(static_cast<uint64_t>(PERF_CONTEXT_USER)).u64(0x401000).u64(0x402000);  // callchain
+  b.u64(PERF_SAMPLE_REGS_ABI_64).u64(1).u64(2).u64(3);
+  b.u64(stack_size);
+  for (size_t i = 0; i < stack_size; ++i) b.bytes.push_back(static_cast<uint8_t>(i));
+  if (stack_size) b.u64(dyn);
+  return b;
+}
+
+TEST(PerfRecord, ASampleParsesExactlyWithEveryField) {
+  Builder b = cpu_sample(64, 40);
+  Sample s;
+  ASSERT_TRUE(parse_sample(b.done(), kSampleBits, kRegs, &s));
+  EXPECT_EQ(s.id, 77u);
+  EXPECT_EQ(s.ip, 0x401000u);
+  EXPECT_EQ(s.pid, 10u);
+  EXPECT_EQ(s.tid, 11u);
+  EXPECT_EQ(s.time, 5000u);
+  EXPECT_EQ(s.cpu, 1u);
+  EXPECT_EQ(s.callchain_nr, 3u);
+  EXPECT_EQ(s.regs_abi, static_cast<uint64_t>(PERF_SAMPLE_REGS_ABI_64));
+  EXPECT_EQ(s.regs.size(), 24u);
+  EXPECT_EQ(s.stack.size(), 40u) << "dyn_size: the bytes actually copied";
+  EXPECT_EQ(s.stack[39], 39);
+  uint64_t id = 0;
+  ASSERT_TRUE(record_identifier(b.done(), &id));
+  EXPECT_EQ(id, 77u);
+}
+
+TEST(PerfRecord, ASampleAByteShortOrEightLongIsRefused) {
+  Builder shorter = cpu_sample(64, 64);
+  shorter.bytes.resize(shorter.bytes.size() - 8);
+  Sample s;
+  EXPECT_FALSE(parse_sample(shorter.done(), kSampleBits, kRegs, &s));
+  Builder longer = cpu_sample(64, 64);
+  longer.u64(0);
+  EXPECT_FALSE(parse_sample(longer.done(), kSampleBits, kRegs, &s)) << "the cursor must land on the end";
+  Builder ok = cpu_sample(64, 64);
+  EXPECT_FALSE(parse_sample(ok.done(), kSampleBits, 0xF, &s)) << "one register more than the record holds";
+  EXPECT_FALSE(parse_sample(ok.done(), kSampleBits | PERF_SAMPLE_PERIOD, kRegs, &s)) << "a bit it does not know";
+}
+
+TEST(PerfRecord, AStackLargerThanItsSizeIsRefused) {
+  Builder b = cpu_sample(16, 24);  // dyn_size above size
+  Sample s;
+  EXPECT_FALSE(parse_sample(b.done(), kSampleBits, kRegs, &s));
+}
+
+TEST(PerfRecord, RawDataIsTheBytesAfterItsSize) {
+  Builder b(PERF_RECORD_SAMPLE);
+  b.u64(5).u32x2(1, 2).u64(99).u32x2(0, 0);
+  const uint32_t raw_size = 12;
+  b.put(&raw_size, 4);
+  for (int i = 0; i < 12; ++i) b.bytes.push_back(static_cast<uint8_t>(0xA0 + i));
+  Sample s;
+  ASSERT_TRUE(parse_sample(b.done(), kSampleIdBits | PERF_SAMPLE_RAW, 0, &s));
+  ASSERT_EQ(s.raw.size(), 12u);
+  EXPECT_EQ(s.raw[0], 0xA0);
+  EXPECT_EQ(s.time, 99u);
+}
+
+TEST(PerfRecord, Mmap2WithABuildIdAndItsFileName) {
+  Builder b(PERF_RECORD_MMAP2, PERF_RECORD_MISC_MMAP_BUILD_ID);
+  b.u32x2(100, 101).u64(0x7000).u64(0x2000).u64(0x1000);
+  uint8_t middle[24] = {20};
+  for (int i = 0; i < 20; ++i) middle[4 + i] = static_cast<uint8_t>(i + 1);
+  b.put(middle, sizeof middle).u32x2(5, 2);
+  const std::string name = "/usr/lib/libc.so.6";
+  b.put(name.c_str(), name.size() + 1).pad8();
+  b.trailer(100, 101, 7, 0, 42);
+  Mmap2 m;
+  ASSERT_TRUE(parse_mmap2(b.done(), kSampleIdBits, &m));
+  EXPECT_EQ(m.addr, 0x7000u);
+  EXPECT_EQ(m.len, 0x2000u);
+  EXPECT_EQ(m.pgoff, 0x1000u);
+  EXPECT_EQ(m.prot, 5u);
+  EXPECT_EQ(m.filename, name);
+  ASSERT_EQ(m.build_id.size(), 20u);
+  EXPECT_EQ(m.build_id[19], 20);
+  SampleId id;
+  ASSERT_TRUE(parse_sample_id(b.done(), kSampleIdBits, &id));
+  EXPECT_EQ(id.id, 42u);
+  EXPECT_EQ(id.time, 7u);
+  uint64_t ident = 0;
+  ASSERT_TRUE(record_identifier(b.done(), &ident));
+  EXPECT_EQ(ident, 42u) << "the last u64 of a side-band record";
+}
+
+TEST(PerfRecord, AFileNameWithoutItsTerminatorIsRefused) {
+  Builder b(PERF_RECORD_MMAP2);
+  b.u32x2(1, 1).u64(0).u64(0).u64(0);
+  uint8_t middle[24] = {};
+  b.put(middle, sizeof middle).u32x2(0, 0);
+  b.put("abcdefgh", 8);  // no NUL
+  b.trailer(1, 1, 1, 0, 1);
+  Mmap2 m;
+  EXPECT_FALSE(parse_mmap2(b.done(), kSampleIdBits, &m));
+}
+
+TEST(PerfRecord, CommTaskAndLost) {
+  Builder comm(PERF_RECORD_COMM, PERF_RECORD_MISC_COMM_EXEC);
+  comm.u32x2(9, 9).put("prog", 5).pad8().trailer(9, 9, 1, 0, 3);
+  Comm c;
+  ASSERT_TRUE(parse_comm(comm.done(), kSampleIdBits, &c));
+  EXPECT_EQ(c.comm, "prog");
+  EXPECT_TRUE(c.exec);
+
+  Builder fork(PERF_RECORD_FORK);
+  fork.u32x2(20, 10).u32x2(21, 11).u64(123).trailer(20, 21, 123, 0, 3);
+  Task t;
+  ASSERT_TRUE(parse_task(fork.done(), kSampleIdBits, &t));
+  EXPECT_EQ(t.pid, 20u);
+  EXPECT_EQ(t.ppid, 10u);
+  EXPECT_EQ(t.tid, 21u);
+  EXPECT_EQ(t.ptid, 11u);
+
+  Builder lost(PERF_RECORD_LOST);
+  lost.u64(3).u64(17).trailer(0, 0, 5, 1, 3);
+  Lost l;
+  ASSERT_TRUE(parse_lost(lost.done(), kSampleIdBits, &l));
+  EXPECT_EQ(l.lost, 17u);
+  lost.u64(0);
+  EXPECT_FALSE(parse_lost(lost.done(), kSampleIdBits, &l)) << "8 bytes too many";
+}
+
+}  // namespace
+}  // namespace spoor::kernelsrc
