@@ -396,7 +396,7 @@ void print_kernel(const json& k, std::string& out) {
   const json& cpu = k["cpu"];
   if (u(cpu, "samples") > 0) {
     const json& uw = cpu["unwound"];
-    out += "\n  CPU samples from the kernel (shown apart from the preload sampler's): " + count_text(u(cpu, "samples")) +
+    out += "\n  CPU samples taken by the kernel (a profile of their own; the preload sampler's are under CPU samples): " + count_text(u(cpu, "samples")) +
            " samples, unwound " + count_text(u(uw, "dwarf")) + " with DWARF, " + count_text(u(uw, "frame_pointer")) +
            " by frame pointers, " + count_text(u(uw, "pc_only")) + " pc only; " + count_text(u(uw, "frames")) +
            " frames\n";

@@ -1,8 +1,15 @@
 // spoor report --kernel and spoor export on a hand-built trace with
 // Spoor.Kernel events exactly as the schema gives them: the kernel
 // section's figures, the off-CPU slices and page-fault instants in the
-// Perfetto (read back with protoc --decode_raw) and Chrome JSON exports.
+// Perfetto (read back with protoc --decode_raw) and Chrome JSON exports;
+// and spoor record --kernel end to end on a program without frame pointers.
 #include <gtest/gtest.h>
+#include <linux/perf_event.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
 
 #include <algorithm>
 #include <cstdio>
@@ -184,6 +191,58 @@ TEST(KernelExport, ChromeJsonAndFoldedUseTheKernelEvents) {
   EXPECT_NE(folded.find("prog+0x3030;prog+0x2020;prog+0x1010 3"), std::string::npos)
       << "the kernel's samples, root first: " << folded;
   std::filesystem::remove(path);
+}
+
+// Why perf_event_open cannot be used here, or "".
+std::string perf_unavailable() {
+  perf_event_attr a{};
+  a.size = sizeof a;
+  a.type = PERF_TYPE_SOFTWARE;
+  a.config = PERF_COUNT_SW_DUMMY;
+  a.exclude_kernel = 1;
+  const long fd = syscall(SYS_perf_event_open, &a, 0, -1, -1, 0);
+  if (fd < 0) return std::string("perf_event_open is not allowed here: ") + std::strerror(errno);
+  close(static_cast<int>(fd));
+  return "";
+}
+
+const json* function_named(const json& functions, const std::string& name) {
+  for (const json& f : functions)
+    if (f["function"] == name) return &f;
+  return nullptr;
+}
+
+// With and without the preload: the kernel's samples, unwound offline
+// from their stack copies, put the leaf under kernel_chain_mid and main,
+// which no frame-pointer walk reaches in this program.
+TEST(KernelRecord, SamplesOfAProgramWithoutFramePointersUnwindToMain) {
+  if (const std::string why = perf_unavailable(); !why.empty()) GTEST_SKIP() << why;
+  for (const std::string preload : {"", "--no-preload "}) {
+    const std::string path = spoor::test::temp_path("kernel-chain.spoor");
+    const Process rec = run(kSpoor + " record " + preload + "--kernel=samples,switches,faults -o " + path + " -- " +
+                            SPOOR_KERNEL_CHAIN);
+    ASSERT_EQ(rec.status, 0) << rec.err;
+    if (rec.err.find("unavailable") != std::string::npos && rec.err.find("samples") != std::string::npos)
+      GTEST_SKIP() << rec.err;
+    const Process p = run(kSpoor + " report --kernel --format json --top 50 " + path);
+    ASSERT_EQ(p.status, 0) << p.err;
+    const json k = json::parse(p.out)["kernel"];
+    const json& cpu = k["cpu"];
+    ASSERT_GT(cpu["samples"].get<uint64_t>(), 20u) << preload << p.out;
+    EXPECT_EQ(cpu["unwound"]["dwarf"], cpu["samples"]) << "every sample had registers and a stack copy";
+    const json* leaf = function_named(cpu["functions_by_inclusive"], "kernel_chain_leaf");
+    const json* mid = function_named(cpu["functions_by_inclusive"], "kernel_chain_mid");
+    const json* main = function_named(cpu["functions_by_inclusive"], "main");
+    ASSERT_NE(leaf, nullptr) << preload << p.out;
+    ASSERT_NE(mid, nullptr) << preload << p.out;
+    ASSERT_NE(main, nullptr) << preload << p.out;
+    EXPECT_GT((*leaf)["self"].get<uint64_t>() * 2, cpu["samples"].get<uint64_t>()) << "the leaf spins most";
+    EXPECT_GE((*mid)["inclusive"].get<uint64_t>(), (*leaf)["self"].get<uint64_t>()) << "every leaf sample is under mid";
+    EXPECT_GE((*main)["inclusive"].get<uint64_t>(), (*mid)["inclusive"].get<uint64_t>());
+    EXPECT_GE(k["faults"]["minor"].get<uint64_t>(), 64u) << "the 64 fresh pages it touches";
+    EXPECT_GE(k["switches"]["blocked"].get<uint64_t>(), 1u) << "its sleep";
+    std::filesystem::remove(path);
+  }
 }
 
 }  // namespace
