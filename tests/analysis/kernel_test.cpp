@@ -2,6 +2,7 @@
 // records, samples) in hand-built traces whose every figure is known; and
 // samples carrying registers and stack copies unwound while loading.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <fstream>

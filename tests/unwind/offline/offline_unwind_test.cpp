@@ -3,6 +3,7 @@
 // copied registers and stack alone, the known chain and main appear in
 // order. And bad input: no crash, a short stack and a reason.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <cstdlib>
