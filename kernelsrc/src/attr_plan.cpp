@@ -1,5 +1,6 @@
 #include "spoor/kernelsrc/attr_plan.h"
 
+#include <errno.h>
 #include <time.h>
 
 namespace spoor::kernelsrc {
@@ -75,6 +76,11 @@ AttrPlan plan_attrs(const PlanOptions& o, const TracepointLookup& lookup) {
   side.attr.comm_exec = 1;
   side.attr.task = 1;
   side.attr.context_switch = (r.switches || r.all) ? 1 : 0;
+  perf_event_attr no_build_id = side.attr;
+  no_build_id.build_id = 0;
+  side.fallback = no_build_id;
+  side.fallback_errnos = {EINVAL};
+  side.fallback_note = "mappings: this kernel puts no build IDs in mmap records (before 5.12)";
   plan.events.push_back(side);
 
   if (r.samples || r.all) {
@@ -104,6 +110,7 @@ AttrPlan plan_attrs(const PlanOptions& o, const TracepointLookup& lookup) {
       clock.type = PERF_TYPE_SOFTWARE;
       clock.config = PERF_COUNT_SW_CPU_CLOCK;
       s.fallback = clock;
+      s.fallback_errnos = {ENOENT, EOPNOTSUPP};
       s.fallback_note = "samples: no hardware cycles counter here (no PMU): sampling cpu-clock instead";
       plan.events.push_back(s);
       if (!priv.kernel_side())
@@ -131,12 +138,13 @@ AttrPlan plan_attrs(const PlanOptions& o, const TracepointLookup& lookup) {
   }
 
   // Tracepoints: the ID from tracefs, RAW data with the fields of its format.
+  // Returns false (and says why) when the tracepoint has no ID.
   auto tracepoint = [&](Role role, const std::string& source, const std::string& group, const std::string& name,
                         bool wide) {
     const TracepointId id = lookup(group, name);
     if (!id.error.empty()) {
       plan.unavailable.push_back({source, group + ":" + name + ": " + id.error});
-      return;
+      return false;
     }
     PlannedEvent t;
     t.role = role;
@@ -149,16 +157,20 @@ AttrPlan plan_attrs(const PlanOptions& o, const TracepointLookup& lookup) {
     t.attr.sample_type |= PERF_SAMPLE_RAW;
     t.machine_wide = wide;
     plan.events.push_back(t);
+    return true;
   };
 
   if (r.all_syscalls || r.all) {
-    tracepoint(Role::raw_syscall_enter, "syscalls", "raw_syscalls", "sys_enter", false);
-    tracepoint(Role::raw_syscall_exit, "syscalls", "raw_syscalls", "sys_exit", false);
+    // One reason is enough: without the enter, the exit is not tried.
+    if (tracepoint(Role::raw_syscall_enter, "syscalls", "raw_syscalls", "sys_enter", false) &&
+        !tracepoint(Role::raw_syscall_exit, "syscalls", "raw_syscalls", "sys_exit", false))
+      plan.events.pop_back();
   } else {
     for (const std::string& sc : r.syscalls) {
       const size_t before = plan.events.size();
-      tracepoint(Role::syscall_enter, "syscalls:" + sc, "syscalls", "sys_enter_" + sc, false);
-      tracepoint(Role::syscall_exit, "syscalls:" + sc, "syscalls", "sys_exit_" + sc, false);
+      if (tracepoint(Role::syscall_enter, "syscalls:" + sc, "syscalls", "sys_enter_" + sc, false) &&
+          !tracepoint(Role::syscall_exit, "syscalls:" + sc, "syscalls", "sys_exit_" + sc, false))
+        plan.events.pop_back();
       for (size_t i = before; i < plan.events.size(); ++i) plan.events[i].syscall = sc;
     }
   }
@@ -168,7 +180,7 @@ AttrPlan plan_attrs(const PlanOptions& o, const TracepointLookup& lookup) {
   auto privileged = [&](bool asked, const char* source, auto add) {
     if (!asked && !r.all) return;
     if (!priv.raw_tracepoints()) {
-      const std::string why = std::string("machine-wide tracepoints with raw data ") + paranoid_hint(priv, -1);
+      const std::string why = std::string("machine-wide tracepoints with raw data: ") + paranoid_hint(priv, -1);
       if (asked) plan.unavailable.push_back({source, why});
       else plan.notes.push_back(std::string(source) + ": not recorded, " + why);
       return;
@@ -176,12 +188,13 @@ AttrPlan plan_attrs(const PlanOptions& o, const TracepointLookup& lookup) {
     add();
   };
   privileged(r.sched, "sched", [&] {
-    tracepoint(Role::sched_switch, "sched", "sched", "sched_switch", true);
-    tracepoint(Role::sched_waking, "sched", "sched", "sched_waking", true);
+    if (tracepoint(Role::sched_switch, "sched", "sched", "sched_switch", true))
+      tracepoint(Role::sched_waking, "sched", "sched", "sched_waking", true);
   });
   privileged(r.block, "block", [&] {
-    tracepoint(Role::block_issue, "block", "block", "block_rq_issue", true);
-    tracepoint(Role::block_complete, "block", "block", "block_rq_complete", true);
+    if (tracepoint(Role::block_issue, "block", "block", "block_rq_issue", true) &&
+        !tracepoint(Role::block_complete, "block", "block", "block_rq_complete", true))
+      plan.events.pop_back();
   });
   return plan;
 }

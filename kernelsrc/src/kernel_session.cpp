@@ -7,6 +7,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
@@ -70,6 +71,22 @@ struct CpuRing {
   std::unique_ptr<KernelStream> stream;
 };
 
+// Maps the ring of `fd` (1 + 2^n pages) as the CPU's; when locked memory
+// runs short, with fewer pages. False with errno set when none fits.
+bool map_ring(CpuRing& ring, int fd, uint32_t data_pages) {
+  for (uint32_t pages = data_pages; pages >= 8; pages /= 2) {
+    ring.map_bytes = (1 + pages) * kPage;
+    ring.map = mmap(nullptr, ring.map_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    if (ring.map != MAP_FAILED) break;
+  }
+  if (ring.map == MAP_FAILED) return false;
+  ring.fd = fd;
+  auto* base = static_cast<uint8_t*>(ring.map);
+  ring.ring = std::make_unique<PerfRing>(reinterpret_cast<perf_event_mmap_page*>(base), base + kPage,
+                                         ring.map_bytes - kPage);
+  return true;
+}
+
 }  // namespace
 
 uint64_t TickConversion::ticks(uint64_t monotonic_ns) const {
@@ -104,7 +121,6 @@ struct KernelSession::State {
   uint64_t snapshot_ticks = 0;
   uint32_t snapshot_pid = 0;
   bool snapshot_pending = false;
-  uint64_t corrupt_counted = 0;
 
   ~State() {
     for (CpuRing& c : cpus)
@@ -151,7 +167,8 @@ bool KernelSession::open(const PlanOptions& requested, pid_t pid, uint32_t ncpus
       int failure = 0;
       for (uint32_t cpu = 0; cpu < ncpus; ++cpu) {
         int fd = perf_event_open(&attr, e.machine_wide ? -1 : pid, static_cast<int>(cpu));
-        if (fd < 0 && opened.empty() && (errno == ENOENT || errno == EOPNOTSUPP) && e.fallback) {
+        if (fd < 0 && opened.empty() && e.fallback &&
+            std::find(e.fallback_errnos.begin(), e.fallback_errnos.end(), errno) != e.fallback_errnos.end()) {
           attr = *e.fallback;
           messages_.push_back("kernel: " + e.fallback_note);
           fd = perf_event_open(&attr, e.machine_wide ? -1 : pid, static_cast<int>(cpu));
@@ -178,21 +195,11 @@ bool KernelSession::open(const PlanOptions& requested, pid_t pid, uint32_t ncpus
         s->fds.push_back(fd);
         CpuRing& ring = s->cpus[cpu];
         if (ring.fd < 0) {
-          // 1 + 2^n pages; when locked memory runs short, fewer pages.
-          for (uint32_t pages = plan.ring_data_pages; pages >= 8; pages /= 2) {
-            ring.map_bytes = (1 + pages) * kPage;
-            ring.map = mmap(nullptr, ring.map_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-            if (ring.map != MAP_FAILED) break;
-          }
-          if (ring.map == MAP_FAILED) {
+          if (!map_ring(ring, fd, plan.ring_data_pages)) {
             *error = "cannot map the kernel ring of CPU " + std::to_string(cpu) + ": " + std::strerror(errno) +
                      " (locked memory: ulimit -l, sysctl kernel.perf_event_mlock_kb)";
             return false;
           }
-          ring.fd = fd;
-          auto* base = static_cast<uint8_t*>(ring.map);
-          ring.ring = std::make_unique<PerfRing>(reinterpret_cast<perf_event_mmap_page*>(base), base + kPage,
-                                                 ring.map_bytes - kPage);
         } else if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, ring.fd) != 0) {
           messages_.push_back("kernel: " + e.source + " on CPU " + std::to_string(cpu) +
                               ": cannot share the CPU's ring: " + std::strerror(errno));
@@ -237,7 +244,6 @@ void KernelSession::drain(TraceWriter& writer, const TickConversion& clock) {
     const uint64_t corrupt_before = c.ring->corrupt();
     c.ring->drain([&](Bytes record) { s.convert.convert(record, cpu, ticks, writer, *c.stream); });
     c.stream->add_lost(c.ring->corrupt() - corrupt_before);
-    c.stream->flush(writer);
   }
   // The mappings made before the events were on: the ones the kernel did
   // not report itself, at the time they were read.
@@ -250,8 +256,13 @@ void KernelSession::drain(TraceWriter& writer, const TickConversion& clock) {
       out.append(writer, kMmap, s.snapshot_ticks, s.snapshot_pid, s.snapshot_pid, m.start, m.length, m.pgoff, m.prot,
                  m.flags, Str(m.path.data(), m.path.size()), Blob{id.data(), static_cast<uint32_t>(id.size())});
     }
-    out.flush(writer);
   }
+}
+
+void KernelSession::flush(TraceWriter& writer) {
+  if (!state_) return;
+  for (CpuRing& c : state_->cpus)
+    if (c.stream) c.stream->flush(writer);
 }
 
 void KernelSession::end(TraceWriter& writer, const TickConversion& clock) {

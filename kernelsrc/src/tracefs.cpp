@@ -84,7 +84,7 @@ Tracefs::Tracefs() {
     rmdir(dir);
     if (error_.empty())
       error_ = std::string("tracefs is not mounted and cannot be (") + std::strerror(err) +
-               "): mount it with `mount -t tracefs nodev /sys/kernel/tracing`";
+               "): as root, mount it with `mount -t tracefs nodev /sys/kernel/tracing`";
     return;
   }
   private_mount_ = dir;

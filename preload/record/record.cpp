@@ -151,6 +151,7 @@ class Recorder {
         for (auto& t : traced_)
           if (!t->finished) flush_ring(t->region->ring());
         flush_ring(own_.ring());
+        kernel_.flush(*writer_);
         last_flush = now;
       }
       // At once when a process may just have ended (a connection closed, a

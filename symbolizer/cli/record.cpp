@@ -124,8 +124,9 @@ int run_record_command(const std::vector<std::string>& words) {
     std::fprintf(stderr, "spoor record: kernel: %llu records, %llu lost%s\n",
                  static_cast<unsigned long long>(r.kernel_records), static_cast<unsigned long long>(r.kernel_lost),
                  r.kernel_lost ? " (the kernel's rings filled up: try a lower --sample-hz or --kernel-stack-size)" : "");
-  std::fprintf(stderr, "spoor record: %u process%s, %llu events, %llu lost%s, %s written to %s\n", r.processes,
-               r.processes == 1 ? "" : "es", static_cast<unsigned long long>(r.events),
+  const std::string processes = options.no_preload ? "" : std::to_string(r.processes) + (r.processes == 1 ? " process, " : " processes, ");
+  std::fprintf(stderr, "spoor record: %s%llu events, %llu lost%s, %s written to %s\n", processes.c_str(),
+               static_cast<unsigned long long>(r.events),
                static_cast<unsigned long long>(r.lost),
                r.lost ? " (the ring was full: try a larger --buffer-size)" : "",
                human_bytes(r.file_bytes).c_str(), r.output_path.c_str());

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cerrno>
 
 namespace spoor::kernelsrc {
 namespace {
@@ -58,6 +59,9 @@ TEST(AttrPlan, TheSideBandEventComesFirstAndCarriesMappingsNamesTasksAndSwitches
   EXPECT_TRUE(a.mmap && a.mmap2 && a.build_id && a.comm && a.comm_exec && a.task);
   EXPECT_TRUE(a.context_switch);
   EXPECT_EQ(plan.events[0].source, "switches");
+  ASSERT_TRUE(plan.events[0].fallback.has_value()) << "for kernels before 5.12";
+  EXPECT_FALSE(plan.events[0].fallback->build_id);
+  EXPECT_EQ(plan.events[0].fallback_errnos, std::vector<int>{EINVAL});
 
   const AttrPlan no_switches = plan_attrs(request("faults"), known_ids);
   EXPECT_FALSE(no_switches.events[0].attr.context_switch);
@@ -79,6 +83,7 @@ TEST(AttrPlan, SamplesAskForCyclesWithCpuClockFallbackRegistersAndStack) {
   EXPECT_EQ(s->fallback->config, PERF_COUNT_SW_CPU_CLOCK);
   EXPECT_EQ(s->fallback->sample_type, s->attr.sample_type);
   EXPECT_NE(s->fallback_note.find("cpu-clock"), std::string::npos);
+  EXPECT_EQ(s->fallback_errnos, (std::vector<int>{ENOENT, EOPNOTSUPP}));
 #if defined(__x86_64__)
   EXPECT_TRUE(s->attr.sample_type & PERF_SAMPLE_REGS_USER);
   EXPECT_TRUE(s->attr.sample_type & PERF_SAMPLE_STACK_USER);
@@ -154,6 +159,16 @@ TEST(AttrPlan, AMissingTracepointIsUnavailableWithTheLookupsReason) {
   const AttrPlan plan = plan_attrs(request("syscalls:read"), none);
   EXPECT_EQ(plan.events.size(), 1u) << "the side-band event only";
   EXPECT_TRUE(mentions(plan.unavailable, "syscalls:read", "tracefs is root-only"));
+  EXPECT_EQ(plan.unavailable.size(), 1u) << "said once, not for the enter and the exit";
+}
+
+TEST(AttrPlan, AnEnterWithoutItsExitIsNotOpenedAlone) {
+  auto no_exit = [](const std::string& group, const std::string& name) {
+    return name.starts_with("sys_exit") ? TracepointId{0, "no such tracepoint on this kernel"} : known_ids(group, name);
+  };
+  const AttrPlan plan = plan_attrs(request("syscalls:read"), no_exit);
+  EXPECT_EQ(plan.events.size(), 1u);
+  EXPECT_TRUE(mentions(plan.unavailable, "syscalls:read", "sys_exit_read"));
 }
 
 TEST(AttrPlan, SchedAndBlockNeedPrivilegeAndSayWhichSysctlWouldDo) {

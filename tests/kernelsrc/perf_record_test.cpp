@@ -19,8 +19,11 @@ struct Builder {
     put(&h, sizeof h);
   }
   Builder& put(const void* p, size_t n) {
-    const auto* b = static_cast<const uint8_t*>(p);
-    bytes.insert(bytes.end(), b, b + n);
+    // resize + memcpy: GCC 12 at -O2 misreads vector::insert here (a
+    // -Wstringop-overflow false positive).
+    const size_t at = bytes.size();
+    bytes.resize(at + n);
+    std::memcpy(bytes.data() + at, p, n);
     return *this;
   }
   Builder& u64(uint64_t v) { return put(&v, 8); }

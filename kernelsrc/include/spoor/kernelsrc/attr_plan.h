@@ -55,9 +55,11 @@ struct PlannedEvent {
   std::string source;        // what Lost events and messages call it: "samples", "syscalls:read", ...
   perf_event_attr attr{};
   bool machine_wide = false; // pid -1 (every process), else the program's tree (inherit)
-  // Opened instead when `attr` fails with ENOENT or EOPNOTSUPP (no PMU),
-  // with the note said then.
+  // Opened instead when `attr` fails with one of fallback_errnos (no PMU:
+  // ENOENT, EOPNOTSUPP; a kernel without build IDs in mmap records:
+  // EINVAL), with the note said then.
   std::optional<perf_event_attr> fallback;
+  std::vector<int> fallback_errnos;
   std::string fallback_note;
   std::string tracepoint;    // "group:name" of a tracepoint event (its format is read for RAW)
   std::string syscall;       // the syscall of syscall_enter/exit

@@ -22,41 +22,41 @@ extern constinit Provider g_kernel;  // "Spoor.Kernel"
   inline constexpr auto NAME = ::spoor::make_event<&g_kernel, static_cast<uint8_t>(Level::info), 0>( \
       NAME##_key, NAME##_info, __VA_ARGS__)
 
-using u32 = Field<uint32_t>;
-using u64 = Field<uint64_t>;
+using FieldU32 = Field<uint32_t>;
+using FieldU64 = Field<uint64_t>;
 
 // regs: one u64 per set bit of regs_mask, ascending; stack: the user stack
 // copied from the sampled sp upward; callchain/kernel_callchain: u64 ips
 // with the PERF_CONTEXT_* markers removed.
-SPOOR_KERNEL_EVENT(kCpuSample, (EventInfo{.name = "CpuSample", .id = 1}), u32{"pid"}, u32{"tid"}, u32{"cpu"},
-                   u64{"ip"}, u32{"regs_abi"}, u64{"regs_mask"}, Field<Blob>{"regs"}, Field<Blob>{"stack"},
+SPOOR_KERNEL_EVENT(kCpuSample, (EventInfo{.name = "CpuSample", .id = 1}), FieldU32{"pid"}, FieldU32{"tid"}, FieldU32{"cpu"},
+                   FieldU64{"ip"}, FieldU32{"regs_abi"}, FieldU64{"regs_mask"}, Field<Blob>{"regs"}, Field<Blob>{"stack"},
                    Field<Blob>{"callchain"}, Field<Blob>{"kernel_callchain"});
 // out: 1 switched out, 0 switched in; preempted: switched out while runnable.
-SPOOR_KERNEL_EVENT(kContextSwitch, (EventInfo{.name = "ContextSwitch", .id = 2}), u32{"pid"}, u32{"tid"},
-                   u32{"cpu"}, Field<bool>{"out"}, Field<bool>{"preempted"});
-SPOOR_KERNEL_EVENT(kPageFault, (EventInfo{.name = "PageFault", .id = 3}), u32{"pid"}, u32{"tid"}, u32{"cpu"},
-                   u64{"address"}, u64{"ip"}, Field<bool>{"major"}, Field<Blob>{"callchain"});
+SPOOR_KERNEL_EVENT(kContextSwitch, (EventInfo{.name = "ContextSwitch", .id = 2}), FieldU32{"pid"}, FieldU32{"tid"},
+                   FieldU32{"cpu"}, Field<bool>{"out"}, Field<bool>{"preempted"});
+SPOOR_KERNEL_EVENT(kPageFault, (EventInfo{.name = "PageFault", .id = 3}), FieldU32{"pid"}, FieldU32{"tid"}, FieldU32{"cpu"},
+                   FieldU64{"address"}, FieldU64{"ip"}, Field<bool>{"major"}, Field<Blob>{"callchain"});
 SPOOR_KERNEL_EVENT(kSyscallEnter, (EventInfo{.name = "SyscallEnter", .id = 4, .opcode = Opcode::start}),
-                   u32{"pid"}, u32{"tid"}, u32{"cpu"}, u32{"nr"}, Field<Str>{"name"}, Field<Blob>{"args"});
+                   FieldU32{"pid"}, FieldU32{"tid"}, FieldU32{"cpu"}, FieldU32{"nr"}, Field<Str>{"name"}, Field<Blob>{"args"});
 SPOOR_KERNEL_EVENT(kSyscallExit, (EventInfo{.name = "SyscallExit", .id = 5, .opcode = Opcode::stop}),
-                   u32{"pid"}, u32{"tid"}, u32{"cpu"}, u32{"nr"}, Field<Str>{"name"}, Field<int64_t>{"ret"});
-SPOOR_KERNEL_EVENT(kMmap, (EventInfo{.name = "Mmap", .id = 6}), u32{"pid"}, u32{"tid"}, u64{"start"},
-                   u64{"length"}, u64{"pgoff"}, u32{"prot"}, u32{"flags"}, Field<Str>{"path"},
+                   FieldU32{"pid"}, FieldU32{"tid"}, FieldU32{"cpu"}, FieldU32{"nr"}, Field<Str>{"name"}, Field<int64_t>{"ret"});
+SPOOR_KERNEL_EVENT(kMmap, (EventInfo{.name = "Mmap", .id = 6}), FieldU32{"pid"}, FieldU32{"tid"}, FieldU64{"start"},
+                   FieldU64{"length"}, FieldU64{"pgoff"}, FieldU32{"prot"}, FieldU32{"flags"}, Field<Str>{"path"},
                    Field<Blob>{"build_id"});
-SPOOR_KERNEL_EVENT(kComm, (EventInfo{.name = "Comm", .id = 7}), u32{"pid"}, u32{"tid"}, Field<Str>{"comm"},
+SPOOR_KERNEL_EVENT(kComm, (EventInfo{.name = "Comm", .id = 7}), FieldU32{"pid"}, FieldU32{"tid"}, Field<Str>{"comm"},
                    Field<bool>{"exec"});
-SPOOR_KERNEL_EVENT(kFork, (EventInfo{.name = "Fork", .id = 8}), u32{"pid"}, u32{"tid"}, u32{"parent_pid"},
-                   u32{"parent_tid"});
-SPOOR_KERNEL_EVENT(kExit, (EventInfo{.name = "Exit", .id = 9}), u32{"pid"}, u32{"tid"});
+SPOOR_KERNEL_EVENT(kFork, (EventInfo{.name = "Fork", .id = 8}), FieldU32{"pid"}, FieldU32{"tid"}, FieldU32{"parent_pid"},
+                   FieldU32{"parent_tid"});
+SPOOR_KERNEL_EVENT(kExit, (EventInfo{.name = "Exit", .id = 9}), FieldU32{"pid"}, FieldU32{"tid"});
 // source: which perf event lost records ("samples", "switches", ...).
-SPOOR_KERNEL_EVENT(kLost, (EventInfo{.name = "Lost", .id = 10}), u32{"cpu"}, Field<Str>{"source"},
-                   u64{"count"});
-SPOOR_KERNEL_EVENT(kSchedSwitch, (EventInfo{.name = "SchedSwitch", .id = 11}), u32{"cpu"}, u32{"prev_pid"},
-                   Field<Str>{"prev_comm"}, u64{"prev_state"}, u32{"next_pid"}, Field<Str>{"next_comm"});
-SPOOR_KERNEL_EVENT(kSchedWaking, (EventInfo{.name = "SchedWaking", .id = 12}), u32{"cpu"}, u32{"waker_pid"},
-                   u32{"pid"}, Field<Str>{"comm"}, u32{"target_cpu"});
-SPOOR_KERNEL_EVENT(kBlockRequest, (EventInfo{.name = "BlockRequest", .id = 13}), u32{"cpu"}, u32{"pid"},
-                   u32{"dev"}, u64{"sector"}, u32{"bytes"}, Field<Str>{"rwbs"}, Field<bool>{"issue"});
+SPOOR_KERNEL_EVENT(kLost, (EventInfo{.name = "Lost", .id = 10}), FieldU32{"cpu"}, Field<Str>{"source"},
+                   FieldU64{"count"});
+SPOOR_KERNEL_EVENT(kSchedSwitch, (EventInfo{.name = "SchedSwitch", .id = 11}), FieldU32{"cpu"}, FieldU32{"prev_pid"},
+                   Field<Str>{"prev_comm"}, FieldU64{"prev_state"}, FieldU32{"next_pid"}, Field<Str>{"next_comm"});
+SPOOR_KERNEL_EVENT(kSchedWaking, (EventInfo{.name = "SchedWaking", .id = 12}), FieldU32{"cpu"}, FieldU32{"waker_pid"},
+                   FieldU32{"pid"}, Field<Str>{"comm"}, FieldU32{"target_cpu"});
+SPOOR_KERNEL_EVENT(kBlockRequest, (EventInfo{.name = "BlockRequest", .id = 13}), FieldU32{"cpu"}, FieldU32{"pid"},
+                   FieldU32{"dev"}, FieldU64{"sector"}, FieldU32{"bytes"}, Field<Str>{"rwbs"}, Field<bool>{"issue"});
 
 #undef SPOOR_KERNEL_EVENT
 

@@ -64,8 +64,11 @@ class KernelSession {
   // STREAM blocks of the kernel streams first_stream.. (one per CPU),
   // owned by process `recorder_pid`.
   void describe(TraceWriter& writer, uint32_t first_stream, uint32_t recorder_pid);
-  // Converts everything the rings hold into records.
+  // Converts everything the rings hold into records; a packet is written
+  // when it fills (64 KiB) or at flush().
   void drain(TraceWriter& writer, const TickConversion& clock);
+  // Writes the open packets (the recorder does every 250 ms, as for its rings).
+  void flush(TraceWriter& writer);
   // Last drain, then the streams' ends with their lost counts.
   void end(TraceWriter& writer, const TickConversion& clock);
 
