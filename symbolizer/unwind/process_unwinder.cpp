@@ -9,6 +9,7 @@
 #include <elfutils/libdwfl.h>
 #include <fcntl.h>
 #include <gelf.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -116,9 +117,8 @@ struct ProcessUnwinder::State {
     Mod* m = module_at(address);
     if (m == nullptr || m->state != ModuleState::pending) return;
     m->state = ModuleState::unusable;
-    if (!m->info.image.empty()) return;  // a captured image (vDSO): no file to read CFI from
-    const std::string file = options.sysroot + m->info.path;
-    const int fd = open(file.c_str(), O_RDONLY | O_CLOEXEC);
+    const std::string file = m->info.image.empty() ? options.sysroot + m->info.path : m->info.path;
+    const int fd = m->info.image.empty() ? open(file.c_str(), O_RDONLY | O_CLOEXEC) : image_fd(m->info.image);
     if (fd < 0) {
       problem(*m, std::string("cannot open '") + file + "': " + std::strerror(errno) + "; its frames end the unwinding");
       return;
@@ -148,6 +148,23 @@ struct ProcessUnwinder::State {
       return;
     }
     m->state = ModuleState::reported;
+  }
+
+  // A captured image (the vDSO, which has no file) as a file libdw can
+  // read its CFI from: an anonymous memory file holding the bytes.
+  static int image_fd(const std::vector<uint8_t>& image) {
+    const int fd = memfd_create("spoor-image", MFD_CLOEXEC);
+    if (fd < 0) return -1;
+    size_t done = 0;
+    while (done < image.size()) {
+      const ssize_t n = write(fd, image.data() + done, image.size() - done);
+      if (n <= 0) {
+        close(fd);
+        return -1;
+      }
+      done += static_cast<size_t>(n);
+    }
+    return fd;
   }
 
   // A word of the module file's loaded bytes, for the rare CFI expression
@@ -287,8 +304,6 @@ ProcessUnwinder::~ProcessUnwinder() = default;
 void ProcessUnwinder::add_module(const symbolizer::ModuleInfo& module) {
   State::Mod m;
   m.info = module;
-  m.info.image.clear();
-  if (!module.image.empty()) m.info.image.push_back(0);  // only "has an image" matters here
   state_->modules.push_back(std::move(m));
 }
 

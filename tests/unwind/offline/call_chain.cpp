@@ -3,6 +3,8 @@
 // has a size the CFI must describe) and is never inlined.
 #include "call_chain.h"
 
+#include <time.h>
+
 #include <atomic>
 
 #include "sample_capture.h"
@@ -18,6 +20,22 @@ __attribute__((noinline)) uint64_t offline_spin_leaf(size_t until) {
     ++x;
   }
   return x + work[0];
+}
+
+__attribute__((noinline)) uint64_t offline_spin_clock(size_t until) {
+  const std::atomic<size_t>& samples = spoor::testing::capture_counter();
+  uint64_t x = 0;
+  timespec ts;
+  while (samples.load(std::memory_order_relaxed) < until) {
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    x += static_cast<uint64_t>(ts.tv_nsec);
+  }
+  return x;
+}
+
+__attribute__((noinline)) uint64_t offline_chain_a_vdso(size_t until, int depth) {
+  volatile uint64_t pad[2] = {static_cast<uint64_t>(depth), 0};
+  return offline_spin_clock(until) + pad[0];
 }
 
 __attribute__((noinline)) uint64_t offline_recurse(size_t until, int depth) {

@@ -9,5 +9,8 @@
 #include <cstdint>
 
 extern "C" uint64_t offline_chain_a(size_t until, int depth);
+// The same chain, but the leaf spins on clock_gettime, so most samples land
+// in the vDSO (which has no file: only its captured image has its CFI).
+extern "C" uint64_t offline_chain_a_vdso(size_t until, int depth);
 
 #endif  // SPOOR_TESTS_UNWIND_CALL_CHAIN_H

@@ -114,6 +114,39 @@ TEST(OfflineUnwind, ChainWithoutFramePointersUnwindsToMain) {
   EXPECT_TRUE(unwinder.problems().empty());
 }
 
+// Samples in clock_gettime land in the vDSO, whose CFI only its captured
+// image holds: they unwind through it to main all the same.
+TEST(OfflineUnwind, SamplesInTheVdsoUnwindThroughItsCapturedImage) {
+  Capture c;
+  const std::string path = ::testing::TempDir() + "/offline_unwind_vdso.capture";
+  const std::string cmd = std::string(SPOOR_CAPTURE_PROGRAM) + " " + path + " 40 1 vdso";
+  ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
+  ASSERT_TRUE(spoor::testing::read_capture(path, c));
+  const sym::ModuleInfo* vdso = nullptr;
+  for (const auto& m : c.modules)
+    if (m.path == "[vdso]") vdso = &m;
+  if (vdso == nullptr) GTEST_SKIP() << "no vDSO in this process";
+  uw::ProcessUnwinder unwinder;
+  sym::Symbolizer symbols;
+  std::vector<sym::ModuleId> ids;
+  for (const auto& m : c.modules) {
+    unwinder.add_module(m);
+    ids.push_back(symbols.add_module(m));
+  }
+  size_t in_vdso = 0;
+  for (const CapturedSample& s : c.samples) {
+    const uw::UnwoundStack u = unwinder.unwind(user_sample(s));
+    ASSERT_FALSE(u.pcs.empty());
+    if (u.pcs[0] - vdso->start >= vdso->size) continue;
+    ++in_vdso;
+    const std::vector<std::string> names = functions(symbols, ids, c.modules, u.pcs);
+    EXPECT_TRUE(in_order(names, {"offline_spin_clock", "offline_chain_a_vdso", "main"}))
+        << joined(names) << " / " << u.stop_reason;
+  }
+  EXPECT_GT(in_vdso, 0u) << "clock_gettime's fast path runs in the vDSO";
+  EXPECT_TRUE(unwinder.problems().empty());
+}
+
 TEST(OfflineUnwind, EmptyStackGivesAShortStackAndSaysWhy) {
   const Capture& c = capture();
   ASSERT_FALSE(c.samples.empty());

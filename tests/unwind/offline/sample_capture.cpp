@@ -4,6 +4,7 @@
 #include <link.h>
 #include <pthread.h>
 #include <signal.h>
+#include <sys/auxv.h>
 #include <sys/ucontext.h>
 #include <time.h>
 #include <unistd.h>
@@ -136,7 +137,28 @@ std::vector<symbolizer::ModuleInfo> own_modules() {
           if (n <= 0) return 0;
           path.assign(buf, static_cast<size_t>(n));
         }
-        if (path.front() != '/') return 0;  // the vDSO
+        if (path.front() != '/') {
+          // The vDSO has no file: its image, as spoor record's ModuleImage
+          // gives it, read from memory.
+          if (path.find("vdso") == std::string::npos) return 0;
+          const auto base = static_cast<uintptr_t>(getauxval(AT_SYSINFO_EHDR));
+          std::ifstream maps("/proc/self/maps");
+          std::string line;
+          while (std::getline(maps, line)) {
+            if (line.find("[vdso]") == std::string::npos) continue;
+            uintptr_t from = 0, to = 0;
+            if (std::sscanf(line.c_str(), "%lx-%lx", &from, &to) != 2 || from != base) continue;
+            symbolizer::ModuleInfo m;
+            m.path = "[vdso]";
+            m.bias = info->dlpi_addr;
+            m.start = from;
+            m.size = to - from;
+            m.build_id = build_id_of(info);
+            m.image.assign(reinterpret_cast<const uint8_t*>(from), reinterpret_cast<const uint8_t*>(to));
+            mods.push_back(std::move(m));
+          }
+          return 0;
+        }
         for (int i = 0; i < info->dlpi_phnum; ++i) {
           const ElfW(Phdr)& ph = info->dlpi_phdr[i];
           if (ph.p_type != PT_LOAD || (ph.p_flags & PF_X) == 0) continue;
@@ -181,6 +203,7 @@ bool write_capture(const std::string& path, const Capture& c) {
     put(f, m.bias);
     put(f, m.start);
     put(f, m.size);
+    put_bytes(f, m.image.data(), m.image.size());
   }
   put(f, static_cast<uint64_t>(c.samples.size()));
   for (const auto& s : c.samples) {
@@ -198,7 +221,8 @@ bool read_capture(const std::string& path, Capture& c) {
   c.modules.resize(n);
   for (auto& m : c.modules) {
     std::vector<char> p;
-    if (!get_vector(f, p) || !get_vector(f, m.build_id) || !get(f, m.bias) || !get(f, m.start) || !get(f, m.size))
+    if (!get_vector(f, p) || !get_vector(f, m.build_id) || !get(f, m.bias) || !get(f, m.start) || !get(f, m.size) ||
+        !get_vector(f, m.image))
       return false;
     m.path.assign(p.begin(), p.end());
   }
