@@ -173,6 +173,18 @@ TEST(KernelExport, PerfettoShowsOffCpuSlicesAndPageFaults) {
     if (e.name.find("minor page fault at 0x7f0000") != std::string::npos && e.type == "3") ++faults;
   EXPECT_EQ(faults, 3u);
   EXPECT_EQ(begins("read").size(), 2u) << "system calls are slices too";
+  // The kernel's samples as PerfSamples of the thread they name, each with
+  // its (callchain) stack.
+  size_t samples = 0;
+  for (const spoor::test::ProtoNode* packet : root.all(1)) {
+    const spoor::test::ProtoNode* s = packet->first(66);
+    if (s == nullptr) continue;
+    ++samples;
+    EXPECT_EQ(s->scalar(2), "100");
+    EXPECT_EQ(s->scalar(3), "100");
+    EXPECT_NE(s->scalar(4), "<none>") << "a callstack";
+  }
+  EXPECT_EQ(samples, 3u);
   std::filesystem::remove(path);
 }
 
