@@ -77,7 +77,7 @@ Recording read_trace(const std::string& path) {
   reader::EventReader events(trace.value());
   reader::Event e;
   while (events.next(e)) {
-    KernelEvent k{std::string(e.descriptor->name), e.ticks, e.time_ns, {}};
+    KernelEvent k{std::string(e.descriptor->name), e.ticks, e.time_ns, {}, {}};
     for (const auto& f : e.fields) {
       const std::string name(f.field->name);
       k.fields[name] = f.value;
