@@ -101,6 +101,12 @@ void ExportEvents::on_event(const reader::Event& e, const analysis::EventContext
                          .stack = c.stack(static_cast<uint32_t>(analysis::field_u64(e, k, field::kSampleStack))),
                          .periods = std::max<uint32_t>(1, static_cast<uint32_t>(analysis::field_u64(e, k, field::kPeriods)))});
       break;
+    case EventKind::kernel_sample: {
+      // The recorder wrote it: the thread is the one its fields name.
+      const analysis::ThreadInfo& t = c.model->threads[c.thread];
+      kernel_samples.push_back({.pid = t.pid, .tid = t.tid, .time_ns = e.time_ns, .stack = c.unwound, .periods = 1});
+      break;
+    }
     case EventKind::process_fork:
       instants.push_back({.pid = e.pid, .tid = e.tid, .time_ns = e.time_ns,
                           .name = "fork " + std::to_string(analysis::field_u64(e, k, field::kChildPid)),

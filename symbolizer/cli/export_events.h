@@ -33,7 +33,8 @@ class ExportEvents : public analysis::EventVisitor {
   std::vector<exporter::Slice> io_slices;
   std::vector<exporter::Instant> instants;
   std::vector<exporter::CounterValue> heap_size;  // per process, at most one value per kHeapSizeStepNs
-  std::vector<SampleAt> samples;
+  std::vector<SampleAt> samples;         // the preload sampler's (Spoor.Samples)
+  std::vector<SampleAt> kernel_samples;  // the kernel's (Spoor.Kernel CpuSample), unwound while loading
 
   // Start/stop pairs of the providers other than Spoor's own.
   reader::ActivityMatches finish_activities() { return activities_.finish(); }

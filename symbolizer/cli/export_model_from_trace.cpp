@@ -7,6 +7,7 @@
 #include "export_events.h"
 #include "spoor/analysis/cpu.h"
 #include "spoor/analysis/heap.h"
+#include "spoor/analysis/kernel.h"
 #include "spoor/analysis/load.h"
 #include "spoor/analysis/symbolized_stacks.h"
 
@@ -86,14 +87,62 @@ class StackTables {
   std::unordered_map<const analysis::Module*, uint32_t> module_ids_;
 };
 
+// What the kernel says about each thread on its timeline: where it was off
+// the CPU (from switch-out to switch-in), its system calls, its page faults.
+void add_kernel_events(const analysis::TraceModel& tm, const analysis::KernelAnalysis& kernel,
+                       exporter::ExportModel& m) {
+  auto thread = [&](analysis::ThreadIndex t) -> const analysis::ThreadInfo& { return tm.threads[t]; };
+  for (const analysis::OffCpuInterval& o : kernel.off_cpu()) {
+    const analysis::ThreadInfo& t = thread(o.thread);
+    m.slices.push_back({.pid = t.pid,
+                        .tid = t.tid,
+                        .begin_ns = o.start_ns,
+                        .end_ns = std::max(o.end_ns, o.start_ns),
+                        .name = o.preempted ? "off-CPU (preempted)" : "off-CPU (blocked)",
+                        .category = "kernel",
+                        .args = {}});
+  }
+  for (const analysis::SyscallInterval& s : kernel.syscall_intervals()) {
+    const analysis::ThreadInfo& t = thread(s.thread);
+    m.slices.push_back({.pid = t.pid,
+                        .tid = t.tid,
+                        .begin_ns = s.start_ns,
+                        .end_ns = std::max(s.end_ns, s.start_ns),
+                        .name = kernel.syscalls()[s.syscall].name,
+                        .category = "syscall",
+                        .args = {{"ret", std::to_string(s.ret)}}});
+  }
+  for (const analysis::PageFaultEvent& f : kernel.faults()) {
+    const analysis::ThreadInfo& t = thread(f.thread);
+    static const char* digits = "0123456789abcdef";
+    std::string address = "0x";
+    bool leading = true;
+    for (int shift = 60; shift >= 0; shift -= 4) {
+      const auto d = static_cast<size_t>((f.address >> shift) & 15);
+      if (leading && d == 0 && shift != 0) continue;
+      leading = false;
+      address += digits[d];
+    }
+    m.instants.push_back({.pid = t.pid,
+                          .tid = t.tid,
+                          .time_ns = f.time_ns,
+                          .name = std::string(f.major ? "major" : "minor") + " page fault at " + address,
+                          .category = "kernel"});
+  }
+}
+
 }  // namespace
 
 ExportInput export_model_from_trace(const reader::Trace& trace, symbolizer::Options options,
                                     std::optional<int64_t> sample_hz) {
   ExportEvents events(trace);
   analysis::HeapAnalysis heap;
-  analysis::EventVisitor* visitors[] = {&events, &heap};
-  const analysis::TraceModel tm = analysis::load_trace(trace, visitors);
+  analysis::KernelAnalysis kernel;
+  analysis::EventVisitor* visitors[] = {&events, &heap, &kernel};
+  analysis::LoadOptions load_options;
+  load_options.debug_dirs = options.debug_dirs;
+  load_options.sysroot = options.sysroot;
+  const analysis::TraceModel tm = analysis::load_trace(trace, visitors, load_options);
 
   ExportInput in;
   in.health = tm.health;
@@ -123,12 +172,17 @@ ExportInput export_model_from_trace(const reader::Trace& trace, symbolizer::Opti
                         .category = a.provider != nullptr ? a.provider->name : "",
                         .args = {}});
   m.instants = std::move(events.instants);
+  add_kernel_events(tm, kernel, m);
   if (!events.heap_size.empty())
     m.counters.push_back({.name = "heap size", .unit = "bytes", .values = std::move(events.heap_size)});
 
   analysis::SymbolizedStacks symbolized(tm, std::move(options));
   StackTables tables(tm, symbolized, m);
-  for (const SampleAt& s : events.samples)
+  // The kernel's samples when the trace has them (they carry the time in
+  // system calls too, and stacks through code without frame pointers);
+  // the preload sampler's otherwise.
+  const bool kernel_samples = !events.kernel_samples.empty();
+  for (const SampleAt& s : kernel_samples ? events.kernel_samples : events.samples)
     m.cpu_samples.push_back({.pid = s.pid,
                              .tid = s.tid,
                              .time_ns = s.time_ns,

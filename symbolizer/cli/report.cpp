@@ -18,7 +18,7 @@ namespace an = spoor::analysis;
 
 constexpr OptionSpec kOptions[] = {{"--format", true},  {"--heap", false},      {"--io", false},
                                    {"--cpu", false},    {"--threads", false},   {"--events", false},
-                                   {"--top", true},     {"--debug-dir", true},  {"--sysroot", true}};
+                                   {"--kernel", false}, {"--top", true},     {"--debug-dir", true},  {"--sysroot", true}};
 
 std::vector<std::string> split_dirs(const std::string& s) {
   std::vector<std::string> out;
@@ -60,8 +60,13 @@ int run_report(const std::vector<std::string>& words) {
   an::IoAnalysis io(trace->clock(), 100);
   an::CpuAnalysis cpu;
   an::CustomEventAnalysis custom;
-  an::EventVisitor* const visitors[] = {&heap, &io, &cpu, &custom};
-  const an::TraceModel model = an::load_trace(*trace, visitors);
+  an::KernelAnalysis kernel;
+  an::CpuAnalysis kernel_cpu(an::SampleSource::kernel);
+  an::EventVisitor* const visitors[] = {&heap, &io, &cpu, &custom, &kernel, &kernel_cpu};
+  an::LoadOptions load_options;
+  load_options.debug_dirs = symbols.debug_dirs;
+  load_options.sysroot = symbols.sysroot;
+  const an::TraceModel model = an::load_trace(*trace, visitors, load_options);
   an::SymbolizedStacks stacks(model, symbols);
 
   ReportInputs in;
@@ -72,6 +77,8 @@ int run_report(const std::vector<std::string>& words) {
   in.io = &io;
   in.cpu = &cpu;
   in.custom = &custom;
+  in.kernel = &kernel;
+  in.kernel_cpu = &kernel_cpu;
   in.symbols = &stacks;
   ReportSections sections;
   sections.heap = args->option("--heap") != nullptr;
@@ -79,7 +86,8 @@ int run_report(const std::vector<std::string>& words) {
   sections.cpu = args->option("--cpu") != nullptr;
   sections.threads = args->option("--threads") != nullptr;
   sections.events = args->option("--events") != nullptr;
-  if (!(sections.heap || sections.io || sections.cpu || sections.threads || sections.events))
+  sections.kernel = args->option("--kernel") != nullptr;
+  if (!(sections.heap || sections.io || sections.cpu || sections.threads || sections.events || sections.kernel))
     sections = sections_with_data(in);
   const nlohmann::json report = build_report(in, sections, top);
 
@@ -96,8 +104,8 @@ int run_report(const std::vector<std::string>& words) {
 
 const Command kReportCommand = {
     "report",
-    "Report heap, I/O, CPU, threads and program events of a trace",
-    R"(usage: spoor report FILE [--heap] [--io] [--cpu] [--threads] [--events]
+    "Report heap, I/O, CPU, threads, program and kernel events of a trace",
+    R"(usage: spoor report FILE [--heap] [--io] [--cpu] [--threads] [--events] [--kernel]
                     [--format text|json] [--top N]
                     [--debug-dir DIR[:DIR...]] [--sysroot DIR]
 
@@ -115,8 +123,14 @@ section (all that have data when none is chosen):
   --io       per file (the path it was opened with): opens, reads, writes,
              bytes each way, failed calls, time in the calls; per thread;
              the slowest calls
-  --cpu      from the CPU samples: top functions by self and inclusive
-             time, overall and per thread
+  --cpu      from the preload's CPU samples: top functions by self and
+             inclusive time, overall and per thread
+  --kernel   from the kernel's records (spoor record --kernel): per thread,
+             context switches (blocked or preempted) and time off the CPU,
+             page faults (minor, major) and the functions they hit, system
+             calls (count, errors, total and longest time), the kernel's
+             CPU samples unwound offline as a profile of their own, and the
+             kernel records lost
   --events   events of the program's own providers: counts per event, and
              start/stop activity durations (count, min, median, p99, max)
 

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstring>
 #include <functional>
+#include <unordered_map>
 
 namespace spoor::cli {
 namespace {
@@ -238,18 +239,8 @@ json functions_json(const an::CpuProfile& p, size_t top, bool self_only) {
   return arr;
 }
 
-json cpu_json(const Context& c) {
-  const an::CpuAnalysis& cpu = *c.in.cpu;
-  const an::CpuProfile all = cpu.profile(*c.in.symbols);
-  json j = {{"periods", all.periods}, {"samples", all.samples}};
-  // The rate the trace says the sampler ran at; a trace without it was
-  // sampled at spoor record's default.
-  const uint32_t recorded_hz = c.model().sample_hz;
-  const uint64_t hz = recorded_hz != 0 ? recorded_hz : an::kDefaultSampleHz;
-  j["sample_hz"] = hz;
-  j["sample_hz_recorded"] = recorded_hz != 0;
-  j["period_ns"] = 1'000'000'000 / hz;
-  j["cpu_ms"] = static_cast<double>(all.periods) * static_cast<double>(1'000'000'000 / hz) / 1e6;
+// Functions of `cpu`'s samples: overall, by inclusive time, per thread.
+void profile_into(const Context& c, const an::CpuAnalysis& cpu, const an::CpuProfile& all, json& j) {
   j["functions"] = functions_json(all, c.top, true);
   // Inclusive ranking too: where the time goes below each caller.
   an::CpuProfile by_inclusive = all;
@@ -267,8 +258,113 @@ json cpu_json(const Context& c) {
     threads.push_back(std::move(tj));
   }
   j["threads"] = std::move(threads);
+}
+
+json cpu_json(const Context& c) {
+  const an::CpuAnalysis& cpu = *c.in.cpu;
+  const an::CpuProfile all = cpu.profile(*c.in.symbols);
+  json j = {{"periods", all.periods}, {"samples", all.samples}, {"source", "preload"}};
+  // The rate the trace says the sampler ran at; a trace without it was
+  // sampled at spoor record's default.
+  const uint32_t recorded_hz = c.model().sample_hz;
+  const uint64_t hz = recorded_hz != 0 ? recorded_hz : an::kDefaultSampleHz;
+  j["sample_hz"] = hz;
+  j["sample_hz_recorded"] = recorded_hz != 0;
+  j["period_ns"] = 1'000'000'000 / hz;
+  j["cpu_ms"] = static_cast<double>(all.periods) * static_cast<double>(1'000'000'000 / hz) / 1e6;
+  profile_into(c, cpu, all, j);
   return j;
 }
+
+// --- kernel -----------------------------------------------------------------
+
+json kernel_json(const Context& c) {
+  const an::KernelAnalysis& k = *c.in.kernel;
+  const an::TraceModel& m = c.model();
+  json j = {{"events", k.events()}};
+  // Threads by time off the CPU: where waiting happened.
+  std::vector<const an::KernelThread*> threads;
+  for (const an::KernelThread& t : k.threads()) threads.push_back(&t);
+  std::stable_sort(threads.begin(), threads.end(), [](const an::KernelThread* a, const an::KernelThread* b) {
+    return a->off_cpu_ns != b->off_cpu_ns ? a->off_cpu_ns > b->off_cpu_ns : a->switches > b->switches;
+  });
+  json tarr = json::array();
+  uint64_t switches = 0, preempted = 0, blocked = 0;
+  int64_t off_cpu = 0;
+  for (const an::KernelThread* t : threads) {
+    json tj = thread_ref(c, t->thread);
+    tj.update({{"switches", t->switches}, {"preempted", t->preempted}, {"blocked", t->blocked},
+               {"off_cpu_ns", t->off_cpu_ns}, {"minor_faults", t->minor_faults}, {"major_faults", t->major_faults},
+               {"syscalls", t->syscalls}, {"samples", t->samples}});
+    switches += t->switches;
+    preempted += t->preempted;
+    blocked += t->blocked;
+    off_cpu += t->off_cpu_ns;
+    tarr.push_back(std::move(tj));
+  }
+  j["threads"] = std::move(tarr);
+  j["switches"] = {{"switches", switches}, {"preempted", preempted}, {"blocked", blocked}, {"off_cpu_ns", off_cpu}};
+
+  // Faults by the function of the faulting instruction.
+  json faults = {{"minor", k.minor_faults()}, {"major", k.major_faults()}};
+  struct FaultFunction {
+    std::string function, location;
+    uint64_t minor = 0, major = 0;
+  };
+  std::vector<FaultFunction> by_function;
+  std::unordered_map<std::string, size_t> index;
+  for (const an::FaultSite& s : k.fault_sites()) {
+    const std::vector<an::Frame> frames = c.in.symbols->frames_at(s.image, s.ip, false);
+    const an::Frame& f = frames.back();  // the function that owns the instruction
+    const an::Frame& inner = frames.front();
+    auto [it, inserted] = index.try_emplace(f.function_or_location(), by_function.size());
+    if (inserted) {
+      by_function.push_back({f.function_or_location(),
+                             inner.file.empty() ? "" : an::base_name(inner.file) + ":" + std::to_string(inner.line)});
+    }
+    by_function[it->second].minor += s.minor;
+    by_function[it->second].major += s.major;
+  }
+  std::stable_sort(by_function.begin(), by_function.end(), [](const FaultFunction& a, const FaultFunction& b) {
+    return a.minor + a.major > b.minor + b.major;
+  });
+  json farr = json::array();
+  for (size_t i = 0; i < by_function.size() && i < c.top; ++i)
+    farr.push_back({{"function", by_function[i].function}, {"location", by_function[i].location},
+                    {"minor", by_function[i].minor}, {"major", by_function[i].major}});
+  faults["top_functions"] = std::move(farr);
+  j["faults"] = std::move(faults);
+
+  std::vector<an::SyscallStats> calls = k.syscalls();
+  std::stable_sort(calls.begin(), calls.end(), [](const an::SyscallStats& a, const an::SyscallStats& b) {
+    return a.total_ns != b.total_ns ? a.total_ns > b.total_ns : a.count > b.count;
+  });
+  json sarr = json::array();
+  for (const an::SyscallStats& s : calls)
+    sarr.push_back({{"name", s.name}, {"nr", s.nr}, {"count", s.count}, {"errors", s.errors},
+                    {"total_ns", s.total_ns}, {"max_ns", s.max_ns}});
+  j["syscalls"] = std::move(sarr);
+
+  const an::KernelUnwindSummary& u = m.kernel_unwind;
+  const uint64_t samples = u.dwarf + u.frame_pointer + u.pc_only;
+  json sj = {{"samples", samples}, {"source", "kernel"},
+             {"unwound", {{"dwarf", u.dwarf}, {"frame_pointer", u.frame_pointer}, {"pc_only", u.pc_only},
+                          {"frames", u.frames}}}};
+  json stops = json::array();
+  for (const auto& [reason, n] : u.stops) stops.push_back({{"reason", reason}, {"count", n}});
+  sj["stops"] = std::move(stops);
+  if (c.in.kernel_cpu != nullptr && c.in.kernel_cpu->periods() > 0) {
+    const an::CpuProfile all = c.in.kernel_cpu->profile(*c.in.symbols);
+    sj["periods"] = all.periods;
+    profile_into(c, *c.in.kernel_cpu, all, sj);
+  }
+  j["cpu"] = std::move(sj);
+  json lost = json::array();
+  for (const auto& [source, n] : k.lost()) lost.push_back({{"source", source}, {"count", n}});
+  j["lost"] = std::move(lost);
+  return j;
+}
+
 
 // --- custom events ----------------------------------------------------------
 
@@ -320,6 +416,12 @@ json health_json(const Context& c) {
     problems.push_back({{"module", p.path}, {"message", p.message}});
   }
   j["symbol_problems"] = std::move(problems);
+  // Kernel records lost (counted in their stream's lost events too), by
+  // which perf event dropped them.
+  json kernel_lost = json::array();
+  if (c.in.kernel != nullptr)
+    for (const auto& [source, n] : c.in.kernel->lost()) kernel_lost.push_back({{"source", source}, {"count", n}});
+  j["kernel_lost"] = std::move(kernel_lost);
   return j;
 }
 
@@ -333,6 +435,7 @@ ReportSections sections_with_data(const ReportInputs& in) {
   s.cpu = in.cpu->periods() > 0;
   for (const an::ProcessInfo& p : in.model->processes) s.threads = s.threads || (!p.recorder && p.events > 0);
   s.events = !in.custom->counts().empty();
+  s.kernel = in.kernel != nullptr && in.kernel->any();
   return s;
 }
 
@@ -354,6 +457,7 @@ json build_report(const ReportInputs& in, const ReportSections& sections, size_t
   if (sections.io) j["io"] = io_json(c);
   if (sections.cpu) j["cpu"] = cpu_json(c);
   if (sections.events) j["events"] = events_json(c);
+  if (sections.kernel && in.kernel != nullptr) j["kernel"] = kernel_json(c);
   j["health"] = health_json(c);  // last: symbol problems are known once stacks are symbolized
   return j;
 }

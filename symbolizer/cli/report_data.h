@@ -14,6 +14,7 @@
 #include "spoor/analysis/custom_events.h"
 #include "spoor/analysis/heap.h"
 #include "spoor/analysis/io.h"
+#include "spoor/analysis/kernel.h"
 #include "spoor/analysis/model.h"
 #include "spoor/analysis/symbolized_stacks.h"
 #include "spoor/reader/trace.h"
@@ -26,6 +27,7 @@ struct ReportSections {
   bool cpu = false;
   bool threads = false;
   bool events = false;
+  bool kernel = false;
 };
 
 struct ReportInputs {
@@ -36,6 +38,8 @@ struct ReportInputs {
   const analysis::IoAnalysis* io = nullptr;
   const analysis::CpuAnalysis* cpu = nullptr;
   analysis::CustomEventAnalysis* custom = nullptr;
+  const analysis::KernelAnalysis* kernel = nullptr;
+  const analysis::CpuAnalysis* kernel_cpu = nullptr;  // CpuAnalysis(SampleSource::kernel)
   analysis::SymbolizedStacks* symbols = nullptr;
 };
 

@@ -353,6 +353,67 @@ void print_cpu(const json& cpu, std::string& out) {
   }
 }
 
+// --- kernel -----------------------------------------------------------------
+
+void print_kernel(const json& k, std::string& out) {
+  heading(out, "Kernel (perf_event_open records)");
+  const json& sw = k["switches"];
+  out += "  context switches: " + count_text(u(sw, "switches")) + " (" + count_text(u(sw, "blocked")) + " blocked, " +
+         count_text(u(sw, "preempted")) + " preempted), " + ms_text(i64(sw, "off_cpu_ns")) + " off the CPU\n";
+  const json& f = k["faults"];
+  out += "  page faults: " + count_text(u(f, "minor")) + " minor, " + count_text(u(f, "major")) + " major\n";
+  Table t({{"PID", Table::right}, {"TID", Table::right}, {"SWITCHES", Table::right}, {"BLOCKED", Table::right},
+           {"PREEMPTED", Table::right}, {"OFF-CPU", Table::right}, {"MINOR F", Table::right}, {"MAJOR F", Table::right},
+           {"SYSCALLS", Table::right}, {"SAMPLES", Table::right}, {"NAME", Table::left}});
+  size_t rows = 0;
+  for (const json& th : k["threads"]) {
+    if (rows++ == 20) break;
+    t.row({std::to_string(u(th, "pid")), std::to_string(u(th, "tid")), count_text(u(th, "switches")),
+           count_text(u(th, "blocked")), count_text(u(th, "preempted")), ms_text(i64(th, "off_cpu_ns")),
+           count_text(u(th, "minor_faults")), count_text(u(th, "major_faults")), count_text(u(th, "syscalls")),
+           count_text(u(th, "samples")), str(th, "name")});
+  }
+  if (!t.empty()) {
+    out += "\n  threads, most time off the CPU first\n";
+    t.print(out, "    ");
+  }
+  if (!f["top_functions"].empty()) {
+    out += "\n  functions where page faults hit\n";
+    Table ft({{"MINOR", Table::right}, {"MAJOR", Table::right}, {"FUNCTION", Table::left}});
+    for (const json& x : f["top_functions"])
+      ft.row({count_text(u(x, "minor")), count_text(u(x, "major")), function_cell(x)});
+    ft.print(out, "    ");
+  }
+  if (!k["syscalls"].empty()) {
+    out += "\n  system calls, most time first\n";
+    Table st({{"CALLS", Table::right}, {"ERRORS", Table::right}, {"TOTAL", Table::right}, {"MAX", Table::right},
+              {"SYSCALL", Table::left}});
+    for (const json& x : k["syscalls"])
+      st.row({count_text(u(x, "count")), count_text(u(x, "errors")), duration_text(i64(x, "total_ns")),
+              duration_text(i64(x, "max_ns")), str(x, "name")});
+    st.print(out, "    ");
+  }
+  const json& cpu = k["cpu"];
+  if (u(cpu, "samples") > 0) {
+    const json& uw = cpu["unwound"];
+    out += "\n  CPU samples taken by the kernel (a profile of their own; the preload sampler's are under CPU samples): " + count_text(u(cpu, "samples")) +
+           " samples, unwound " + count_text(u(uw, "dwarf")) + " with DWARF, " + count_text(u(uw, "frame_pointer")) +
+           " by frame pointers, " + count_text(u(uw, "pc_only")) + " pc only; " + count_text(u(uw, "frames")) +
+           " frames\n";
+    for (const json& s : cpu["stops"])
+      out += "    " + count_text(u(s, "count")) + " stopped early: " + str(s, "reason") + "\n";
+    if (cpu.contains("functions")) {
+      const uint64_t total = u(cpu, "periods");
+      out += "\n    top functions by self time\n";
+      function_table(cpu["functions"], total, out, "      ");
+      out += "\n    top functions by inclusive time\n";
+      function_table(cpu["functions_by_inclusive"], total, out, "      ");
+    }
+  }
+  for (const json& l : k["lost"])
+    out += "  lost kernel records (" + str(l, "source") + "): " + count_text(u(l, "count")) + "\n";
+}
+
 // --- custom events ----------------------------------------------------------
 
 void print_events(const json& ev, std::string& out) {
@@ -384,6 +445,9 @@ void print_health(const json& h, std::string& out) {
          (u(h, "lost_events") > 0 ? " (the rings were full: figures above undercount; record with a larger --buffer-size)"
                                    : "") +
          "\n";
+  if (h.contains("kernel_lost"))
+    for (const json& l : h["kernel_lost"])
+      out += "    kernel records (" + str(l, "source") + "): " + count_text(u(l, "count")) + " lost\n";
   for (const json& s : h["streams"]) {
     out += "    stream " + std::to_string(u(s, "stream")) + " (pid " + std::to_string(u(s, "pid")) + ", cpu " +
            std::to_string(u(s, "cpu")) + "): " + count_text(u(s, "lost")) + " lost";
@@ -418,6 +482,7 @@ void print_report_text(const json& r, std::string& out) {
   if (r.contains("io")) print_io(r["io"], out);
   if (r.contains("cpu")) print_cpu(r["cpu"], out);
   if (r.contains("events")) print_events(r["events"], out);
+  if (r.contains("kernel")) print_kernel(r["kernel"], out);
   print_health(r["health"], out);
 }
 

@@ -136,6 +136,10 @@ class SpoorTrace {
   }
   void tick(uint32_t pid, uint32_t tid, uint64_t t) { add(pid, R(kTick, t, tid)); }
 
+  // For traces that add providers of their own (kernel_trace.h).
+  TraceBuilder& builder() { return t_; }
+  void add_record(uint32_t pid, const RecordBuilder& r) { add(pid, r); }
+
   // Events the stream of `pid` lost (its STREAM_END says so).
   void lost(uint32_t pid, uint64_t n) { lost_[pid] = n; }
 

@@ -8,9 +8,16 @@ namespace spoor::analysis {
 namespace f = field;
 
 void CpuAnalysis::on_event(const reader::Event& e, const EventContext& c) {
-  if (c.known->kind != EventKind::sample) return;
-  const uint64_t periods = std::max<uint64_t>(1, field_u64(e, *c.known, f::kPeriods));
-  const Key key{c.thread, c.stack(static_cast<uint32_t>(field_u64(e, *c.known, f::kSampleStack)))};
+  uint64_t periods = 1;
+  Key key{c.thread, 0};
+  if (source_ == SampleSource::preload) {
+    if (c.known->kind != EventKind::sample) return;
+    periods = std::max<uint64_t>(1, field_u64(e, *c.known, f::kPeriods));
+    key.stack = c.stack(static_cast<uint32_t>(field_u64(e, *c.known, f::kSampleStack)));
+  } else {
+    if (c.known->kind != EventKind::kernel_sample) return;
+    key.stack = c.unwound;
+  }
   auto [it, inserted] = index_.try_emplace(key, static_cast<uint32_t>(stacks_.size()));
   if (inserted) {
     stacks_.emplace_back();

@@ -53,6 +53,18 @@ const KindSpec kSpecs[] = {
     {"Spoor.IO", "FFlush", EventKind::io_fflush, SPOOR_IO_FIELDS},
     {"Spoor.Samples", "Sample", EventKind::sample, {"stack", "periods"}},
     {"Spoor.Samples", "SamplerStart", EventKind::sampler_start, {"hz"}},
+    {"Spoor.Kernel", "CpuSample", EventKind::kernel_sample,
+     {"pid", "tid", "cpu", "ip", "regs_abi", "regs_mask", "regs", "stack", "callchain", "kernel_callchain"}},
+    {"Spoor.Kernel", "ContextSwitch", EventKind::kernel_switch, {"pid", "tid", "cpu", "out", "preempted"}},
+    {"Spoor.Kernel", "PageFault", EventKind::kernel_fault, {"pid", "tid", "cpu", "address", "ip", "major", "callchain"}},
+    {"Spoor.Kernel", "SyscallEnter", EventKind::kernel_syscall_enter, {"pid", "tid", "cpu", "nr", "name", "args"}},
+    {"Spoor.Kernel", "SyscallExit", EventKind::kernel_syscall_exit, {"pid", "tid", "cpu", "nr", "name", "ret"}},
+    {"Spoor.Kernel", "Mmap", EventKind::kernel_mmap,
+     {"pid", "tid", "start", "length", "pgoff", "prot", "flags", "path", "build_id"}},
+    {"Spoor.Kernel", "Comm", EventKind::kernel_comm, {"pid", "tid", "comm", "exec"}},
+    {"Spoor.Kernel", "Fork", EventKind::kernel_fork, {"pid", "tid", "parent_pid", "parent_tid"}},
+    {"Spoor.Kernel", "Exit", EventKind::kernel_exit, {"pid", "tid"}},
+    {"Spoor.Kernel", "Lost", EventKind::kernel_lost, {"cpu", "source", "count"}},
 };
 
 #undef SPOOR_IO_FIELDS
@@ -79,6 +91,8 @@ KnownEvent recognize(const reader::EventDescriptor& d) {
         if (d.fields[i].name == name) k.slot[slot] = static_cast<uint8_t>(i);
       ++slot;
     }
+    k.names_thread = provider == "Spoor.Kernel" && has_field(k, field::kKernelPid) && has_field(k, field::kKernelTid) &&
+                     k.kind != EventKind::kernel_lost;
     break;
   }
   return k;

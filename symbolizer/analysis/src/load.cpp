@@ -5,6 +5,7 @@
 
 #include <algorithm>
 
+#include "kernel_modules.h"
 #include "spoor/reader/event_reader.h"
 #include "spoor/reader/stream_stats.h"
 
@@ -21,7 +22,8 @@ bool is_recorder_command(const reader::Process& p) {
 
 class Loader {
  public:
-  explicit Loader(const reader::Trace& trace) : trace_(trace), known_(trace) {
+  Loader(const reader::Trace& trace, const LoadOptions& options)
+      : trace_(trace), known_(trace), kernel_(m_, options) {
     for (const reader::Process& p : trace.processes()) {
       const ProcessIndex i = process_of(p.pid);
       ProcessInfo& info = m_.processes[i];
@@ -44,15 +46,21 @@ class Loader {
       m_.last_ns = std::max(m_.last_ns, e.time_ns);
       const KnownEvent& k = known_.of(e.descriptor);
       ctx.known = &k;
-      ctx.process = process_of(e.pid);
+      uint32_t pid = e.pid, tid = e.tid;
+      if (k.names_thread) {
+        pid = static_cast<uint32_t>(field_u64(e, k, f::kKernelPid));
+        tid = static_cast<uint32_t>(field_u64(e, k, f::kKernelTid));
+      }
+      ctx.process = process_of(pid);
       ProcessInfo& p = m_.processes[ctx.process];
       ++p.events;
       p.start_ns = std::min(p.start_ns, e.time_ns);
       p.end_ns = std::max(p.end_ns, e.time_ns);
       if (k.kind != EventKind::other) take_in(e, k, ctx.process);
       ctx.image = current_image(ctx.process, e.time_ns);
-      ctx.thread = thread_of(ctx.process, e.tid, e.time_ns);
+      ctx.thread = thread_of(ctx.process, tid, e.time_ns);
       ++m_.threads[ctx.thread].events;
+      ctx.unwound = k.kind == EventKind::kernel_sample ? kernel_.unwind(e, k, ctx.image) : 0;
       for (EventVisitor* v : visitors) v->on_event(e, ctx);
     }
     finish(events);
@@ -225,9 +233,57 @@ class Loader {
         if (key != 0) m_.stacks[key] = StackFrames{field_blob(e, k, f::kFrames)};
         return;
       }
+      case EventKind::kernel_mmap:
+        kernel_.mmap(e, k, current_image(process, e.time_ns));
+        return;
+      case EventKind::kernel_comm: return kernel_comm(e, k, process);
+      case EventKind::kernel_fork: return kernel_fork(e, k, process);
+      case EventKind::kernel_exit: {
+        const auto tid = static_cast<uint32_t>(field_u64(e, k, f::kKernelTid));
+        ThreadInfo& th = m_.threads[thread_of(process, tid, e.time_ns)];
+        if (!th.ended) {
+          th.ended = true;
+          th.end_ns = e.time_ns;
+        }
+        return;
+      }
       default:
         return;
     }
+  }
+
+  // The kernel's comm record: a thread's name, or an exec (a new image,
+  // unless the process's only image so far is empty: the exec that
+  // started the recording). The preload's ProcessStart adopts that image.
+  void kernel_comm(const reader::Event& e, const KnownEvent& k, ProcessIndex process) {
+    ProcessInfo& p = m_.processes[process];
+    const std::string_view comm = field_str(e, k, f::kKComm);
+    if (field_u64(e, k, f::kKExec) != 0) {
+      const ImageIndex current = current_image(process, e.time_ns);
+      const Image& im = m_.images[current];
+      if (im.started || !im.modules.empty()) new_image(process, im.exec_count + 1, e.time_ns);
+      if (p.name.empty() || !p.recorder) p.name = comm;
+    }
+    const auto tid = static_cast<uint32_t>(field_u64(e, k, f::kKernelTid));
+    ThreadInfo& th = m_.threads[thread_of(process, tid, e.time_ns)];
+    if (!comm.empty() && (th.names.empty() || th.names.back() != comm)) th.names.emplace_back(comm);
+    if (p.name.empty()) p.name = comm;
+  }
+
+  // A new process (pid != parent_pid) starts with its parent's mappings,
+  // which the kernel does not report again.
+  void kernel_fork(const reader::Event& e, const KnownEvent& k, ProcessIndex process) {
+    const auto parent_pid = static_cast<uint32_t>(field_u64(e, k, f::kKParentPid));
+    const uint32_t child_pid = m_.processes[process].pid;
+    if (parent_pid == child_pid || parent_pid == 0) return;  // a thread
+    if (m_.processes[process].ppid == 0) m_.processes[process].ppid = parent_pid;
+    const ProcessIndex parent = process_of(parent_pid);  // may grow m_.processes
+    ProcessInfo& pp = m_.processes[parent];
+    if (std::find(pp.forked.begin(), pp.forked.end(), child_pid) == pp.forked.end()) pp.forked.push_back(child_pid);
+    if (pp.images.empty()) return;
+    const ImageIndex from = pp.images.back();
+    const ImageIndex to = current_image(process, e.time_ns);
+    if (from != to && m_.images[to].modules.empty()) m_.images[to].modules = m_.images[from].modules;
   }
 
   // A chunk of a module's image, into the latest module of the image with
@@ -294,6 +350,7 @@ class Loader {
   const reader::Trace& trace_;
   KnownEvents known_;
   TraceModel m_;
+  KernelModules kernel_;
   std::unordered_map<uint64_t, ThreadIndex> thread_by_tid_;  // the current thread of (pid, tid)
   std::unordered_map<uint32_t, std::string> pending_exec_;  // Exec's path until the next image
   uint32_t last_pid_ = 0;
@@ -304,8 +361,9 @@ class Loader {
 
 }  // namespace
 
-TraceModel load_trace(const reader::Trace& trace, std::span<EventVisitor* const> visitors) {
-  return Loader(trace).run(visitors);
+TraceModel load_trace(const reader::Trace& trace, std::span<EventVisitor* const> visitors,
+                      const LoadOptions& options) {
+  return Loader(trace, options).run(visitors);
 }
 
 }  // namespace spoor::analysis

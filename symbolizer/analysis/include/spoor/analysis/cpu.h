@@ -40,8 +40,16 @@ struct CpuProfile {
   std::vector<FunctionCost> functions;  // by self, then inclusive, descending
 };
 
+// Which samples a CpuAnalysis counts: the preload's sampler (Spoor.Samples
+// Sample, `periods` each) or the kernel's (Spoor.Kernel CpuSample, one
+// period each, its stack unwound by the loader: EventContext::unwound).
+enum class SampleSource : uint8_t { preload, kernel };
+
 class CpuAnalysis final : public EventVisitor {
  public:
+  explicit CpuAnalysis(SampleSource source = SampleSource::preload) : source_(source) {}
+  SampleSource source() const { return source_; }
+
   // Cost per Sample: one hash lookup of (thread, stack).
   void on_event(const reader::Event& event, const EventContext& context) override;
 
@@ -66,6 +74,7 @@ class CpuAnalysis final : public EventVisitor {
   };
   std::unordered_map<Key, uint32_t, KeyHash> index_;  // -> stacks_
   uint64_t periods_ = 0;
+  SampleSource source_;
 };
 
 }  // namespace spoor::analysis

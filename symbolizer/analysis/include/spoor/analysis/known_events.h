@@ -31,6 +31,9 @@ enum class EventKind : uint8_t {
   io_fopen, io_fdopen, io_freopen, io_fclose, io_fread, io_fwrite, io_fflush,
   // Spoor.Samples
   sample, sampler_start,
+  // Spoor.Kernel (kernelsrc/: perf_event_open's records, in the recorder's stream)
+  kernel_sample, kernel_switch, kernel_fault, kernel_syscall_enter, kernel_syscall_exit, kernel_mmap,
+  kernel_comm, kernel_fork, kernel_exit, kernel_lost,
 };
 
 // Field slots: the i-th name of the kind's field list (known_events.cpp),
@@ -45,6 +48,10 @@ struct KnownEvent {
   // Spoor.Stack, Spoor.Heap, Spoor.IO, Spoor.Samples), known event or not.
   // Every other provider is the program's own (Spoor.Demo included).
   bool builtin_provider = false;
+  // The event names the process and thread it is about in fields (slots
+  // field::kKernelPid, kKernelTid) rather than by the stream it sits in:
+  // Spoor.Kernel's, which the recorder writes.
+  bool names_thread = false;
 };
 
 // The field names of each kind, in slot order. Named constants for slots:
@@ -79,6 +86,24 @@ inline constexpr int kIoFd = 0, kIoPath = 1, kIoResult = 2, kIoStartTicks = 3, k
 inline constexpr int kImageBias = 0, kImagePath = 1, kImageOffset = 2, kImageBytes = 3;
 // sample: stack, periods; sampler_start: hz
 inline constexpr int kSampleStack = 0, kPeriods = 1, kSamplerHz = 0;
+// Spoor.Kernel (every kind but kernel_lost starts with pid, tid):
+inline constexpr int kKernelPid = 0, kKernelTid = 1, kKernelCpu = 2;
+// kernel_sample: pid, tid, cpu, ip, regs_abi, regs_mask, regs, stack, callchain, kernel_callchain
+inline constexpr int kKSampleIp = 3, kKRegsAbi = 4, kKRegsMask = 5, kKRegs = 6, kKStack = 7, kKCallchain = 8,
+                     kKKernelCallchain = 9;
+// kernel_switch: pid, tid, cpu, out, preempted
+inline constexpr int kKOut = 3, kKPreempted = 4;
+// kernel_fault: pid, tid, cpu, address, ip, major, callchain
+inline constexpr int kKFaultAddress = 3, kKFaultIp = 4, kKMajor = 5, kKFaultCallchain = 6;
+// kernel_syscall_enter: pid, tid, cpu, nr, name, args; kernel_syscall_exit: pid, tid, cpu, nr, name, ret
+inline constexpr int kKNr = 3, kKSyscallName = 4, kKRet = 5;
+// kernel_mmap: pid, tid, start, length, pgoff, prot, flags, path, build_id
+inline constexpr int kKMmapStart = 2, kKMmapLength = 3, kKPgoff = 4, kKProt = 5, kKMmapFlags = 6, kKMmapPath = 7,
+                     kKMmapBuildId = 8;
+// kernel_comm: pid, tid, comm, exec; kernel_fork: pid, tid, parent_pid, parent_tid; kernel_exit: pid, tid
+inline constexpr int kKComm = 2, kKExec = 3, kKParentPid = 2, kKParentTid = 3;
+// kernel_lost: cpu, source, count
+inline constexpr int kKLostCpu = 0, kKLostSource = 1, kKLostCount = 2;
 }  // namespace field
 
 // The field at `slot` as an unsigned number: unsigned and signed integers

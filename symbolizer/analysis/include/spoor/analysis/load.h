@@ -8,6 +8,8 @@
 #define SPOOR_ANALYSIS_LOAD_H
 
 #include <span>
+#include <string>
+#include <vector>
 
 #include "spoor/analysis/known_events.h"
 #include "spoor/analysis/model.h"
@@ -25,6 +27,9 @@ struct EventContext {
   ProcessIndex process = kNone;       // never kNone for an event
   ImageIndex image = kNone;           // the process's current image
   ThreadIndex thread = kNone;
+  // A Spoor.Kernel CpuSample's stack, unwound by the loader (model.stacks
+  // has it); 0 for every other event and for a sample without a pc.
+  StackKey unwound = 0;
 
   // A stack ID of this event as a model-wide key.
   StackKey stack(uint32_t id) const { return stack_key(image, id); }
@@ -41,10 +46,21 @@ class EventVisitor {
   virtual void on_end(const TraceModel& model) { (void)model; }
 };
 
-// Reads every event of `trace` once. Damage does not fail the load: the
+// Where the loader finds the files it unwinds kernel samples with (the
+// symbolizer's options say the same for symbols).
+struct LoadOptions {
+  std::vector<std::string> debug_dirs;
+  std::string sysroot;
+};
+
+// Reads every event of `trace` once. Spoor.Kernel events count for the
+// process and thread their pid/tid fields name; their Mmap records become
+// modules (for traces without ModuleLoad); their CpuSamples are unwound
+// here (cost: one DWARF walk per sample, bench/RESULTS.md). Damage does not fail the load: the
 // model's health lists it, and the events before it are in. The model's
 // stacks point into `trace`, which must outlive it.
-TraceModel load_trace(const reader::Trace& trace, std::span<EventVisitor* const> visitors = {});
+TraceModel load_trace(const reader::Trace& trace, std::span<EventVisitor* const> visitors = {},
+                      const LoadOptions& options = {});
 
 }  // namespace spoor::analysis
 

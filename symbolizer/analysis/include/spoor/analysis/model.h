@@ -12,6 +12,8 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <map>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -146,6 +148,22 @@ struct TraceHealth {
   std::vector<std::string> warnings;   // the reader's
 };
 
+// How the kernel's CPU samples (Spoor.Kernel CpuSample) were unwound while
+// loading (spoor/unwind/process_unwinder.h), and why walks stopped short.
+struct KernelUnwindSummary {
+  uint64_t dwarf = 0;          // by libdw's CFI unwinder over the copied stack
+  uint64_t frame_pointer = 0;  // by the kernel's frame-pointer callchain
+  uint64_t pc_only = 0;        // nothing to unwind: the sampled pc alone
+  uint64_t frames = 0;         // over every sample
+  // Why DWARF walks stopped before the outermost frame, addresses masked
+  // ("memory at 0x… is outside the copied stack"), with how often.
+  std::map<std::string, uint64_t> stops;
+};
+
+// Stack IDs the loader gives the unwound stacks of kernel samples: far
+// above the preload's per-process counters, so the keys never collide.
+inline constexpr uint32_t kUnwoundStackIdBase = 0x80000000u;
+
 struct TraceModel {
   std::vector<ProcessInfo> processes;  // PROCESS block order, then first seen
   std::vector<Image> images;
@@ -159,6 +177,10 @@ struct TraceModel {
   // spoor record samples every process at one rate); 0 when the trace does
   // not say (sampling off, or a trace older than the event).
   uint32_t sample_hz = 0;
+  KernelUnwindSummary kernel_unwind;
+  // The bytes behind the `stacks` of unwound kernel samples (their IDs from
+  // kUnwoundStackIdBase up): shared, so a copied model's spans stay valid.
+  std::vector<std::shared_ptr<const std::vector<uint8_t>>> unwound_stack_bytes;
 
   const ProcessInfo* process(uint32_t pid) const;
   const StackFrames* stack(StackKey key) const;

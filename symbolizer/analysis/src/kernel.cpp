@@ -1,0 +1,113 @@
+#include "spoor/analysis/kernel.h"
+
+#include <algorithm>
+
+namespace spoor::analysis {
+namespace {
+namespace f = field;
+
+bool is_kernel(EventKind k) { return k >= EventKind::kernel_sample && k <= EventKind::kernel_lost; }
+}  // namespace
+
+KernelAnalysis::PerThread& KernelAnalysis::state(ThreadIndex t) {
+  auto [it, inserted] = per_thread_.try_emplace(t);
+  if (inserted) {
+    it->second.index = static_cast<uint32_t>(threads_.size());
+    threads_.emplace_back();
+    threads_.back().thread = t;
+  }
+  return it->second;
+}
+
+uint32_t KernelAnalysis::syscall_index(uint32_t nr, std::string_view name) {
+  auto [it, inserted] = syscall_by_nr_.try_emplace(nr, static_cast<uint32_t>(syscalls_.size()));
+  if (inserted) {
+    syscalls_.emplace_back();
+    syscalls_.back().nr = nr;
+  }
+  SyscallStats& s = syscalls_[it->second];
+  if (s.name.empty()) s.name = name.empty() ? "syscall " + std::to_string(nr) : std::string(name);
+  return it->second;
+}
+
+void KernelAnalysis::on_event(const reader::Event& e, const EventContext& c) {
+  const KnownEvent& k = *c.known;
+  if (!is_kernel(k.kind)) return;
+  ++events_;
+  switch (k.kind) {
+    case EventKind::kernel_lost:
+      lost_[std::string(field_str(e, k, f::kKLostSource))] += field_u64(e, k, f::kKLostCount);
+      return;
+    case EventKind::kernel_sample:
+      ++threads_[state(c.thread).index].samples;
+      return;
+    case EventKind::kernel_switch: {
+      PerThread& s = state(c.thread);
+      KernelThread& t = threads_[s.index];
+      if (field_u64(e, k, f::kKOut) != 0) {
+        const bool preempted = field_u64(e, k, f::kKPreempted) != 0;
+        ++t.switches;
+        ++(preempted ? t.preempted : t.blocked);
+        s.out_ns = e.time_ns;
+        s.out_preempted = preempted;
+      } else if (s.out_ns >= 0) {
+        t.off_cpu_ns += e.time_ns - s.out_ns;
+        off_cpu_.push_back({c.thread, s.out_ns, e.time_ns, s.out_preempted});
+        s.out_ns = -1;
+      }
+      return;
+    }
+    case EventKind::kernel_fault: {
+      const bool major = field_u64(e, k, f::kKMajor) != 0;
+      KernelThread& t = threads_[state(c.thread).index];
+      ++(major ? t.major_faults : t.minor_faults);
+      ++(major ? major_ : minor_);
+      const uint64_t ip = field_u64(e, k, f::kKFaultIp);
+      faults_.push_back({c.thread, c.image, e.time_ns, field_u64(e, k, f::kKFaultAddress), ip, major});
+      FaultSite& site = sites_[{c.image, ip}];
+      site.image = c.image;
+      site.ip = ip;
+      ++(major ? site.major : site.minor);
+      return;
+    }
+    case EventKind::kernel_syscall_enter: {
+      PerThread& s = state(c.thread);
+      s.enter_ns = e.time_ns;
+      s.enter_nr = static_cast<uint32_t>(field_u64(e, k, f::kKNr));
+      syscall_index(s.enter_nr, field_str(e, k, f::kKSyscallName));
+      return;
+    }
+    case EventKind::kernel_syscall_exit: {
+      PerThread& s = state(c.thread);
+      const auto nr = static_cast<uint32_t>(field_u64(e, k, f::kKNr));
+      const uint32_t i = syscall_index(nr, field_str(e, k, f::kKSyscallName));
+      SyscallStats& st = syscalls_[i];
+      ++st.count;
+      const int64_t ret = field_i64(e, k, f::kKRet);
+      if (ret < 0 && ret >= -4095) ++st.errors;
+      if (s.enter_ns >= 0 && s.enter_nr == nr) {
+        const int64_t ns = e.time_ns - s.enter_ns;
+        st.total_ns += ns;
+        st.max_ns = std::max(st.max_ns, ns);
+        ++threads_[s.index].syscalls;
+        syscall_intervals_.push_back({c.thread, i, s.enter_ns, e.time_ns, ret});
+      }
+      s.enter_ns = -1;
+      return;
+    }
+    default:
+      return;
+  }
+}
+
+std::vector<FaultSite> KernelAnalysis::fault_sites() const {
+  std::vector<FaultSite> out;
+  out.reserve(sites_.size());
+  for (const auto& [key, site] : sites_) out.push_back(site);
+  std::stable_sort(out.begin(), out.end(), [](const FaultSite& a, const FaultSite& b) {
+    return a.minor + a.major > b.minor + b.major;
+  });
+  return out;
+}
+
+}  // namespace spoor::analysis

@@ -1,0 +1,114 @@
+#include "kernel_modules.h"
+
+#include <cctype>
+#include <cstring>
+
+namespace spoor::analysis {
+namespace {
+
+namespace f = field;
+constexpr uint32_t kProtExec = 4;  // PROT_EXEC
+
+// "memory at 0x7ffd1234 is outside ..." -> "memory at 0x… is outside ...":
+// one line per kind of stop, not per address.
+std::string masked(const std::string& reason) {
+  std::string out;
+  for (size_t i = 0; i < reason.size(); ++i) {
+    if (reason.compare(i, 2, "0x") == 0) {
+      out += "0x…";
+      i += 2;
+      while (i < reason.size() && std::isxdigit(static_cast<unsigned char>(reason[i]))) ++i;
+      --i;
+      continue;
+    }
+    if (std::isdigit(static_cast<unsigned char>(reason[i]))) {
+      out += 'N';
+      while (i + 1 < reason.size() && std::isdigit(static_cast<unsigned char>(reason[i + 1]))) ++i;
+      continue;
+    }
+    out += reason[i];
+  }
+  return out;
+}
+
+}  // namespace
+
+KernelModules::KernelModules(TraceModel& model, const LoadOptions& options)
+    : m_(model), biases_(options.sysroot) {
+  unwind_options_.debug_dirs = options.debug_dirs;
+  unwind_options_.sysroot = options.sysroot;
+}
+
+void KernelModules::mmap(const reader::Event& e, const KnownEvent& k, ImageIndex image) {
+  if ((field_u64(e, k, f::kKProt) & kProtExec) == 0) return;
+  const std::string_view path = field_str(e, k, f::kKMmapPath);
+  if (path.empty() || path.front() != '/') return;  // anonymous, [vdso], [stack], ...
+  unwind::Mapping mapping;
+  mapping.path = path;
+  mapping.start = field_u64(e, k, f::kKMmapStart);
+  mapping.length = field_u64(e, k, f::kKMmapLength);
+  mapping.pgoff = field_u64(e, k, f::kKPgoff);
+  const auto id = field_blob(e, k, f::kKMmapBuildId);
+  mapping.build_id.assign(id.begin(), id.end());
+  Image& im = m_.images[image];
+  for (const Module& mod : im.modules)
+    if (mod.start == mapping.start && mod.path == mapping.path) return;
+  const auto info = biases_.module(mapping);
+  Module mod;
+  mod.path = mapping.path;
+  mod.start = mapping.start;
+  mod.size = mapping.length;
+  mod.load_ns = e.time_ns;
+  mod.build_id = mapping.build_id;
+  // A file that cannot be read keeps its mapping (frames show as
+  // module+0xoffset from the mapping's start).
+  mod.bias = info ? info->bias : mapping.start - mapping.pgoff;
+  if (info) mod.build_id = info->build_id;
+  im.modules.push_back(std::move(mod));
+}
+
+StackKey KernelModules::unwind(const reader::Event& e, const KnownEvent& k, ImageIndex image) {
+  ImageUnwinder& u = unwinders_.try_emplace(image, ImageUnwinder{unwind::ProcessUnwinder(unwind_options_), 0, {}})
+                         .first->second;
+  const Image& im = m_.images[image];
+  for (; u.modules_added < im.modules.size(); ++u.modules_added) {
+    const Module& mod = im.modules[u.modules_added];
+    symbolizer::ModuleInfo info;
+    info.path = mod.path;
+    info.build_id = mod.build_id;
+    info.bias = mod.bias;
+    info.start = mod.start;
+    info.size = mod.size;
+    info.image = mod.image;
+    u.unwinder.add_module(info);
+  }
+  unwind::UserSample s;
+  s.ip = field_u64(e, k, f::kKSampleIp);
+  s.regs_abi = static_cast<uint32_t>(field_u64(e, k, f::kKRegsAbi));
+  s.regs.mask = field_u64(e, k, f::kKRegsMask);
+  s.regs.values = field_blob(e, k, f::kKRegs);
+  s.stack = field_blob(e, k, f::kKStack);
+  s.callchain = field_blob(e, k, f::kKCallchain);
+  const unwind::UnwoundStack r = u.unwinder.unwind(s);
+  KernelUnwindSummary& sum = m_.kernel_unwind;
+  switch (r.method) {
+    case unwind::UnwindMethod::dwarf: ++sum.dwarf; break;
+    case unwind::UnwindMethod::frame_pointer: ++sum.frame_pointer; break;
+    case unwind::UnwindMethod::ip_only: ++sum.pc_only; break;
+  }
+  sum.frames += r.pcs.size();
+  if (!r.stop_reason.empty()) ++sum.stops[masked(r.stop_reason)];
+  if (r.pcs.empty()) return 0;
+  std::string bytes(r.pcs.size() * 8, '\0');
+  std::memcpy(bytes.data(), r.pcs.data(), bytes.size());
+  auto [it, inserted] = u.ids.try_emplace(std::move(bytes), kUnwoundStackIdBase + static_cast<uint32_t>(u.ids.size()));
+  const StackKey key = stack_key(image, it->second);
+  if (inserted) {
+    auto stored = std::make_shared<const std::vector<uint8_t>>(it->first.begin(), it->first.end());
+    m_.stacks[key] = StackFrames{std::span<const uint8_t>(stored->data(), stored->size())};
+    m_.unwound_stack_bytes.push_back(std::move(stored));
+  }
+  return key;
+}
+
+}  // namespace spoor::analysis

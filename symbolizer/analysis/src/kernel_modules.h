@@ -1,0 +1,48 @@
+// What the loader does with Spoor.Kernel's Mmap records and CpuSamples:
+// executable file mappings become the image's modules (when the preload's
+// ModuleLoad has not described them), and each sample's registers and
+// stack copy are unwound (spoor::unwind) into a stack of the model.
+#ifndef SPOOR_ANALYSIS_KERNEL_MODULES_H
+#define SPOOR_ANALYSIS_KERNEL_MODULES_H
+
+#include <string>
+#include <unordered_map>
+
+#include "spoor/analysis/known_events.h"
+#include "spoor/analysis/load.h"
+#include "spoor/analysis/model.h"
+#include "spoor/unwind/mapping_bias.h"
+#include "spoor/unwind/process_unwinder.h"
+
+namespace spoor::analysis {
+
+class KernelModules {
+ public:
+  KernelModules(TraceModel& model, const LoadOptions& options);
+
+  // An executable file mapping of `image` as a module (bias from the file's
+  // program headers); anonymous, non-executable, unreadable and already
+  // known mappings change nothing.
+  void mmap(const reader::Event& e, const KnownEvent& k, ImageIndex image);
+
+  // The sample's stack (model.stacks), unwound with `image`'s modules;
+  // identical stacks of one image share a key. 0 when the sample has no pc.
+  // Cost: one DWARF walk (a few microseconds per frame, bench/RESULTS.md).
+  StackKey unwind(const reader::Event& e, const KnownEvent& k, ImageIndex image);
+
+ private:
+  struct ImageUnwinder {
+    unwind::ProcessUnwinder unwinder;
+    size_t modules_added = 0;
+    std::unordered_map<std::string, uint32_t> ids;  // stack bytes -> ID
+  };
+
+  TraceModel& m_;
+  unwind::UnwindOptions unwind_options_;
+  unwind::MappingBias biases_;
+  std::unordered_map<ImageIndex, ImageUnwinder> unwinders_;
+};
+
+}  // namespace spoor::analysis
+
+#endif  // SPOOR_ANALYSIS_KERNEL_MODULES_H

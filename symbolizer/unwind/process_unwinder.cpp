@@ -1,0 +1,334 @@
+// libdw's unwinder over a copied stack. One Dwfl per process image, with
+// the image's modules reported as the walk reaches them (perf reports them
+// the same way, but builds a Dwfl per sample: here its CFI parsing is paid
+// once per module). The thread callbacks read the sample being unwound
+// through State::current, which unwind() sets for the duration of one walk.
+#include "spoor/unwind/process_unwinder.h"
+
+#include <elfutils/libdwelf.h>
+#include <elfutils/libdwfl.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cinttypes>
+#include <cstdio>
+#include <cstring>
+
+namespace spoor::unwind {
+
+const char* method_name(UnwindMethod m) {
+  switch (m) {
+    case UnwindMethod::dwarf: return "dwarf";
+    case UnwindMethod::frame_pointer: return "frame pointers";
+    case UnwindMethod::ip_only: return "pc only";
+  }
+  return "?";
+}
+
+namespace {
+
+// libdw wants a pid for the one thread it unwinds; the trace's pid plays no
+// part (memory and registers come from the sample), so any positive one does.
+constexpr pid_t kUnwoundPid = 1;
+
+std::string hex(uint64_t v) {
+  char buf[24];
+  std::snprintf(buf, sizeof buf, "0x%" PRIx64, v);
+  return buf;
+}
+
+std::string hex_bytes(const uint8_t* p, size_t n) {
+  std::string s;
+  char buf[3];
+  for (size_t i = 0; i < n; ++i) {
+    std::snprintf(buf, sizeof buf, "%02x", p[i]);
+    s += buf;
+  }
+  return s;
+}
+
+std::vector<uint64_t> u64s(std::span<const uint8_t> bytes) {
+  std::vector<uint64_t> out(bytes.size() / 8);
+  if (!out.empty()) std::memcpy(out.data(), bytes.data(), out.size() * 8);
+  return out;
+}
+
+}  // namespace
+
+struct ProcessUnwinder::State {
+  enum class ModuleState : uint8_t { pending, reported, unusable };
+  struct Mod {
+    symbolizer::ModuleInfo info;
+    ModuleState state = ModuleState::pending;
+    Dwfl_Module* dwfl_module = nullptr;
+  };
+
+  UnwindOptions options;
+  std::string debuginfo_path_storage;
+  char* debuginfo_path = nullptr;
+  Dwfl_Callbacks callbacks{};
+  Dwfl_Thread_Callbacks thread_callbacks{};
+  Dwfl* dwfl = nullptr;
+  bool attached = false;
+  std::vector<Mod> modules;  // in load order; the latest wins an overlap
+  std::vector<symbolizer::ModuleProblem> problems;
+
+  // The walk in progress.
+  const UserSample* current = nullptr;
+  uint64_t current_sp = 0;
+  std::vector<uint64_t>* pcs = nullptr;
+  std::string memory_error;  // the first read the copy and the files could not serve
+
+  explicit State(UnwindOptions o) : options(std::move(o)) {
+    for (const std::string& d : options.debug_dirs) debuginfo_path_storage += d + ":";
+    debuginfo_path_storage += ":.debug:/usr/lib/debug";
+    debuginfo_path = debuginfo_path_storage.data();
+    callbacks.find_elf = dwfl_build_id_find_elf;
+    callbacks.find_debuginfo = dwfl_standard_find_debuginfo;
+    callbacks.section_address = dwfl_offline_section_address;
+    callbacks.debuginfo_path = &debuginfo_path;
+    dwfl = dwfl_begin(&callbacks);
+    thread_callbacks.next_thread = next_thread;
+    thread_callbacks.memory_read = memory_read;
+    thread_callbacks.set_initial_registers = set_initial_registers;
+  }
+  ~State() {
+    if (dwfl != nullptr) dwfl_end(dwfl);
+  }
+
+  Mod* module_at(uint64_t address) {
+    for (auto it = modules.rbegin(); it != modules.rend(); ++it)
+      if (address >= it->info.start && address - it->info.start < it->info.size) return &*it;
+    return nullptr;
+  }
+
+  void problem(const Mod& m, std::string message) {
+    for (const auto& p : problems)
+      if (p.path == m.info.path) return;
+    problems.push_back({m.info.path, std::move(message)});
+  }
+
+  // Reports the module holding `address` to libdwfl on first use: opened
+  // here so its build ID is checked before libdw reads its CFI.
+  void report(uint64_t address) {
+    Mod* m = module_at(address);
+    if (m == nullptr || m->state != ModuleState::pending) return;
+    m->state = ModuleState::unusable;
+    const std::string file = m->info.image.empty() ? options.sysroot + m->info.path : m->info.path;
+    const int fd = m->info.image.empty() ? open(file.c_str(), O_RDONLY | O_CLOEXEC) : image_fd(m->info.image);
+    if (fd < 0) {
+      problem(*m, std::string("cannot open '") + file + "': " + std::strerror(errno) + "; its frames end the unwinding");
+      return;
+    }
+    if (!m->info.build_id.empty()) {
+      Elf* elf = elf_begin(fd, ELF_C_READ_MMAP, nullptr);
+      const void* id = nullptr;
+      const ssize_t n = elf != nullptr ? dwelf_elf_gnu_build_id(elf, &id) : -1;
+      const bool same = n > 0 && static_cast<size_t>(n) == m->info.build_id.size() &&
+                        std::memcmp(id, m->info.build_id.data(), m->info.build_id.size()) == 0;
+      const std::string found = n > 0 ? hex_bytes(static_cast<const uint8_t*>(id), static_cast<size_t>(n)) : "none";
+      if (elf != nullptr) elf_end(elf);
+      if (!same) {
+        close(fd);
+        problem(*m, "build ID " + found + " differs from the recorded " +
+                        hex_bytes(m->info.build_id.data(), m->info.build_id.size()) +
+                        ": the file changed since recording; its frames end the unwinding");
+        return;
+      }
+    }
+    dwfl_report_begin_add(dwfl);
+    // The Dwfl owns fd from here, whatever the outcome.
+    m->dwfl_module = dwfl_report_elf(dwfl, m->info.path.c_str(), file.c_str(), fd, m->info.bias, true);
+    dwfl_report_end(dwfl, nullptr, nullptr);
+    if (m->dwfl_module == nullptr) {
+      problem(*m, std::string("cannot read '") + file + "' as ELF: " + dwfl_errmsg(-1));
+      return;
+    }
+    m->state = ModuleState::reported;
+  }
+
+  // A captured image (the vDSO, which has no file) as a file libdw can
+  // read its CFI from: an anonymous memory file holding the bytes.
+  static int image_fd(const std::vector<uint8_t>& image) {
+    const int fd = memfd_create("spoor-image", MFD_CLOEXEC);
+    if (fd < 0) return -1;
+    size_t done = 0;
+    while (done < image.size()) {
+      const ssize_t n = write(fd, image.data() + done, image.size() - done);
+      if (n <= 0) {
+        close(fd);
+        return -1;
+      }
+      done += static_cast<size_t>(n);
+    }
+    return fd;
+  }
+
+  // A word of the module file's loaded bytes, for the rare CFI expression
+  // that reads memory outside the stack.
+  bool read_module(uint64_t address, Dwarf_Word* out) {
+    Mod* m = module_at(address);
+    if (m == nullptr) return false;
+    report(address);
+    if (m->state != ModuleState::reported) return false;
+    Dwarf_Addr bias = 0;
+    Elf* elf = dwfl_module_getelf(m->dwfl_module, &bias);
+    size_t phnum = 0;
+    if (elf == nullptr || elf_getphdrnum(elf, &phnum) != 0) return false;
+    size_t file_size = 0;
+    const char* raw = elf_rawfile(elf, &file_size);
+    if (raw == nullptr) return false;
+    const uint64_t vaddr = address - bias;
+    for (size_t i = 0; i < phnum; ++i) {
+      GElf_Phdr ph;
+      if (gelf_getphdr(elf, static_cast<int>(i), &ph) == nullptr || ph.p_type != PT_LOAD) continue;
+      if (vaddr < ph.p_vaddr || vaddr + 8 > ph.p_vaddr + ph.p_filesz) continue;
+      const uint64_t offset = ph.p_offset + (vaddr - ph.p_vaddr);
+      if (offset + 8 > file_size) return false;
+      std::memcpy(out, raw + offset, 8);
+      return true;
+    }
+    return false;
+  }
+
+  static pid_t next_thread(Dwfl* dwfl, void* dwfl_arg, void** thread_argp) {
+    if (*thread_argp != nullptr) return 0;  // one thread: the sample's
+    *thread_argp = dwfl_arg;
+    return dwfl_pid(dwfl);
+  }
+
+  static bool memory_read(Dwfl*, Dwarf_Addr address, Dwarf_Word* result, void* dwfl_arg) {
+    auto* s = static_cast<State*>(dwfl_arg);
+    const std::span<const uint8_t> stack = s->current->stack;
+    if (address >= s->current_sp && address - s->current_sp <= stack.size() &&
+        stack.size() - (address - s->current_sp) >= 8) {
+      std::memcpy(result, stack.data() + (address - s->current_sp), 8);
+      return true;
+    }
+    if (s->read_module(address, result)) return true;
+    if (s->memory_error.empty())
+      s->memory_error = "memory at " + hex(address) + " is outside the copied stack (" +
+                        std::to_string(stack.size()) + " bytes from sp " + hex(s->current_sp) + ") and every module";
+    return false;
+  }
+
+  static bool set_initial_registers(Dwfl_Thread* thread, void* thread_arg) {
+    auto* s = static_cast<State*>(thread_arg);
+    // Only the registers the sample has: one libdw never gets stays
+    // undefined, so a rule that needs it stops the walk instead of
+    // following a made-up value.
+    for (unsigned dwarf = 0; dwarf < 17; ++dwarf) {
+      const auto v = s->current->regs.get(kDwarfToPerfX86[dwarf]);
+      if (!v) continue;
+      const Dwarf_Word w = *v;
+      if (!dwfl_thread_state_registers(thread, static_cast<int>(dwarf), 1, &w)) return false;
+    }
+    return true;
+  }
+
+  static int frame(Dwfl_Frame* state, void* arg) {
+    auto* s = static_cast<State*>(arg);
+    Dwarf_Addr pc = 0;
+    bool activation = false;
+    if (!dwfl_frame_pc(state, &pc, nullptr)) return DWARF_CB_ABORT;
+    // The module must be known before libdw asks whether this frame is an
+    // activation (which reads its CFI), and before it unwinds past it.
+    s->report(s->pcs->empty() || pc == 0 ? pc : pc - 1);
+    if (!dwfl_frame_pc(state, &pc, &activation)) return DWARF_CB_ABORT;
+    // A caller frame below a signal frame is an activation: its pc is
+    // exact. Stored +1, so that readers of return addresses (pc - 1) land
+    // on it like on every other caller frame.
+    s->pcs->push_back(!s->pcs->empty() && activation ? pc + 1 : pc);
+    return s->pcs->size() >= s->options.max_frames ? DWARF_CB_ABORT : DWARF_CB_OK;
+  }
+
+  // DWARF unwinding; false when it could not start, with the reason in `out`.
+  bool dwarf_unwind(const UserSample& sample, UnwoundStack& out) {
+    if (sample.regs_abi != kRegsAbi64) {
+      out.stop_reason = sample.regs_abi == kRegsAbiNone
+                            ? "no user registers in the sample"
+                            : "registers of ABI " + std::to_string(sample.regs_abi) + " (only x86-64's unwind)";
+      return false;
+    }
+    const auto ip = sample.regs.get(kPerfIp);
+    const auto sp = sample.regs.get(kPerfSp);
+    if (!ip || !sp) {
+      out.stop_reason = "the sample's registers lack ip or sp";
+      return false;
+    }
+    if (dwfl == nullptr) {
+      out.stop_reason = std::string("libdwfl: ") + dwfl_errmsg(-1);
+      return false;
+    }
+    report(*ip);
+    if (!attached) {
+      if (!dwfl_attach_state(dwfl, nullptr, kUnwoundPid, &thread_callbacks, this)) {
+        out.stop_reason = "no module to unwind in (pc " + hex(*ip) + "): " + dwfl_errmsg(-1);
+        return false;
+      }
+      attached = true;
+    }
+    current = &sample;
+    current_sp = *sp;
+    pcs = &out.pcs;
+    memory_error.clear();
+    const int rc = dwfl_getthread_frames(dwfl, kUnwoundPid, frame, this);
+    const std::string libdw_error = rc == -1 ? dwfl_errmsg(-1) : "";
+    current = nullptr;
+    pcs = nullptr;
+    out.method = UnwindMethod::dwarf;
+    // libdw ends a walk the same way at the outermost frame (its return
+    // address is undefined) and when a read for the return address failed:
+    // a failed read, or a last pc in no module, says which it was.
+    const uint64_t last = out.pcs.empty() ? *ip : out.pcs.back();
+    if (out.pcs.size() >= options.max_frames)
+      out.stop_reason = "stopped at " + std::to_string(options.max_frames) + " frames";
+    else if (!memory_error.empty())
+      out.stop_reason = memory_error;
+    else if (module_at(out.pcs.size() > 1 ? last - 1 : last) == nullptr)
+      out.stop_reason = "pc " + hex(last) + " is in no known module";
+    else if (rc != 0)
+      out.stop_reason = libdw_error.empty() ? "libdw stopped" : "libdw: " + libdw_error;
+    return true;
+  }
+};
+
+ProcessUnwinder::ProcessUnwinder(UnwindOptions options) : state_(std::make_unique<State>(std::move(options))) {}
+ProcessUnwinder::ProcessUnwinder(ProcessUnwinder&&) noexcept = default;
+ProcessUnwinder& ProcessUnwinder::operator=(ProcessUnwinder&&) noexcept = default;
+ProcessUnwinder::~ProcessUnwinder() = default;
+
+void ProcessUnwinder::add_module(const symbolizer::ModuleInfo& module) {
+  State::Mod m;
+  m.info = module;
+  state_->modules.push_back(std::move(m));
+}
+
+size_t ProcessUnwinder::module_count() const { return state_->modules.size(); }
+
+const std::vector<symbolizer::ModuleProblem>& ProcessUnwinder::problems() const { return state_->problems; }
+
+UnwoundStack ProcessUnwinder::unwind(const UserSample& sample) {
+  UnwoundStack out;
+  const bool walked = state_->dwarf_unwind(sample, out);
+  const std::vector<uint64_t> chain = u64s(sample.callchain);
+  // The callchain is the better answer when DWARF got no further than the
+  // sampled pc (no stack copied, or code without CFI).
+  if (walked && (out.pcs.size() > 1 || chain.size() <= 1)) return out;
+  if (!chain.empty()) {
+    out.pcs = chain;
+    out.method = UnwindMethod::frame_pointer;
+    return out;
+  }
+  if (out.pcs.empty()) {
+    const uint64_t ip = sample.ip != 0 ? sample.ip : sample.regs.get(kPerfIp).value_or(0);
+    if (ip != 0) out.pcs.push_back(ip);
+  }
+  out.method = walked ? UnwindMethod::dwarf : UnwindMethod::ip_only;
+  return out;
+}
+
+}  // namespace spoor::unwind

@@ -1,0 +1,228 @@
+// Spoor.Kernel events (context switches, page faults, syscalls, lost
+// records, samples) in hand-built traces whose every figure is known; and
+// samples carrying registers and stack copies unwound while loading.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+
+#include "analysis_test_support.h"
+#include "kernel_trace.h"
+#include "sample_capture.h"
+#include "spoor/analysis/cpu.h"
+#include "spoor/analysis/kernel.h"
+#include "spoor/analysis/symbolized_stacks.h"
+#include "spoor/unwind/perf_regs.h"
+
+namespace {
+
+using namespace spoor::testing;
+namespace an = spoor::analysis;
+
+// prog (pid 100, threads 100 and 101, preloaded: its module is known from
+// ModuleLoad) and the kernel's view of it in the recorder's stream.
+KernelTrace switches_faults_syscalls() {
+  KernelTrace t;
+  t.process(100, 1, "prog", {"prog"});
+  t.module_load(100, 1, 0x400000, 0x400000, 0x10000, "/nonexistent/prog");
+  t.thread_start(100, 101, 2, 100);
+  // Thread 100: blocked 500 ns, preempted 100 ns.
+  t.context_switch(100, 100, 1000, true, false);
+  t.context_switch(100, 100, 1500, false, false);
+  t.context_switch(100, 100, 2000, true, true);
+  t.context_switch(100, 100, 2100, false, false);
+  // Thread 101: blocked 1000 ns, then switched out for good.
+  t.context_switch(100, 101, 3000, true, false);
+  t.context_switch(100, 101, 4000, false, false);
+  t.context_switch(100, 101, 5000, true, false);
+  // Faults: three minor at one instruction, one major at another.
+  for (uint64_t i = 0; i < 3; ++i) t.page_fault(100, 100, 5100 + i, 0x7f0000001000 + i * 4096, 0x401010, false);
+  t.page_fault(100, 101, 5200, 0x7f0000100000, 0x402020, true);
+  // read twice (one fails with -EAGAIN), write once.
+  t.syscall(100, 100, 6000, 6300, 0, "read", 10);
+  t.syscall(100, 100, 7000, 7100, 0, "read", -11);
+  t.syscall(100, 101, 8000, 8050, 1, "write", 5);
+  t.klost(8100, "samples", 7);
+  // Samples with the kernel's callchain only.
+  for (uint64_t i = 0; i < 3; ++i) t.cpu_sample(100, 100, 9000 + i, 0x401010, 0, {}, {}, {0x401010, 0x402020, 0x403030});
+  return t;
+}
+
+const an::KernelThread* kthread(const an::KernelAnalysis& k, const an::TraceModel& m, uint32_t tid) {
+  for (const an::KernelThread& t : k.threads())
+    if (m.threads[t.thread].tid == tid) return &t;
+  return nullptr;
+}
+
+TEST(Kernel, EventsCountForTheThreadTheyNameNotTheRecorder) {
+  an::KernelAnalysis k;
+  KernelTrace t = switches_faults_syscalls();
+  Loaded l = load(t, {&k});
+  ASSERT_TRUE(k.any());
+  for (const an::KernelThread& th : k.threads()) EXPECT_EQ(l.model.threads[th.thread].pid, 100u);
+  const an::ProcessInfo* recorder = l.model.process(1);
+  ASSERT_NE(recorder, nullptr);
+  EXPECT_TRUE(recorder->threads.size() <= 1) << "only the recorder's own thread";
+}
+
+TEST(Kernel, SwitchesSplitIntoBlockedAndPreemptedWithOffCpuTime) {
+  an::KernelAnalysis k;
+  KernelTrace t = switches_faults_syscalls();
+  Loaded l = load(t, {&k});
+  const an::KernelThread* main = kthread(k, l.model, 100);
+  const an::KernelThread* worker = kthread(k, l.model, 101);
+  ASSERT_NE(main, nullptr);
+  ASSERT_NE(worker, nullptr);
+  EXPECT_EQ(main->switches, 2u);
+  EXPECT_EQ(main->blocked, 1u);
+  EXPECT_EQ(main->preempted, 1u);
+  EXPECT_EQ(main->off_cpu_ns, 600);
+  EXPECT_EQ(worker->switches, 2u);
+  EXPECT_EQ(worker->blocked, 2u);
+  EXPECT_EQ(worker->off_cpu_ns, 1000) << "the last switch-out has no switch-in: no time";
+  ASSERT_EQ(k.off_cpu().size(), 3u);
+  EXPECT_EQ(k.off_cpu()[1].start_ns, 2000);
+  EXPECT_EQ(k.off_cpu()[1].end_ns, 2100);
+  EXPECT_TRUE(k.off_cpu()[1].preempted);
+}
+
+TEST(Kernel, FaultsPerThreadAndPerSite) {
+  an::KernelAnalysis k;
+  KernelTrace t = switches_faults_syscalls();
+  Loaded l = load(t, {&k});
+  EXPECT_EQ(k.minor_faults(), 3u);
+  EXPECT_EQ(k.major_faults(), 1u);
+  EXPECT_EQ(kthread(k, l.model, 100)->minor_faults, 3u);
+  EXPECT_EQ(kthread(k, l.model, 101)->major_faults, 1u);
+  const auto sites = k.fault_sites();
+  ASSERT_EQ(sites.size(), 2u);
+  EXPECT_EQ(sites[0].ip, 0x401010u);
+  EXPECT_EQ(sites[0].minor, 3u);
+  an::SymbolizedStacks symbols(l.model);
+  EXPECT_EQ(symbols.frames_at(sites[0].image, sites[0].ip, false).front().function_or_location(), "prog+0x1010");
+  ASSERT_EQ(k.faults().size(), 4u);
+  EXPECT_EQ(k.faults()[3].address, 0x7f0000100000u);
+}
+
+TEST(Kernel, SyscallCountsErrorsAndDurations) {
+  an::KernelAnalysis k;
+  KernelTrace t = switches_faults_syscalls();
+  Loaded l = load(t, {&k});
+  ASSERT_EQ(k.syscalls().size(), 2u);
+  const an::SyscallStats& read = k.syscalls()[0];
+  EXPECT_EQ(read.name, "read");
+  EXPECT_EQ(read.count, 2u);
+  EXPECT_EQ(read.errors, 1u);
+  EXPECT_EQ(read.total_ns, 400);
+  EXPECT_EQ(read.max_ns, 300);
+  EXPECT_EQ(k.syscalls()[1].name, "write");
+  EXPECT_EQ(k.syscalls()[1].total_ns, 50);
+  EXPECT_EQ(k.syscall_intervals().size(), 3u);
+  EXPECT_EQ(k.lost().at("samples"), 7u);
+}
+
+TEST(Kernel, SamplesWithOnlyACallchainFormTheKernelProfile) {
+  an::CpuAnalysis preload;
+  an::CpuAnalysis kernel(an::SampleSource::kernel);
+  KernelTrace t = switches_faults_syscalls();
+  Loaded l = load(t, {&preload, &kernel});
+  EXPECT_EQ(preload.periods(), 0u) << "kernel samples are not the preload sampler's";
+  EXPECT_EQ(kernel.periods(), 3u);
+  EXPECT_EQ(l.model.kernel_unwind.frame_pointer, 3u);
+  an::SymbolizedStacks symbols(l.model);
+  const an::CpuProfile p = kernel.profile(symbols);
+  ASSERT_FALSE(p.functions.empty());
+  EXPECT_EQ(p.functions[0].function, "prog+0x1010");
+  EXPECT_EQ(p.functions[0].self, 3u);
+  ASSERT_EQ(kernel.stacks().size(), 1u) << "identical stacks share one key";
+  EXPECT_EQ(symbols.frames(kernel.stacks()[0].stack, an::StackUse::sample).size(), 3u);
+}
+
+extern "C" __attribute__((noinline)) int kernel_test_marker(int x) { return x * 3 + 1; }
+
+// A --no-preload trace: the program's module comes from the kernel's mmap
+// record of this very test binary (a real file, so its bias is computed
+// from its program headers and its symbols resolve).
+TEST(Kernel, MmapRecordsAreTheModulesWithoutPreload) {
+  std::ifstream maps("/proc/self/maps");
+  char exe[4096];
+  const ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+  ASSERT_GT(n, 0);
+  const std::string self(exe, static_cast<size_t>(n));
+  std::string line;
+  KernelTrace t;
+  t.comm(200, 200, 5, "kernel_only", true);
+  bool mapped = false;
+  while (std::getline(maps, line)) {
+    uint64_t start, end, pgoff;
+    char perms[8];
+    char path[4096] = "";
+    if (std::sscanf(line.c_str(), "%lx-%lx %7s %lx %*s %*s %4095s", &start, &end, perms, &pgoff, path) < 4) continue;
+    if (self != path) continue;
+    t.mmap(200, 10, start, end - start, pgoff, perms[2] == 'x' ? 5 : 1, self);
+    mapped = mapped || perms[2] == 'x';
+  }
+  ASSERT_TRUE(mapped);
+  const auto marker = reinterpret_cast<uint64_t>(&kernel_test_marker);
+  t.cpu_sample(200, 200, 20, marker + 1, 0, {}, {}, {marker + 1});
+  an::CpuAnalysis kernel(an::SampleSource::kernel);
+  Loaded l = load(t, {&kernel});
+  const an::ProcessInfo* p = l.model.process(200);
+  ASSERT_NE(p, nullptr);
+  EXPECT_EQ(p->name, "kernel_only");
+  ASSERT_EQ(p->images.size(), 1u) << "the exec that started it opens no second image";
+  EXPECT_EQ(l.model.images[p->images[0]].modules.size(), 1u) << "only the executable mapping";
+  an::SymbolizedStacks symbols(l.model);
+  const an::CpuProfile prof = kernel.profile(symbols);
+  ASSERT_EQ(prof.functions.size(), 1u);
+  EXPECT_EQ(prof.functions[0].function, "kernel_test_marker");
+}
+
+TEST(Kernel, ForkedProcessKeepsItsParentsModules) {
+  KernelTrace t;
+  t.mmap(300, 10, 0x400000, 0x1000, 0, 5, "/nonexistent/prog");
+  t.kfork(301, 301, 20, 300, 300);
+  t.cpu_sample(301, 301, 30, 0x400010, 0, {}, {}, {0x400010});
+  t.kfork(300, 302, 40, 300, 300);  // a thread: no new process
+  Loaded l = load(t);
+  const an::ProcessInfo* child = l.model.process(301);
+  ASSERT_NE(child, nullptr);
+  EXPECT_EQ(child->ppid, 300u);
+  EXPECT_EQ(l.model.images[child->images.back()].modules.size(), 1u);
+  EXPECT_EQ(l.model.process(300)->forked, std::vector<uint32_t>{301});
+}
+
+// Samples the capture program took of itself (registers + stack copies,
+// -fomit-frame-pointer chain) as Spoor.Kernel CpuSamples of a preloaded
+// process: the loader unwinds them with DWARF, and the kernel profile has
+// the chain's functions and main.
+TEST(Kernel, SampledStacksAreUnwoundWhileLoading) {
+  const std::string path = ::testing::TempDir() + "/kernel_test.capture";
+  ASSERT_EQ(std::system((std::string(SPOOR_CAPTURE_PROGRAM) + " " + path + " 10 2").c_str()), 0);
+  Capture c;
+  ASSERT_TRUE(read_capture(path, c));
+  KernelTrace t;
+  t.process(400, 1, "capture", {"capture"});
+  for (const auto& m : c.modules)
+    if (m.image.empty()) t.module_load(400, 1, m.bias, m.start, m.size, m.path);  // files only: no vDSO image here
+  uint64_t time = 10;
+  for (const CapturedSample& s : c.samples)
+    t.cpu_sample(400, 400, ++time, s.regs[spoor::unwind::kPerfIp], s.mask, s.regs, s.stack, {});
+  an::CpuAnalysis kernel(an::SampleSource::kernel);
+  Loaded l = load(t, {&kernel});
+  EXPECT_EQ(l.model.kernel_unwind.dwarf, c.samples.size());
+  EXPECT_TRUE(l.model.kernel_unwind.stops.empty());
+  an::SymbolizedStacks symbols(l.model);
+  const an::CpuProfile p = kernel.profile(symbols);
+  auto inclusive = [&](const std::string& name) -> uint64_t {
+    for (const an::FunctionCost& f : p.functions)
+      if (f.function == name) return f.inclusive;
+    return 0;
+  };
+  EXPECT_EQ(inclusive("main"), c.samples.size());
+  EXPECT_GE(inclusive("offline_chain_a"), c.samples.size() * 3 / 4);
+  EXPECT_GE(inclusive("offline_spin_leaf"), c.samples.size() * 3 / 4);
+}
+
+}  // namespace

@@ -1,0 +1,103 @@
+// Spoor.Kernel events written by hand, exactly as the kernel-source
+// schema gives them (kernelsrc/: id, name, fields in order), into the
+// recorder's stream: every event names its process and thread in pid/tid
+// fields. Builds on SpoorTrace (spoor_trace.h).
+#ifndef SPOOR_TESTS_ANALYSIS_KERNEL_TRACE_H
+#define SPOOR_TESTS_ANALYSIS_KERNEL_TRACE_H
+
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "spoor_trace.h"
+
+namespace spoor::testing {
+
+enum KernelKey : uint16_t {
+  kKCpuSample = 101, kKContextSwitch, kKPageFault, kKSyscallEnter, kKSyscallExit, kKMmap, kKComm, kKFork, kKExit,
+  kKLost,
+};
+
+inline Bytes u64_bytes(const std::vector<uint64_t>& v) {
+  Bytes b(v.size() * 8);
+  if (!v.empty()) std::memcpy(b.data(), v.data(), b.size());
+  return b;
+}
+
+class KernelTrace : public SpoorTrace {
+ public:
+  // The recorder (pid `recorder`, "spoor record") with Spoor.Kernel described.
+  explicit KernelTrace(uint32_t recorder = 1) : recorder_(recorder) {
+    process(recorder, 0, "spoor", {"spoor", "record"});
+    using namespace format;
+    builder().provider(recorder, 7, "Spoor.Kernel", guid_from_seed(0xa0));
+    auto ev = [&](uint16_t key, const char* name, std::vector<FieldSpec> fields, uint8_t opcode = 0) {
+      builder().event({.pid = recorder, .key = key, .provider_index = 7, .id = static_cast<uint16_t>(key - 100),
+                       .opcode = opcode, .name = name, .fields = std::move(fields)});
+    };
+    ev(kKCpuSample, "CpuSample",
+       {{kFieldU32, "pid"}, {kFieldU32, "tid"}, {kFieldU32, "cpu"}, {kFieldU64, "ip"}, {kFieldU32, "regs_abi"},
+        {kFieldU64, "regs_mask"}, {kFieldBlob, "regs"}, {kFieldBlob, "stack"}, {kFieldBlob, "callchain"},
+        {kFieldBlob, "kernel_callchain"}});
+    ev(kKContextSwitch, "ContextSwitch",
+       {{kFieldU32, "pid"}, {kFieldU32, "tid"}, {kFieldU32, "cpu"}, {kFieldBool, "out"}, {kFieldBool, "preempted"}});
+    ev(kKPageFault, "PageFault",
+       {{kFieldU32, "pid"}, {kFieldU32, "tid"}, {kFieldU32, "cpu"}, {kFieldU64, "address"}, {kFieldU64, "ip"},
+        {kFieldBool, "major"}, {kFieldBlob, "callchain"}});
+    ev(kKSyscallEnter, "SyscallEnter",
+       {{kFieldU32, "pid"}, {kFieldU32, "tid"}, {kFieldU32, "cpu"}, {kFieldU32, "nr"}, {kFieldString, "name"},
+        {kFieldBlob, "args"}}, kOpStart);
+    ev(kKSyscallExit, "SyscallExit",
+       {{kFieldU32, "pid"}, {kFieldU32, "tid"}, {kFieldU32, "cpu"}, {kFieldU32, "nr"}, {kFieldString, "name"},
+        {kFieldI64, "ret"}}, kOpStop);
+    ev(kKMmap, "Mmap",
+       {{kFieldU32, "pid"}, {kFieldU32, "tid"}, {kFieldU64, "start"}, {kFieldU64, "length"}, {kFieldU64, "pgoff"},
+        {kFieldU32, "prot"}, {kFieldU32, "flags"}, {kFieldString, "path"}, {kFieldBlob, "build_id"}});
+    ev(kKComm, "Comm", {{kFieldU32, "pid"}, {kFieldU32, "tid"}, {kFieldString, "comm"}, {kFieldBool, "exec"}});
+    ev(kKFork, "Fork", {{kFieldU32, "pid"}, {kFieldU32, "tid"}, {kFieldU32, "parent_pid"}, {kFieldU32, "parent_tid"}});
+    ev(kKExit, "Exit", {{kFieldU32, "pid"}, {kFieldU32, "tid"}});
+    ev(kKLost, "Lost", {{kFieldU32, "cpu"}, {kFieldString, "source"}, {kFieldU64, "count"}});
+  }
+
+  // A sample with registers (perf layout, `mask`) and a stack copy, or
+  // with only the kernel's callchain (empty regs).
+  void cpu_sample(uint32_t pid, uint32_t tid, uint64_t t, uint64_t ip, uint64_t mask, const std::vector<uint64_t>& regs,
+                  const Bytes& stack, const std::vector<uint64_t>& callchain) {
+    kadd(t, K(kKCpuSample, t).u32(pid).u32(tid).u32(0).u64(ip).u32(regs.empty() ? 0 : 2).u64(mask)
+                .blob(u64_bytes(regs)).blob(stack).blob(u64_bytes(callchain)).blob({}));
+  }
+  void context_switch(uint32_t pid, uint32_t tid, uint64_t t, bool out, bool preempted) {
+    kadd(t, K(kKContextSwitch, t).u32(pid).u32(tid).u32(0).boolean(out).boolean(preempted));
+  }
+  void page_fault(uint32_t pid, uint32_t tid, uint64_t t, uint64_t address, uint64_t ip, bool major) {
+    kadd(t, K(kKPageFault, t).u32(pid).u32(tid).u32(0).u64(address).u64(ip).boolean(major).blob({}));
+  }
+  void syscall(uint32_t pid, uint32_t tid, uint64_t enter, uint64_t exit, uint32_t nr, const std::string& name,
+               int64_t ret) {
+    kadd(enter, K(kKSyscallEnter, enter).u32(pid).u32(tid).u32(0).u32(nr).string(name).blob(Bytes(48, 0)));
+    kadd(exit, K(kKSyscallExit, exit).u32(pid).u32(tid).u32(0).u32(nr).string(name).i64(ret));
+  }
+  void mmap(uint32_t pid, uint64_t t, uint64_t start, uint64_t length, uint64_t pgoff, uint32_t prot,
+            const std::string& path) {
+    kadd(t, K(kKMmap, t).u32(pid).u32(pid).u64(start).u64(length).u64(pgoff).u32(prot).u32(2).string(path).blob({}));
+  }
+  void comm(uint32_t pid, uint32_t tid, uint64_t t, const std::string& comm, bool exec) {
+    kadd(t, K(kKComm, t).u32(pid).u32(tid).string(comm).boolean(exec));
+  }
+  void kfork(uint32_t pid, uint32_t tid, uint64_t t, uint32_t parent_pid, uint32_t parent_tid) {
+    kadd(t, K(kKFork, t).u32(pid).u32(tid).u32(parent_pid).u32(parent_tid));
+  }
+  void kexit(uint32_t pid, uint32_t tid, uint64_t t) { kadd(t, K(kKExit, t).u32(pid).u32(tid)); }
+  void klost(uint64_t t, const std::string& source, uint64_t count) {
+    kadd(t, K(kKLost, t).u32(0).string(source).u64(count));
+  }
+
+ private:
+  RecordBuilder K(uint16_t key, uint64_t t) const { return RecordBuilder(key, t).tid(recorder_); }
+  void kadd(uint64_t, const RecordBuilder& r) { add_record(recorder_, r); }
+  uint32_t recorder_;
+};
+
+}  // namespace spoor::testing
+
+#endif  // SPOOR_TESTS_ANALYSIS_KERNEL_TRACE_H

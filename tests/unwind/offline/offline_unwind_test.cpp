@@ -1,0 +1,260 @@
+// spoor::unwind on samples a program took of itself (capture_program, built
+// -O2 -fomit-frame-pointer): unwound offline, in another process, from the
+// copied registers and stack alone, the known chain and main appear in
+// order. And bad input: no crash, a short stack and a reason.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "sample_capture.h"
+#include "spoor/symbolizer/symbolizer.h"
+#include "spoor/unwind/mapping_bias.h"
+#include "spoor/unwind/process_unwinder.h"
+
+namespace {
+
+namespace uw = spoor::unwind;
+namespace sym = spoor::symbolizer;
+using spoor::testing::Capture;
+using spoor::testing::CapturedSample;
+
+const Capture& capture() {
+  static const Capture c = [] {
+    Capture out;
+    const std::string path = ::testing::TempDir() + "/offline_unwind.capture";
+    const std::string cmd = std::string(SPOOR_CAPTURE_PROGRAM) + " " + path + " 40 4";
+    EXPECT_EQ(std::system(cmd.c_str()), 0) << cmd;
+    EXPECT_TRUE(spoor::testing::read_capture(path, out));
+    return out;
+  }();
+  return c;
+}
+
+std::span<const uint8_t> bytes_of(const std::vector<uint64_t>& v) {
+  return {reinterpret_cast<const uint8_t*>(v.data()), v.size() * 8};
+}
+
+uw::UserSample user_sample(const CapturedSample& s) {
+  uw::UserSample u;
+  u.regs_abi = uw::kRegsAbi64;
+  u.regs.mask = s.mask;
+  u.regs.values = bytes_of(s.regs);
+  u.ip = u.regs.get(uw::kPerfIp).value_or(0);
+  u.stack = s.stack;
+  return u;
+}
+
+// The outermost function at each pc (frame 0 exact, callers at pc - 1).
+std::vector<std::string> functions(sym::Symbolizer& symbols, const std::vector<sym::ModuleId>& ids,
+                                   const std::vector<sym::ModuleInfo>& modules, const std::vector<uint64_t>& pcs) {
+  std::vector<std::string> out;
+  for (size_t i = 0; i < pcs.size(); ++i) {
+    const uint64_t at = i == 0 ? pcs[i] : pcs[i] - 1;
+    std::string name = "?";
+    for (size_t m = 0; m < modules.size(); ++m)
+      if (at >= modules[m].start && at - modules[m].start < modules[m].size) {
+        name = symbols.symbolize(ids[m], at).frames.back().function;
+        break;
+      }
+    out.push_back(name);
+  }
+  return out;
+}
+
+std::string joined(const std::vector<std::string>& v) {
+  std::string s;
+  for (const auto& x : v) s += x + " ";
+  return s;
+}
+
+// Positions of `want` in `names`, in order; false when one is missing or
+// out of order.
+bool in_order(const std::vector<std::string>& names, const std::vector<std::string>& want) {
+  size_t at = 0;
+  for (const std::string& w : want) {
+    while (at < names.size() && names[at] != w) ++at;
+    if (at == names.size()) return false;
+    ++at;
+  }
+  return true;
+}
+
+TEST(OfflineUnwind, ChainWithoutFramePointersUnwindsToMain) {
+  const Capture& c = capture();
+  ASSERT_EQ(c.samples.size(), 40u);
+  uw::ProcessUnwinder unwinder;
+  sym::Symbolizer symbols;
+  std::vector<sym::ModuleId> ids;
+  for (const auto& m : c.modules) {
+    unwinder.add_module(m);
+    ids.push_back(symbols.add_module(m));
+  }
+  size_t full_chain = 0;
+  for (const CapturedSample& s : c.samples) {
+    const uw::UnwoundStack u = unwinder.unwind(user_sample(s));
+    const std::vector<std::string> names = functions(symbols, ids, c.modules, u.pcs);
+    EXPECT_EQ(u.method, uw::UnwindMethod::dwarf);
+    EXPECT_EQ(u.stop_reason, "") << "the walk reached the outermost frame: " << joined(names);
+    EXPECT_TRUE(in_order(names, {"main"})) << joined(names) << " / " << u.stop_reason;
+    if (in_order(names, {"offline_spin_leaf", "offline_recurse", "offline_chain_c", "offline_chain_b",
+                         "offline_chain_a", "main"})) {
+      ++full_chain;
+      EXPECT_EQ(names.front(), "offline_spin_leaf") << "frame 0 is the sampled pc itself";
+    }
+  }
+  // The timer can land between calls (in main's loop, a prologue): the
+  // spinning leaf holds nearly all the time.
+  EXPECT_GE(full_chain, c.samples.size() * 3 / 4);
+  EXPECT_TRUE(unwinder.problems().empty());
+}
+
+// Samples in clock_gettime land in the vDSO, whose CFI only its captured
+// image holds: they unwind through it to main all the same.
+TEST(OfflineUnwind, SamplesInTheVdsoUnwindThroughItsCapturedImage) {
+  Capture c;
+  const std::string path = ::testing::TempDir() + "/offline_unwind_vdso.capture";
+  const std::string cmd = std::string(SPOOR_CAPTURE_PROGRAM) + " " + path + " 40 1 vdso";
+  ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
+  ASSERT_TRUE(spoor::testing::read_capture(path, c));
+  const sym::ModuleInfo* vdso = nullptr;
+  for (const auto& m : c.modules)
+    if (m.path == "[vdso]") vdso = &m;
+  if (vdso == nullptr) GTEST_SKIP() << "no vDSO in this process";
+  uw::ProcessUnwinder unwinder;
+  sym::Symbolizer symbols;
+  std::vector<sym::ModuleId> ids;
+  for (const auto& m : c.modules) {
+    unwinder.add_module(m);
+    ids.push_back(symbols.add_module(m));
+  }
+  size_t in_vdso = 0;
+  for (const CapturedSample& s : c.samples) {
+    const uw::UnwoundStack u = unwinder.unwind(user_sample(s));
+    ASSERT_FALSE(u.pcs.empty());
+    if (u.pcs[0] - vdso->start >= vdso->size) continue;
+    ++in_vdso;
+    const std::vector<std::string> names = functions(symbols, ids, c.modules, u.pcs);
+    EXPECT_TRUE(in_order(names, {"offline_spin_clock", "offline_chain_a_vdso", "main"}))
+        << joined(names) << " / " << u.stop_reason;
+  }
+  EXPECT_GT(in_vdso, 0u) << "clock_gettime's fast path runs in the vDSO";
+  EXPECT_TRUE(unwinder.problems().empty());
+}
+
+TEST(OfflineUnwind, EmptyStackGivesAShortStackAndSaysWhy) {
+  const Capture& c = capture();
+  ASSERT_FALSE(c.samples.empty());
+  uw::ProcessUnwinder unwinder;
+  for (const auto& m : c.modules) unwinder.add_module(m);
+  CapturedSample s = c.samples.back();
+  s.stack.clear();
+  const uw::UnwoundStack u = unwinder.unwind(user_sample(s));
+  ASSERT_FALSE(u.pcs.empty());
+  EXPECT_EQ(u.pcs[0], s.regs[uw::kPerfIp]);
+  EXPECT_LE(u.pcs.size(), 2u);
+  EXPECT_NE(u.stop_reason.find("outside the copied stack"), std::string::npos) << u.stop_reason;
+}
+
+TEST(OfflineUnwind, GarbageRegistersDoNotCrash) {
+  const Capture& c = capture();
+  uw::ProcessUnwinder unwinder;
+  for (const auto& m : c.modules) unwinder.add_module(m);
+  uint64_t x = 0x9e3779b97f4a7c15;
+  for (int round = 0; round < 50; ++round) {
+    CapturedSample s = c.samples[static_cast<size_t>(round) % c.samples.size()];
+    for (uint64_t& r : s.regs) r = (x = x * 6364136223846793005u + 1442695040888963407u);
+    // Even rounds keep a real pc: with sp made up, the copy still reads as
+    // the stack from that sp, so those may well unwind; odd rounds' pc is
+    // in no module.
+    if (round % 2 == 0) s.regs[uw::kPerfIp] = c.samples[0].regs[uw::kPerfIp];
+    const uw::UnwoundStack u = unwinder.unwind(user_sample(s));
+    EXPECT_FALSE(u.pcs.empty());
+    EXPECT_LT(u.pcs.size(), 256u);
+    if (round % 2 == 1) {
+      EXPECT_LE(u.pcs.size(), 2u);
+      EXPECT_FALSE(u.stop_reason.empty()) << "a made-up pc never unwinds cleanly";
+    }
+  }
+}
+
+TEST(OfflineUnwind, NoRegistersFallsBackToTheCallchainThenThePc) {
+  uw::ProcessUnwinder unwinder;
+  const std::vector<uint64_t> chain = {0x1000, 0x2000, 0x3000};
+  uw::UserSample s;
+  s.ip = 0x1000;
+  s.callchain = bytes_of(chain);
+  uw::UnwoundStack u = unwinder.unwind(s);
+  EXPECT_EQ(u.method, uw::UnwindMethod::frame_pointer);
+  EXPECT_EQ(u.pcs, chain);
+  EXPECT_EQ(u.stop_reason, "no user registers in the sample");
+  s.callchain = {};
+  u = unwinder.unwind(s);
+  EXPECT_EQ(u.method, uw::UnwindMethod::ip_only);
+  EXPECT_EQ(u.pcs, std::vector<uint64_t>{0x1000});
+}
+
+TEST(OfflineUnwind, RegistersShorterThanTheirMaskReadAsMissing) {
+  const std::vector<uint64_t> two = {1, 2};
+  uw::PerfRegisters r{uw::kPerfRegsDwarfMask, bytes_of(two)};
+  EXPECT_EQ(r.get(uw::kPerfAx), 1u);
+  EXPECT_EQ(r.get(uw::kPerfBx), 2u);
+  EXPECT_FALSE(r.get(uw::kPerfIp));
+  EXPECT_FALSE(r.get(uw::kPerfFlags)) << "not in the mask";
+  uw::ProcessUnwinder unwinder;
+  uw::UserSample s;
+  s.regs_abi = uw::kRegsAbi64;
+  s.regs = r;
+  s.ip = 0x1234;
+  const uw::UnwoundStack u = unwinder.unwind(s);
+  EXPECT_EQ(u.pcs, std::vector<uint64_t>{0x1234});
+  EXPECT_EQ(u.stop_reason, "the sample's registers lack ip or sp");
+}
+
+TEST(OfflineUnwind, AModuleWhoseBuildIdChangedIsNotUsed) {
+  const Capture& c = capture();
+  uw::ProcessUnwinder unwinder;
+  for (auto m : c.modules) {
+    if (!m.build_id.empty()) m.build_id[0] ^= 0xff;
+    unwinder.add_module(m);
+  }
+  const uw::UnwoundStack u = unwinder.unwind(user_sample(c.samples[0]));
+  EXPECT_LE(u.pcs.size(), 1u);
+  ASSERT_FALSE(unwinder.problems().empty());
+  EXPECT_NE(unwinder.problems()[0].message.find("changed since recording"), std::string::npos);
+}
+
+TEST(MappingBias, ExecutableMappingOfThisTestGivesTheLoaderBias) {
+  // Our own r-xp mapping of the test binary, as an mmap record gives it.
+  std::ifstream maps("/proc/self/maps");
+  char exe[4096];
+  const ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+  ASSERT_GT(n, 0);
+  const std::string self(exe, static_cast<size_t>(n));
+  std::string line;
+  uw::Mapping mapping;
+  while (std::getline(maps, line)) {
+    uint64_t start, end, pgoff;
+    char perms[8];
+    char path[4096] = "";
+    if (std::sscanf(line.c_str(), "%lx-%lx %7s %lx %*s %*s %4095s", &start, &end, perms, &pgoff, path) < 4) continue;
+    if (self == path && perms[2] == 'x') mapping = {self, start, end - start, pgoff, {}};
+  }
+  ASSERT_FALSE(mapping.path.empty());
+  uw::MappingBias biases;
+  const auto m = biases.module(mapping);
+  ASSERT_TRUE(m);
+  for (const sym::ModuleInfo& own : spoor::testing::own_modules())
+    if (own.path == self) {
+      EXPECT_EQ(m->bias, own.bias);
+      EXPECT_EQ(m->build_id, own.build_id);
+    }
+  EXPECT_FALSE(biases.module({"/nonexistent/lib.so", 0x1000, 0x1000, 0, {}}));
+}
+
+}  // namespace
