@@ -3,8 +3,8 @@
 // schema the symbolizer and the report read: change them only together.
 //
 // The recorder writes these records itself, with the kernel's timestamp
-// (kernel_stream.h), never through Event::write, so they are built with
-// make_event directly and work in a SPOOR_COMPILE_OUT build too.
+// (kernel_stream.h), never through Event::write, so they are built from
+// the Event class directly and work in a SPOOR_COMPILE_OUT build too.
 #ifndef SPOOR_KERNELSRC_KERNEL_EVENTS_H
 #define SPOOR_KERNELSRC_KERNEL_EVENTS_H
 
@@ -16,11 +16,12 @@ namespace spoor::kernelsrc {
 
 extern constinit Provider g_kernel;  // "Spoor.Kernel"
 
-#define SPOOR_KERNEL_EVENT(NAME, INFO, ...)                              \
-  inline constinit uint16_t NAME##_key = 0;                              \
-  inline constexpr ::spoor::EventInfo NAME##_info = INFO;                \
-  inline constexpr auto NAME = ::spoor::make_event<&g_kernel, static_cast<uint8_t>(Level::info), 0>( \
-      NAME##_key, NAME##_info, __VA_ARGS__)
+#define SPOOR_KERNEL_EVENT(NAME, INFO, ...)                                       \
+  inline constinit uint16_t NAME##_key = 0;                                       \
+  inline constexpr ::spoor::EventInfo NAME##_info = INFO;                         \
+  inline constexpr ::spoor::Event NAME{                                           \
+      ::spoor::EventTag<&g_kernel, static_cast<uint8_t>(Level::info), 0>{}, NAME##_key, \
+      NAME##_info, __VA_ARGS__}
 
 using FieldU32 = Field<uint32_t>;
 using FieldU64 = Field<uint64_t>;
