@@ -245,6 +245,17 @@ struct ProcessUnwinder::State {
     return s->pcs->size() >= s->options.max_frames ? DWARF_CB_ABORT : DWARF_CB_OK;
   }
 
+  // The ELF of the reported module holding `address` if it is x86-64 code.
+  Elf* x86_64_elf_at(uint64_t address) {
+    Mod* m = module_at(address);
+    if (m == nullptr || m->state != ModuleState::reported) return nullptr;
+    Dwarf_Addr bias = 0;
+    Elf* elf = dwfl_module_getelf(m->dwfl_module, &bias);
+    GElf_Ehdr header;
+    if (elf == nullptr || gelf_getehdr(elf, &header) == nullptr || header.e_machine != EM_X86_64) return nullptr;
+    return elf;
+  }
+
   // DWARF unwinding; false when it could not start, with the reason in `out`.
   bool dwarf_unwind(const UserSample& sample, UnwoundStack& out) {
     if (sample.regs_abi != kRegsAbi64) {
@@ -265,7 +276,15 @@ struct ProcessUnwinder::State {
     }
     report(*ip);
     if (!attached) {
-      if (!dwfl_attach_state(dwfl, nullptr, kUnwoundPid, &thread_callbacks, this)) {
+      // libdw sizes its register state from the ELF it is given, or else
+      // from whichever module it lists first, which may be any file the
+      // process mapped: give it the x86-64 module the sample ran in.
+      Elf* machine = x86_64_elf_at(*ip);
+      if (machine == nullptr) {
+        out.stop_reason = "pc " + hex(*ip) + " is in no module of the host's architecture to unwind from";
+        return false;
+      }
+      if (!dwfl_attach_state(dwfl, machine, kUnwoundPid, &thread_callbacks, this)) {
         out.stop_reason = "no module to unwind in (pc " + hex(*ip) + "): " + dwfl_errmsg(-1);
         return false;
       }
