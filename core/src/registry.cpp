@@ -133,6 +133,18 @@ uint16_t register_event(const spoor_event_desc& event) {
   return publish_key(event.key, static_cast<uint16_t>(key));
 }
 
+#if defined(SPOOR_SINGLE_CORE) && SPOOR_SINGLE_CORE
+void write_small_registering(uint32_t lo, uint32_t hi, const spoor_event_desc& event,
+                             uint32_t size) {
+  const uint16_t key = register_event(event);
+  if (key == 0) {
+    count_lost_event();
+    return;
+  }
+  ring_write_small(lo, hi, key, size);
+}
+#endif
+
 void count_lost_event() {
   const RingView& v = g_ring;
   if (v.cpu_count == 0) return;

@@ -41,6 +41,7 @@ void fill_view(RingHeader* h, RingView* v) {
   v->subbuf_size = 1u << h->subbuf_shift;
   v->subbuf_count = h->subbuf_count;
   v->ring_shift = h->subbuf_shift + log2_exact(h->subbuf_count);
+  v->ring_mask = (uint32_t{1} << v->ring_shift) - 1;
 }
 
 inline uint32_t* packet_end_slot(const RingView& v, uint32_t cpu, uint64_t pos) {
@@ -111,19 +112,22 @@ Status ring_open(void* memory, size_t size, RingView* view) {
 }
 
 void ring_install(const RingView& view) {
-  // Fields first, cpu_count last: a writer that sees cpu_count != 0 in the
-  // same view sees pointers that belong to it. Swapping between two live
-  // rings is not supported (sessions install once and detach at stop).
+  // Fields first, subbuf_size and cpu_count last: a writer that sees either
+  // non-zero (the single-core writer tests the first, the lock-free one the
+  // second) sees pointers that belong to the same view. Swapping between two
+  // live rings is not supported (sessions install once and detach at stop).
   RingView& g = g_ring;
   __atomic_store_n(&g.cpu_count, 0u, __ATOMIC_RELEASE);
+  __atomic_store_n(&g.subbuf_size, 0u, __ATOMIC_RELEASE);
   g.header = view.header;
   g.cpus = view.cpus;
   g.packet_end = view.packet_end;
   g.data = view.data;
   g.subbuf_shift = view.subbuf_shift;
-  g.subbuf_size = view.subbuf_size;
   g.subbuf_count = view.subbuf_count;
   g.ring_shift = view.ring_shift;
+  g.ring_mask = view.ring_mask;
+  __atomic_store_n(&g.subbuf_size, view.subbuf_size, __ATOMIC_RELEASE);
   __atomic_store_n(&g.cpu_count, view.cpu_count, __ATOMIC_RELEASE);
 }
 

@@ -31,9 +31,13 @@ uint32_t write_long_header(uint8_t* rec, uint32_t key, bool with_tid, uint32_t t
 SPOOR_NOINLINE uint8_t* claim_long(uint32_t key, uint32_t body_size, uint32_t tid, uint32_t irq,
                                    Claim* claim) {
   const RingView& v = g_ring;
-  CpuControl& c = v.cpus[0];
   const uint32_t S = v.subbuf_size;
-  const uint32_t ring_mask = (uint32_t{1} << v.ring_shift) - 1;
+  if (S == 0) {  // no ring installed: nothing to record, nothing to count into
+    spoor_port_irq_restore(irq);
+    return nullptr;
+  }
+  CpuControl& c = v.cpus[0];
+  const uint32_t ring_mask = v.ring_mask;
   const uint64_t h = c.head.under_mask();
   const uint32_t pos = static_cast<uint32_t>(h);
   const uint32_t off = pos & (S - 1);
@@ -74,8 +78,11 @@ SPOOR_NOINLINE uint8_t* claim_long(uint32_t key, uint32_t body_size, uint32_t ti
 // The short form's fast path, shared by both entry points and inlined into
 // each: `size` is the short record's size. Returns the record (its header
 // written, interrupts unmasked) or null when the record must take the long
-// form or the slow path; then *irq and *tid are set for claim_long and
-// interrupts are still masked.
+// form or the slow path (or no ring is installed); then *irq and *tid are
+// set for claim_long and interrupts are still masked. kKeyMayBeLong: keys
+// above 255 (or activity flags) can reach here, so the key is tested; with
+// SPOOR_MAX_EVENTS <= 255 and no flags the test is compiled out.
+template <bool kKeyMayBeLong>
 SPOOR_ALWAYS_INLINE uint8_t* claim_short(uint32_t key, uint32_t size, uint32_t* tid_out,
                                          uint32_t* irq_out) {
   const RingView& v = g_ring;
@@ -84,21 +91,30 @@ SPOOR_ALWAYS_INLINE uint8_t* claim_short(uint32_t key, uint32_t size, uint32_t* 
   const uint32_t tid = spoor_port_thread() & kTidMask;
   const uint32_t irq = spoor_port_irq_save();
   const uint64_t ticks = spoor_port_ticks();
-  CpuControl& c = v.cpus[0];
-  const uint64_t h = c.head.under_mask();
-  const uint32_t pos = static_cast<uint32_t>(h);
-  const uint32_t off = pos & (v.subbuf_size - 1);
-  if (SPOOR_LIKELY(static_cast<uint32_t>(h >> kPosBits) == tid && key <= format::kShortMaxKey &&
-                   ((ticks - c.last_ticks) >> 31) == 0 && off != 0 &&
-                   off + size < v.subbuf_size)) {
-    // Not first in its packet and it ends inside it: no carry into the tid.
-    c.head.under_mask() = h + size;
-    c.last_ticks = ticks;
-    uint8_t* rec = v.data + (pos & ((uint32_t{1} << v.ring_shift) - 1));
-    const uint32_t t32 = static_cast<uint32_t>(ticks);
-    __builtin_memcpy(rec + 2, &t32, 4);
-    spoor_port_irq_restore(irq);
-    return rec;
+  // subbuf_size is 0 while no ring is installed (ring_install publishes it
+  // last): one test instead of loading cpu_count as well.
+  const uint32_t S = v.subbuf_size;
+  if (SPOOR_LIKELY(S != 0)) {
+    CpuControl& c = v.cpus[0];
+    const uint64_t h = c.head.under_mask();
+    const uint32_t pos = static_cast<uint32_t>(h);
+    const uint32_t off = pos & (S - 1);
+    // off != 0 (not first in its packet) and off + size < S (ends inside
+    // it) in one unsigned compare: off - 1 wraps to the largest value at 0.
+    if (SPOOR_LIKELY(static_cast<uint32_t>(h >> kPosBits) == tid &&
+                     (!kKeyMayBeLong || key <= format::kShortMaxKey) &&
+                     ((ticks - c.last_ticks) >> 31) == 0 && off - 1 < S - 1 - size)) {
+      // Inside one packet, and packets divide 2^32: the position's low
+      // word cannot carry into the high one (the tid), so only it is stored.
+      const uint32_t next = pos + size;
+      __builtin_memcpy(&c.head.under_mask(), &next, 4);  // little-endian: the low word
+      c.last_ticks = ticks;
+      uint8_t* rec = v.data + (pos & v.ring_mask);
+      const uint32_t t32 = static_cast<uint32_t>(ticks);
+      __builtin_memcpy(rec + 2, &t32, 4);
+      spoor_port_irq_restore(irq);
+      return rec;
+    }
   }
   *tid_out = tid;
   *irq_out = irq;
@@ -108,11 +124,10 @@ SPOOR_ALWAYS_INLINE uint8_t* claim_short(uint32_t key, uint32_t size, uint32_t* 
 }  // namespace
 
 uint8_t* ring_claim(uint32_t key, uint32_t body_size, Claim* claim) {
-  if (SPOOR_UNLIKELY(g_ring.cpu_count == 0)) return nullptr;  // no ring: nothing to record or count
   uint32_t tid = 0, irq = 0;  // set by claim_short when it hands over (GCC cannot see that)
   if (body_size <= format::kShortMaxSize - format::kShortRecordHeaderSize) {
     const uint32_t size = (format::kShortRecordHeaderSize + body_size + 1u) & ~1u;
-    if (uint8_t* rec = claim_short(key, size, &tid, &irq)) {
+    if (uint8_t* rec = claim_short<true>(key, size, &tid, &irq)) {
       claim->commit_at = reinterpret_cast<uint16_t*>(rec);
       claim->commit_word = static_cast<uint16_t>(size | format::kShortRecordFlag | (key << 8));
       return rec + format::kShortRecordHeaderSize;
@@ -126,14 +141,15 @@ uint8_t* ring_claim(uint32_t key, uint32_t body_size, Claim* claim) {
 
 namespace {
 
-// Stores the fields of a small event: the record's size is even, so the
-// fields' padding byte is ours to store too (whole 16- and 32-bit stores).
-SPOOR_ALWAYS_INLINE void store_small(uint8_t* p, uint32_t fields_size, uint32_t lo, uint32_t hi) {
-  if (fields_size > 4) {
+// Stores the fields of a small event, given the short record's size (8 to
+// 14): the size is even, so the fields' padding byte is ours to store too
+// (whole 16- and 32-bit stores).
+SPOOR_ALWAYS_INLINE void store_small(uint8_t* p, uint32_t size, uint32_t lo, uint32_t hi) {
+  if (size > 10) {
     __builtin_memcpy(p, &lo, 4);
-    if (fields_size > 6) __builtin_memcpy(p + 4, &hi, 4);
+    if (size > 12) __builtin_memcpy(p + 4, &hi, 4);
     else __builtin_memcpy(p + 4, &hi, 2);
-  } else if (fields_size > 2) {
+  } else if (size > 8) {
     __builtin_memcpy(p, &lo, 4);
   } else {
     __builtin_memcpy(p, &lo, 2);
@@ -142,23 +158,36 @@ SPOOR_ALWAYS_INLINE void store_small(uint8_t* p, uint32_t fields_size, uint32_t 
 
 }  // namespace
 
-void ring_write_small(uint32_t key, uint32_t fields_size, uint32_t lo, uint32_t hi) {
-  if (SPOOR_UNLIKELY(g_ring.cpu_count == 0)) return;  // no ring: nothing to record or count
-  const uint32_t size = (format::kShortRecordHeaderSize + fields_size + 1u) & ~1u;
+namespace {
+
+// ring_write_small's long form and slow path, entered with interrupts
+// masked (`irq`). Out of line and reached by a tail call, so that nothing
+// of the fast path has to survive a call (no register moves, no stack
+// frame for a Claim there). `key_and_size`: the key, and the short
+// record's size in the high half.
+SPOOR_NOINLINE void write_small_long(uint32_t lo, uint32_t hi, uint32_t key_and_size, uint32_t irq) {
+  const uint32_t key = key_and_size & 0xFFFF;
+  const uint32_t size = key_and_size >> 16;
+  // The long form's body is the same bytes: the fields and their padding.
+  Claim claim;
+  uint8_t* p = claim_long(key, size - format::kShortRecordHeaderSize, spoor_port_thread() & kTidMask,
+                          irq, &claim);
+  if (p == nullptr) return;
+  store_small(p, size, lo, hi);
+  ring_publish(claim);
+}
+
+}  // namespace
+
+void ring_write_small(uint32_t lo, uint32_t hi, uint32_t key, uint32_t size) {
+  constexpr bool kKeyMayBeLong = SPOOR_MAX_EVENTS > format::kShortMaxKey;
   uint32_t tid = 0, irq = 0;  // set by claim_short when it hands over (GCC cannot see that)
-  if (uint8_t* rec = claim_short(key, size, &tid, &irq)) {
-    // Each form commits on its own, so the commit word stays in a register.
-    store_small(rec + format::kShortRecordHeaderSize, fields_size, lo, hi);
-    __atomic_store_n(reinterpret_cast<uint16_t*>(rec),
-                     static_cast<uint16_t>(size | format::kShortRecordFlag | (key << 8)),
-                     __ATOMIC_RELEASE);
+  if (uint8_t* rec = claim_short<kKeyMayBeLong>(key, size, &tid, &irq)) {
+    store_small(rec + format::kShortRecordHeaderSize, size, lo, hi);
+    commit_word(reinterpret_cast<uint16_t*>(rec), size | format::kShortRecordFlag | (key << 8));
     return;
   }
-  Claim claim;
-  uint8_t* p = claim_long(key, fields_size, tid, irq, &claim);
-  if (p == nullptr) return;
-  store_small(p, fields_size, lo, hi);
-  ring_publish(claim);
+  write_small_long(lo, hi, key | (size << 16), irq);
 }
 
 }  // namespace spoor

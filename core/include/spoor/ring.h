@@ -95,9 +95,12 @@ struct RingView {
   uint32_t subbuf_size = 0;
   uint32_t subbuf_count = 0;
   uint32_t ring_shift = 0;          // bytes per CPU = 1 << ring_shift
+  uint32_t ring_mask = 0;           // (1 << ring_shift) - 1: a position's offset in its CPU's ring
 };
 
-// The ring events go to. All zero (cpu_count 0) while no session is attached.
+// The ring events go to. All zero (cpu_count 0, subbuf_size 0) while no
+// session is attached: the lock-free writer tests cpu_count, the single-core
+// writer subbuf_size (which it loads anyway).
 extern RingView g_ring;
 
 // Bytes a ring needs for cpu_count CPUs with subbuf_count sub-buffers of

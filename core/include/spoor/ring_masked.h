@@ -45,14 +45,27 @@ SPOOR_NOINLINE uint8_t* ring_claim(uint32_t key_and_flags, uint32_t body_size, C
 
 // The whole write of an event whose fields are fixed-size and at most 8
 // bytes in all, with no activity ids: `lo` and `hi` hold the fields' bytes
-// as they are stored (little-endian). One call per event, no Claim through
-// memory (bench/RESULTS.md, "Firmware core": instructions per event).
-SPOOR_NOINLINE void ring_write_small(uint32_t key, uint32_t fields_size, uint32_t lo, uint32_t hi);
+// as they are stored (little-endian), `size` is the short record's size
+// (6 header bytes and the fields, rounded up to even: a constant at each
+// call site). The fields come first so that a call site passes its two
+// arguments on in the registers they arrived in. One call per event, no
+// Claim through memory (bench/RESULTS.md, "Firmware core": instructions
+// per event).
+SPOOR_NOINLINE void ring_write_small(uint32_t lo, uint32_t hi, uint32_t key, uint32_t size);
 
-// Publishes the record: everything written before this release store is
-// visible to a drainer that sees the commit word (never 0).
+// The release store that commits a record, on one core: a compiler barrier
+// and a plain 16-bit store. The only other observers are an interrupt on
+// the same core (which sees its own core's stores in program order) and a
+// debugger that halts the core; no barrier instruction is needed.
+SPOOR_ALWAYS_INLINE void commit_word(uint16_t* at, uint32_t word) {
+  __atomic_signal_fence(__ATOMIC_SEQ_CST);
+  __atomic_store_n(at, static_cast<uint16_t>(word), __ATOMIC_RELAXED);
+}
+
+// Publishes the record: everything written before the commit word is
+// visible to a drainer that sees it (never 0).
 SPOOR_ALWAYS_INLINE void ring_publish(const Claim& claim) {
-  __atomic_store_n(claim.commit_at, claim.commit_word, __ATOMIC_RELEASE);
+  commit_word(claim.commit_at, claim.commit_word);
 }
 
 }  // namespace spoor
