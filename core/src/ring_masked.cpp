@@ -32,7 +32,7 @@ SPOOR_NOINLINE uint8_t* claim_long(uint32_t key, uint32_t body_size, uint32_t ti
                                    Claim* claim) {
   const RingView& v = g_ring;
   const uint32_t S = v.subbuf_size;
-  if (S == 0) {  // no ring installed: nothing to record, nothing to count into
+  if (v.subbuf_mask == 0) {  // no ring installed: nothing to record, nothing to count into
     spoor_port_irq_restore(irq);
     return nullptr;
   }
@@ -82,28 +82,31 @@ SPOOR_NOINLINE uint8_t* claim_long(uint32_t key, uint32_t body_size, uint32_t ti
 // set for claim_long and interrupts are still masked. kKeyMayBeLong: keys
 // above 255 (or activity flags) can reach here, so the key is tested; with
 // SPOOR_MAX_EVENTS <= 255 and no flags the test is compiled out.
-template <bool kKeyMayBeLong>
-SPOOR_ALWAYS_INLINE uint8_t* claim_short(uint32_t key, uint32_t size, uint32_t* tid_out,
-                                         uint32_t* irq_out) {
+// `masked(rec)` runs with the record reserved and interrupts still masked;
+// it may store up to `span` bytes (>= size) from the record's start.
+template <bool kKeyMayBeLong, class Masked>
+SPOOR_ALWAYS_INLINE uint8_t* claim_short(uint32_t key, uint32_t size, uint32_t span,
+                                         uint32_t* tid_out, uint32_t* irq_out, Masked masked) {
   const RingView& v = g_ring;
   // The three hooks first: values computed before a call would have to
   // survive it in callee-saved registers (spills on a Cortex-M).
   const uint32_t tid = spoor_port_thread() & kTidMask;
   const uint32_t irq = spoor_port_irq_save();
   const uint64_t ticks = spoor_port_ticks();
-  // subbuf_size is 0 while no ring is installed (ring_install publishes it
-  // last): one test instead of loading cpu_count as well.
-  const uint32_t S = v.subbuf_size;
-  if (SPOOR_LIKELY(S != 0)) {
+  // subbuf_mask (S - 1) is 0 while no ring is installed (ring_install
+  // publishes it last): one test instead of loading cpu_count as well.
+  const uint32_t mask = v.subbuf_mask;
+  if (SPOOR_LIKELY(mask != 0)) {
     CpuControl& c = v.cpus[0];
     const uint64_t h = c.head.under_mask();
     const uint32_t pos = static_cast<uint32_t>(h);
-    const uint32_t off = pos & (S - 1);
-    // off != 0 (not first in its packet) and off + size < S (ends inside
-    // it) in one unsigned compare: off - 1 wraps to the largest value at 0.
+    const uint32_t off = pos & mask;
+    // off != 0 (not first in its packet) and off + span < S (the record
+    // and what `masked` stores end inside it) in one unsigned compare:
+    // off - 1 wraps to the largest value at 0.
     if (SPOOR_LIKELY(static_cast<uint32_t>(h >> kPosBits) == tid &&
                      (!kKeyMayBeLong || key <= format::kShortMaxKey) &&
-                     ((ticks - c.last_ticks) >> 31) == 0 && off - 1 < S - 1 - size)) {
+                     ((ticks - c.last_ticks) >> 31) == 0 && off - 1 < mask - span)) {
       // Inside one packet, and packets divide 2^32: the position's low
       // word cannot carry into the high one (the tid), so only it is stored.
       const uint32_t next = pos + size;
@@ -112,6 +115,7 @@ SPOOR_ALWAYS_INLINE uint8_t* claim_short(uint32_t key, uint32_t size, uint32_t* 
       uint8_t* rec = v.data + (pos & v.ring_mask);
       const uint32_t t32 = static_cast<uint32_t>(ticks);
       __builtin_memcpy(rec + 2, &t32, 4);
+      masked(rec);
       spoor_port_irq_restore(irq);
       return rec;
     }
@@ -127,7 +131,7 @@ uint8_t* ring_claim(uint32_t key, uint32_t body_size, Claim* claim) {
   uint32_t tid = 0, irq = 0;  // set by claim_short when it hands over (GCC cannot see that)
   if (body_size <= format::kShortMaxSize - format::kShortRecordHeaderSize) {
     const uint32_t size = (format::kShortRecordHeaderSize + body_size + 1u) & ~1u;
-    if (uint8_t* rec = claim_short<true>(key, size, &tid, &irq)) {
+    if (uint8_t* rec = claim_short<true>(key, size, size, &tid, &irq, [](uint8_t*) {})) {
       claim->commit_at = reinterpret_cast<uint16_t*>(rec);
       claim->commit_word = static_cast<uint16_t>(size | format::kShortRecordFlag | (key << 8));
       return rec + format::kShortRecordHeaderSize;
@@ -182,8 +186,19 @@ SPOOR_NOINLINE void write_small_long(uint32_t lo, uint32_t hi, uint32_t key_and_
 void ring_write_small(uint32_t lo, uint32_t hi, uint32_t key, uint32_t size) {
   constexpr bool kKeyMayBeLong = SPOOR_MAX_EVENTS > format::kShortMaxKey;
   uint32_t tid = 0, irq = 0;  // set by claim_short when it hands over (GCC cannot see that)
-  if (uint8_t* rec = claim_short<kKeyMayBeLong>(key, size, &tid, &irq)) {
-    store_small(rec + format::kShortRecordHeaderSize, size, lo, hi);
+  // The fields go in with interrupts still masked, as two whole words
+  // whatever their size: the bytes past the record's end that they cover
+  // are zero in `lo` and `hi` (the fields are packed from bit 0) and lie
+  // inside the packet (the fast path is taken only when all 14 bytes are),
+  // where the memory is zero already and no nested writer can have
+  // reserved it yet. Two stores instead of a branch per size; a record of
+  // 8 to 12 bytes within 14 bytes of its packet's end takes the slow path.
+  constexpr uint32_t kSpan = format::kShortRecordHeaderSize + 8;
+  const auto store_words = [=](uint8_t* rec) {
+    __builtin_memcpy(rec + format::kShortRecordHeaderSize, &lo, 4);
+    __builtin_memcpy(rec + format::kShortRecordHeaderSize + 4, &hi, 4);
+  };
+  if (uint8_t* rec = claim_short<kKeyMayBeLong>(key, size, kSpan, &tid, &irq, store_words)) {
     commit_word(reinterpret_cast<uint16_t*>(rec), size | format::kShortRecordFlag | (key << 8));
     return;
   }

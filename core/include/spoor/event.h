@@ -352,8 +352,7 @@ class Event : public spoor_event_desc {
         (format::kShortRecordHeaderSize + (0u + ... + FixedSize<T>::bytes) + 1u) & ~1u;
     const auto lo = static_cast<uint32_t>(packed);
     const auto hi = static_cast<uint32_t>(packed >> 32);
-    // A plain load: the key is written once, by this core.
-    const uint16_t k = *const_cast<const volatile uint16_t*>(this->key);
+    const uint32_t k = __atomic_load_n(this->key, __ATOMIC_RELAXED);
     if (SPOOR_UNLIKELY(k == 0)) {
       write_small_registering(lo, hi, *this, kSize);
       return;

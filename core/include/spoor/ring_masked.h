@@ -45,7 +45,8 @@ SPOOR_NOINLINE uint8_t* ring_claim(uint32_t key_and_flags, uint32_t body_size, C
 
 // The whole write of an event whose fields are fixed-size and at most 8
 // bytes in all, with no activity ids: `lo` and `hi` hold the fields' bytes
-// as they are stored (little-endian), `size` is the short record's size
+// as they are stored (little-endian; the bytes past the fields must be zero:
+// the fast path stores whole words), `size` is the short record's size
 // (6 header bytes and the fields, rounded up to even: a constant at each
 // call site). The fields come first so that a call site passes its two
 // arguments on in the registers they arrived in. One call per event, no
