@@ -39,7 +39,6 @@ Layout<Int> layout_for(uint32_t cpu_count, uint32_t subbuf_size, uint32_t subbuf
 
 void fill_view(RingHeader* h, RingView* v) {
   auto* base = reinterpret_cast<uint8_t*>(h);
-  v->header = h;
   v->cpus = reinterpret_cast<CpuControl*>(base + h->cpu_offset);
   v->packet_end = reinterpret_cast<uint32_t*>(base + h->packet_end_offset);
   v->data = base + h->data_offset;
@@ -135,7 +134,6 @@ void ring_install(const RingView& view) {
   RingView& g = g_ring;
   __atomic_store_n(&g.cpu_count, 0u, __ATOMIC_RELEASE);
   __atomic_store_n(&g.subbuf_mask, 0u, __ATOMIC_RELEASE);
-  g.header = view.header;
   g.cpus = view.cpus;
   g.packet_end = view.packet_end;
   g.data = view.data;

@@ -86,7 +86,6 @@ static_assert(sizeof(CpuControl) == 128);
 
 // A process's view of a ring: pointers into the span, computed once.
 struct RingView {
-  RingHeader* header = nullptr;
   CpuControl* cpus = nullptr;
   uint32_t* packet_end = nullptr;   // accessed with __atomic builtins
   uint8_t* data = nullptr;
