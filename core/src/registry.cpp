@@ -150,6 +150,22 @@ uint16_t register_event(const spoor_event_desc& event) {
   return publish_key(event.key, static_cast<uint16_t>(key));
 }
 
+#if !(defined(SPOOR_SINGLE_CORE) && SPOOR_SINGLE_CORE)
+void count_lost_event() {
+  const RingView& v = g_ring;
+  if (v.cpu_count == 0) return;
+  v.cpus[spoor_port_cpu() % v.cpu_count].lost.fetch_add(1, std::memory_order_relaxed);
+}
+#else
+// One core: no modulo, and `lost` is touched under the mask.
+void count_lost_event() {
+  const RingView& v = g_ring;
+  if (v.subbuf_mask == 0) return;  // no ring installed
+  IrqMask mask;
+  v.cpus[0].lost.under_mask()++;
+}
+#endif
+
 #if defined(SPOOR_SINGLE_CORE) && SPOOR_SINGLE_CORE
 void write_small_registering(uint32_t lo, uint32_t hi, const spoor_event_desc& event,
                              uint32_t size) {
@@ -161,12 +177,6 @@ void write_small_registering(uint32_t lo, uint32_t hi, const spoor_event_desc& e
   ring_write_small(lo, hi, key, size);
 }
 #endif
-
-void count_lost_event() {
-  const RingView& v = g_ring;
-  if (v.cpu_count == 0) return;
-  v.cpus[spoor_port_cpu() % v.cpu_count].lost.fetch_add(1, std::memory_order_relaxed);
-}
 
 #if !(defined(SPOOR_SINGLE_CORE) && SPOOR_SINGLE_CORE)
 ControlBlock& control_block() { return *g_control.load(std::memory_order_acquire); }

@@ -14,10 +14,18 @@ using LayoutInt = size_t;
 
 constexpr bool is_pow2(uint64_t v) { return v != 0 && (v & (v - 1)) == 0; }
 
-uint32_t log2_exact(uint64_t v) {
+// log2 of a power of two (callers have checked that it is one). A loop
+// unless the target counts zeros in one instruction: elsewhere
+// __builtin_ctz is a libgcc call, which some bare-metal links lack
+// (riscv64-unknown-elf).
+uint32_t log2_exact(uint32_t v) {
+#if defined(__ARM_FEATURE_CLZ) || defined(__x86_64__) || defined(__aarch64__)
+  return static_cast<uint32_t>(__builtin_ctz(v));
+#else
   uint32_t s = 0;
-  while ((uint64_t{1} << s) < v) ++s;
+  while ((uint32_t{1} << s) < v) ++s;
   return s;
+#endif
 }
 
 // Int: LayoutInt in ring_init (bounded inputs), uint64_t where a header
@@ -37,16 +45,17 @@ Layout<Int> layout_for(uint32_t cpu_count, uint32_t subbuf_size, uint32_t subbuf
   return l;
 }
 
-void fill_view(RingHeader* h, RingView* v) {
-  auto* base = reinterpret_cast<uint8_t*>(h);
-  v->cpus = reinterpret_cast<CpuControl*>(base + h->cpu_offset);
-  v->packet_end = reinterpret_cast<uint32_t*>(base + h->packet_end_offset);
-  v->data = base + h->data_offset;
-  v->cpu_count = h->cpu_count;
-  v->subbuf_shift = h->subbuf_shift;
-  v->subbuf_size = 1u << h->subbuf_shift;
-  v->subbuf_count = h->subbuf_count;
-  v->ring_shift = h->subbuf_shift + log2_exact(h->subbuf_count);
+template <class Int>
+void fill_view(uint8_t* base, const Layout<Int>& l, uint32_t cpu_count, uint32_t subbuf_shift,
+               uint32_t subbuf_count, RingView* v) {
+  v->cpus = reinterpret_cast<CpuControl*>(base + l.cpu_offset);
+  v->packet_end = reinterpret_cast<uint32_t*>(base + l.packet_end_offset);
+  v->data = base + l.data_offset;
+  v->cpu_count = cpu_count;
+  v->subbuf_shift = subbuf_shift;
+  v->subbuf_size = 1u << subbuf_shift;
+  v->subbuf_count = subbuf_count;
+  v->ring_shift = subbuf_shift + log2_exact(subbuf_count);
   v->ring_mask = (uint32_t{1} << v->ring_shift) - 1;
   v->subbuf_mask = v->subbuf_size - 1;
 }
@@ -90,7 +99,7 @@ Status ring_init(void* memory, size_t size, uint32_t cpu_count, uint32_t subbuf_
   // Doubling stays exact while the packets take at most half the span.
   while (count < (1u << 20) && (LayoutInt{cpu_count} * count << shift) <= (size >> 1) &&
          layout_for(cpu_count, subbuf_size, count * 2).total <= size &&
-         uint64_t{subbuf_size} * count * 2 <= (kPosMask >> 1))
+         (sizeof(LayoutInt) < 8 || uint64_t{subbuf_size} * count * 2 <= (kPosMask >> 1)))
     count *= 2;
   const Layout<LayoutInt> l = layout_for(cpu_count, subbuf_size, count);
   auto* h = static_cast<RingHeader*>(memory);
@@ -107,7 +116,7 @@ Status ring_init(void* memory, size_t size, uint32_t cpu_count, uint32_t subbuf_
   h->packet_end_offset = l.packet_end_offset;
   h->data_offset = l.data_offset;
   h->total_size = l.total;
-  fill_view(h, view);
+  fill_view(static_cast<uint8_t*>(memory), l, cpu_count, shift, count, view);
   return Status::ok;
 }
 
@@ -122,7 +131,7 @@ Status ring_open(void* memory, size_t size, RingView* view) {
   if (l.total > size || l.total != h->total_size || l.data_offset != h->data_offset ||
       l.cpu_offset != h->cpu_offset || l.packet_end_offset != h->packet_end_offset)
     return Status::invalid_argument;
-  fill_view(h, view);
+  fill_view(static_cast<uint8_t*>(memory), l, h->cpu_count, h->subbuf_shift, h->subbuf_count, view);
   return Status::ok;
 }
 

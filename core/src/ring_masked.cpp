@@ -19,15 +19,16 @@ uint32_t write_long_header(uint8_t* rec, uint32_t key, bool with_tid, uint32_t t
   return format::kRecordHeaderSize + 4;
 }
 
-// Every record that does not take the short form's fast path: long ones
-// (the thread changed, the key or body is too large, 2^31 ticks passed, an
-// activity id) and those that open a packet or do not fit in the current
-// one. Called with interrupts masked (`irq` is what to restore); unmasks
-// before returning. Rare enough on firmware to share one path that reads
-// the clock again. Positions are 40 bits,
-// but a single-core ring is smaller than 4 GiB, so offsets, packet slots and
-// the "is the next packet free" distance are all exact in 32 bits; only the
-// new head is formed in 64.
+// Every record that does not take a fast path: long ones (the thread
+// changed, the key or body is too large, 2^31 ticks passed, an activity
+// id), those that open a packet or end it, and every record of an event
+// with variable or larger fields (ring_claim has no fast path of its own:
+// flash counts more than its instructions). Writes the short form whenever
+// it applies. Called with interrupts masked (`irq` is what to restore);
+// unmasks before returning. Positions are 40 bits, but a single-core ring
+// is smaller than 4 GiB, so offsets, packet slots and the "is the next
+// packet free" distance are all exact in 32 bits; only the new head is
+// formed in 64.
 SPOOR_NOINLINE uint8_t* claim_long(uint32_t key, uint32_t body_size, uint32_t tid, uint32_t irq,
                                    Claim* claim) {
   const RingView& v = g_ring;
@@ -41,12 +42,21 @@ SPOOR_NOINLINE uint8_t* claim_long(uint32_t key, uint32_t body_size, uint32_t ti
   const uint64_t h = c.head.under_mask();
   const uint32_t pos = static_cast<uint32_t>(h);
   const uint32_t off = pos & (S - 1);
+  const uint64_t ticks = spoor_port_ticks();
   bool with_tid = off == 0 || static_cast<uint32_t>(h >> kPosBits) != tid;
-  uint32_t size = (format::kRecordHeaderSize + (with_tid ? 4u : 0u) + body_size + 1u) & ~1u;
+  // The short form: same thread, not first in its packet, a key of 8 bits
+  // and no activity flags, less than 2^31 ticks since the previous record.
+  bool short_form = !with_tid && key <= format::kShortMaxKey &&
+                    body_size <= format::kShortMaxSize - format::kShortRecordHeaderSize &&
+                    ((ticks - c.last_ticks) >> 31) == 0;
+  uint32_t size = ((short_form ? format::kShortRecordHeaderSize
+                               : format::kRecordHeaderSize + (with_tid ? 4u : 0u)) +
+                   body_size + 1u) & ~1u;
   uint32_t skip = 0;  // the current packet's unused tail, when the record does not fit
   if (off != 0 && off + size > S) {
     skip = S - off;
     with_tid = true;
+    short_form = false;
     size = (format::kRecordHeaderSize + 4u + body_size + 1u) & ~1u;
   }
   const uint32_t start = pos + skip;
@@ -59,7 +69,6 @@ SPOOR_NOINLINE uint8_t* claim_long(uint32_t key, uint32_t body_size, uint32_t ti
     spoor_port_irq_restore(irq);
     return nullptr;
   }
-  const uint64_t ticks = spoor_port_ticks();
   c.head.under_mask() = (((h & kPosMask) + skip + size) & kPosMask) | (uint64_t{tid} << kPosBits);
   c.last_ticks = ticks;
   // Stored while still masked, so a drain from an interrupt sees the end
@@ -68,10 +77,18 @@ SPOOR_NOINLINE uint8_t* claim_long(uint32_t key, uint32_t body_size, uint32_t ti
   if (skip != 0) v.packet_end[(pos >> v.subbuf_shift) & slot_mask] = off;
   if (((start + size) & (S - 1)) == 0) v.packet_end[(start >> v.subbuf_shift) & slot_mask] = S;
   uint8_t* rec = v.data + (start & ring_mask);
-  const uint32_t header = write_long_header(rec, key, with_tid, tid, ticks);
+  uint32_t header;
+  if (short_form) {
+    const uint32_t t32 = static_cast<uint32_t>(ticks);
+    __builtin_memcpy(rec + 2, &t32, 4);
+    header = format::kShortRecordHeaderSize;
+    claim->commit_word = static_cast<uint16_t>(size | format::kShortRecordFlag | (key << 8));
+  } else {
+    header = write_long_header(rec, key, with_tid, tid, ticks);
+    claim->commit_word = static_cast<uint16_t>(size);
+  }
   spoor_port_irq_restore(irq);
   claim->commit_at = reinterpret_cast<uint16_t*>(rec);
-  claim->commit_word = static_cast<uint16_t>(size);
   return rec + header;
 }
 
@@ -128,19 +145,8 @@ SPOOR_ALWAYS_INLINE uint8_t* claim_short(uint32_t key, uint32_t size, uint32_t s
 }  // namespace
 
 uint8_t* ring_claim(uint32_t key, uint32_t body_size, Claim* claim) {
-  uint32_t tid = 0, irq = 0;  // set by claim_short when it hands over (GCC cannot see that)
-  if (body_size <= format::kShortMaxSize - format::kShortRecordHeaderSize) {
-    const uint32_t size = (format::kShortRecordHeaderSize + body_size + 1u) & ~1u;
-    if (uint8_t* rec = claim_short<true>(key, size, size, &tid, &irq, [](uint8_t*) {})) {
-      claim->commit_at = reinterpret_cast<uint16_t*>(rec);
-      claim->commit_word = static_cast<uint16_t>(size | format::kShortRecordFlag | (key << 8));
-      return rec + format::kShortRecordHeaderSize;
-    }
-  } else {
-    tid = spoor_port_thread() & kTidMask;
-    irq = spoor_port_irq_save();
-  }
-  return claim_long(key, body_size, tid, irq, claim);
+  const uint32_t tid = spoor_port_thread() & kTidMask;
+  return claim_long(key, body_size, tid, spoor_port_irq_save(), claim);
 }
 
 namespace {
