@@ -106,6 +106,7 @@ void Registry::set_provider_hook(ProviderHook hook, void* context) {
 }
 #endif
 
+#if !(defined(SPOOR_SINGLE_CORE) && SPOOR_SINGLE_CORE)
 namespace {
 // Stores `key` in the program's key slot if it still holds 0 (acq_rel) and
 // returns the key in effect. GCC before 13 has no inline 16-bit
@@ -134,6 +135,7 @@ uint16_t publish_key(uint16_t* slot, uint16_t key) {
 #endif
 }
 }  // namespace
+#endif
 
 uint16_t register_event(const spoor_event_desc& event) {
   // An event of a provider that was never registered cannot be described.
@@ -146,8 +148,16 @@ uint16_t register_event(const spoor_event_desc& event) {
   // Publish the descriptor before any record can carry its key: the record's
   // release commit orders this store before the drainer reads the key.
   g_events[key - 1].store(&event, std::memory_order_release);
+#if !(defined(SPOOR_SINGLE_CORE) && SPOOR_SINGLE_CORE)
   // If another thread registered it first, its key wins; our slot stays a duplicate.
   return publish_key(event.key, static_cast<uint16_t>(key));
+#else
+  // One core: an interrupt that registered the same event meanwhile took
+  // another slot; the last key stored wins, and both slots describe the
+  // event, so records with either key decode the same. No compare-exchange.
+  __atomic_store_n(event.key, static_cast<uint16_t>(key), __ATOMIC_RELAXED);
+  return static_cast<uint16_t>(key);
+#endif
 }
 
 #if !(defined(SPOOR_SINGLE_CORE) && SPOOR_SINGLE_CORE)
@@ -215,7 +225,32 @@ Status relocate_control_block(void* memory, size_t size) {
 }
 #endif
 
+#if defined(SPOOR_SINGLE_CORE) && SPOOR_SINGLE_CORE
+namespace {
+// A store made while interrupts are masked: a plain one where the word is
+// an IrqAtomic (no second mask), a relaxed atomic one where it is lock-free.
+template <class A, class T>
+void store_under_mask(A& word, T value) {
+  if constexpr (requires { word.under_mask(); }) word.under_mask() = value;
+  else word.store(value, std::memory_order_relaxed);
+}
+}  // namespace
+#endif
+
 void apply_enable_state(ProviderControl& slot, const EnableState& state) {
+#if defined(SPOOR_SINGLE_CORE) && SPOOR_SINGLE_CORE
+  // One core: the whole change at once with interrupts masked (the 64-bit
+  // keyword words are not single stores there), so no order is needed.
+  IrqMask mask;
+  slot.generation++;
+  uint32_t level = 0;
+  if (state.enabled) {
+    store_under_mask(slot.keywords_any, state.keywords_any);
+    store_under_mask(slot.keywords_all, state.keywords_all);
+    level = level_plus1_for(state.level);
+  }
+  slot.level_plus1.store(level, std::memory_order_relaxed);
+#else
   slot.generation++;
   if (!state.enabled) {
     slot.level_plus1.store(0, std::memory_order_release);
@@ -226,6 +261,7 @@ void apply_enable_state(ProviderControl& slot, const EnableState& state) {
   slot.keywords_any.store(state.keywords_any, std::memory_order_relaxed);
   slot.keywords_all.store(state.keywords_all, std::memory_order_relaxed);
   slot.level_plus1.store(level_plus1_for(state.level), std::memory_order_release);
+#endif
 }
 
 }  // namespace spoor

@@ -136,6 +136,11 @@ Status ring_open(void* memory, size_t size, RingView* view) {
 }
 
 void ring_install(const RingView& view) {
+#if defined(SPOOR_SINGLE_CORE) && SPOOR_SINGLE_CORE
+  // One core: with interrupts masked no writer can see a half-copied view.
+  IrqMask mask;
+  g_ring = view;
+#else
   // Fields first, subbuf_mask and cpu_count last: a writer that sees either
   // non-zero (the single-core writer tests the first, the lock-free one the
   // second) sees pointers that belong to the same view. Swapping between two
@@ -153,6 +158,7 @@ void ring_install(const RingView& view) {
   g.ring_mask = view.ring_mask;
   __atomic_store_n(&g.subbuf_mask, view.subbuf_mask, __ATOMIC_RELEASE);
   __atomic_store_n(&g.cpu_count, view.cpu_count, __ATOMIC_RELEASE);
+#endif
 }
 
 #if !(defined(SPOOR_SINGLE_CORE) && SPOOR_SINGLE_CORE)  // else src/ring_masked.cpp

@@ -1,9 +1,10 @@
-// The single-core writer (spoor/ring_masked.h): the short form's fast path,
-// inlined into both entry points, and one out-of-line path for everything
-// else (long records, opening a packet, closing one the record does not fit
-// in, dropping when the ring is full). The same decisions as the lock-free
-// writer in ring.h and ring.cpp, made with interrupts masked instead of with
-// a compare-and-swap.
+// The single-core writer (spoor/ring_masked.h): the short form's fast path
+// for small events (ring_write_small), and one out-of-line path for
+// everything else (every record of ring_claim, long records, opening a
+// packet, closing one the record does not fit in, dropping when the ring is
+// full), which writes the short form too when it applies. The same
+// decisions as the lock-free writer in ring.h and ring.cpp, made with
+// interrupts masked instead of with a compare-and-swap.
 #include "spoor/ring.h"
 
 namespace spoor {
@@ -29,8 +30,7 @@ uint32_t write_long_header(uint8_t* rec, uint32_t key, bool with_tid, uint32_t t
 // is smaller than 4 GiB, so offsets, packet slots and the "is the next
 // packet free" distance are all exact in 32 bits; only the new head is
 // formed in 64.
-SPOOR_NOINLINE uint8_t* claim_long(uint32_t key, uint32_t body_size, uint32_t tid, uint32_t irq,
-                                   Claim* claim) {
+SPOOR_NOINLINE uint8_t* claim_long(uint32_t key, uint32_t body_size, uint32_t irq, Claim* claim) {
   const RingView& v = g_ring;
   const uint32_t S = v.subbuf_size;
   if (v.subbuf_mask == 0) {  // no ring installed: nothing to record, nothing to count into
@@ -43,6 +43,7 @@ SPOOR_NOINLINE uint8_t* claim_long(uint32_t key, uint32_t body_size, uint32_t ti
   const uint32_t pos = static_cast<uint32_t>(h);
   const uint32_t off = pos & (S - 1);
   const uint64_t ticks = spoor_port_ticks();
+  const uint32_t tid = spoor_port_thread() & kTidMask;
   bool with_tid = off == 0 || static_cast<uint32_t>(h >> kPosBits) != tid;
   // The short form: same thread, not first in its packet, a key of 8 bits
   // and no activity flags, less than 2^31 ticks since the previous record.
@@ -92,61 +93,10 @@ SPOOR_NOINLINE uint8_t* claim_long(uint32_t key, uint32_t body_size, uint32_t ti
   return rec + header;
 }
 
-// The short form's fast path, shared by both entry points and inlined into
-// each: `size` is the short record's size. Returns the record (its header
-// written, interrupts unmasked) or null when the record must take the long
-// form or the slow path (or no ring is installed); then *irq and *tid are
-// set for claim_long and interrupts are still masked. kKeyMayBeLong: keys
-// above 255 (or activity flags) can reach here, so the key is tested; with
-// SPOOR_MAX_EVENTS <= 255 and no flags the test is compiled out.
-// `masked(rec)` runs with the record reserved and interrupts still masked;
-// it may store up to `span` bytes (>= size) from the record's start.
-template <bool kKeyMayBeLong, class Masked>
-SPOOR_ALWAYS_INLINE uint8_t* claim_short(uint32_t key, uint32_t size, uint32_t span,
-                                         uint32_t* tid_out, uint32_t* irq_out, Masked masked) {
-  const RingView& v = g_ring;
-  // The three hooks first: values computed before a call would have to
-  // survive it in callee-saved registers (spills on a Cortex-M).
-  const uint32_t tid = spoor_port_thread() & kTidMask;
-  const uint32_t irq = spoor_port_irq_save();
-  const uint64_t ticks = spoor_port_ticks();
-  // subbuf_mask (S - 1) is 0 while no ring is installed (ring_install
-  // publishes it last): one test instead of loading cpu_count as well.
-  const uint32_t mask = v.subbuf_mask;
-  if (SPOOR_LIKELY(mask != 0)) {
-    CpuControl& c = v.cpus[0];
-    const uint64_t h = c.head.under_mask();
-    const uint32_t pos = static_cast<uint32_t>(h);
-    const uint32_t off = pos & mask;
-    // off != 0 (not first in its packet) and off + span < S (the record
-    // and what `masked` stores end inside it) in one unsigned compare:
-    // off - 1 wraps to the largest value at 0.
-    if (SPOOR_LIKELY(static_cast<uint32_t>(h >> kPosBits) == tid &&
-                     (!kKeyMayBeLong || key <= format::kShortMaxKey) &&
-                     ((ticks - c.last_ticks) >> 31) == 0 && off - 1 < mask - span)) {
-      // Inside one packet, and packets divide 2^32: the position's low
-      // word cannot carry into the high one (the tid), so only it is stored.
-      const uint32_t next = pos + size;
-      __builtin_memcpy(&c.head.under_mask(), &next, 4);  // little-endian: the low word
-      c.last_ticks = ticks;
-      uint8_t* rec = v.data + (pos & v.ring_mask);
-      const uint32_t t32 = static_cast<uint32_t>(ticks);
-      __builtin_memcpy(rec + 2, &t32, 4);
-      masked(rec);
-      spoor_port_irq_restore(irq);
-      return rec;
-    }
-  }
-  *tid_out = tid;
-  *irq_out = irq;
-  return nullptr;
-}
-
 }  // namespace
 
 uint8_t* ring_claim(uint32_t key, uint32_t body_size, Claim* claim) {
-  const uint32_t tid = spoor_port_thread() & kTidMask;
-  return claim_long(key, body_size, tid, spoor_port_irq_save(), claim);
+  return claim_long(key, body_size, spoor_port_irq_save(), claim);
 }
 
 namespace {
@@ -166,10 +116,6 @@ SPOOR_ALWAYS_INLINE void store_small(uint8_t* p, uint32_t size, uint32_t lo, uin
   }
 }
 
-}  // namespace
-
-namespace {
-
 // ring_write_small's long form and slow path, entered with interrupts
 // masked (`irq`). Out of line and reached by a tail call, so that nothing
 // of the fast path has to survive a call (no register moves, no stack
@@ -180,8 +126,7 @@ SPOOR_NOINLINE void write_small_long(uint32_t lo, uint32_t hi, uint32_t key_and_
   const uint32_t size = key_and_size >> 16;
   // The long form's body is the same bytes: the fields and their padding.
   Claim claim;
-  uint8_t* p = claim_long(key, size - format::kShortRecordHeaderSize, spoor_port_thread() & kTidMask,
-                          irq, &claim);
+  uint8_t* p = claim_long(key, size - format::kShortRecordHeaderSize, irq, &claim);
   if (p == nullptr) return;
   store_small(p, size, lo, hi);
   ring_publish(claim);
@@ -189,24 +134,52 @@ SPOOR_NOINLINE void write_small_long(uint32_t lo, uint32_t hi, uint32_t key_and_
 
 }  // namespace
 
+// The short form's fast path (bench/RESULTS.md, "Firmware core": 48
+// instructions here, 59 with the call site, hooks inline).
 void ring_write_small(uint32_t lo, uint32_t hi, uint32_t key, uint32_t size) {
-  constexpr bool kKeyMayBeLong = SPOOR_MAX_EVENTS > format::kShortMaxKey;
-  uint32_t tid = 0, irq = 0;  // set by claim_short when it hands over (GCC cannot see that)
+  const RingView& v = g_ring;
+  // The three hooks first: values computed before a call would have to
+  // survive it in callee-saved registers (spills on a Cortex-M).
+  const uint32_t tid = spoor_port_thread() & kTidMask;
+  const uint32_t irq = spoor_port_irq_save();
+  const uint64_t ticks = spoor_port_ticks();
+  // subbuf_mask (S - 1) is 0 while no ring is installed (ring_install
+  // publishes it last): one test instead of loading cpu_count as well.
+  const uint32_t mask = v.subbuf_mask;
   // The fields go in with interrupts still masked, as two whole words
   // whatever their size: the bytes past the record's end that they cover
   // are zero in `lo` and `hi` (the fields are packed from bit 0) and lie
-  // inside the packet (the fast path is taken only when all 14 bytes are),
-  // where the memory is zero already and no nested writer can have
+  // inside the packet (the fast path is taken only when all kSpan bytes
+  // are), where the memory is zero already and no nested writer can have
   // reserved it yet. Two stores instead of a branch per size; a record of
   // 8 to 12 bytes within 14 bytes of its packet's end takes the slow path.
   constexpr uint32_t kSpan = format::kShortRecordHeaderSize + 8;
-  const auto store_words = [=](uint8_t* rec) {
-    __builtin_memcpy(rec + format::kShortRecordHeaderSize, &lo, 4);
-    __builtin_memcpy(rec + format::kShortRecordHeaderSize + 4, &hi, 4);
-  };
-  if (uint8_t* rec = claim_short<kKeyMayBeLong>(key, size, kSpan, &tid, &irq, store_words)) {
-    commit_word(reinterpret_cast<uint16_t*>(rec), size | format::kShortRecordFlag | (key << 8));
-    return;
+  // With SPOOR_MAX_EVENTS <= 255 every key fits the short form: no test.
+  constexpr bool kKeyMayBeLong = SPOOR_MAX_EVENTS > format::kShortMaxKey;
+  if (SPOOR_LIKELY(mask != 0)) {
+    CpuControl& c = v.cpus[0];
+    const uint64_t h = c.head.under_mask();
+    const uint32_t pos = static_cast<uint32_t>(h);
+    const uint32_t off = pos & mask;
+    // off != 0 (not first in its packet) and off + kSpan < S in one
+    // unsigned compare: off - 1 wraps to the largest value at 0.
+    if (SPOOR_LIKELY(static_cast<uint32_t>(h >> kPosBits) == tid &&
+                     (!kKeyMayBeLong || key <= format::kShortMaxKey) &&
+                     ((ticks - c.last_ticks) >> 31) == 0 && off - 1 < mask - kSpan)) {
+      // Inside one packet, and packets divide 2^32: the position's low
+      // word cannot carry into the high one (the tid), so only it is stored.
+      const uint32_t next = pos + size;
+      __builtin_memcpy(&c.head.under_mask(), &next, 4);  // little-endian: the low word
+      c.last_ticks = ticks;
+      uint8_t* rec = v.data + (pos & v.ring_mask);
+      const uint32_t t32 = static_cast<uint32_t>(ticks);
+      __builtin_memcpy(rec + 2, &t32, 4);
+      __builtin_memcpy(rec + format::kShortRecordHeaderSize, &lo, 4);
+      __builtin_memcpy(rec + format::kShortRecordHeaderSize + 4, &hi, 4);
+      spoor_port_irq_restore(irq);
+      commit_word(reinterpret_cast<uint16_t*>(rec), size | format::kShortRecordFlag | (key << 8));
+      return;
+    }
   }
   write_small_long(lo, hi, key | (size << 16), irq);
 }
