@@ -7,14 +7,19 @@
 
 #include <stdint.h>
 
-inline constinit uint32_t g_spoor_cycles_high = 0;  // wraps of the 32-bit counter seen
-inline constinit uint32_t g_spoor_cycles_last = 0;
+// The last count read and the wraps seen, side by side: one address to load.
+struct SpoorCycles {
+  uint32_t last;
+  uint32_t high;
+};
+inline constinit SpoorCycles g_spoor_cycles{};
 
 __attribute__((always_inline)) inline uint64_t spoor_port_ticks(void) {
   const uint32_t now = *reinterpret_cast<volatile uint32_t*>(0xE0001004u);  // DWT_CYCCNT
-  if (now < g_spoor_cycles_last) ++g_spoor_cycles_high;
-  g_spoor_cycles_last = now;
-  return (uint64_t{g_spoor_cycles_high} << 32) | now;
+  SpoorCycles& c = g_spoor_cycles;
+  c.high += now < c.last;
+  c.last = now;
+  return (uint64_t{c.high} << 32) | now;
 }
 __attribute__((always_inline)) inline uint32_t spoor_port_cpu(void) { return 0; }
 __attribute__((always_inline)) inline uint32_t spoor_port_thread(void) { return 0; }

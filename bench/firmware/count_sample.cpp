@@ -2,7 +2,7 @@
 // a bare-metal program for QEMU's mps2-an385 (Cortex-M3) that raises a
 // 2-field event many times and exits through semihosting. QEMU logs every
 // instruction it executes; the script counts those inside the event's call
-// site (raise_sample), the core (ring_claim and what it calls) and the
+// site (raise_sample), the core (ring_write_small and what it calls) and the
 // platform hooks below, event by event.
 #include <stddef.h>
 #include <stdint.h>

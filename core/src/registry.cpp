@@ -12,6 +12,7 @@ constinit const ProviderControl g_disabled_control{};
 
 namespace {
 
+#if !(defined(SPOOR_SINGLE_CORE) && SPOOR_SINGLE_CORE)
 // The control block used until a session relocates it to shared memory.
 struct StaticControlBlock {
   ControlBlock header;
@@ -22,21 +23,29 @@ constinit StaticControlBlock g_static_control{
 
 constinit std::atomic<ControlBlock*> g_control{&g_static_control.header};
 
-// Slots are claimed with fetch_add and published with a release store of the
-// pointer, so a reader that sees a non-null entry sees the object behind it.
-constinit Atomic<uint32_t> g_provider_next{0};
-constinit std::atomic<Provider*> g_providers[SPOOR_MAX_PROVIDERS] = {};
-
-// Event keys start at 1 (0 in a key word means "not registered yet").
-constinit Atomic<uint32_t> g_event_next{1};
-constinit std::atomic<const spoor_event_desc*> g_events[SPOOR_MAX_EVENTS + 1] = {};
-
 constinit std::atomic<Registry::ProviderHook> g_hook{nullptr};
 constinit std::atomic<void*> g_hook_context{nullptr};
 
 void copy_id(uint8_t (&dst)[16], const Guid& id) {
   for (int i = 0; i < 16; ++i) dst[i] = id.bytes[i];
 }
+
+#else
+// One core, no session: the enable state is one slot per provider, with no
+// block header, no IDs and no registration hook (bench/RESULTS.md, "Firmware
+// core": RAM).
+constinit ProviderControl g_slots[SPOOR_MAX_PROVIDERS] = {};
+#endif
+
+// Slots are claimed with fetch_add and published with a release store of the
+// pointer, so a reader that sees a non-null entry sees the object behind it.
+constinit Atomic<uint32_t> g_provider_next{0};
+constinit std::atomic<Provider*> g_providers[SPOOR_MAX_PROVIDERS] = {};
+
+// Event keys start at 1 (0 in a key word means "not registered yet"); key k
+// is described by g_events[k - 1].
+constinit Atomic<uint32_t> g_event_next{1};
+constinit std::atomic<const spoor_event_desc*> g_events[SPOOR_MAX_EVENTS] = {};
 
 }  // namespace
 
@@ -49,18 +58,24 @@ Status Registry::add(Provider& provider) {
     g_provider_next.fetch_sub(1, std::memory_order_relaxed);
     return Status::out_of_space;
   }
+#if !(defined(SPOOR_SINGLE_CORE) && SPOOR_SINGLE_CORE)
   ControlBlock& cb = *g_control.load(std::memory_order_acquire);
   ProviderControl& slot = cb.slots()[i];
   copy_id(slot.id, provider.id());
+#else
+  ProviderControl& slot = g_slots[i];
+#endif
   provider.index_ = static_cast<uint16_t>(i + 1);
   provider.control_.store(&slot, std::memory_order_release);
   g_providers[i].store(&provider, std::memory_order_release);
+#if !(defined(SPOOR_SINGLE_CORE) && SPOOR_SINGLE_CORE)
   uint32_t count = cb.count.load(std::memory_order_relaxed);
   while (count < i + 1 &&
          !cb.count.compare_exchange_weak(count, i + 1, std::memory_order_release)) {
   }
   if (ProviderHook hook = g_hook.load(std::memory_order_acquire))
     hook(provider, g_hook_context.load(std::memory_order_relaxed));
+#endif
   return Status::ok;
 }
 
@@ -81,14 +96,17 @@ uint32_t Registry::event_key_limit() {
 
 const spoor_event_desc* Registry::event(uint32_t key) {
   if (key == 0 || key > SPOOR_MAX_EVENTS) return nullptr;
-  return g_events[key].load(std::memory_order_acquire);
+  return g_events[key - 1].load(std::memory_order_acquire);
 }
 
+#if !(defined(SPOOR_SINGLE_CORE) && SPOOR_SINGLE_CORE)
 void Registry::set_provider_hook(ProviderHook hook, void* context) {
   g_hook_context.store(context, std::memory_order_relaxed);
   g_hook.store(hook, std::memory_order_release);
 }
+#endif
 
+#if !(defined(SPOOR_SINGLE_CORE) && SPOOR_SINGLE_CORE)
 namespace {
 // Stores `key` in the program's key slot if it still holds 0 (acq_rel) and
 // returns the key in effect. GCC before 13 has no inline 16-bit
@@ -117,6 +135,7 @@ uint16_t publish_key(uint16_t* slot, uint16_t key) {
 #endif
 }
 }  // namespace
+#endif
 
 uint16_t register_event(const spoor_event_desc& event) {
   // An event of a provider that was never registered cannot be described.
@@ -128,17 +147,48 @@ uint16_t register_event(const spoor_event_desc& event) {
   }
   // Publish the descriptor before any record can carry its key: the record's
   // release commit orders this store before the drainer reads the key.
-  g_events[key].store(&event, std::memory_order_release);
+  g_events[key - 1].store(&event, std::memory_order_release);
+#if !(defined(SPOOR_SINGLE_CORE) && SPOOR_SINGLE_CORE)
   // If another thread registered it first, its key wins; our slot stays a duplicate.
   return publish_key(event.key, static_cast<uint16_t>(key));
+#else
+  // One core: an interrupt that registered the same event meanwhile took
+  // another slot; the last key stored wins, and both slots describe the
+  // event, so records with either key decode the same. No compare-exchange.
+  __atomic_store_n(event.key, static_cast<uint16_t>(key), __ATOMIC_RELAXED);
+  return static_cast<uint16_t>(key);
+#endif
 }
 
+#if !(defined(SPOOR_SINGLE_CORE) && SPOOR_SINGLE_CORE)
 void count_lost_event() {
   const RingView& v = g_ring;
   if (v.cpu_count == 0) return;
   v.cpus[spoor_port_cpu() % v.cpu_count].lost.fetch_add(1, std::memory_order_relaxed);
 }
+#else
+// One core: no modulo, and `lost` is touched under the mask.
+void count_lost_event() {
+  const RingView& v = g_ring;
+  if (v.subbuf_mask == 0) return;  // no ring installed
+  IrqMask mask;
+  v.cpus[0].lost.under_mask()++;
+}
+#endif
 
+#if defined(SPOOR_SINGLE_CORE) && SPOOR_SINGLE_CORE
+void write_small_registering(uint32_t lo, uint32_t hi, const spoor_event_desc& event,
+                             uint32_t size) {
+  const uint16_t key = register_event(event);
+  if (key == 0) {
+    count_lost_event();
+    return;
+  }
+  ring_write_small(lo, hi, key, size);
+}
+#endif
+
+#if !(defined(SPOOR_SINGLE_CORE) && SPOOR_SINGLE_CORE)
 ControlBlock& control_block() { return *g_control.load(std::memory_order_acquire); }
 
 Status relocate_control_block(void* memory, size_t size) {
@@ -173,8 +223,34 @@ Status relocate_control_block(void* memory, size_t size) {
   }
   return Status::ok;
 }
+#endif
+
+#if defined(SPOOR_SINGLE_CORE) && SPOOR_SINGLE_CORE
+namespace {
+// A store made while interrupts are masked: a plain one where the word is
+// an IrqAtomic (no second mask), a relaxed atomic one where it is lock-free.
+template <class A, class T>
+void store_under_mask(A& word, T value) {
+  if constexpr (requires { word.under_mask(); }) word.under_mask() = value;
+  else word.store(value, std::memory_order_relaxed);
+}
+}  // namespace
+#endif
 
 void apply_enable_state(ProviderControl& slot, const EnableState& state) {
+#if defined(SPOOR_SINGLE_CORE) && SPOOR_SINGLE_CORE
+  // One core: the whole change at once with interrupts masked (the 64-bit
+  // keyword words are not single stores there), so no order is needed.
+  IrqMask mask;
+  slot.generation++;
+  uint32_t level = 0;
+  if (state.enabled) {
+    store_under_mask(slot.keywords_any, state.keywords_any);
+    store_under_mask(slot.keywords_all, state.keywords_all);
+    level = level_plus1_for(state.level);
+  }
+  slot.level_plus1.store(level, std::memory_order_relaxed);
+#else
   slot.generation++;
   if (!state.enabled) {
     slot.level_plus1.store(0, std::memory_order_release);
@@ -185,6 +261,7 @@ void apply_enable_state(ProviderControl& slot, const EnableState& state) {
   slot.keywords_any.store(state.keywords_any, std::memory_order_relaxed);
   slot.keywords_all.store(state.keywords_all, std::memory_order_relaxed);
   slot.level_plus1.store(level_plus1_for(state.level), std::memory_order_release);
+#endif
 }
 
 }  // namespace spoor

@@ -7,40 +7,57 @@ constinit RingView g_ring{};
 
 namespace {
 
-constexpr uint64_t align_up(uint64_t v, uint64_t a) { return (v + a - 1) & ~(a - 1); }
+// Layout arithmetic in the target's word: a span on a 32-bit target is
+// smaller than 4 GiB, and ring_init bounds its inputs first so that no sum
+// below can wrap (on a Cortex-M, 64-bit arithmetic would double ring_init).
+using LayoutInt = size_t;
 
 constexpr bool is_pow2(uint64_t v) { return v != 0 && (v & (v - 1)) == 0; }
 
-uint32_t log2_exact(uint64_t v) {
+// log2 of a power of two (callers have checked that it is one). A loop
+// unless the target counts zeros in one instruction: elsewhere
+// __builtin_ctz is a libgcc call, which some bare-metal links lack
+// (riscv64-unknown-elf).
+uint32_t log2_exact(uint32_t v) {
+#if defined(__ARM_FEATURE_CLZ) || defined(__x86_64__) || defined(__aarch64__)
+  return static_cast<uint32_t>(__builtin_ctz(v));
+#else
   uint32_t s = 0;
-  while ((uint64_t{1} << s) < v) ++s;
+  while ((uint32_t{1} << s) < v) ++s;
   return s;
+#endif
 }
 
+// Int: LayoutInt in ring_init (bounded inputs), uint64_t where a header
+// from elsewhere is checked (ring_open) or a size is asked for.
+template <class Int>
 struct Layout {
-  uint64_t cpu_offset, packet_end_offset, data_offset, total;
+  Int cpu_offset, packet_end_offset, data_offset, total;
 };
 
-Layout layout_for(uint32_t cpu_count, uint32_t subbuf_size, uint32_t subbuf_count) {
-  Layout l{};
+template <class Int = LayoutInt>
+Layout<Int> layout_for(uint32_t cpu_count, uint32_t subbuf_size, uint32_t subbuf_count) {
+  Layout<Int> l{};
   l.cpu_offset = sizeof(RingHeader);
-  l.packet_end_offset = l.cpu_offset + uint64_t{cpu_count} * sizeof(CpuControl);
-  l.data_offset = align_up(l.packet_end_offset + uint64_t{cpu_count} * subbuf_count * 4, 64);
-  l.total = l.data_offset + uint64_t{cpu_count} * subbuf_count * subbuf_size;
+  l.packet_end_offset = l.cpu_offset + Int{cpu_count} * sizeof(CpuControl);
+  l.data_offset = (l.packet_end_offset + Int{cpu_count} * subbuf_count * 4 + 63) & ~Int{63};
+  l.total = l.data_offset + Int{cpu_count} * subbuf_count * subbuf_size;
   return l;
 }
 
-void fill_view(RingHeader* h, RingView* v) {
-  auto* base = reinterpret_cast<uint8_t*>(h);
-  v->header = h;
-  v->cpus = reinterpret_cast<CpuControl*>(base + h->cpu_offset);
-  v->packet_end = reinterpret_cast<uint32_t*>(base + h->packet_end_offset);
-  v->data = base + h->data_offset;
-  v->cpu_count = h->cpu_count;
-  v->subbuf_shift = h->subbuf_shift;
-  v->subbuf_size = 1u << h->subbuf_shift;
-  v->subbuf_count = h->subbuf_count;
-  v->ring_shift = h->subbuf_shift + log2_exact(h->subbuf_count);
+template <class Int>
+void fill_view(uint8_t* base, const Layout<Int>& l, uint32_t cpu_count, uint32_t subbuf_shift,
+               uint32_t subbuf_count, RingView* v) {
+  v->cpus = reinterpret_cast<CpuControl*>(base + l.cpu_offset);
+  v->packet_end = reinterpret_cast<uint32_t*>(base + l.packet_end_offset);
+  v->data = base + l.data_offset;
+  v->cpu_count = cpu_count;
+  v->subbuf_shift = subbuf_shift;
+  v->subbuf_size = 1u << subbuf_shift;
+  v->subbuf_count = subbuf_count;
+  v->ring_shift = subbuf_shift + log2_exact(subbuf_count);
+  v->ring_mask = (uint32_t{1} << v->ring_shift) - 1;
+  v->subbuf_mask = v->subbuf_size - 1;
 }
 
 inline uint32_t* packet_end_slot(const RingView& v, uint32_t cpu, uint64_t pos) {
@@ -62,7 +79,7 @@ inline int64_t signed48(uint64_t d) {
 }  // namespace
 
 size_t ring_bytes_needed(uint32_t cpu_count, uint32_t subbuf_size, uint32_t subbuf_count) {
-  return static_cast<size_t>(layout_for(cpu_count, subbuf_size, subbuf_count).total);
+  return static_cast<size_t>(layout_for<uint64_t>(cpu_count, subbuf_size, subbuf_count).total);
 }
 
 Status ring_init(void* memory, size_t size, uint32_t cpu_count, uint32_t subbuf_size,
@@ -71,27 +88,35 @@ Status ring_init(void* memory, size_t size, uint32_t cpu_count, uint32_t subbuf_
       reinterpret_cast<uintptr_t>(memory) % 64 != 0 || !is_pow2(subbuf_size) ||
       subbuf_size < kMinSubbufSize || subbuf_size > kMaxSubbufSize)
     return Status::invalid_argument;
+  // Bounds that keep layout_for exact in a 32-bit size_t: at most half the
+  // address space, and two packets per CPU no larger than the span (then
+  // every term of a layout that is tested below is at most `size`).
+  if (size > (SIZE_MAX >> 1)) size = SIZE_MAX >> 1;
+  const uint32_t shift = log2_exact(subbuf_size);
+  if (cpu_count > (size >> (shift + 1))) return Status::out_of_space;
   uint32_t count = 2;
   if (layout_for(cpu_count, subbuf_size, count).total > size) return Status::out_of_space;
-  while (count < (1u << 20) && layout_for(cpu_count, subbuf_size, count * 2).total <= size &&
-         uint64_t{subbuf_size} * count * 2 <= (kPosMask >> 1))
+  // Doubling stays exact while the packets take at most half the span.
+  while (count < (1u << 20) && (LayoutInt{cpu_count} * count << shift) <= (size >> 1) &&
+         layout_for(cpu_count, subbuf_size, count * 2).total <= size &&
+         (sizeof(LayoutInt) < 8 || uint64_t{subbuf_size} * count * 2 <= (kPosMask >> 1)))
     count *= 2;
-  const Layout l = layout_for(cpu_count, subbuf_size, count);
+  const Layout<LayoutInt> l = layout_for(cpu_count, subbuf_size, count);
   auto* h = static_cast<RingHeader*>(memory);
   // Records are committed by storing their size over a zero: the data must
   // start zeroed. Fresh pages (a new memfd) already are, and writing them
   // here would fault in the whole ring.
-  __builtin_memset(memory, 0, static_cast<size_t>(memory_is_zero ? l.data_offset : l.total));
+  __builtin_memset(memory, 0, memory_is_zero ? l.data_offset : l.total);
   h->magic = kRingMagic;
   h->version = kRingVersion;
   h->cpu_count = cpu_count;
-  h->subbuf_shift = log2_exact(subbuf_size);
+  h->subbuf_shift = shift;
   h->subbuf_count = count;
   h->cpu_offset = l.cpu_offset;
   h->packet_end_offset = l.packet_end_offset;
   h->data_offset = l.data_offset;
   h->total_size = l.total;
-  fill_view(h, view);
+  fill_view(static_cast<uint8_t*>(memory), l, cpu_count, shift, count, view);
   return Status::ok;
 }
 
@@ -102,21 +127,27 @@ Status ring_open(void* memory, size_t size, RingView* view) {
   if (h->magic != kRingMagic || h->version != kRingVersion || h->cpu_count == 0 ||
       h->subbuf_shift < 8 || h->subbuf_shift > 20 || !is_pow2(h->subbuf_count))
     return Status::invalid_argument;
-  const Layout l = layout_for(h->cpu_count, 1u << h->subbuf_shift, h->subbuf_count);
+  const Layout<uint64_t> l = layout_for<uint64_t>(h->cpu_count, 1u << h->subbuf_shift, h->subbuf_count);
   if (l.total > size || l.total != h->total_size || l.data_offset != h->data_offset ||
       l.cpu_offset != h->cpu_offset || l.packet_end_offset != h->packet_end_offset)
     return Status::invalid_argument;
-  fill_view(h, view);
+  fill_view(static_cast<uint8_t*>(memory), l, h->cpu_count, h->subbuf_shift, h->subbuf_count, view);
   return Status::ok;
 }
 
 void ring_install(const RingView& view) {
-  // Fields first, cpu_count last: a writer that sees cpu_count != 0 in the
-  // same view sees pointers that belong to it. Swapping between two live
-  // rings is not supported (sessions install once and detach at stop).
+#if defined(SPOOR_SINGLE_CORE) && SPOOR_SINGLE_CORE
+  // One core: with interrupts masked no writer can see a half-copied view.
+  IrqMask mask;
+  g_ring = view;
+#else
+  // Fields first, subbuf_mask and cpu_count last: a writer that sees either
+  // non-zero (the single-core writer tests the first, the lock-free one the
+  // second) sees pointers that belong to the same view. Swapping between two
+  // live rings is not supported (sessions install once and detach at stop).
   RingView& g = g_ring;
   __atomic_store_n(&g.cpu_count, 0u, __ATOMIC_RELEASE);
-  g.header = view.header;
+  __atomic_store_n(&g.subbuf_mask, 0u, __ATOMIC_RELEASE);
   g.cpus = view.cpus;
   g.packet_end = view.packet_end;
   g.data = view.data;
@@ -124,7 +155,10 @@ void ring_install(const RingView& view) {
   g.subbuf_size = view.subbuf_size;
   g.subbuf_count = view.subbuf_count;
   g.ring_shift = view.ring_shift;
+  g.ring_mask = view.ring_mask;
+  __atomic_store_n(&g.subbuf_mask, view.subbuf_mask, __ATOMIC_RELEASE);
   __atomic_store_n(&g.cpu_count, view.cpu_count, __ATOMIC_RELEASE);
+#endif
 }
 
 #if !(defined(SPOOR_SINGLE_CORE) && SPOOR_SINGLE_CORE)  // else src/ring_masked.cpp

@@ -12,6 +12,9 @@
 
 namespace spoor {
 
+#if !(defined(SPOOR_SINGLE_CORE) && SPOOR_SINGLE_CORE)
+// (Not on a single-core target: nothing outside the program maps its
+// control state, which is then just one slot per provider in static RAM.)
 inline constexpr uint32_t kControlMagic = 0x4C525443u;  // "CTRL"
 inline constexpr uint32_t kControlVersion = 1;
 
@@ -31,6 +34,8 @@ struct ControlBlock {
   }
 };
 
+#endif  // !SPOOR_SINGLE_CORE
+
 // The enable state a session or controller applies to one provider.
 struct EnableState {
   bool enabled = false;
@@ -39,6 +44,7 @@ struct EnableState {
   uint64_t keywords_all = 0;
 };
 
+#if !(defined(SPOOR_SINGLE_CORE) && SPOOR_SINGLE_CORE)
 // Moves the enable state of every registered provider (and of providers
 // registered later) into `memory`, which must hold ControlBlock::bytes_for(
 // SPOOR_MAX_PROVIDERS) bytes and outlive every event write. Current states
@@ -48,6 +54,7 @@ Status relocate_control_block(void* memory, size_t size);
 
 // The control block in use (the static one until relocated).
 ControlBlock& control_block();
+#endif
 
 // Writes one provider's state into its control slot. Writers see the new
 // level on their next event; a change of level and keywords together is not

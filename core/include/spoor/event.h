@@ -214,6 +214,15 @@ uint16_t register_event(const spoor_event_desc& event);
 // ring (no key left); it shows as lost on the current CPU.
 void count_lost_event();
 
+#if defined(SPOOR_SINGLE_CORE) && SPOOR_SINGLE_CORE
+// A small event's first write (its key is still 0): registers it, then
+// writes as ring_write_small does. Out of line, so that the call site's
+// fast path is a key load and a tail call, with nothing to save around a
+// possible registration.
+SPOOR_NOINLINE void write_small_registering(uint32_t lo, uint32_t hi, const spoor_event_desc& event,
+                                            uint32_t size);
+#endif
+
 // Writes one record: the shared tail of every typed and C write.
 // `fill(p)` stores the fields; `body` is their size.
 template <class Fill>
@@ -334,21 +343,21 @@ class Event : public spoor_event_desc {
 #if defined(SPOOR_SINGLE_CORE) && SPOOR_SINGLE_CORE
   // The fields go to ring_write_small in two registers: one call per event.
   SPOOR_ALWAYS_INLINE void emit_small(typename FieldTraits<T>::arg... values) const {
-    uint16_t k = __atomic_load_n(this->key, __ATOMIC_RELAXED);
-    if (SPOOR_UNLIKELY(k == 0)) {
-      k = register_event(*this);
-      if (k == 0) {
-        count_lost_event();
-        return;
-      }
-    }
     // The fields' bytes as shifts into one 64-bit value, which stays in
     // registers (a byte array would go through the stack).
     uint64_t packed = 0;
     uint32_t shift = 0;
     ((packed |= uint64_t{FixedSize<T>::bits(values)} << shift, shift += 8 * sizeof(T)), ...);
-    ring_write_small(k, (0u + ... + FixedSize<T>::bytes), static_cast<uint32_t>(packed),
-                     static_cast<uint32_t>(packed >> 32));
+    constexpr uint32_t kSize =
+        (format::kShortRecordHeaderSize + (0u + ... + FixedSize<T>::bytes) + 1u) & ~1u;
+    const auto lo = static_cast<uint32_t>(packed);
+    const auto hi = static_cast<uint32_t>(packed >> 32);
+    const uint32_t k = __atomic_load_n(this->key, __ATOMIC_RELAXED);
+    if (SPOOR_UNLIKELY(k == 0)) {
+      write_small_registering(lo, hi, *this, kSize);
+      return;
+    }
+    ring_write_small(lo, hi, k, kSize);
   }
 #endif
 

@@ -37,9 +37,13 @@ enum class Level : uint8_t {
   verbose = 5,
 };
 
-// One provider's enable state, as it sits in the control block. 40 bytes.
+// One provider's enable state, as it sits in the control block. 40 bytes
+// (24 on a single-core target: there no controller in another process
+// looks for a provider by ID, so the slot does not repeat it; RAM counts).
 struct ProviderControl {
+#if !(defined(SPOOR_SINGLE_CORE) && SPOOR_SINGLE_CORE)
   uint8_t id[16];                        // the provider's ID, so a controller can find it
+#endif
   // 0: disabled. Otherwise events with level < level_plus1 pass. ETW's trick:
   // enabling at level 0 stores 256, so every level passes with one compare.
   Atomic<uint32_t> level_plus1;
@@ -47,7 +51,9 @@ struct ProviderControl {
   Atomic<uint64_t> keywords_any;
   Atomic<uint64_t> keywords_all;
 };
+#if !(defined(SPOOR_SINGLE_CORE) && SPOOR_SINGLE_CORE)
 static_assert(sizeof(ProviderControl) == 40);
+#endif
 // Atomic<T> is lock-free, or masks interrupts on a single-core target
 // (spoor/atomic.h): never a call into libatomic.
 
@@ -94,7 +100,9 @@ class Provider {
 
  private:
   friend class Registry;
+#if !(defined(SPOOR_SINGLE_CORE) && SPOOR_SINGLE_CORE)
   friend Status relocate_control_block(void* memory, size_t size);
+#endif
   const char* name_;
   Guid id_;
   uint16_t index_ = 0;

@@ -24,10 +24,13 @@ class Registry {
   // The descriptor of event key `key`, or null.
   static const spoor_event_desc* event(uint32_t key);
 
+#if !(defined(SPOOR_SINGLE_CORE) && SPOOR_SINGLE_CORE)
   // Called after each provider registration (a hosted session applies its
-  // enable rules there). One hook; null removes it.
+  // enable rules there). One hook; null removes it. (Not on a single-core
+  // target, which runs no session.)
   using ProviderHook = void (*)(Provider& provider, void* context);
   static void set_provider_hook(ProviderHook hook, void* context);
+#endif
 
   // Internal: called by register_provider.
   static Status add(Provider& provider);

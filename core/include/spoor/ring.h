@@ -86,7 +86,6 @@ static_assert(sizeof(CpuControl) == 128);
 
 // A process's view of a ring: pointers into the span, computed once.
 struct RingView {
-  RingHeader* header = nullptr;
   CpuControl* cpus = nullptr;
   uint32_t* packet_end = nullptr;   // accessed with __atomic builtins
   uint8_t* data = nullptr;
@@ -95,9 +94,13 @@ struct RingView {
   uint32_t subbuf_size = 0;
   uint32_t subbuf_count = 0;
   uint32_t ring_shift = 0;          // bytes per CPU = 1 << ring_shift
+  uint32_t ring_mask = 0;           // (1 << ring_shift) - 1: a position's offset in its CPU's ring
+  uint32_t subbuf_mask = 0;         // subbuf_size - 1: a position's offset in its packet
 };
 
-// The ring events go to. All zero (cpu_count 0) while no session is attached.
+// The ring events go to. All zero (cpu_count 0, subbuf_mask 0) while no
+// session is attached: the lock-free writer tests cpu_count, the single-core
+// writer subbuf_mask (which it loads anyway).
 extern RingView g_ring;
 
 // Bytes a ring needs for cpu_count CPUs with subbuf_count sub-buffers of

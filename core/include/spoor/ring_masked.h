@@ -3,8 +3,10 @@
 // A Cortex-M has no 64-bit compare-and-swap (an M0+ has no exclusive loads
 // at all), so the reservation runs with interrupts masked through the port
 // hooks (spoor/port.h): read head, size the record, read the clock, move
-// head and remember the record's time, unmask. Everything else (copying the
-// fields, the header, the commit) runs unmasked.
+// head and remember the record's time, write the header, unmask. Copying
+// the fields and the commit run unmasked, except in ring_write_small, whose
+// two field words are stored before unmasking (they may cover zero bytes
+// past the record, which no nested writer may have reserved yet).
 //
 // An interrupt that raises an event between our reservation and our commit
 // (a nested writer, as in ftrace) reserves after us, so its record lands
@@ -18,9 +20,11 @@
 // carries no activity ids, it is not the first record of its packet and
 // less than 2^31 ticks passed since the previous record.
 //
-// The writer is split for code size, since firmware counts bytes: one
-// out-of-line ring_claim (reserve and header) shared by every event, and at
-// each call site only the field stores and ring_publish (the commit).
+// The writer is split for code size, since firmware counts bytes: small
+// events (fixed-size fields, at most 8 bytes) call ring_write_small, whose
+// short fast path is the only one; every other event calls ring_claim (the
+// general, out-of-line path, which writes short records too) and keeps only
+// its field stores and ring_publish (the commit) at the call site.
 #ifndef SPOOR_RING_MASKED_H
 #define SPOOR_RING_MASKED_H
 
@@ -40,19 +44,34 @@ struct Claim {
 // word. Returns where the body goes, or null when the event was dropped
 // (ring full: counted in `lost`; record too large; no ring installed).
 // Out of line, so each event's call site stays a call, the field stores and
-// the commit (bench/RESULTS.md, "Firmware core": instructions per event).
+// the commit; no fast path of its own (flash counts more here: the events
+// that come this way carry strings or wider fields).
 SPOOR_NOINLINE uint8_t* ring_claim(uint32_t key_and_flags, uint32_t body_size, Claim* claim);
 
 // The whole write of an event whose fields are fixed-size and at most 8
 // bytes in all, with no activity ids: `lo` and `hi` hold the fields' bytes
-// as they are stored (little-endian). One call per event, no Claim through
-// memory (bench/RESULTS.md, "Firmware core": instructions per event).
-SPOOR_NOINLINE void ring_write_small(uint32_t key, uint32_t fields_size, uint32_t lo, uint32_t hi);
+// as they are stored (little-endian; the bytes past the fields must be zero:
+// the fast path stores whole words), `size` is the short record's size
+// (6 header bytes and the fields, rounded up to even: a constant at each
+// call site). The fields come first so that a call site passes its two
+// arguments on in the registers they arrived in. One call per event, no
+// Claim through memory (bench/RESULTS.md, "Firmware core": instructions
+// per event).
+SPOOR_NOINLINE void ring_write_small(uint32_t lo, uint32_t hi, uint32_t key, uint32_t size);
 
-// Publishes the record: everything written before this release store is
-// visible to a drainer that sees the commit word (never 0).
+// The release store that commits a record, on one core: a compiler barrier
+// and a plain 16-bit store. The only other observers are an interrupt on
+// the same core (which sees its own core's stores in program order) and a
+// debugger that halts the core; no barrier instruction is needed.
+SPOOR_ALWAYS_INLINE void commit_word(uint16_t* at, uint32_t word) {
+  __atomic_signal_fence(__ATOMIC_SEQ_CST);
+  __atomic_store_n(at, static_cast<uint16_t>(word), __ATOMIC_RELAXED);
+}
+
+// Publishes the record: everything written before the commit word is
+// visible to a drainer that sees it (never 0).
 SPOOR_ALWAYS_INLINE void ring_publish(const Claim& claim) {
-  __atomic_store_n(claim.commit_at, claim.commit_word, __ATOMIC_RELEASE);
+  commit_word(claim.commit_at, claim.commit_word);
 }
 
 }  // namespace spoor
