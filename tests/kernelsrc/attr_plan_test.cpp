@@ -97,7 +97,8 @@ TEST(AttrPlan, SamplesAskForCyclesWithCpuClockFallbackRegistersAndStack) {
 TEST(AttrPlan, NoStackCopyWhenTheSizeIsZero) {
   PlanOptions o = request("samples");
   o.stack_bytes = 0;
-  const PlannedEvent* s = find(plan_attrs(o, known_ids), Role::cpu_sample);
+  const AttrPlan plan = plan_attrs(o, known_ids);  // find() points into it: keep it alive
+  const PlannedEvent* s = find(plan, Role::cpu_sample);
   ASSERT_NE(s, nullptr);
   EXPECT_FALSE(s->attr.sample_type & PERF_SAMPLE_STACK_USER);
 }
