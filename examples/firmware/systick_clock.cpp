@@ -6,6 +6,7 @@ namespace systick {
 namespace detail {
 uint32_t g_period = 1;
 uint64_t g_wrapped_ticks_plus_reload = 0;
+uint64_t g_last_now = 0;
 }  // namespace detail
 namespace {
 void (*volatile g_on_tick)() = nullptr;  // read by the handler, cleared by main
@@ -19,6 +20,7 @@ void start(uint32_t period_ticks, void (*on_tick)()) {
   syst_csr() = 0;
   g_period = period_ticks;
   g_wrapped_ticks_plus_reload = period_ticks - 1;
+  detail::g_last_now = 0;
   g_on_tick = on_tick;
   syst_rvr() = period_ticks - 1;
   syst_cvr() = 0;  // any write clears the counter; it loads the reload value on the next tick
