@@ -3,6 +3,8 @@
 #include <cctype>
 #include <cstring>
 
+#include "module_info.h"
+
 namespace spoor::analysis {
 namespace {
 
@@ -71,17 +73,8 @@ StackKey KernelModules::unwind(const reader::Event& e, const KnownEvent& k, Imag
   ImageUnwinder& u = unwinders_.try_emplace(image, ImageUnwinder{unwind::ProcessUnwinder(unwind_options_), 0, {}})
                          .first->second;
   const Image& im = m_.images[image];
-  for (; u.modules_added < im.modules.size(); ++u.modules_added) {
-    const Module& mod = im.modules[u.modules_added];
-    symbolizer::ModuleInfo info;
-    info.path = mod.path;
-    info.build_id = mod.build_id;
-    info.bias = mod.bias;
-    info.start = mod.start;
-    info.size = mod.size;
-    info.image = mod.image;
-    u.unwinder.add_module(info);
-  }
+  for (; u.modules_added < im.modules.size(); ++u.modules_added)
+    u.unwinder.add_module(module_info(im.modules[u.modules_added]));
   unwind::UserSample s;
   s.ip = field_u64(e, k, f::kKSampleIp);
   s.regs_abi = static_cast<uint32_t>(field_u64(e, k, f::kKRegsAbi));
