@@ -233,20 +233,11 @@ TEST(OfflineUnwind, AModuleWhoseBuildIdChangedIsNotUsed) {
 
 TEST(MappingBias, ExecutableMappingOfThisTestGivesTheLoaderBias) {
   // Our own r-xp mapping of the test binary, as an mmap record gives it.
-  std::ifstream maps("/proc/self/maps");
-  char exe[4096];
-  const ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-  ASSERT_GT(n, 0);
-  const std::string self(exe, static_cast<size_t>(n));
-  std::string line;
+  const std::string self = spoor::testing::own_exe();
+  ASSERT_FALSE(self.empty());
   uw::Mapping mapping;
-  while (std::getline(maps, line)) {
-    uint64_t start, end, pgoff;
-    char perms[8];
-    char path[4096] = "";
-    if (std::sscanf(line.c_str(), "%lx-%lx %7s %lx %*s %*s %4095s", &start, &end, perms, &pgoff, path) < 4) continue;
-    if (self == path && perms[2] == 'x') mapping = {self, start, end - start, pgoff, {}};
-  }
+  for (const spoor::testing::FileMapping& m : spoor::testing::own_exe_mappings())
+    if (m.executable) mapping = {self, m.start, m.end - m.start, m.pgoff, {}};
   ASSERT_FALSE(mapping.path.empty());
   uw::MappingBias biases;
   const auto m = biases.module(mapping);
