@@ -4,6 +4,7 @@
 #include <tuple>
 #include <unordered_map>
 
+#include "event_text.h"
 #include "export_events.h"
 #include "spoor/analysis/cpu.h"
 #include "spoor/analysis/heap.h"
@@ -114,19 +115,10 @@ void add_kernel_events(const analysis::TraceModel& tm, const analysis::KernelAna
   }
   for (const analysis::PageFaultEvent& f : kernel.faults()) {
     const analysis::ThreadInfo& t = thread(f.thread);
-    static const char* digits = "0123456789abcdef";
-    std::string address = "0x";
-    bool leading = true;
-    for (int shift = 60; shift >= 0; shift -= 4) {
-      const auto d = static_cast<size_t>((f.address >> shift) & 15);
-      if (leading && d == 0 && shift != 0) continue;
-      leading = false;
-      address += digits[d];
-    }
     m.instants.push_back({.pid = t.pid,
                           .tid = t.tid,
                           .time_ns = f.time_ns,
-                          .name = std::string(f.major ? "major" : "minor") + " page fault at " + address,
+                          .name = std::string(f.major ? "major" : "minor") + " page fault at " + hex_number(f.address),
                           .category = "kernel"});
   }
 }

@@ -145,23 +145,14 @@ extern "C" __attribute__((noinline)) int kernel_test_marker(int x) { return x * 
 // record of this very test binary (a real file, so its bias is computed
 // from its program headers and its symbols resolve).
 TEST(Kernel, MmapRecordsAreTheModulesWithoutPreload) {
-  std::ifstream maps("/proc/self/maps");
-  char exe[4096];
-  const ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-  ASSERT_GT(n, 0);
-  const std::string self(exe, static_cast<size_t>(n));
-  std::string line;
+  const std::string self = own_exe();
+  ASSERT_FALSE(self.empty());
   KernelTrace t;
   t.comm(200, 200, 5, "kernel_only", true);
   bool mapped = false;
-  while (std::getline(maps, line)) {
-    uint64_t start, end, pgoff;
-    char perms[8];
-    char path[4096] = "";
-    if (std::sscanf(line.c_str(), "%lx-%lx %7s %lx %*s %*s %4095s", &start, &end, perms, &pgoff, path) < 4) continue;
-    if (self != path) continue;
-    t.mmap(200, 10, start, end - start, pgoff, perms[2] == 'x' ? 5 : 1, self);
-    mapped = mapped || perms[2] == 'x';
+  for (const FileMapping& m : own_exe_mappings()) {
+    t.mmap(200, 10, m.start, m.end - m.start, m.pgoff, m.executable ? 5 : 1, self);
+    mapped = mapped || m.executable;
   }
   ASSERT_TRUE(mapped);
   const auto marker = reinterpret_cast<uint64_t>(&kernel_test_marker);

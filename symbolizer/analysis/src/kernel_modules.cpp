@@ -3,6 +3,8 @@
 #include <cctype>
 #include <cstring>
 
+#include "module_info.h"
+
 namespace spoor::analysis {
 namespace {
 
@@ -43,27 +45,27 @@ void KernelModules::mmap(const reader::Event& e, const KnownEvent& k, ImageIndex
   if ((field_u64(e, k, f::kKProt) & kProtExec) == 0) return;
   const std::string_view path = field_str(e, k, f::kKMmapPath);
   if (path.empty() || path.front() != '/') return;  // anonymous, [vdso], [stack], ...
+  const uint64_t start = field_u64(e, k, f::kKMmapStart);
+  Image& im = m_.images[image];
+  for (const Module& mod : im.modules)
+    if (mod.start == start && mod.path == path) return;
   unwind::Mapping mapping;
   mapping.path = path;
-  mapping.start = field_u64(e, k, f::kKMmapStart);
+  mapping.start = start;
   mapping.length = field_u64(e, k, f::kKMmapLength);
   mapping.pgoff = field_u64(e, k, f::kKPgoff);
   const auto id = field_blob(e, k, f::kKMmapBuildId);
   mapping.build_id.assign(id.begin(), id.end());
-  Image& im = m_.images[image];
-  for (const Module& mod : im.modules)
-    if (mod.start == mapping.start && mod.path == mapping.path) return;
   const auto info = biases_.module(mapping);
   Module mod;
   mod.path = mapping.path;
   mod.start = mapping.start;
   mod.size = mapping.length;
   mod.load_ns = e.time_ns;
-  mod.build_id = mapping.build_id;
   // A file that cannot be read keeps its mapping (frames show as
   // module+0xoffset from the mapping's start).
   mod.bias = info ? info->bias : mapping.start - mapping.pgoff;
-  if (info) mod.build_id = info->build_id;
+  mod.build_id = info ? info->build_id : std::move(mapping.build_id);
   im.modules.push_back(std::move(mod));
 }
 
@@ -71,17 +73,8 @@ StackKey KernelModules::unwind(const reader::Event& e, const KnownEvent& k, Imag
   ImageUnwinder& u = unwinders_.try_emplace(image, ImageUnwinder{unwind::ProcessUnwinder(unwind_options_), 0, {}})
                          .first->second;
   const Image& im = m_.images[image];
-  for (; u.modules_added < im.modules.size(); ++u.modules_added) {
-    const Module& mod = im.modules[u.modules_added];
-    symbolizer::ModuleInfo info;
-    info.path = mod.path;
-    info.build_id = mod.build_id;
-    info.bias = mod.bias;
-    info.start = mod.start;
-    info.size = mod.size;
-    info.image = mod.image;
-    u.unwinder.add_module(info);
-  }
+  for (; u.modules_added < im.modules.size(); ++u.modules_added)
+    u.unwinder.add_module(module_info(im.modules[u.modules_added]));
   unwind::UserSample s;
   s.ip = field_u64(e, k, f::kKSampleIp);
   s.regs_abi = static_cast<uint32_t>(field_u64(e, k, f::kKRegsAbi));

@@ -7,6 +7,8 @@
 #include <cstdio>
 #include <unordered_map>
 
+#include "module_info.h"
+
 namespace spoor::analysis {
 namespace {
 
@@ -51,16 +53,7 @@ struct SymbolizedStacks::State {
   symbolizer::ModuleId module_id(ImageIndex image, const Module& mod) {
     const auto index = static_cast<uint64_t>(&mod - model.images[image].modules.data());
     auto [it, inserted] = module_ids.emplace((static_cast<uint64_t>(image) << 32) | index, 0);
-    if (inserted) {
-      symbolizer::ModuleInfo info;
-      info.path = mod.path;
-      info.build_id = mod.build_id;
-      info.bias = mod.bias;
-      info.start = mod.start;
-      info.size = mod.size;
-      info.image = mod.image;
-      it->second = symbolizer.add_module(info);
-    }
+    if (inserted) it->second = symbolizer.add_module(module_info(mod));
     return it->second;
   }
 

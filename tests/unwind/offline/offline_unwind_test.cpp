@@ -50,22 +50,36 @@ uw::UserSample user_sample(const CapturedSample& s) {
   return u;
 }
 
-// The outermost function at each pc (frame 0 exact, callers at pc - 1).
-std::vector<std::string> functions(sym::Symbolizer& symbols, const std::vector<sym::ModuleId>& ids,
-                                   const std::vector<sym::ModuleInfo>& modules, const std::vector<uint64_t>& pcs) {
-  std::vector<std::string> out;
-  for (size_t i = 0; i < pcs.size(); ++i) {
-    const uint64_t at = i == 0 ? pcs[i] : pcs[i] - 1;
-    std::string name = "?";
-    for (size_t m = 0; m < modules.size(); ++m)
-      if (at >= modules[m].start && at - modules[m].start < modules[m].size) {
-        name = symbols.symbolize(ids[m], at).frames.back().function;
-        break;
-      }
-    out.push_back(name);
+// A capture's modules, given to an unwinder and to a symbolizer alike.
+struct Unwinding {
+  const std::vector<sym::ModuleInfo>& modules;
+  uw::ProcessUnwinder unwinder;
+  sym::Symbolizer symbols;
+  std::vector<sym::ModuleId> ids;
+
+  explicit Unwinding(const Capture& c) : modules(c.modules) {
+    for (const auto& m : modules) {
+      unwinder.add_module(m);
+      ids.push_back(symbols.add_module(m));
+    }
   }
-  return out;
-}
+
+  // The outermost function at each pc (frame 0 exact, callers at pc - 1).
+  std::vector<std::string> functions(const std::vector<uint64_t>& pcs) {
+    std::vector<std::string> out;
+    for (size_t i = 0; i < pcs.size(); ++i) {
+      const uint64_t at = i == 0 ? pcs[i] : pcs[i] - 1;
+      std::string name = "?";
+      for (size_t m = 0; m < modules.size(); ++m)
+        if (at >= modules[m].start && at - modules[m].start < modules[m].size) {
+          name = symbols.symbolize(ids[m], at).frames.back().function;
+          break;
+        }
+      out.push_back(name);
+    }
+    return out;
+  }
+};
 
 std::string joined(const std::vector<std::string>& v) {
   std::string s;
@@ -88,17 +102,11 @@ bool in_order(const std::vector<std::string>& names, const std::vector<std::stri
 TEST(OfflineUnwind, ChainWithoutFramePointersUnwindsToMain) {
   const Capture& c = capture();
   ASSERT_EQ(c.samples.size(), 40u);
-  uw::ProcessUnwinder unwinder;
-  sym::Symbolizer symbols;
-  std::vector<sym::ModuleId> ids;
-  for (const auto& m : c.modules) {
-    unwinder.add_module(m);
-    ids.push_back(symbols.add_module(m));
-  }
+  Unwinding w(c);
   size_t full_chain = 0;
   for (const CapturedSample& s : c.samples) {
-    const uw::UnwoundStack u = unwinder.unwind(user_sample(s));
-    const std::vector<std::string> names = functions(symbols, ids, c.modules, u.pcs);
+    const uw::UnwoundStack u = w.unwinder.unwind(user_sample(s));
+    const std::vector<std::string> names = w.functions(u.pcs);
     EXPECT_EQ(u.method, uw::UnwindMethod::dwarf);
     EXPECT_EQ(u.stop_reason, "") << "the walk reached the outermost frame: " << joined(names);
     EXPECT_TRUE(in_order(names, {"main"})) << joined(names) << " / " << u.stop_reason;
@@ -111,7 +119,7 @@ TEST(OfflineUnwind, ChainWithoutFramePointersUnwindsToMain) {
   // The timer can land between calls (in main's loop, a prologue): the
   // spinning leaf holds nearly all the time.
   EXPECT_GE(full_chain, c.samples.size() * 3 / 4);
-  EXPECT_TRUE(unwinder.problems().empty());
+  EXPECT_TRUE(w.unwinder.problems().empty());
 }
 
 // Samples in clock_gettime land in the vDSO, whose CFI only its captured
@@ -126,25 +134,19 @@ TEST(OfflineUnwind, SamplesInTheVdsoUnwindThroughItsCapturedImage) {
   for (const auto& m : c.modules)
     if (m.path == "[vdso]") vdso = &m;
   if (vdso == nullptr) GTEST_SKIP() << "no vDSO in this process";
-  uw::ProcessUnwinder unwinder;
-  sym::Symbolizer symbols;
-  std::vector<sym::ModuleId> ids;
-  for (const auto& m : c.modules) {
-    unwinder.add_module(m);
-    ids.push_back(symbols.add_module(m));
-  }
+  Unwinding w(c);
   size_t in_vdso = 0;
   for (const CapturedSample& s : c.samples) {
-    const uw::UnwoundStack u = unwinder.unwind(user_sample(s));
+    const uw::UnwoundStack u = w.unwinder.unwind(user_sample(s));
     ASSERT_FALSE(u.pcs.empty());
     if (u.pcs[0] - vdso->start >= vdso->size) continue;
     ++in_vdso;
-    const std::vector<std::string> names = functions(symbols, ids, c.modules, u.pcs);
+    const std::vector<std::string> names = w.functions(u.pcs);
     EXPECT_TRUE(in_order(names, {"offline_spin_clock", "offline_chain_a_vdso", "main"}))
         << joined(names) << " / " << u.stop_reason;
   }
   EXPECT_GT(in_vdso, 0u) << "clock_gettime's fast path runs in the vDSO";
-  EXPECT_TRUE(unwinder.problems().empty());
+  EXPECT_TRUE(w.unwinder.problems().empty());
 }
 
 TEST(OfflineUnwind, EmptyStackGivesAShortStackAndSaysWhy) {
@@ -231,20 +233,11 @@ TEST(OfflineUnwind, AModuleWhoseBuildIdChangedIsNotUsed) {
 
 TEST(MappingBias, ExecutableMappingOfThisTestGivesTheLoaderBias) {
   // Our own r-xp mapping of the test binary, as an mmap record gives it.
-  std::ifstream maps("/proc/self/maps");
-  char exe[4096];
-  const ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-  ASSERT_GT(n, 0);
-  const std::string self(exe, static_cast<size_t>(n));
-  std::string line;
+  const std::string self = spoor::testing::own_exe();
+  ASSERT_FALSE(self.empty());
   uw::Mapping mapping;
-  while (std::getline(maps, line)) {
-    uint64_t start, end, pgoff;
-    char perms[8];
-    char path[4096] = "";
-    if (std::sscanf(line.c_str(), "%lx-%lx %7s %lx %*s %*s %4095s", &start, &end, perms, &pgoff, path) < 4) continue;
-    if (self == path && perms[2] == 'x') mapping = {self, start, end - start, pgoff, {}};
-  }
+  for (const spoor::testing::FileMapping& m : spoor::testing::own_exe_mappings())
+    if (m.executable) mapping = {self, m.start, m.end - m.start, m.pgoff, {}};
   ASSERT_FALSE(mapping.path.empty());
   uw::MappingBias biases;
   const auto m = biases.module(mapping);

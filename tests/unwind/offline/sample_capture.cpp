@@ -125,18 +125,35 @@ std::vector<CapturedSample> stop_capture() {
   return out;
 }
 
+std::string own_exe() {
+  char buf[4096];
+  const ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
+  return n > 0 ? std::string(buf, static_cast<size_t>(n)) : std::string();
+}
+
+std::vector<FileMapping> own_exe_mappings() {
+  const std::string self = own_exe();
+  std::vector<FileMapping> out;
+  std::ifstream maps("/proc/self/maps");
+  std::string line;
+  while (std::getline(maps, line)) {
+    uint64_t start, end, pgoff;
+    char perms[8];
+    char path[4096] = "";
+    if (std::sscanf(line.c_str(), "%lx-%lx %7s %lx %*s %*s %4095s", &start, &end, perms, &pgoff, path) < 4) continue;
+    if (!self.empty() && self == path) out.push_back({start, end, pgoff, perms[2] == 'x'});
+  }
+  return out;
+}
+
 std::vector<symbolizer::ModuleInfo> own_modules() {
   std::vector<symbolizer::ModuleInfo> out;
   dl_iterate_phdr(
       [](dl_phdr_info* info, size_t, void* arg) {
         auto& mods = *static_cast<std::vector<symbolizer::ModuleInfo>*>(arg);
         std::string path = info->dlpi_name != nullptr ? info->dlpi_name : "";
-        if (path.empty()) {
-          char buf[4096];
-          const ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
-          if (n <= 0) return 0;
-          path.assign(buf, static_cast<size_t>(n));
-        }
+        if (path.empty()) path = own_exe();
+        if (path.empty()) return 0;
         if (path.front() != '/') {
           // The vDSO has no file: its image, as spoor record's ModuleImage
           // gives it, read from memory.

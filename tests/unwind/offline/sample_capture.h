@@ -43,6 +43,17 @@ std::vector<CapturedSample> stop_capture();
 // the vDSO is left out (it has no file).
 std::vector<symbolizer::ModuleInfo> own_modules();
 
+// This program's file (/proc/self/exe); "" when unreadable.
+std::string own_exe();
+
+// Mappings of own_exe(), as /proc/self/maps lists them (what the kernel's
+// mmap records of it say).
+struct FileMapping {
+  uint64_t start = 0, end = 0, pgoff = 0;
+  bool executable = false;
+};
+std::vector<FileMapping> own_exe_mappings();
+
 bool write_capture(const std::string& path, const Capture& c);
 bool read_capture(const std::string& path, Capture& c);
 
