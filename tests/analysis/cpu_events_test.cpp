@@ -154,6 +154,24 @@ TEST(Frames, TheTracersOwnInnermostFramesBecomeOneFrame) {
   EXPECT_EQ(frames[2].label(), "prog+0x3030");
 }
 
+// A single address in the preloaded library (where a page fault hit) is
+// named the same way as a stack's innermost tracer frames.
+TEST(Frames, AnAddressInTheTracerIsTheTracersFrame) {
+  SpoorTrace t;
+  t.process(100, 1, "prog", {"prog"});
+  t.module_load(100, 1, 0x400000, 0x400000, 0x10000, "/nonexistent/prog");
+  t.module_load(100, 2, 0x7f0000000000, 0x7f0000000000, 0x10000, "/opt/spoor/lib/libspoor-preload.so");
+  Loaded l = load(t);
+  an::SymbolizedStacks symbols(l.model);
+  const an::ImageIndex image = l.model.process(100)->images[0];
+  const std::vector<an::Frame> tracer = symbols.frames_at(image, 0x7f0000001000, false);
+  ASSERT_EQ(tracer.size(), 1u);
+  EXPECT_EQ(tracer[0].function, an::kTracerFrameName);
+  const std::vector<an::Frame> program = symbols.frames_at(image, 0x401010, false);
+  ASSERT_EQ(program.size(), 1u);
+  EXPECT_EQ(program[0].label(), "prog+0x1010");
+}
+
 // A sample in the vDSO: the recorded image names its function (the vDSO
 // has no file to read afterwards). This process's own vDSO plays the
 // traced one, at its real address.

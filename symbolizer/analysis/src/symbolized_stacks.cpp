@@ -92,9 +92,10 @@ namespace {
 
 // A CPU sample that lands while the preloaded library records an event is
 // taken when the library's code is done (samples.h defers it), so its
-// innermost frames are the library's own. They are the cost of tracing,
-// not code of the program: one frame names them, and the program's frames
-// above it keep their inclusive time.
+// innermost frames are the library's own; a page fault in the library is
+// the library touching its own tables. Either is the cost of tracing, not
+// code of the program: one frame names it, and the program's frames above
+// it keep their inclusive time.
 void collapse_tracer_frames(std::vector<Frame>& frames) {
   size_t n = 0;
   while (n < frames.size() && base_name(frames[n].module).starts_with("libspoor-preload")) ++n;
@@ -125,6 +126,7 @@ const std::vector<Frame>& SymbolizedStacks::frames(StackKey key, StackUse use) {
 std::vector<Frame> SymbolizedStacks::frames_at(ImageIndex image, uint64_t address, bool return_address) {
   std::vector<Frame> out;
   state_->append(image, address, return_address, out);
+  collapse_tracer_frames(out);
   return out;
 }
 

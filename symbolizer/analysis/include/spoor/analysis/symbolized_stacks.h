@@ -55,7 +55,8 @@ class SymbolizedStacks {
   // The reference stays valid as long as this object.
   const std::vector<Frame>& frames(StackKey key, StackUse use = StackUse::call);
 
-  // The frames of one address of `image` (a pc when !return_address).
+  // The frames of one address of `image` (a pc when !return_address); an
+  // address in the preload library is one kTracerFrameName frame, as in frames().
   std::vector<Frame> frames_at(ImageIndex image, uint64_t address, bool return_address);
 
   // Modules whose symbols were not found, and what would fix it.
