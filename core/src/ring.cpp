@@ -267,8 +267,7 @@ Status ring_peek(const RingView& v, uint32_t cpu, uint64_t now_ticks, bool final
       if (count == 0 || size < format::kShortRecordHeaderSize || off + size > end) break;
       uint32_t t32;
       __builtin_memcpy(&t32, data + off + 2, 4);
-      t = prev + static_cast<uint64_t>(static_cast<int64_t>(static_cast<int32_t>(
-                     t32 - static_cast<uint32_t>(prev))));
+      t = format::widen_short_ticks(t32, prev);
     } else {
       size = word;
       if (size == 0 || size < format::kRecordHeaderSize || off + size > end) {
