@@ -167,12 +167,11 @@ void count_lost_event() {
   v.cpus[spoor_port_cpu() % v.cpu_count].lost.fetch_add(1, std::memory_order_relaxed);
 }
 #else
-// One core: no modulo, and `lost` is touched under the mask.
+// One core: no modulo (IrqAtomic's fetch_add masks interrupts around it).
 void count_lost_event() {
   const RingView& v = g_ring;
   if (v.subbuf_mask == 0) return;  // no ring installed
-  IrqMask mask;
-  v.cpus[0].lost.under_mask()++;
+  v.cpus[0].lost.fetch_add(1, std::memory_order_relaxed);
 }
 #endif
 
