@@ -136,7 +136,7 @@ Status ring_open(void* memory, size_t size, RingView* view) {
 }
 
 void ring_install(const RingView& view) {
-#if defined(SPOOR_SINGLE_CORE) && SPOOR_SINGLE_CORE
+#if SPOOR_SINGLE_CORE
   // One core: with interrupts masked no writer can see a half-copied view.
   IrqMask mask;
   g_ring = view;
@@ -161,7 +161,7 @@ void ring_install(const RingView& view) {
 #endif
 }
 
-#if !(defined(SPOOR_SINGLE_CORE) && SPOOR_SINGLE_CORE)  // else src/ring_masked.cpp
+#if !SPOOR_SINGLE_CORE  // else src/ring_masked.cpp
 Reservation ring_reserve_slow(uint32_t body_size) {
   const RingView& v = g_ring;
   const uint32_t cpu_count = __atomic_load_n(&v.cpu_count, __ATOMIC_ACQUIRE);

@@ -22,7 +22,7 @@
 
 namespace spoor {
 
-#if defined(SPOOR_SINGLE_CORE) && SPOOR_SINGLE_CORE
+#if SPOOR_SINGLE_CORE
 
 // Interrupts masked for the lifetime of the object.
 class IrqMask {
