@@ -141,13 +141,11 @@ void ring_install(const RingView& view) {
   IrqMask mask;
   g_ring = view;
 #else
-  // Fields first, subbuf_mask and cpu_count last: a writer that sees either
-  // non-zero (the single-core writer tests the first, the lock-free one the
-  // second) sees pointers that belong to the same view. Swapping between two
-  // live rings is not supported (sessions install once and detach at stop).
+  // Fields first, cpu_count last: a writer that sees it non-zero sees
+  // pointers that belong to the same view. Swapping between two live rings
+  // is not supported (sessions install once and detach at stop).
   RingView& g = g_ring;
   __atomic_store_n(&g.cpu_count, 0u, __ATOMIC_RELEASE);
-  __atomic_store_n(&g.subbuf_mask, 0u, __ATOMIC_RELEASE);
   g.cpus = view.cpus;
   g.packet_end = view.packet_end;
   g.data = view.data;
@@ -156,7 +154,7 @@ void ring_install(const RingView& view) {
   g.subbuf_count = view.subbuf_count;
   g.ring_shift = view.ring_shift;
   g.ring_mask = view.ring_mask;
-  __atomic_store_n(&g.subbuf_mask, view.subbuf_mask, __ATOMIC_RELEASE);
+  g.subbuf_mask = view.subbuf_mask;
   __atomic_store_n(&g.cpu_count, view.cpu_count, __ATOMIC_RELEASE);
 #endif
 }
