@@ -12,7 +12,7 @@ constinit const ProviderControl g_disabled_control{};
 
 namespace {
 
-#if !(defined(SPOOR_SINGLE_CORE) && SPOOR_SINGLE_CORE)
+#if !SPOOR_SINGLE_CORE
 // The control block used until a session relocates it to shared memory.
 struct StaticControlBlock {
   ControlBlock header;
@@ -58,7 +58,7 @@ Status Registry::add(Provider& provider) {
     g_provider_next.fetch_sub(1, std::memory_order_relaxed);
     return Status::out_of_space;
   }
-#if !(defined(SPOOR_SINGLE_CORE) && SPOOR_SINGLE_CORE)
+#if !SPOOR_SINGLE_CORE
   ControlBlock& cb = *g_control.load(std::memory_order_acquire);
   ProviderControl& slot = cb.slots()[i];
   copy_id(slot.id, provider.id());
@@ -68,7 +68,7 @@ Status Registry::add(Provider& provider) {
   provider.index_ = static_cast<uint16_t>(i + 1);
   provider.control_.store(&slot, std::memory_order_release);
   g_providers[i].store(&provider, std::memory_order_release);
-#if !(defined(SPOOR_SINGLE_CORE) && SPOOR_SINGLE_CORE)
+#if !SPOOR_SINGLE_CORE
   uint32_t count = cb.count.load(std::memory_order_relaxed);
   while (count < i + 1 &&
          !cb.count.compare_exchange_weak(count, i + 1, std::memory_order_release)) {
@@ -99,14 +99,14 @@ const spoor_event_desc* Registry::event(uint32_t key) {
   return g_events[key - 1].load(std::memory_order_acquire);
 }
 
-#if !(defined(SPOOR_SINGLE_CORE) && SPOOR_SINGLE_CORE)
+#if !SPOOR_SINGLE_CORE
 void Registry::set_provider_hook(ProviderHook hook, void* context) {
   g_hook_context.store(context, std::memory_order_relaxed);
   g_hook.store(hook, std::memory_order_release);
 }
 #endif
 
-#if !(defined(SPOOR_SINGLE_CORE) && SPOOR_SINGLE_CORE)
+#if !SPOOR_SINGLE_CORE
 namespace {
 // Stores `key` in the program's key slot if it still holds 0 (acq_rel) and
 // returns the key in effect. GCC before 13 has no inline 16-bit
@@ -148,7 +148,7 @@ uint16_t register_event(const spoor_event_desc& event) {
   // Publish the descriptor before any record can carry its key: the record's
   // release commit orders this store before the drainer reads the key.
   g_events[key - 1].store(&event, std::memory_order_release);
-#if !(defined(SPOOR_SINGLE_CORE) && SPOOR_SINGLE_CORE)
+#if !SPOOR_SINGLE_CORE
   // If another thread registered it first, its key wins; our slot stays a duplicate.
   return publish_key(event.key, static_cast<uint16_t>(key));
 #else
@@ -160,23 +160,22 @@ uint16_t register_event(const spoor_event_desc& event) {
 #endif
 }
 
-#if !(defined(SPOOR_SINGLE_CORE) && SPOOR_SINGLE_CORE)
+#if !SPOOR_SINGLE_CORE
 void count_lost_event() {
   const RingView& v = g_ring;
   if (v.cpu_count == 0) return;
   v.cpus[spoor_port_cpu() % v.cpu_count].lost.fetch_add(1, std::memory_order_relaxed);
 }
 #else
-// One core: no modulo, and `lost` is touched under the mask.
+// One core: no modulo (IrqAtomic's fetch_add masks interrupts around it).
 void count_lost_event() {
   const RingView& v = g_ring;
   if (v.subbuf_mask == 0) return;  // no ring installed
-  IrqMask mask;
-  v.cpus[0].lost.under_mask()++;
+  v.cpus[0].lost.fetch_add(1, std::memory_order_relaxed);
 }
 #endif
 
-#if defined(SPOOR_SINGLE_CORE) && SPOOR_SINGLE_CORE
+#if SPOOR_SINGLE_CORE
 void write_small_registering(uint32_t lo, uint32_t hi, const spoor_event_desc& event,
                              uint32_t size) {
   const uint16_t key = register_event(event);
@@ -188,7 +187,7 @@ void write_small_registering(uint32_t lo, uint32_t hi, const spoor_event_desc& e
 }
 #endif
 
-#if !(defined(SPOOR_SINGLE_CORE) && SPOOR_SINGLE_CORE)
+#if !SPOOR_SINGLE_CORE
 ControlBlock& control_block() { return *g_control.load(std::memory_order_acquire); }
 
 Status relocate_control_block(void* memory, size_t size) {
@@ -225,7 +224,7 @@ Status relocate_control_block(void* memory, size_t size) {
 }
 #endif
 
-#if defined(SPOOR_SINGLE_CORE) && SPOOR_SINGLE_CORE
+#if SPOOR_SINGLE_CORE
 namespace {
 // A store made while interrupts are masked: a plain one where the word is
 // an IrqAtomic (no second mask), a relaxed atomic one where it is lock-free.
@@ -238,7 +237,7 @@ void store_under_mask(A& word, T value) {
 #endif
 
 void apply_enable_state(ProviderControl& slot, const EnableState& state) {
-#if defined(SPOOR_SINGLE_CORE) && SPOOR_SINGLE_CORE
+#if SPOOR_SINGLE_CORE
   // One core: the whole change at once with interrupts masked (the 64-bit
   // keyword words are not single stores there), so no order is needed.
   IrqMask mask;

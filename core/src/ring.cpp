@@ -136,18 +136,16 @@ Status ring_open(void* memory, size_t size, RingView* view) {
 }
 
 void ring_install(const RingView& view) {
-#if defined(SPOOR_SINGLE_CORE) && SPOOR_SINGLE_CORE
+#if SPOOR_SINGLE_CORE
   // One core: with interrupts masked no writer can see a half-copied view.
   IrqMask mask;
   g_ring = view;
 #else
-  // Fields first, subbuf_mask and cpu_count last: a writer that sees either
-  // non-zero (the single-core writer tests the first, the lock-free one the
-  // second) sees pointers that belong to the same view. Swapping between two
-  // live rings is not supported (sessions install once and detach at stop).
+  // Fields first, cpu_count last: a writer that sees it non-zero sees
+  // pointers that belong to the same view. Swapping between two live rings
+  // is not supported (sessions install once and detach at stop).
   RingView& g = g_ring;
   __atomic_store_n(&g.cpu_count, 0u, __ATOMIC_RELEASE);
-  __atomic_store_n(&g.subbuf_mask, 0u, __ATOMIC_RELEASE);
   g.cpus = view.cpus;
   g.packet_end = view.packet_end;
   g.data = view.data;
@@ -156,12 +154,12 @@ void ring_install(const RingView& view) {
   g.subbuf_count = view.subbuf_count;
   g.ring_shift = view.ring_shift;
   g.ring_mask = view.ring_mask;
-  __atomic_store_n(&g.subbuf_mask, view.subbuf_mask, __ATOMIC_RELEASE);
+  g.subbuf_mask = view.subbuf_mask;
   __atomic_store_n(&g.cpu_count, view.cpu_count, __ATOMIC_RELEASE);
 #endif
 }
 
-#if !(defined(SPOOR_SINGLE_CORE) && SPOOR_SINGLE_CORE)  // else src/ring_masked.cpp
+#if !SPOOR_SINGLE_CORE  // else src/ring_masked.cpp
 Reservation ring_reserve_slow(uint32_t body_size) {
   const RingView& v = g_ring;
   const uint32_t cpu_count = __atomic_load_n(&v.cpu_count, __ATOMIC_ACQUIRE);
@@ -267,8 +265,7 @@ Status ring_peek(const RingView& v, uint32_t cpu, uint64_t now_ticks, bool final
       if (count == 0 || size < format::kShortRecordHeaderSize || off + size > end) break;
       uint32_t t32;
       __builtin_memcpy(&t32, data + off + 2, 4);
-      t = prev + static_cast<uint64_t>(static_cast<int64_t>(static_cast<int32_t>(
-                     t32 - static_cast<uint32_t>(prev))));
+      t = format::widen_short_ticks(t32, prev);
     } else {
       size = word;
       if (size == 0 || size < format::kRecordHeaderSize || off + size > end) {

@@ -144,7 +144,8 @@ void ring_write_small(uint32_t lo, uint32_t hi, uint32_t key, uint32_t size) {
   const uint32_t irq = spoor_port_irq_save();
   const uint64_t ticks = spoor_port_ticks();
   // subbuf_mask (S - 1) is 0 while no ring is installed (ring_install
-  // publishes it last): one test instead of loading cpu_count as well.
+  // copies the whole view with interrupts masked): one test instead of
+  // loading cpu_count as well.
   const uint32_t mask = v.subbuf_mask;
   // The fields go in with interrupts still masked, as two whole words
   // whatever their size: the bytes past the record's end that they cover

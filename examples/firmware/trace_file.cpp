@@ -29,20 +29,19 @@ bool TraceFile::open(const char* path) {
          writer_.stream(0, kTracePid, 0) == spoor::Status::ok;
 }
 
+void TraceFile::write_new_metadata() {
+  const spoor::Status s = writer_.new_metadata(kTracePid);
+  if (s != spoor::Status::ok && totals_.status == spoor::Status::ok) totals_.status = s;
+}
+
 void TraceFile::drain(const spoor::RingView& ring) {
-  spoor::drain_ring(ring, writer_, /*final=*/false, totals_, [this] {
-    const spoor::Status s = writer_.new_metadata(kTracePid);
-    if (s != spoor::Status::ok && totals_.status == spoor::Status::ok) totals_.status = s;
-  });
+  spoor::drain_ring(ring, writer_, /*final=*/false, totals_, [this] { write_new_metadata(); });
 }
 
 bool TraceFile::finish(const spoor::RingView& ring) {
   spoor::flush_ring(ring);
   // final: no writer is left mid-event, so nothing can be busy.
-  spoor::drain_ring(ring, writer_, /*final=*/true, totals_, [this] {
-    const spoor::Status s = writer_.new_metadata(kTracePid);
-    if (s != spoor::Status::ok && totals_.status == spoor::Status::ok) totals_.status = s;
-  });
+  spoor::drain_ring(ring, writer_, /*final=*/true, totals_, [this] { write_new_metadata(); });
   if (writer_.new_metadata(kTracePid) != spoor::Status::ok && totals_.status == spoor::Status::ok)
     totals_.status = spoor::Status::sink_failed;
   spoor::end_streams(ring, writer_, totals_);

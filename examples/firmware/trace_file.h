@@ -39,6 +39,9 @@ class TraceFile {
 
  private:
   static bool sink_write(void* self, const void* data, size_t size);
+  // The descriptors of events registered since the last call, ahead of a
+  // packet that may use them; the first failure is kept in totals_.status.
+  void write_new_metadata();
 
   int handle_ = -1;
   spoor::TraceWriter writer_;

@@ -22,7 +22,7 @@
 
 namespace spoor {
 
-#if defined(SPOOR_SINGLE_CORE) && SPOOR_SINGLE_CORE
+#if SPOOR_SINGLE_CORE
 
 // Interrupts masked for the lifetime of the object.
 class IrqMask {
@@ -127,29 +127,14 @@ class alignas(sizeof(T)) IrqAtomic {
 template <class T>
 using Atomic = std::conditional_t<std::atomic<T>::is_always_lock_free, std::atomic<T>, IrqAtomic<T>>;
 
-// Compare-and-swap on a plain integer (the 16-bit event key slots).
-template <class T>
-SPOOR_ALWAYS_INLINE bool atomic_cas(T* p, T* expected, T desired) {
-  if constexpr (std::atomic<T>::is_always_lock_free) {
-    return __atomic_compare_exchange_n(p, expected, desired, false, __ATOMIC_ACQ_REL,
-                                       __ATOMIC_ACQUIRE);
-  } else {
-    IrqMask m;
-    std::atomic_signal_fence(std::memory_order_seq_cst);
-    const T old = *const_cast<volatile T*>(p);
-    const bool ok = old == *expected;
-    if (ok) *const_cast<volatile T*>(p) = desired;
-    else *expected = old;
-    std::atomic_signal_fence(std::memory_order_seq_cst);
-    return ok;
-  }
-}
-
 #else  // hosted or multi-core
 
 template <class T>
 using Atomic = std::atomic<T>;
 
+// Compare-and-swap on a plain integer (the 16-bit event key slots). Single-
+// core builds need none: there the last key stored wins (registry.cpp,
+// register_event).
 template <class T>
 SPOOR_ALWAYS_INLINE bool atomic_cas(T* p, T* expected, T desired) {
   return __atomic_compare_exchange_n(p, expected, desired, false, __ATOMIC_ACQ_REL,

@@ -21,6 +21,13 @@
 #define SPOOR_COMPILE_OUT 0
 #endif
 
+// SPOOR_SINGLE_CORE=1: a one-core target without lock-free 64-bit atomics,
+// whose writers mask interrupts instead (spoor/port.h, spoor/ring_masked.h).
+// CMake's SPOOR_SINGLE_CORE option sets it for the core and its users.
+#ifndef SPOOR_SINGLE_CORE
+#define SPOOR_SINGLE_CORE 0
+#endif
+
 #define SPOOR_LIKELY(x) __builtin_expect(!!(x), 1)
 #define SPOOR_UNLIKELY(x) __builtin_expect(!!(x), 0)
 #define SPOOR_ALWAYS_INLINE inline __attribute__((always_inline))

@@ -12,7 +12,7 @@
 
 namespace spoor {
 
-#if !(defined(SPOOR_SINGLE_CORE) && SPOOR_SINGLE_CORE)
+#if !SPOOR_SINGLE_CORE
 // (Not on a single-core target: nothing outside the program maps its
 // control state, which is then just one slot per provider in static RAM.)
 inline constexpr uint32_t kControlMagic = 0x4C525443u;  // "CTRL"
@@ -44,7 +44,7 @@ struct EnableState {
   uint64_t keywords_all = 0;
 };
 
-#if !(defined(SPOOR_SINGLE_CORE) && SPOOR_SINGLE_CORE)
+#if !SPOOR_SINGLE_CORE
 // Moves the enable state of every registered provider (and of providers
 // registered later) into `memory`, which must hold ControlBlock::bytes_for(
 // SPOOR_MAX_PROVIDERS) bytes and outlive every event write. Current states

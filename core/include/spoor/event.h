@@ -214,7 +214,7 @@ uint16_t register_event(const spoor_event_desc& event);
 // ring (no key left); it shows as lost on the current CPU.
 void count_lost_event();
 
-#if defined(SPOOR_SINGLE_CORE) && SPOOR_SINGLE_CORE
+#if SPOOR_SINGLE_CORE
 // A small event's first write (its key is still 0): registers it, then
 // writes as ring_write_small does. Out of line, so that the call site's
 // fast path is a key load and a tail call, with nothing to save around a
@@ -239,7 +239,7 @@ SPOOR_ALWAYS_INLINE void write_record(const spoor_event_desc& ev, const Activity
   const uint32_t ids = (activity ? 16u : 0u) + (related ? 16u : 0u);
   if (activity) key |= format::kKeyHasActivity;
   if (related) key |= format::kKeyHasRelated;
-#if defined(SPOOR_SINGLE_CORE) && SPOOR_SINGLE_CORE
+#if SPOOR_SINGLE_CORE
   // One call claims the record (spoor/ring_masked.h); the stores stay here.
   Claim claim;
   uint8_t* p = ring_claim(key, ids + fields_size, &claim);
@@ -258,7 +258,7 @@ SPOOR_ALWAYS_INLINE void write_record(const spoor_event_desc& ev, const Activity
     p += 16;
   }
   fill(p);
-#if defined(SPOOR_SINGLE_CORE) && SPOOR_SINGLE_CORE
+#if SPOOR_SINGLE_CORE
   ring_publish(claim);
 #else
   ring_commit(r, key);
@@ -324,7 +324,7 @@ class Event : public spoor_event_desc {
 
   SPOOR_ALWAYS_INLINE void emit(const ActivityId* activity, const ActivityId* related,
                                 typename FieldTraits<T>::arg... values) const {
-#if defined(SPOOR_SINGLE_CORE) && SPOOR_SINGLE_CORE
+#if SPOOR_SINGLE_CORE
     if constexpr (kSmallFixed) {
       if (activity == nullptr && related == nullptr) {
         emit_small(values...);
@@ -340,7 +340,7 @@ class Event : public spoor_event_desc {
                  });
   }
 
-#if defined(SPOOR_SINGLE_CORE) && SPOOR_SINGLE_CORE
+#if SPOOR_SINGLE_CORE
   // The fields go to ring_write_small in two registers: one call per event.
   SPOOR_ALWAYS_INLINE void emit_small(typename FieldTraits<T>::arg... values) const {
     // The fields' bytes as shifts into one 64-bit value, which stays in

@@ -231,6 +231,14 @@ SPOOR_FMT_CONST uint32_t kShortMaxKey = 255;
 SPOOR_FMT_CONST uint32_t kShortMaxSize = 254;
 SPOOR_FMT_CONST uint64_t kShortMaxTickDelta = 1ull << 31;  // exclusive
 
+// A short record's full time from its low 32 bits and the previous record's
+// full time: (time32 - previous) mod 2^32 read as a signed 32-bit number.
+// The one rule the ring's drainer and the reader both apply.
+constexpr uint64_t widen_short_ticks(uint32_t time32, uint64_t previous_ticks) {
+  const auto diff = static_cast<int32_t>(time32 - static_cast<uint32_t>(previous_ticks));
+  return previous_ticks + static_cast<uint64_t>(static_cast<int64_t>(diff));
+}
+
 static_assert(sizeof(FileHeader) == 32);
 static_assert(sizeof(BlockHeader) == 16);
 static_assert(sizeof(ClockBlock) == 40);

@@ -58,12 +58,12 @@
 extern "C" uint64_t spoor_port_ticks(void);
 extern "C" uint32_t spoor_port_cpu(void);
 extern "C" uint32_t spoor_port_thread(void);
-#if defined(SPOOR_SINGLE_CORE) && SPOOR_SINGLE_CORE
+#if SPOOR_SINGLE_CORE
 extern "C" uint32_t spoor_port_irq_save(void);
 extern "C" void spoor_port_irq_restore(uint32_t state);
 #endif
 
-#elif defined(SPOOR_SINGLE_CORE) && SPOOR_SINGLE_CORE
+#elif SPOOR_SINGLE_CORE
 #error "SPOOR_SINGLE_CORE needs SPOOR_PORT_HOOKS: the program supplies spoor_port_irq_save/restore"
 
 #else  // Linux

@@ -41,7 +41,7 @@ enum class Level : uint8_t {
 // (24 on a single-core target: there no controller in another process
 // looks for a provider by ID, so the slot does not repeat it; RAM counts).
 struct ProviderControl {
-#if !(defined(SPOOR_SINGLE_CORE) && SPOOR_SINGLE_CORE)
+#if !SPOOR_SINGLE_CORE
   uint8_t id[16];                        // the provider's ID, so a controller can find it
 #endif
   // 0: disabled. Otherwise events with level < level_plus1 pass. ETW's trick:
@@ -51,7 +51,7 @@ struct ProviderControl {
   Atomic<uint64_t> keywords_any;
   Atomic<uint64_t> keywords_all;
 };
-#if !(defined(SPOOR_SINGLE_CORE) && SPOOR_SINGLE_CORE)
+#if !SPOOR_SINGLE_CORE
 static_assert(sizeof(ProviderControl) == 40);
 #endif
 // Atomic<T> is lock-free, or masks interrupts on a single-core target
@@ -100,7 +100,7 @@ class Provider {
 
  private:
   friend class Registry;
-#if !(defined(SPOOR_SINGLE_CORE) && SPOOR_SINGLE_CORE)
+#if !SPOOR_SINGLE_CORE
   friend Status relocate_control_block(void* memory, size_t size);
 #endif
   const char* name_;

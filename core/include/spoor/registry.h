@@ -24,7 +24,7 @@ class Registry {
   // The descriptor of event key `key`, or null.
   static const spoor_event_desc* event(uint32_t key);
 
-#if !(defined(SPOOR_SINGLE_CORE) && SPOOR_SINGLE_CORE)
+#if !SPOOR_SINGLE_CORE
   // Called after each provider registration (a hosted session applies its
   // enable rules there). One hook; null removes it. (Not on a single-core
   // target, which runs no session.)

@@ -64,7 +64,7 @@ static_assert(sizeof(RingHeader) == 64);
 
 // The 64-bit words writers and the drainer share: lock-free atomics, or on a
 // single-core target words that are only touched with interrupts masked.
-#if defined(SPOOR_SINGLE_CORE) && SPOOR_SINGLE_CORE
+#if SPOOR_SINGLE_CORE
 using RingWord = IrqAtomic<uint64_t>;
 #else
 using RingWord = std::atomic<uint64_t>;
@@ -138,7 +138,7 @@ void ring_install(const RingView& view);
 // Writer side
 // ---------------------------------------------------------------------------
 
-#if !(defined(SPOOR_SINGLE_CORE) && SPOOR_SINGLE_CORE)
+#if !SPOOR_SINGLE_CORE
 // Lock-free writers, any number of CPUs. (Single-core targets: the writer
 // side is in spoor/ring_masked.h, included at the end.)
 
@@ -256,7 +256,7 @@ inline uint64_t ring_lost(const RingView& v, uint32_t cpu) {
 
 }  // namespace spoor
 
-#if defined(SPOOR_SINGLE_CORE) && SPOOR_SINGLE_CORE
+#if SPOOR_SINGLE_CORE
 #include "spoor/ring_masked.h"
 #endif
 

@@ -199,7 +199,7 @@ uint32_t decode_short_record(const RecordInput& in, uint32_t tid, Event& out,
   out.activity_id.reset();
   out.related_activity_id.reset();
   if (!decode_fields(in, *d, start, size, c, out, problem)) return 0;
-  finish_event(in, *d, tid, widen_ticks32(time32, in.previous_ticks), out);
+  finish_event(in, *d, tid, fmt::widen_short_ticks(time32, in.previous_ticks), out);
   return size;
 }
 
@@ -209,11 +209,6 @@ uint64_t widen_ticks(uint64_t time48, uint64_t begin_ticks) {
   uint64_t diff = (time48 - begin_ticks) & fmt::kTimeMask48;
   if (diff & (1ull << 47)) diff -= 1ull << 48;  // negative: earlier than begin (mod 2^64)
   return begin_ticks + diff;
-}
-
-uint64_t widen_ticks32(uint32_t time32, uint64_t previous_ticks) {
-  const int32_t diff = static_cast<int32_t>(time32 - static_cast<uint32_t>(previous_ticks));
-  return previous_ticks + static_cast<uint64_t>(static_cast<int64_t>(diff));
 }
 
 uint32_t decode_record(const RecordInput& in, uint32_t& tid, Event& out, std::string& problem) {

@@ -37,10 +37,6 @@ uint32_t decode_record(const RecordInput& in, uint32_t& tid, Event& out, std::st
 // begin_ticks: (time - begin) mod 2^48, read as a signed 48-bit number.
 uint64_t widen_ticks(uint64_t time48, uint64_t begin_ticks);
 
-// The full tick count of a short record's low 32 bits, against the previous
-// record's full time: (time - previous) mod 2^32 as a signed 32-bit number.
-uint64_t widen_ticks32(uint32_t time32, uint64_t previous_ticks);
-
 }  // namespace spoor::reader
 
 #endif  // SPOOR_READER_RECORD_DECODER_H
