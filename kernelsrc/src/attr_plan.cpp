@@ -36,12 +36,12 @@ perf_event_attr machine_wide_attr(perf_event_attr a) {
   return a;
 }
 
+}  // namespace
+
 std::string paranoid_hint(const Privilege& p, int needed) {
   return "needs root or CAP_PERFMON, or sysctl kernel.perf_event_paranoid=" + std::to_string(needed) +
          " (it is " + std::to_string(p.paranoid) + ")";
 }
-
-}  // namespace
 
 uint64_t dwarf_regs_mask() {
 #if defined(__x86_64__)

@@ -43,8 +43,7 @@ std::string open_failure(const PlannedEvent& e, int err, const Privilege& p) {
   switch (err) {
     case EACCES:
     case EPERM:
-      return what + "; needs root or CAP_PERFMON, or sysctl kernel.perf_event_paranoid=" + std::to_string(needed) +
-             " (it is " + std::to_string(p.paranoid) + ")";
+      return what + "; " + paranoid_hint(p, needed);
     case ENOENT:
     case EOPNOTSUPP:
       return what + "; this kernel or machine does not have it";
