@@ -11,6 +11,7 @@
 #include <cerrno>
 #include <cstring>
 #include <fstream>
+#include <functional>
 #include <set>
 
 #include "spoor/kernelsrc/kernel_convert.h"
@@ -238,7 +239,8 @@ void KernelSession::describe(TraceWriter& writer, uint32_t first_stream, uint32_
 void KernelSession::drain(TraceWriter& writer, const TickConversion& clock) {
   if (!state_) return;
   State& s = *state_;
-  const auto ticks = [&clock](uint64_t ns) { return clock.ticks(ns); };
+  // Made once here, not per record at the call of convert().
+  const std::function<uint64_t(uint64_t)> ticks = [&clock](uint64_t ns) { return clock.ticks(ns); };
   for (uint32_t cpu = 0; cpu < s.cpus.size(); ++cpu) {
     CpuRing& c = s.cpus[cpu];
     if (!c.ring || !c.stream) continue;
