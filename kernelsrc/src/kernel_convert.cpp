@@ -56,7 +56,7 @@ RawLayout raw_layout(Role role, const TracepointFormat& format) {
     case Role::raw_syscall_exit: names = {"id", "ret"}; break;
     case Role::sched_switch: names = {"prev_pid", "prev_comm", "prev_state", "next_pid", "next_comm"}; break;
     case Role::sched_waking: names = {"pid", "comm", "target_cpu"}; break;
-    case Role::block_issue: names = {"dev", "sector", "nr_sector", "rwbs"}; break;
+    case Role::block_issue:
     case Role::block_complete: names = {"dev", "sector", "nr_sector", "rwbs"}; break;
     default: return l;
   }
