@@ -36,12 +36,12 @@ perf_event_attr machine_wide_attr(perf_event_attr a) {
   return a;
 }
 
+}  // namespace
+
 std::string paranoid_hint(const Privilege& p, int needed) {
   return "needs root or CAP_PERFMON, or sysctl kernel.perf_event_paranoid=" + std::to_string(needed) +
          " (it is " + std::to_string(p.paranoid) + ")";
 }
-
-}  // namespace
 
 uint64_t dwarf_regs_mask() {
 #if defined(__x86_64__)
@@ -159,18 +159,22 @@ AttrPlan plan_attrs(const PlanOptions& o, const TracepointLookup& lookup) {
     plan.events.push_back(t);
     return true;
   };
+  // An enter/exit (or issue/complete) pair: both or neither. One reason is
+  // enough: without the first, the second is not tried.
+  auto tracepoint_pair = [&](Role first, Role second, const std::string& source, const std::string& group,
+                             const std::string& first_name, const std::string& second_name, bool wide) {
+    if (tracepoint(first, source, group, first_name, wide) && !tracepoint(second, source, group, second_name, wide))
+      plan.events.pop_back();
+  };
 
   if (r.all_syscalls || r.all) {
-    // One reason is enough: without the enter, the exit is not tried.
-    if (tracepoint(Role::raw_syscall_enter, "syscalls", "raw_syscalls", "sys_enter", false) &&
-        !tracepoint(Role::raw_syscall_exit, "syscalls", "raw_syscalls", "sys_exit", false))
-      plan.events.pop_back();
+    tracepoint_pair(Role::raw_syscall_enter, Role::raw_syscall_exit, "syscalls", "raw_syscalls", "sys_enter", "sys_exit",
+                    false);
   } else {
     for (const std::string& sc : r.syscalls) {
       const size_t before = plan.events.size();
-      if (tracepoint(Role::syscall_enter, "syscalls:" + sc, "syscalls", "sys_enter_" + sc, false) &&
-          !tracepoint(Role::syscall_exit, "syscalls:" + sc, "syscalls", "sys_exit_" + sc, false))
-        plan.events.pop_back();
+      tracepoint_pair(Role::syscall_enter, Role::syscall_exit, "syscalls:" + sc, "syscalls", "sys_enter_" + sc,
+                      "sys_exit_" + sc, false);
       for (size_t i = before; i < plan.events.size(); ++i) plan.events[i].syscall = sc;
     }
   }
@@ -192,9 +196,8 @@ AttrPlan plan_attrs(const PlanOptions& o, const TracepointLookup& lookup) {
       tracepoint(Role::sched_waking, "sched", "sched", "sched_waking", true);
   });
   privileged(r.block, "block", [&] {
-    if (tracepoint(Role::block_issue, "block", "block", "block_rq_issue", true) &&
-        !tracepoint(Role::block_complete, "block", "block", "block_rq_complete", true))
-      plan.events.pop_back();
+    tracepoint_pair(Role::block_issue, Role::block_complete, "block", "block", "block_rq_issue", "block_rq_complete",
+                    true);
   });
   return plan;
 }

@@ -56,7 +56,7 @@ RawLayout raw_layout(Role role, const TracepointFormat& format) {
     case Role::raw_syscall_exit: names = {"id", "ret"}; break;
     case Role::sched_switch: names = {"prev_pid", "prev_comm", "prev_state", "next_pid", "next_comm"}; break;
     case Role::sched_waking: names = {"pid", "comm", "target_cpu"}; break;
-    case Role::block_issue: names = {"dev", "sector", "nr_sector", "rwbs"}; break;
+    case Role::block_issue:
     case Role::block_complete: names = {"dev", "sector", "nr_sector", "rwbs"}; break;
     default: return l;
   }
@@ -86,7 +86,7 @@ bool KernelConvert::convert(Bytes record, uint32_t cpu, const std::function<uint
     return h.type == PERF_RECORD_THROTTLE || h.type == PERF_RECORD_UNTHROTTLE ? true : bad();
   }
   const EventMeta& m = it->second;
-  if (h.type == PERF_RECORD_SAMPLE) return sample(m, record, id, w, out, ticks) || bad();
+  if (h.type == PERF_RECORD_SAMPLE) return sample(m, record, w, out, ticks) || bad();
 
   SampleId sid;
   if (!parse_sample_id(record, m.sample_type, &sid)) return bad();
@@ -144,7 +144,7 @@ bool KernelConvert::convert(Bytes record, uint32_t cpu, const std::function<uint
   }
 }
 
-bool KernelConvert::sample(const EventMeta& m, Bytes record, uint64_t, TraceWriter& w, KernelStream& out,
+bool KernelConvert::sample(const EventMeta& m, Bytes record, TraceWriter& w, KernelStream& out,
                            const std::function<uint64_t(uint64_t)>& ticks) {
   Sample s;
   if (!parse_sample(record, m.sample_type, m.regs_mask, &s)) return false;

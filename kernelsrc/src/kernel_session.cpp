@@ -11,6 +11,7 @@
 #include <cerrno>
 #include <cstring>
 #include <fstream>
+#include <functional>
 #include <set>
 
 #include "spoor/kernelsrc/kernel_convert.h"
@@ -43,8 +44,7 @@ std::string open_failure(const PlannedEvent& e, int err, const Privilege& p) {
   switch (err) {
     case EACCES:
     case EPERM:
-      return what + "; needs root or CAP_PERFMON, or sysctl kernel.perf_event_paranoid=" + std::to_string(needed) +
-             " (it is " + std::to_string(p.paranoid) + ")";
+      return what + "; " + paranoid_hint(p, needed);
     case ENOENT:
     case EOPNOTSUPP:
       return what + "; this kernel or machine does not have it";
@@ -116,11 +116,12 @@ struct KernelSession::State {
   std::vector<int> fds;  // every fd opened (ring owners included)
   std::vector<CpuRing> cpus;
   KernelConvert convert;
-  std::set<std::pair<uint64_t, std::string>> kernel_mmaps;  // (start, path) the kernel reported
+  // The mappings snapshot_maps() read, until the first drain writes them;
+  // meanwhile, the (start, path) of every MMAP2 the kernel reported.
   std::vector<Mapping> snapshot;
+  std::set<std::pair<uint64_t, std::string>> kernel_mmaps;
   uint64_t snapshot_ticks = 0;
   uint32_t snapshot_pid = 0;
-  bool snapshot_pending = false;
 
   ~State() {
     for (CpuRing& c : cpus)
@@ -210,10 +211,6 @@ bool KernelSession::open(const PlanOptions& requested, pid_t pid, uint32_t ncpus
       }
     }
   }
-  State* raw = s.get();
-  s->convert.set_on_mmap([raw](uint64_t start, std::string_view path) {
-    raw->kernel_mmaps.emplace(start, std::string(path));
-  });
   state_ = std::move(s);
   return true;
 }
@@ -223,7 +220,12 @@ void KernelSession::snapshot_maps(pid_t pid, uint64_t ticks_now) {
   state_->snapshot = executable_mappings(pid);
   state_->snapshot_ticks = ticks_now;
   state_->snapshot_pid = static_cast<uint32_t>(pid);
-  state_->snapshot_pending = true;
+  // The kernel's own MMAP2 records of them are in the rings (published
+  // before this read), so the first drain still sees every one.
+  if (!state_->snapshot.empty()) {
+    State* s = state_.get();
+    s->convert.set_on_mmap([s](uint64_t start, std::string_view path) { s->kernel_mmaps.emplace(start, path); });
+  }
 }
 
 void KernelSession::describe(TraceWriter& writer, uint32_t first_stream, uint32_t recorder_pid) {
@@ -237,7 +239,8 @@ void KernelSession::describe(TraceWriter& writer, uint32_t first_stream, uint32_
 void KernelSession::drain(TraceWriter& writer, const TickConversion& clock) {
   if (!state_) return;
   State& s = *state_;
-  const auto ticks = [&clock](uint64_t ns) { return clock.ticks(ns); };
+  // Made once here, not per record at the call of convert().
+  const std::function<uint64_t(uint64_t)> ticks = [&clock](uint64_t ns) { return clock.ticks(ns); };
   for (uint32_t cpu = 0; cpu < s.cpus.size(); ++cpu) {
     CpuRing& c = s.cpus[cpu];
     if (!c.ring || !c.stream) continue;
@@ -247,8 +250,8 @@ void KernelSession::drain(TraceWriter& writer, const TickConversion& clock) {
   }
   // The mappings made before the events were on: the ones the kernel did
   // not report itself, at the time they were read.
-  if (s.snapshot_pending && !s.cpus.empty() && s.cpus[0].stream) {
-    s.snapshot_pending = false;
+  // Written once: then the MMAP2 records need no more bookkeeping.
+  if (!s.snapshot.empty() && !s.cpus.empty() && s.cpus[0].stream) {
     KernelStream& out = *s.cpus[0].stream;
     for (const Mapping& m : s.snapshot) {
       if (s.kernel_mmaps.count({m.start, m.path})) continue;
@@ -256,6 +259,9 @@ void KernelSession::drain(TraceWriter& writer, const TickConversion& clock) {
       out.append(writer, kMmap, s.snapshot_ticks, s.snapshot_pid, s.snapshot_pid, m.start, m.length, m.pgoff, m.prot,
                  m.flags, Str(m.path.data(), m.path.size()), Blob{id.data(), static_cast<uint32_t>(id.size())});
     }
+    s.snapshot.clear();
+    s.kernel_mmaps.clear();
+    s.convert.set_on_mmap(nullptr);
   }
 }
 

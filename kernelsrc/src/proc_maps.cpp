@@ -1,14 +1,12 @@
 #include "spoor/kernelsrc/proc_maps.h"
 
-#include <elf.h>
+#include <elfutils/libdwelf.h>
 #include <fcntl.h>
-#include <gelf.h>
 #include <libelf.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
 #include <cstdio>
-#include <cstring>
 #include <fstream>
 #include <sstream>
 
@@ -55,27 +53,12 @@ std::vector<uint8_t> file_build_id(const std::string& path) {
   const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return id;
   elf_version(EV_CURRENT);
-  Elf* elf = elf_begin(fd, ELF_C_READ_MMAP, nullptr);
-  size_t phnum = 0;
-  if (elf != nullptr && elf_kind(elf) == ELF_K_ELF && elf_getphdrnum(elf, &phnum) == 0) {
-    for (size_t i = 0; i < phnum && id.empty(); ++i) {
-      GElf_Phdr ph;
-      if (gelf_getphdr(elf, static_cast<int>(i), &ph) == nullptr || ph.p_type != PT_NOTE) continue;
-      Elf_Data* data = elf_getdata_rawchunk(elf, static_cast<int64_t>(ph.p_offset), ph.p_filesz, ELF_T_NHDR);
-      if (data == nullptr) continue;
-      size_t at = 0, name_at = 0, desc_at = 0;
-      GElf_Nhdr nh;
-      while ((at = gelf_getnote(data, at, &nh, &name_at, &desc_at)) > 0) {
-        if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
-            std::memcmp(static_cast<const char*>(data->d_buf) + name_at, "GNU", 4) == 0) {
-          const auto* d = static_cast<const uint8_t*>(data->d_buf) + desc_at;
-          id.assign(d, d + nh.n_descsz);
-          break;
-        }
-      }
-    }
+  if (Elf* elf = elf_begin(fd, ELF_C_READ_MMAP, nullptr)) {
+    const void* bytes = nullptr;
+    const ssize_t n = dwelf_elf_gnu_build_id(elf, &bytes);
+    if (n > 0) id.assign(static_cast<const uint8_t*>(bytes), static_cast<const uint8_t*>(bytes) + n);
+    elf_end(elf);
   }
-  if (elf != nullptr) elf_end(elf);
   close(fd);
   return id;
 }

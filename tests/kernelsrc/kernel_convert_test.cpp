@@ -10,6 +10,7 @@
 #include <cstring>
 #include <filesystem>
 
+#include "perf_record_builder.h"
 #include "spoor/kernelsrc/kernel_events.h"
 #include "spoor/kernelsrc/kernel_stream.h"
 #include "spoor/reader/event_reader.h"
@@ -17,32 +18,6 @@
 
 namespace spoor::kernelsrc {
 namespace {
-
-struct RecordBytes {
-  explicit RecordBytes(uint32_t type, uint16_t misc = 0) {
-    perf_event_header h{type, misc, 0};
-    put(&h, sizeof h);
-  }
-  RecordBytes& put(const void* p, size_t n) {
-    // resize + memcpy: GCC 12 at -O2 misreads vector::insert here (a
-    // -Wstringop-overflow false positive).
-    const size_t at = bytes.size();
-    bytes.resize(at + n);
-    std::memcpy(bytes.data() + at, p, n);
-    return *this;
-  }
-  RecordBytes& u64(uint64_t v) { return put(&v, 8); }
-  RecordBytes& u32x2(uint32_t a, uint32_t b) { return put(&a, 4).put(&b, 4); }
-  RecordBytes& trailer(uint32_t pid, uint32_t tid, uint64_t time, uint32_t cpu, uint64_t id) {
-    return u32x2(pid, tid).u64(time).u32x2(cpu, 0).u64(id);
-  }
-  Bytes done() {
-    const uint16_t size = static_cast<uint16_t>(bytes.size());
-    std::memcpy(bytes.data() + 6, &size, 2);
-    return Bytes(bytes.data(), bytes.size());
-  }
-  std::vector<uint8_t> bytes;
-};
 
 bool file_write(void* f, const void* data, size_t n) { return std::fwrite(data, 1, n, static_cast<FILE*>(f)) == n; }
 
@@ -92,9 +67,9 @@ class KernelConvertTest : public ::testing::Test {
 };
 
 TEST_F(KernelConvertTest, SwitchesCarryTheKernelsTimeAndDirection) {
-  RecordBytes out(PERF_RECORD_SWITCH, PERF_RECORD_MISC_SWITCH_OUT | PERF_RECORD_MISC_SWITCH_OUT_PREEMPT);
+  RecordBuilder out(PERF_RECORD_SWITCH, PERF_RECORD_MISC_SWITCH_OUT | PERF_RECORD_MISC_SWITCH_OUT_PREEMPT);
   out.trailer(40, 41, 1000, 0, 3);
-  RecordBytes in(PERF_RECORD_SWITCH);
+  RecordBuilder in(PERF_RECORD_SWITCH);
   in.trailer(40, 41, 2500, 0, 3);
   ASSERT_TRUE(convert_.convert(out.done(), 0, identity_, *writer_, stream_));
   ASSERT_TRUE(convert_.convert(in.done(), 0, identity_, *writer_, stream_));
@@ -110,7 +85,7 @@ TEST_F(KernelConvertTest, SwitchesCarryTheKernelsTimeAndDirection) {
 }
 
 TEST_F(KernelConvertTest, LostRecordsBecomeALostEventAndTheStreamsLostCount) {
-  RecordBytes lost(PERF_RECORD_LOST);
+  RecordBuilder lost(PERF_RECORD_LOST);
   lost.u64(3).u64(25).trailer(0, 0, 700, 0, 3);
   ASSERT_TRUE(convert_.convert(lost.done(), 0, identity_, *writer_, stream_));
   const auto events = finish();
@@ -122,10 +97,10 @@ TEST_F(KernelConvertTest, LostRecordsBecomeALostEventAndTheStreamsLostCount) {
 }
 
 TEST_F(KernelConvertTest, ARecordOfTheWrongSizeIsCountedNotWritten) {
-  RecordBytes bad(PERF_RECORD_SWITCH);
+  RecordBuilder bad(PERF_RECORD_SWITCH);
   bad.u64(0).trailer(40, 41, 1000, 0, 3);  // 8 bytes a SWITCH never has
   EXPECT_FALSE(convert_.convert(bad.done(), 0, identity_, *writer_, stream_));
-  RecordBytes unknown(PERF_RECORD_SWITCH);
+  RecordBuilder unknown(PERF_RECORD_SWITCH);
   unknown.trailer(40, 41, 1000, 0, 999);  // no event of ours has id 999
   EXPECT_FALSE(convert_.convert(unknown.done(), 0, identity_, *writer_, stream_));
   EXPECT_EQ(convert_.corrupt(), 2u);
@@ -136,7 +111,7 @@ TEST_F(KernelConvertTest, ARecordOfTheWrongSizeIsCountedNotWritten) {
 
 TEST_F(KernelConvertTest, ManyRecordsSpanPacketsAndAllComeBack) {
   for (uint64_t i = 0; i < 100; ++i) {
-    RecordBytes r(PERF_RECORD_SWITCH, i % 2 ? 0 : PERF_RECORD_MISC_SWITCH_OUT);
+    RecordBuilder r(PERF_RECORD_SWITCH, i % 2 ? 0 : PERF_RECORD_MISC_SWITCH_OUT);
     r.trailer(40, 41, 1000 + i * 10, 0, 3);
     ASSERT_TRUE(convert_.convert(r.done(), 0, identity_, *writer_, stream_));
   }

@@ -7,49 +7,18 @@
 #include <string>
 #include <vector>
 
+#include "perf_record_builder.h"
 #include "spoor/kernelsrc/attr_plan.h"
 
 namespace spoor::kernelsrc {
 namespace {
 
-// Builds a record: header, then whatever is appended, then the size fixed up.
-struct Builder {
-  explicit Builder(uint32_t type, uint16_t misc = 0) {
-    perf_event_header h{type, misc, 0};
-    put(&h, sizeof h);
-  }
-  Builder& put(const void* p, size_t n) {
-    // resize + memcpy: GCC 12 at -O2 misreads vector::insert here (a
-    // -Wstringop-overflow false positive).
-    const size_t at = bytes.size();
-    bytes.resize(at + n);
-    std::memcpy(bytes.data() + at, p, n);
-    return *this;
-  }
-  Builder& u64(uint64_t v) { return put(&v, 8); }
-  Builder& u32x2(uint32_t a, uint32_t b) { return put(&a, 4).put(&b, 4); }
-  Builder& pad8() {
-    while (bytes.size() % 8) bytes.push_back(0);
-    return *this;
-  }
-  // The sample_id trailer for kSampleIdBits.
-  Builder& trailer(uint32_t pid, uint32_t tid, uint64_t time, uint32_t cpu, uint64_t id) {
-    return u32x2(pid, tid).u64(time).u32x2(cpu, 0).u64(id);
-  }
-  Bytes done() {
-    const uint16_t size = static_cast<uint16_t>(bytes.size());
-    std::memcpy(bytes.data() + 6, &size, 2);
-    return Bytes(bytes.data(), bytes.size());
-  }
-  std::vector<uint8_t> bytes;
-};
-
 constexpr uint64_t kSampleBits = kSampleIdBits | PERF_SAMPLE_IP | PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_REGS_USER |
                                  PERF_SAMPLE_STACK_USER;
 constexpr uint64_t kRegs = 0x7;  // three registers
 
-Builder cpu_sample(size_t stack_size, size_t dyn) {
-  Builder b(PERF_RECORD_SAMPLE);
+RecordBuilder cpu_sample(size_t stack_size, size_t dyn) {
+  RecordBuilder b(PERF_RECORD_SAMPLE);
   b.u64(77).u64(0x401000).u32x2(10, 11).u64(5000).u32x2(1, 0);  // id, ip, pid/tid, time, cpu
   b.u64(3).u64(static_cast<uint64_t>(PERF_CONTEXT_USER)).u64(0x401000).u64(0x402000);  // callchain
   b.u64(PERF_SAMPLE_REGS_ABI_64).u64(1).u64(2).u64(3);
@@ -60,7 +29,7 @@ Builder cpu_sample(size_t stack_size, size_t dyn) {
 }
 
 TEST(PerfRecord, ASampleParsesExactlyWithEveryField) {
-  Builder b = cpu_sample(64, 40);
+  RecordBuilder b = cpu_sample(64, 40);
   Sample s;
   ASSERT_TRUE(parse_sample(b.done(), kSampleBits, kRegs, &s));
   EXPECT_EQ(s.id, 77u);
@@ -80,26 +49,26 @@ TEST(PerfRecord, ASampleParsesExactlyWithEveryField) {
 }
 
 TEST(PerfRecord, ASampleAByteShortOrEightLongIsRefused) {
-  Builder shorter = cpu_sample(64, 64);
+  RecordBuilder shorter = cpu_sample(64, 64);
   shorter.bytes.resize(shorter.bytes.size() - 8);
   Sample s;
   EXPECT_FALSE(parse_sample(shorter.done(), kSampleBits, kRegs, &s));
-  Builder longer = cpu_sample(64, 64);
+  RecordBuilder longer = cpu_sample(64, 64);
   longer.u64(0);
   EXPECT_FALSE(parse_sample(longer.done(), kSampleBits, kRegs, &s)) << "the cursor must land on the end";
-  Builder ok = cpu_sample(64, 64);
+  RecordBuilder ok = cpu_sample(64, 64);
   EXPECT_FALSE(parse_sample(ok.done(), kSampleBits, 0xF, &s)) << "one register more than the record holds";
   EXPECT_FALSE(parse_sample(ok.done(), kSampleBits | PERF_SAMPLE_PERIOD, kRegs, &s)) << "a bit it does not know";
 }
 
 TEST(PerfRecord, AStackLargerThanItsSizeIsRefused) {
-  Builder b = cpu_sample(16, 24);  // dyn_size above size
+  RecordBuilder b = cpu_sample(16, 24);  // dyn_size above size
   Sample s;
   EXPECT_FALSE(parse_sample(b.done(), kSampleBits, kRegs, &s));
 }
 
 TEST(PerfRecord, RawDataIsTheBytesAfterItsSize) {
-  Builder b(PERF_RECORD_SAMPLE);
+  RecordBuilder b(PERF_RECORD_SAMPLE);
   b.u64(5).u32x2(1, 2).u64(99).u32x2(0, 0);
   const uint32_t raw_size = 12;
   b.put(&raw_size, 4);
@@ -112,7 +81,7 @@ TEST(PerfRecord, RawDataIsTheBytesAfterItsSize) {
 }
 
 TEST(PerfRecord, Mmap2WithABuildIdAndItsFileName) {
-  Builder b(PERF_RECORD_MMAP2, PERF_RECORD_MISC_MMAP_BUILD_ID);
+  RecordBuilder b(PERF_RECORD_MMAP2, PERF_RECORD_MISC_MMAP_BUILD_ID);
   b.u32x2(100, 101).u64(0x7000).u64(0x2000).u64(0x1000);
   uint8_t middle[24] = {20};
   for (int i = 0; i < 20; ++i) middle[4 + i] = static_cast<uint8_t>(i + 1);
@@ -139,7 +108,7 @@ TEST(PerfRecord, Mmap2WithABuildIdAndItsFileName) {
 }
 
 TEST(PerfRecord, AFileNameWithoutItsTerminatorIsRefused) {
-  Builder b(PERF_RECORD_MMAP2);
+  RecordBuilder b(PERF_RECORD_MMAP2);
   b.u32x2(1, 1).u64(0).u64(0).u64(0);
   uint8_t middle[24] = {};
   b.put(middle, sizeof middle).u32x2(0, 0);
@@ -150,14 +119,14 @@ TEST(PerfRecord, AFileNameWithoutItsTerminatorIsRefused) {
 }
 
 TEST(PerfRecord, CommTaskAndLost) {
-  Builder comm(PERF_RECORD_COMM, PERF_RECORD_MISC_COMM_EXEC);
+  RecordBuilder comm(PERF_RECORD_COMM, PERF_RECORD_MISC_COMM_EXEC);
   comm.u32x2(9, 9).put("prog", 5).pad8().trailer(9, 9, 1, 0, 3);
   Comm c;
   ASSERT_TRUE(parse_comm(comm.done(), kSampleIdBits, &c));
   EXPECT_EQ(c.comm, "prog");
   EXPECT_TRUE(c.exec);
 
-  Builder fork(PERF_RECORD_FORK);
+  RecordBuilder fork(PERF_RECORD_FORK);
   fork.u32x2(20, 10).u32x2(21, 11).u64(123).trailer(20, 21, 123, 0, 3);
   Task t;
   ASSERT_TRUE(parse_task(fork.done(), kSampleIdBits, &t));
@@ -166,7 +135,7 @@ TEST(PerfRecord, CommTaskAndLost) {
   EXPECT_EQ(t.tid, 21u);
   EXPECT_EQ(t.ptid, 11u);
 
-  Builder lost(PERF_RECORD_LOST);
+  RecordBuilder lost(PERF_RECORD_LOST);
   lost.u64(3).u64(17).trailer(0, 0, 5, 1, 3);
   Lost l;
   ASSERT_TRUE(parse_lost(lost.done(), kSampleIdBits, &l));

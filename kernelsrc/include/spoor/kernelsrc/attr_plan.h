@@ -27,6 +27,9 @@ struct Privilege {
   bool raw_tracepoints() const { return perfmon || paranoid <= -1; }
 };
 
+// What would allow an event that needs perf_event_paranoid <= `needed`.
+std::string paranoid_hint(const Privilege& p, int needed);
+
 // A tracepoint's ID, or why there is none (tracefs unreadable, no such event).
 struct TracepointId {
   uint64_t id = 0;

@@ -52,7 +52,7 @@ class KernelConvert {
   uint64_t corrupt() const { return corrupt_; }
 
  private:
-  bool sample(const EventMeta& m, Bytes record, uint64_t t, TraceWriter& w, KernelStream& out,
+  bool sample(const EventMeta& m, Bytes record, TraceWriter& w, KernelStream& out,
               const std::function<uint64_t(uint64_t)>& ticks);
 
   std::map<uint64_t, EventMeta> events_;

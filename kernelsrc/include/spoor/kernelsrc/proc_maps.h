@@ -1,6 +1,6 @@
 // The mappings a process already has (/proc/PID/maps), for the modules
 // mapped before the perf events were enabled, with the build IDs of their
-// files (read from the ELF notes with libelf).
+// files (libdw's dwelf_elf_gnu_build_id, as the symbolizer reads them).
 #ifndef SPOOR_KERNELSRC_PROC_MAPS_H
 #define SPOOR_KERNELSRC_PROC_MAPS_H
 
