@@ -20,6 +20,7 @@
 #include "heap_provider.h"
 #include "io_provider.h"
 #include "modules.h"
+#include "pre_attach_log.h"
 #include "recorder_link.h"
 #include "reentry_guard.h"
 #include "shim_state.h"
@@ -105,6 +106,7 @@ void register_shim_events() {
   // events keep their keys.
   register_event(kModuleImage);
   register_event(kSamplerStart);
+  register_io_events_added_later();
 }
 
 void apply_provider_spec() {
@@ -181,6 +183,7 @@ bool join_recorder(bool fork_child) {
     kProcessStart.write(ppid, welcome.exec_count, Str{exe}, Str{cwd});
   }
   scan_modules();
+  describe_inherited_fds(connection);
   return true;
 }
 
@@ -208,12 +211,20 @@ void after_fork_in_child() {
 }
 
 void attach() {
-  if (!capture_link_settings()) return;  // not under spoor record: stay inert
-  ReentryGuard guard;                    // nothing the shim does here is traced
+  if (!capture_link_settings()) {  // not under spoor record: stay inert
+    end_pre_attach_log();
+    return;
+  }
+  ReentryGuard guard;  // nothing the shim does here is traced
   register_shim_events();
   const char* depth = std::getenv("SPOOR_STACK_DEPTH");
   init_stack_table(depth != nullptr ? std::atoi(depth) : 64);
-  if (!join_recorder(false)) return;
+  if (!join_recorder(false)) {
+    end_pre_attach_log();
+    return;
+  }
+  // The libraries' constructors' blocks, before any event of the program.
+  replay_pre_attach_log();
   attach_threads();
   // After attach_threads: its own fork handler (forgetting the parent's
   // timer) must run before this one arms the child's.

@@ -17,6 +17,7 @@
 #include "heap_provider.h"
 #include "heap_record.h"
 #include "modules.h"
+#include "pre_attach_log.h"
 #include "stack_table.h"
 #include "reentry_guard.h"
 
@@ -78,15 +79,26 @@ constinit thread_local bool t_in_shim __attribute__((tls_model("initial-exec")))
 // drops these helpers' and the hook's frames.
 // A module loaded since the last event is described before a stack that
 // may point into it.
+// Before attach the events are off and the call goes to the pre-attach log
+// (pre_attach_log.h): one more load, on the disabled path only.
 __attribute__((noinline)) void record_alloc(void* p, uint64_t size) {
   rescan_modules_if_changed();
   if (kHeapAlloc.enabled()) kHeapAlloc.write(p, size, current_stack_id(2));
+  else if (SPOOR_UNLIKELY(g_before_attach.load(std::memory_order_relaxed))) log_pre_attach_alloc(p, size);
 }
 __attribute__((noinline)) void record_realloc(void* old, void* p, uint64_t size) {
   rescan_modules_if_changed();
-  if (kHeapRealloc.enabled()) kHeapRealloc.write(old, p, size, current_stack_id(2));
+  if (kHeapRealloc.enabled()) {
+    kHeapRealloc.write(old, p, size, current_stack_id(2));
+  } else if (SPOOR_UNLIKELY(g_before_attach.load(std::memory_order_relaxed))) {
+    log_pre_attach_free(old);
+    log_pre_attach_alloc(p, size);
+  }
 }
-void record_free(void* p) { kHeapFree.write(p); }
+void record_free(void* p) {
+  if (kHeapFree.enabled()) kHeapFree.write(p);
+  else if (SPOOR_UNLIKELY(g_before_attach.load(std::memory_order_relaxed))) log_pre_attach_free(p);
+}
 
 }  // namespace spoor::preload
 

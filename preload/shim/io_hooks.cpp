@@ -36,6 +36,12 @@ void register_io_provider() {
   for (const spoor_event_desc* event : events) register_event(*event);
 }
 
+void register_io_events_added_later() {
+  register_event(kIoFdInherited);
+  register_event(kIoCloseRange);
+  register_event(kIoCopy);
+}
+
 namespace {
 
 using OpenFn = int (*)(const char*, int, ...);

@@ -1,9 +1,12 @@
 // The I/O provider of libspoor-preload.so ("Spoor.IO"): one event per file
 // call the program makes, in two layers a session enables separately.
 //
-//   fd layer (kKeywordIoFd):       open*, close, read/write and their
-//                                  positional and vector forms, lseek,
-//                                  fsync, dup* and fcntl(F_DUPFD*).
+//   fd layer (kKeywordIoFd):       open*, close, close_range, closefrom,
+//                                  read/write and their positional and
+//                                  vector forms, sendfile, splice, tee,
+//                                  copy_file_range, lseek, fsync, dup* and
+//                                  fcntl(F_DUPFD*); and the descriptors
+//                                  the process had when the shim attached.
 //   stdio layer (kKeywordIoStdio): fopen, fdopen, freopen, fclose, fread,
 //                                  fgets, fwrite, fputs, fprintf, fflush.
 //
@@ -22,7 +25,7 @@
 // Results follow the kernel's convention: bytes or a new fd when the call
 // succeeded, -errno when it failed.
 //
-// Paths appear only in the open events. To attribute a read to its file, a
+// Paths appear only in the open events and FdInherited. To attribute a read to its file, a
 // consumer follows the fd through Open, Dup (the new fd refers to the same
 // file; a dup2/dup3 target's previous file is closed) and Close events, and
 // a stream through FOpen/FDOpen/FReopen/FClose. Events are written after
@@ -140,9 +143,50 @@ SPOOR_EVENT(kIoFFlush, g_io,
             Field<Ptr>{"stream"}, Field<int32_t>{"fd"}, Field<int32_t>{"result"},
             Field<uint64_t>{"start_ticks"});
 
+// --- added later (registered last, after every other provider's events) ---
+
+// A descriptor the process had when the shim attached: inherited from the
+// parent (stdin, stdout, stderr, a shell's redirection, a pipe), opened by
+// another library's constructor, or kept across an exec. One per open fd,
+// written once at attach (in each process and after each exec), before the
+// program's own calls. path: what /proc/self/fd/N links to (a file's path,
+// "pipe:[ino]", "socket:[ino]", "anon_inode:[eventfd]", "/dev/pts/0").
+// flags: fcntl(F_GETFL), with O_CLOEXEC added when FD_CLOEXEC is set.
+// offset: the file position, or -errno where there is none (ESPIPE for a
+// pipe, socket or terminal).
+SPOOR_EVENT(kIoFdInherited, g_io,
+            (EventInfo{.name = "FdInherited", .id = 8, .level = Level::info, .keywords = kKeywordIoFd}),
+            Field<int32_t>{"fd"}, Field<Str>{"path"}, Field<int32_t>{"flags"}, Field<int64_t>{"offset"});
+// close_range(first, last, flags), and closefrom(first) as
+// (first, 0xffffffff, 0, 0). Every descriptor in [first, last] is closed
+// when result is 0, unless flags holds CLOSE_RANGE_CLOEXEC (they are only
+// marked close-on-exec).
+SPOOR_EVENT(kIoCloseRange, g_io,
+            (EventInfo{.name = "CloseRange", .id = 9, .level = Level::info, .keywords = kKeywordIoFd}),
+            Field<int32_t>{"fd"}, Field<uint32_t>{"last"}, Field<int32_t>{"flags"}, Field<int32_t>{"result"},
+            Field<uint64_t>{"start_ticks"});
+// Bytes moved from one descriptor to another inside the kernel: sendfile,
+// sendfile64, splice, tee, copy_file_range. They count as read from `fd`
+// and written to `target` (tee copies without consuming: written only).
+// offset, target_offset: the explicit offsets passed, -1 for none (at the
+// file position). call: kIoCopy* below. requested: the length asked for.
+// result: bytes moved or -errno.
+inline constexpr uint8_t kIoCopySendfile = 0, kIoCopySplice = 1, kIoCopyTee = 2, kIoCopyFileRange = 3;
+SPOOR_EVENT(kIoCopy, g_io,
+            (EventInfo{.name = "Copy", .id = 10, .level = Level::info, .keywords = kKeywordIoFd}),
+            Field<int32_t>{"fd"}, Field<int64_t>{"offset"}, Field<int32_t>{"target"},
+            Field<int64_t>{"target_offset"}, Field<uint8_t>{"call"}, Field<uint64_t>{"requested"},
+            Field<int64_t>{"result"}, Field<uint64_t>{"start_ticks"}, Field<uint32_t>{"stack"});
+
 // Registers Spoor.IO and its events, always in the same order (attach.cpp
 // calls it in its fixed-order block, so keys survive an exec).
 void register_io_provider();
+// The events added later, registered by attach.cpp after all the others.
+void register_io_events_added_later();
+
+// Writes FdInherited for every descriptor open now but the shim's own
+// (`own_fd`: the recorder connection). Called once the ring is installed.
+void describe_inherited_fds(int own_fd);
 
 }  // namespace spoor::preload
 

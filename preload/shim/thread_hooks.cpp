@@ -15,6 +15,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "live_threads.h"
 #include "modules.h"
 #include "next_symbol.h"
 #include "reentry_guard.h"
@@ -92,6 +93,7 @@ void write_current_name(uint32_t tid) {
 void begin_thread(uint32_t parent_tid, void* (*start)(void*), uint32_t creator_stack) {
   const uint32_t tid = current_tid();
   kThreadStart.write(tid, parent_tid, reinterpret_cast<const void*>(start), creator_stack);
+  note_thread_running(tid);
   if (kThreadName.enabled()) write_current_name(tid);
   pthread_setspecific(g_exit_key, &g_exit_marker);
   start_thread_sampling();
@@ -120,12 +122,14 @@ void on_thread_exit(void* marker) {
     pthread_setspecific(g_exit_key, marker);
     return;
   }
-  kThreadEnd.write(current_tid());
+  const uint32_t tid = current_tid();
+  if (note_thread_ended(tid)) kThreadEnd.write(tid, false);
 }
 
 }  // namespace
 
 void begin_thread_after_fork() {
+  forget_running_threads_after_fork();
   if (g_attached.load(std::memory_order_acquire)) begin_thread(0, nullptr, 0);
 }
 

@@ -30,14 +30,19 @@ SPOOR_EVENT(kThreadStart, g_threads,
             Field<uint32_t>{"stack"});
 // Written by the ending thread as late as the shim can see it: after its
 // start routine returned, or pthread_exit or cancellation unwound it, and
-// after its thread_local destructors and (most) pthread key destructors.
-// Not written for threads still running when the process exits (the main
-// thread returning from main, a thread killed by exit() or a signal): the
-// process's end is theirs.
+// after its thread_local destructors and (most) pthread key destructors;
+// with_process false.
+// For a thread still running when the process ends (the main thread
+// returning from main, workers when a thread calls exit() or _exit()),
+// written by the thread that ends the process, after the program's
+// destructors, with with_process true (live_threads.h); the thread may
+// still write a few events until the kernel stops it. A process killed by
+// a signal writes none: its ProcessExit ends its threads. with_process was
+// added after tid: traces without it have no ThreadEnd for such threads.
 SPOOR_EVENT(kThreadEnd, g_threads,
             (EventInfo{.name = "ThreadEnd", .id = 2, .level = Level::info, .keywords = kKeywordThreads,
                        .opcode = Opcode::stop, .task = kTaskThread}),
-            Field<uint32_t>{"tid"});
+            Field<uint32_t>{"tid"}, Field<bool>{"with_process"});
 // The thread's name: the one it inherited, written after ThreadStart, and
 // each one set later with pthread_setname_np or prctl(PR_SET_NAME). tid is
 // 0 when another thread was named and its tid could not be found.

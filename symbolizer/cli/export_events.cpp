@@ -8,7 +8,10 @@ namespace {
 using analysis::EventKind;
 namespace field = analysis::field;
 
-bool is_io(EventKind k) { return k >= EventKind::io_open && k <= EventKind::io_fflush; }
+// Calls only: FdInherited describes a descriptor, it took no time.
+bool is_io(EventKind k) {
+  return (k >= EventKind::io_open && k <= EventKind::io_copy) && k != EventKind::io_fd_inherited;
+}
 
 }  // namespace
 
@@ -50,6 +53,8 @@ void ExportEvents::io_slice(const reader::Event& e, const analysis::KnownEvent& 
   s.name = e.descriptor->name;
   s.category = "io";
   if (analysis::has_field(k, field::kIoFd)) s.args.emplace_back("fd", std::to_string(analysis::field_i64(e, k, field::kIoFd)));
+  if (analysis::has_field(k, field::kIoTarget))
+    s.args.emplace_back("target", std::to_string(analysis::field_i64(e, k, field::kIoTarget)));
   if (analysis::has_field(k, field::kIoPath)) s.args.emplace_back("path", std::string(analysis::field_str(e, k, field::kIoPath)));
   if (analysis::has_field(k, field::kIoRequested))
     s.args.emplace_back("requested", std::to_string(analysis::field_u64(e, k, field::kIoRequested)));

@@ -103,7 +103,8 @@ json process_json(const Context& c, const an::ProcessInfo& p) {
     const an::ThreadInfo& th = m.threads[t];
     threads.push_back({{"tid", th.tid}, {"name", th.name()}, {"names", th.names}, {"parent_tid", th.parent_tid},
                        {"start_ns", c.rel(th.start_ns)}, {"end_ns", c.rel(th.end_ns)},
-                       {"duration_ns", th.end_ns - th.start_ns}, {"ended", th.ended}, {"events", th.events}});
+                       {"duration_ns", th.end_ns - th.start_ns}, {"ended", th.ended && !th.with_process},
+                       {"events", th.events}});
   }
   j["threads"] = std::move(threads);
   return j;

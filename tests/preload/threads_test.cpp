@@ -43,6 +43,7 @@ uint64_t u64(const reader::Event& e, const char* name) { return std::get<uint64_
 
 struct ThreadSeen {
   int starts = 0, ends = 0;
+  bool ended_with_process = false;  // the last ThreadEnd's with_process
   uint64_t parent = 0, start_fn = 0, stack = 0;
   bool start_on_own_thread = false;
   int64_t start_ns = 0, end_ns = 0;
@@ -83,6 +84,7 @@ Recording read_recording(const std::string& path) {
     } else if (name == "ThreadEnd") {
       ThreadSeen& t = r.threads[u64(e, "tid")];
       t.ends++;
+      t.ended_with_process = std::get<bool>(*e.field("with_process"));
       t.end_ns = e.time_ns;
     } else if (name == "ThreadName") {
       r.threads[u64(e, "tid")].name = std::string(std::get<std::string_view>(*e.field("name")));
@@ -115,7 +117,8 @@ TEST(Threads, EveryThreadIsDescribedFromStartToEndWithItsNames) {
   const ThreadSeen& main_thread = r.threads.at(main_tid);
   EXPECT_EQ(main_thread.starts, 1);
   EXPECT_EQ(main_thread.parent, 0u);
-  EXPECT_EQ(main_thread.ends, 0) << "main returns: the process's end is its end";
+  EXPECT_EQ(main_thread.ends, 1);
+  EXPECT_TRUE(main_thread.ended_with_process) << "main returns: it ends with the process";
   // The kernel keeps 15 bytes of the program's name.
   EXPECT_EQ(main_thread.name, std::filesystem::path(SPOOR_THREADS).filename().string().substr(0, 15));
 
@@ -127,6 +130,7 @@ TEST(Threads, EveryThreadIsDescribedFromStartToEndWithItsNames) {
     const ThreadSeen& t = r.threads.at(tid);
     EXPECT_EQ(t.starts, 1);
     EXPECT_EQ(t.ends, 1);
+    EXPECT_FALSE(t.ended_with_process) << "it ended by itself";
     EXPECT_TRUE(t.start_on_own_thread);
     EXPECT_LT(t.start_ns, t.end_ns);
     EXPECT_EQ(t.parent, main_tid);

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <functional>
+#include <string>
+#include <string_view>
 #include <queue>
 #include <unordered_map>
 
@@ -23,6 +25,15 @@ std::string unknown_fd_name(int32_t fd) {
     case 2: return "stderr";
     default: return fd < 0 ? "(stdio stream without a descriptor)" : "fd " + std::to_string(fd);
   }
+}
+
+// A descriptor the process had at attach: its link's target, or for the
+// standard streams when that is no path (a pipe, a socket, a terminal's
+// device is a path), "stdin: pipe:[123]".
+std::string inherited_fd_name(int32_t fd, std::string_view link) {
+  if (link.empty()) return unknown_fd_name(fd);
+  if (fd > 2 || link.front() == '/') return std::string(link);
+  return unknown_fd_name(fd) + ": " + std::string(link);
 }
 
 enum class Counted { open, read, write, other };
@@ -98,17 +109,24 @@ struct IoAnalysis::State {
     if (result < 0) t.errors++;
   }
 
-  void count(const reader::Event& e, const EventContext& c, uint32_t file, Counted what, int64_t result) {
+  // The bytes of a call whose time is counted elsewhere (Copy's read side).
+  void count_untimed(const reader::Event& e, const EventContext& c, uint32_t file, Counted what, int64_t result) {
+    count(e, c, file, what, result, false);
+  }
+
+  void count(const reader::Event& e, const EventContext& c, uint32_t file, Counted what, int64_t result,
+             bool timed = true) {
     const KnownEvent& k = *c.known;
     int64_t ns = 0;
-    if (has_field(k, f::kIoStartTicks)) ns = std::max<int64_t>(0, e.time_ns - clock.to_ns(field_u64(e, k, f::kIoStartTicks)));
+    if (timed && has_field(k, f::kIoStartTicks))
+      ns = std::max<int64_t>(0, e.time_ns - clock.to_ns(field_u64(e, k, f::kIoStartTicks)));
     IoFile& io_file = files[file];
     add(io_file.totals, what, result, ns);
     const uint32_t pid = c.model->processes[c.process].pid;
     if (std::find(io_file.pids.begin(), io_file.pids.end(), pid) == io_file.pids.end()) io_file.pids.push_back(pid);
     add(thread_totals(c.thread), what, result, ns);
     add(totals, what, result, ns);
-    if (keep_slowest == 0) return;
+    if (keep_slowest == 0 || !timed) return;
     if (slowest.size() == keep_slowest && slowest.top().duration_ns >= ns) return;
     IoOperation op;
     op.call = e.descriptor->name;
@@ -188,6 +206,42 @@ struct IoAnalysis::State {
         count(e, c, file, read ? Counted::read : Counted::write, field_i64(e, k, f::kIoResult));
         return;
       }
+      case EventKind::io_fd_inherited: {
+        // What the process had when the shim attached. A descriptor the
+        // trace already follows (kept across an exec, copied by a fork)
+        // keeps its file; the others are named by their link.
+        const auto fd = static_cast<int32_t>(field_i64(e, k, f::kIoFd, -1));
+        FdTable& table = fds(c);
+        if (fd >= 0 && table.find(fd) == table.end()) table[fd] = file_named(inherited_fd_name(fd, field_str(e, k, f::kIoPath)));
+        return;
+      }
+      case EventKind::io_close_range: {
+        const int64_t result = field_i64(e, k, f::kIoResult);
+        const auto first = static_cast<int32_t>(field_i64(e, k, f::kIoFd, -1));
+        const uint64_t last = field_u64(e, k, f::kIoLast);
+        constexpr int64_t kCloexecOnly = 1u << 2;  // CLOSE_RANGE_CLOEXEC
+        FdTable& table = fds(c);
+        if (result == 0 && (field_i64(e, k, f::kIoFlags) & kCloexecOnly) == 0)
+          std::erase_if(table, [&](const auto& entry) {
+            return entry.first >= first && static_cast<uint64_t>(entry.first) <= last;
+          });
+        count(e, c, file_named("(descriptors closed by range)"), Counted::other, result);
+        return;
+      }
+      case EventKind::io_copy: {
+        // The bytes left one descriptor and reached the other: a read of
+        // the first (not for tee, which copies without consuming) and a
+        // write of the second. The call's time is counted once, with the
+        // write; a failed call is one error, also the write's.
+        FdTable& table = fds(c);
+        const uint32_t from = file_of_fd(table, static_cast<int32_t>(field_i64(e, k, f::kIoFd, -1)));
+        const uint32_t to = file_of_fd(table, static_cast<int32_t>(field_i64(e, k, f::kIoTarget, -1)));
+        const int64_t result = field_i64(e, k, f::kIoResult);
+        constexpr uint64_t kTee = 2;  // io_provider.h: kIoCopyTee
+        if (field_u64(e, k, f::kIoCall) != kTee && result >= 0) count_untimed(e, c, from, Counted::read, result);
+        count(e, c, to, Counted::write, result);
+        return;
+      }
       case EventKind::io_fflush:
         if (field_u64(e, k, f::kIoStream) == 0) {  // fflush(NULL): every output stream
           count(e, c, file_named("(every stdio stream: fflush(NULL))"), Counted::other, field_i64(e, k, f::kIoResult));
@@ -215,7 +269,7 @@ IoAnalysis& IoAnalysis::operator=(IoAnalysis&&) noexcept = default;
 IoAnalysis::~IoAnalysis() = default;
 
 void IoAnalysis::on_event(const reader::Event& e, const EventContext& c) {
-  if (c.known->kind < EventKind::io_open || c.known->kind > EventKind::io_fflush) return;
+  if (c.known->kind < EventKind::io_open || c.known->kind > EventKind::io_copy) return;
   state_->on_event(e, c);
 }
 

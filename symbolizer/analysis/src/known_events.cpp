@@ -16,7 +16,8 @@ struct KindSpec {
 };
 
 // Every Spoor.IO kind shares one slot layout (field::kIo*).
-#define SPOOR_IO_FIELDS {"fd", "path", "result", "start_ticks", "requested", "stack", "target", "stream", "old_stream"}
+#define SPOOR_IO_FIELDS \
+  {"fd", "path", "result", "start_ticks", "requested", "stack", "target", "stream", "old_stream", "flags", "last", "call"}
 
 const KindSpec kSpecs[] = {
     {"Spoor.Process", "ModuleLoad", EventKind::module_load, {"bias", "start", "size", "path", "build_id"}},
@@ -28,7 +29,7 @@ const KindSpec kSpecs[] = {
     {"Spoor.Process", "ProcessExit", EventKind::process_exit, {"pid", "exit_code", "signal", "core_dumped"}},
     {"Spoor.Process", "ModuleImage", EventKind::module_image, {"bias", "path", "offset", "image"}},
     {"Spoor.Thread", "ThreadStart", EventKind::thread_start, {"tid", "parent_tid", "start", "stack"}},
-    {"Spoor.Thread", "ThreadEnd", EventKind::thread_end, {"tid"}},
+    {"Spoor.Thread", "ThreadEnd", EventKind::thread_end, {"tid", "with_process"}},
     {"Spoor.Thread", "ThreadName", EventKind::thread_name, {"tid", "name"}},
     {"Spoor.Stack", "Stack", EventKind::stack, {"id", "frames"}},
     {"Spoor.Heap", "Alloc", EventKind::heap_alloc, {"ptr", "size", "stack"}},
@@ -51,6 +52,9 @@ const KindSpec kSpecs[] = {
     {"Spoor.IO", "FRead", EventKind::io_fread, SPOOR_IO_FIELDS},
     {"Spoor.IO", "FWrite", EventKind::io_fwrite, SPOOR_IO_FIELDS},
     {"Spoor.IO", "FFlush", EventKind::io_fflush, SPOOR_IO_FIELDS},
+    {"Spoor.IO", "FdInherited", EventKind::io_fd_inherited, SPOOR_IO_FIELDS},
+    {"Spoor.IO", "CloseRange", EventKind::io_close_range, SPOOR_IO_FIELDS},
+    {"Spoor.IO", "Copy", EventKind::io_copy, SPOOR_IO_FIELDS},
     {"Spoor.Samples", "Sample", EventKind::sample, {"stack", "periods"}},
     {"Spoor.Samples", "SamplerStart", EventKind::sampler_start, {"hz"}},
     {"Spoor.Kernel", "CpuSample", EventKind::kernel_sample,

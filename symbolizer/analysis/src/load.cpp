@@ -217,6 +217,7 @@ class Loader {
         ThreadInfo& th = m_.threads[thread_of(process, tid, e.time_ns)];
         th.ended = true;
         th.end_ns = e.time_ns;
+        th.with_process = field_u64(e, k, f::kWithProcess) != 0;
         return;
       }
       case EventKind::thread_name: {

@@ -29,6 +29,7 @@ enum class EventKind : uint8_t {
   // Spoor.IO
   io_open, io_close, io_read, io_write, io_seek, io_sync, io_dup,
   io_fopen, io_fdopen, io_freopen, io_fclose, io_fread, io_fwrite, io_fflush,
+  io_fd_inherited, io_close_range, io_copy,
   // Spoor.Samples
   sample, sampler_start,
   // Spoor.Kernel (kernelsrc/: perf_event_open's records, in the recorder's stream)
@@ -38,7 +39,7 @@ enum class EventKind : uint8_t {
 
 // Field slots: the i-th name of the kind's field list (known_events.cpp),
 // e.g. for heap_alloc 0 = ptr, 1 = size, 2 = stack.
-inline constexpr size_t kMaxKnownFields = 10;
+inline constexpr size_t kMaxKnownFields = 12;
 inline constexpr uint8_t kMissingField = 0xff;
 
 struct KnownEvent {
@@ -66,8 +67,8 @@ inline constexpr int kPpid = 0, kExecCount = 1, kExe = 2, kCwd = 3;
 inline constexpr int kChildPid = 0, kExecPath = 0, kUntraceable = 1, kErrno = 0;
 // process_exit: pid, exit_code, signal, core_dumped
 inline constexpr int kExitPid = 0, kExitCode = 1, kSignal = 2, kCoreDumped = 3;
-// thread_start: tid, parent_tid, start, stack; thread_end: tid; thread_name: tid, name
-inline constexpr int kTid = 0, kParentTid = 1, kThreadStack = 3, kThreadName = 1;
+// thread_start: tid, parent_tid, start, stack; thread_end: tid, with_process; thread_name: tid, name
+inline constexpr int kTid = 0, kParentTid = 1, kThreadStack = 3, kThreadName = 1, kWithProcess = 1;
 // stack: id, frames
 inline constexpr int kStackId = 0, kFrames = 1;
 // heap_alloc: ptr, size, stack; heap_free: ptr
@@ -79,9 +80,10 @@ inline constexpr int kMmapPtr = 0, kMmapSize = 1, kMmapFd = 4, kMmapStack = 5;
 // heap_mremap: old_ptr, old_size, ptr, size, stack
 inline constexpr int kMremapOld = 0, kMremapOldSize = 1, kMremapPtr = 2, kMremapSize = 3, kMremapStack = 4;
 // Spoor.IO: every kind has these slots (-1 / 0 when the event lacks one):
-//   fd, path, result, start_ticks, requested, stack, target, stream, old_stream
+//   fd, path, result, start_ticks, requested, stack, target, stream, old_stream, flags, last, call
 inline constexpr int kIoFd = 0, kIoPath = 1, kIoResult = 2, kIoStartTicks = 3, kIoRequested = 4,
-                     kIoStack = 5, kIoTarget = 6, kIoStream = 7, kIoOldStream = 8;
+                     kIoStack = 5, kIoTarget = 6, kIoStream = 7, kIoOldStream = 8, kIoFlags = 9, kIoLast = 10,
+                     kIoCall = 11;
 // module_image: bias, path, offset, image
 inline constexpr int kImageBias = 0, kImagePath = 1, kImageOffset = 2, kImageBytes = 3;
 // sample: stack, periods; sampler_start: hz

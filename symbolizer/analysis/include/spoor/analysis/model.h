@@ -121,6 +121,7 @@ struct ThreadInfo {
   int64_t end_ns = 0;              // ThreadEnd, else the process's end
   bool started = false;            // a ThreadStart described it
   bool ended = false;              // a ThreadEnd described it
+  bool with_process = false;       // ... as ending with its process (it was still running)
   uint64_t events = 0;
 
   // The last name, or "" when it has none.

@@ -1,0 +1,105 @@
+// The running-thread table of live_threads.h, and the two ways a process
+// ends that the shim sees: its destructor (exit(), return from main) and
+// the _exit/_Exit hooks. A process killed by a signal, or one that calls
+// the exit_group system call itself, runs neither: the recorder's
+// ProcessExit then ends its threads (readers take a thread without a
+// ThreadEnd to end with its process).
+#include <dlfcn.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdlib>
+
+#include "live_threads.h"
+#include "next_symbol.h"
+#include "reentry_guard.h"
+#include "shim_state.h"
+#include "thread_provider.h"
+
+namespace spoor::preload {
+namespace {
+
+// 0: a free slot. Threads start and end rarely next to allocations, so a
+// linear scan (a few microseconds at worst) is the whole cost.
+constinit std::atomic<uint32_t> g_running[kMaxLiveThreads] = {};
+constinit std::atomic<bool> g_ended{false};
+
+using ExitFn = void (*)(int);
+std::atomic<ExitFn> g_exit{nullptr};
+std::atomic<ExitFn> g_Exit{nullptr};
+
+}  // namespace
+
+void note_thread_running(uint32_t tid) {
+  if (tid == 0) return;
+  for (auto& slot : g_running) {
+    uint32_t expected = 0;
+    if (slot.load(std::memory_order_relaxed) == 0 &&
+        slot.compare_exchange_strong(expected, tid, std::memory_order_acq_rel))
+      return;
+  }
+}
+
+bool note_thread_ended(uint32_t tid) {
+  if (tid == 0) return true;
+  for (auto& slot : g_running) {
+    uint32_t expected = tid;
+    // Whoever takes the slot writes the thread's ThreadEnd: this thread,
+    // or end_running_threads_with_process on another.
+    if (slot.load(std::memory_order_relaxed) == tid &&
+        slot.compare_exchange_strong(expected, 0, std::memory_order_acq_rel))
+      return true;
+  }
+  // Not noted (the table was full, or it started before the shim could
+  // note it): its own end is still the one to write, unless the process's
+  // end came first.
+  return !g_ended.load(std::memory_order_acquire);
+}
+
+void end_running_threads_with_process() {
+  // A vfork child shares its parent's memory and rings, and an untraced
+  // fork child has none: only the attached process ends its threads.
+  if (!shim_attached() || static_cast<uint32_t>(syscall(SYS_getpid)) != shim_pid()) return;
+  if (g_ended.exchange(true, std::memory_order_acq_rel)) return;
+  ReentryGuard guard;
+  for (auto& slot : g_running) {
+    const uint32_t tid = slot.exchange(0, std::memory_order_acq_rel);
+    if (tid != 0 && kThreadEnd.enabled()) kThreadEnd.write(tid, true);
+  }
+}
+
+void forget_running_threads_after_fork() {
+  for (auto& slot : g_running) slot.store(0, std::memory_order_relaxed);
+  g_ended.store(false, std::memory_order_relaxed);
+}
+
+namespace {
+
+// Priority 101: a destructor's priority runs in reverse, so this one runs
+// after the shim's others, and (the shim being initialised before the
+// program) after the program's own destructors and atexit handlers, whose
+// events belong to threads still alive.
+__attribute__((destructor(101))) void end_threads_at_exit() { end_running_threads_with_process(); }
+
+}  // namespace
+}  // namespace spoor::preload
+
+using namespace spoor::preload;
+
+extern "C" {
+
+// _exit runs no destructors: the threads end here.
+__attribute__((visibility("default"))) void _exit(int status) {
+  end_running_threads_with_process();
+  next_symbol(g_exit, "_exit")(status);
+  __builtin_unreachable();
+}
+
+__attribute__((visibility("default"))) void _Exit(int status) noexcept {
+  end_running_threads_with_process();
+  next_symbol(g_Exit, "_Exit")(status);
+  __builtin_unreachable();
+}
+
+}  // extern "C"

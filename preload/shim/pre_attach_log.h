@@ -1,0 +1,45 @@
+// Allocations made before the shim attached. Libraries are initialised
+// before the shim (the preload is loaded first, so initialised last, just
+// before the program's own constructors), and their constructors, and
+// ld.so for them, allocate while Spoor.Heap is still off. The hooks log
+// those calls here, in static storage (no heap); attach writes each as an
+// Alloc event (stack 0: there is no unwinder yet), followed by a Free when
+// the block was freed again before attach, so the calls are counted and
+// the blocks' later frees and reallocs have their allocation in the trace.
+// Their timestamps are attach's. A realloc before attach is logged as the
+// free of the old block and an allocation of the new one.
+#ifndef SPOOR_PRELOAD_PRE_ATTACH_LOG_H
+#define SPOOR_PRELOAD_PRE_ATTACH_LOG_H
+
+#include <atomic>
+#include <cstdint>
+
+#include "spoor/config.h"
+
+namespace spoor::preload {
+
+// True until attach has replayed the log, or found it is not being
+// recorded (then nothing is logged any more).
+extern constinit std::atomic<bool> g_before_attach;
+
+inline constexpr uint32_t kPreAttachCapacity = 4096;  // 64 KiB of .bss, touched only as used
+
+// The hooks' slow path, taken only while Spoor.Heap is off and
+// g_before_attach is set. An allocation past the capacity is counted
+// (pre_attach_dropped), not logged.
+void log_pre_attach_alloc(void* p, uint64_t size);
+void log_pre_attach_free(void* p);
+
+// Called by attach once the ring is installed and the providers enabled:
+// writes an Alloc for each logged block still live, ends the logging.
+void replay_pre_attach_log();
+
+// Not recorded: stop logging.
+void end_pre_attach_log();
+
+// Allocations past the log's capacity (not in the trace).
+uint64_t pre_attach_dropped();
+
+}  // namespace spoor::preload
+
+#endif  // SPOOR_PRELOAD_PRE_ATTACH_LOG_H

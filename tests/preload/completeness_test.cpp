@@ -1,0 +1,241 @@
+// What a trace of an unmodified program holds beyond the program's own
+// calls: threads still running when the process ends get their ThreadEnd,
+// descriptors the process inherited are named (FdInherited), bytes moved
+// inside the kernel (sendfile, splice, tee, copy_file_range) and
+// descriptors closed by range are recorded, and allocations made before
+// the shim attached are in the trace.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "run_command.h"
+#include "spoor/reader/event_reader.h"
+#include "spoor/reader/trace.h"
+
+namespace {
+
+namespace reader = spoor::reader;
+namespace fs = std::filesystem;
+using spoor::test::Process;
+using spoor::test::run;
+using spoor::test::temp_path;
+
+const std::string kSpoor = SPOOR_TOOL;
+
+uint64_t u64(const reader::Event& e, const char* name) { return std::get<uint64_t>(*e.field(name)); }
+int64_t i64(const reader::Event& e, const char* name) { return std::get<int64_t>(*e.field(name)); }
+std::string str(const reader::Event& e, const char* name) {
+  return std::string(std::get<std::string_view>(*e.field(name)));
+}
+
+// Every event of the trace, in time order, as (provider.event, event).
+template <class Visit>
+void each_event(const std::string& path, Visit visit) {
+  auto trace = reader::Trace::open(path);
+  ASSERT_TRUE(trace) << trace.error();
+  EXPECT_FALSE(trace->damage());
+  reader::EventReader events(trace.value());
+  reader::Event e;
+  while (events.next(e)) visit(std::string(e.descriptor->name), e);
+}
+
+// --- threads still running when the process ends ---------------------------
+
+struct Ends {
+  std::map<uint64_t, int> starts, ends, with_process;
+};
+
+Ends thread_ends(const std::string& path) {
+  Ends r;
+  each_event(path, [&](const std::string& name, const reader::Event& e) {
+    if (name == "ThreadStart") r.starts[u64(e, "tid")]++;
+    if (name != "ThreadEnd") return;
+    r.ends[u64(e, "tid")]++;
+    if (std::get<bool>(*e.field("with_process"))) r.with_process[u64(e, "tid")]++;
+  });
+  return r;
+}
+
+std::vector<uint64_t> tids_named(const std::string& out, const std::string& key) {
+  std::vector<uint64_t> tids;
+  std::istringstream in(out);
+  std::string k;
+  uint64_t tid;
+  while (in >> k >> tid)
+    if (k == key) tids.push_back(tid);
+  return tids;
+}
+
+struct ExitCase {
+  const char* how;
+  int status;
+};
+
+class ThreadsAtProcessEnd : public ::testing::TestWithParam<ExitCase> {};
+
+TEST_P(ThreadsAtProcessEnd, EveryStartedThreadHasOneThreadEnd) {
+  const ExitCase c = GetParam();
+  const std::string path = temp_path(std::string("exit-") + c.how + ".spoor");
+  const Process p = run(kSpoor + " record -o " + path + " -- " + SPOOR_EXIT_THREADS + " " + c.how);
+  EXPECT_EQ(p.status, c.status) << "the program's exit status, untouched: " << p.err;
+  const auto main_tid = tids_named(p.out, "main");
+  const auto workers = tids_named(p.out, "worker");
+  ASSERT_EQ(main_tid.size(), 1u) << p.out;
+  ASSERT_EQ(workers.size(), 2u) << p.out;
+  const Ends r = thread_ends(path);
+  fs::remove(path);
+  for (uint64_t tid : {main_tid[0], workers[0], workers[1]}) {
+    SCOPED_TRACE(tid);
+    EXPECT_EQ(r.starts.count(tid) ? r.starts.at(tid) : 0, 1);
+    EXPECT_EQ(r.ends.count(tid) ? r.ends.at(tid) : 0, 1) << "one ThreadEnd, not none";
+  }
+  // The threads blocked in pause() ended with the process; a worker that
+  // called exit() is still running its destructors: it ends with it too.
+  EXPECT_EQ(r.with_process.count(workers[0]) ? r.with_process.at(workers[0]) : 0, 1);
+  EXPECT_EQ(r.with_process.count(main_tid[0]) ? r.with_process.at(main_tid[0]) : 0, 1);
+}
+
+INSTANTIATE_TEST_SUITE_P(Endings, ThreadsAtProcessEnd,
+                         ::testing::Values(ExitCase{"main-exit", 5}, ExitCase{"main-return", 6},
+                                           ExitCase{"worker-exit", 7}, ExitCase{"worker-_exit", 8}),
+                         [](const auto& info) {
+                           std::string name = info.param.how;
+                           for (char& ch : name)
+                             if (ch == '-' || ch == '_') ch = 'X';
+                           return name;
+                         });
+
+// --- inherited descriptors, kernel-side copies, close_range ----------------
+
+class IoMoves : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = temp_path("moves");
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+    std::ofstream(dir_ + "/in.txt") << std::string(777, 'i');
+    trace_ = dir_ + ".spoor";
+    recorded_ = run(kSpoor + " record -o " + trace_ + " -- " + SPOOR_IO_MOVES + " " + dir_ + " < " + dir_ +
+                    "/in.txt > " + dir_ + "/out.txt");
+  }
+  void TearDown() override {
+    fs::remove_all(dir_);
+    fs::remove(trace_);
+  }
+  std::string dir_, trace_;
+  Process recorded_;
+};
+
+TEST_F(IoMoves, InheritedDescriptorsAreNamedByWhatTheyAre) {
+  ASSERT_EQ(recorded_.status, 0) << recorded_.err;
+  EXPECT_NE(recorded_.err.find("copied 777"), std::string::npos) << recorded_.err;
+  EXPECT_EQ(fs::file_size(dir_ + "/out.txt"), 777u) << "the program's stdout, untouched";
+  std::map<int64_t, std::string> inherited;
+  std::map<int64_t, int64_t> offsets;
+  each_event(trace_, [&](const std::string& name, const reader::Event& e) {
+    if (name != "FdInherited") return;
+    EXPECT_FALSE(inherited.count(i64(e, "fd"))) << "described once";
+    inherited[i64(e, "fd")] = str(e, "path");
+    offsets[i64(e, "fd")] = i64(e, "offset");
+  });
+  ASSERT_TRUE(inherited.count(0));
+  ASSERT_TRUE(inherited.count(1));
+  EXPECT_EQ(inherited[0], fs::canonical(dir_ + "/in.txt").string());
+  EXPECT_EQ(inherited[1], fs::canonical(dir_ + "/out.txt").string());
+  EXPECT_EQ(offsets[0], 0) << "nothing read yet";
+  // spoor record's stderr reaches the program through popen's pipe
+  // redirection (2>file in run()): a path too.
+  EXPECT_TRUE(inherited.count(2));
+  for (const auto& [fd, path] : inherited) EXPECT_LE(fd, 2) << "no descriptor of the shim's: " << path;
+}
+
+TEST_F(IoMoves, TheReportNamesInheritedDescriptorsAndCountsKernelCopies) {
+  ASSERT_EQ(recorded_.status, 0) << recorded_.err;
+  const Process report = run(kSpoor + " report --io --format json " + trace_);
+  ASSERT_EQ(report.status, 0) << report.err;
+  const auto j = nlohmann::json::parse(report.out, nullptr, false);
+  ASSERT_FALSE(j.is_discarded()) << report.out;
+  std::map<std::string, nlohmann::json> files;
+  for (const auto& f : j["io"]["files"]) files[f["path"].get<std::string>()] = f;
+  const std::string in = fs::canonical(dir_ + "/in.txt").string(), out = fs::canonical(dir_ + "/out.txt").string();
+  ASSERT_TRUE(files.count(in)) << report.out;
+  ASSERT_TRUE(files.count(out)) << report.out;
+  EXPECT_EQ(files[in]["bytes_read"], 777);
+  EXPECT_EQ(files[out]["bytes_written"], 777);
+  EXPECT_FALSE(files.count("stdin")) << "stdin is named by its file";
+  // dst.bin: copy_file_range 1000 + sendfile 1000 + splice 300.
+  ASSERT_EQ(fs::file_size(dir_ + "/dst.bin"), 2300u);
+  const std::string dst = dir_ + "/dst.bin", src = dir_ + "/src.bin";
+  ASSERT_TRUE(files.count(dst)) << report.out;
+  EXPECT_EQ(files[dst]["bytes_written"], 2300);
+  EXPECT_EQ(files[src]["bytes_read"], 2300) << "each copy reads its source";
+  EXPECT_EQ(files[src]["bytes_written"], 1000);
+}
+
+TEST_F(IoMoves, KernelCopiesAndRangeClosesAreRecordedWithTheirResults) {
+  ASSERT_EQ(recorded_.status, 0) << recorded_.err;
+  std::map<uint64_t, std::vector<int64_t>> copies;  // call -> results
+  std::vector<std::pair<int64_t, uint64_t>> ranges;
+  int untimed = 0;
+  each_event(trace_, [&](const std::string& name, const reader::Event& e) {
+    if (name == "Copy") {
+      copies[u64(e, "call")].push_back(i64(e, "result"));
+      untimed += u64(e, "start_ticks") == 0 || u64(e, "start_ticks") > e.ticks;
+    } else if (name == "CloseRange") {
+      EXPECT_EQ(i64(e, "result"), 0);
+      ranges.emplace_back(i64(e, "fd"), u64(e, "last"));
+    }
+  });
+  EXPECT_EQ(copies[0], std::vector<int64_t>({1000})) << "sendfile";
+  EXPECT_EQ(copies[1], std::vector<int64_t>({300, 300})) << "splice in and out";
+  EXPECT_EQ(copies[2], std::vector<int64_t>({300})) << "tee";
+  EXPECT_EQ(copies[3], std::vector<int64_t>({1000})) << "copy_file_range";
+  EXPECT_EQ(untimed, 0);
+  ASSERT_EQ(ranges.size(), 2u) << "close_range and closefrom";
+  EXPECT_EQ(ranges[0].second, static_cast<uint64_t>(ranges[0].first) + 3);
+  EXPECT_EQ(ranges[1].second, 0xffffffffu) << "closefrom: to the last";
+}
+
+// --- allocations before the shim attached ----------------------------------
+
+TEST(EarlyAllocations, ALibraryConstructorsBlocksAreInTheTrace) {
+  const std::string path = temp_path("early.spoor");
+  const Process p = run(kSpoor + " record -o " + path + " -- " + SPOOR_EARLY_ALLOC_MAIN);
+  ASSERT_EQ(p.status, 0) << p.err;
+  std::map<uint64_t, int> allocs;   // size -> count (the test's sizes only)
+  std::map<uint64_t, uint64_t> ptr_size;
+  std::map<uint64_t, int> freed;    // size -> frees
+  each_event(path, [&](const std::string& name, const reader::Event& e) {
+    if (e.provider->name != "Spoor.Heap") return;
+    if (name == "Alloc") {
+      const uint64_t size = u64(e, "size");
+      if ((size >= 12345 && size <= 12347) || size == 23456) {
+        allocs[size]++;
+        ptr_size[std::get<reader::Pointer>(*e.field("ptr")).address] = size;
+      }
+    } else if (name == "Free") {
+      auto it = ptr_size.find(std::get<reader::Pointer>(*e.field("ptr")).address);
+      if (it != ptr_size.end()) {
+        freed[it->second]++;
+        ptr_size.erase(it);
+      }
+    }
+  });
+  fs::remove(path);
+  EXPECT_EQ(allocs[12345], 1) << "the constructor's block, freed by main";
+  EXPECT_EQ(allocs[12346], 1) << "allocated and freed before attach: still a call";
+  EXPECT_EQ(allocs[12347], 1) << "the constructor's block, never freed";
+  EXPECT_EQ(allocs[23456], 1) << "the program's static initializer (after attach)";
+  EXPECT_EQ(freed[12345], 1);
+  EXPECT_EQ(freed[12346], 1);
+  EXPECT_EQ(freed[12347], 0) << "leaked";
+  EXPECT_EQ(freed[23456], 1);
+}
+
+}  // namespace

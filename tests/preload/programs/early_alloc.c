@@ -1,0 +1,16 @@
+/* A library whose constructor allocates before libspoor-preload.so's
+ * constructor runs (libraries are initialised before the preload):
+ * blocks of 12345, 12346 and 12347 bytes; the 12346-byte one is freed at
+ * once, the 12345-byte one by early_alloc_release(). */
+#include <stdlib.h>
+
+static void* kept;
+
+__attribute__((constructor)) static void allocate_early(void) {
+  kept = malloc(12345);
+  free(malloc(12346));
+  static void* leaked;
+  leaked = malloc(12347);
+}
+
+void early_alloc_release(void) { free(kept); }
