@@ -6,7 +6,10 @@
 
 #include <algorithm>
 
+#include <libunwind.h>
+
 #include "heap_provider.h"
+#include "shim_libraries.h"
 
 namespace spoor::preload {
 
@@ -17,12 +20,26 @@ namespace {
 struct Entry {
   std::atomic<uintptr_t> ptr;  // 0: not written yet
   uint64_t size;
+  uintptr_t caller;            // the first return address outside the shim, or 0
   std::atomic<bool> freed;     // freed again before attach
 };
 
-constinit Entry g_log[kPreAttachCapacity] = {};
+constinit Entry g_log[kPreAttachCapacity] = {};  // 100 KiB of .bss
 constinit std::atomic<uint32_t> g_used{0};
 constinit std::atomic<uint64_t> g_dropped{0};
+
+// Who called the hook: the first frame outside the shim (the hook and the
+// recording functions are a few frames of it). libunwind needs no set-up
+// for this, and this runs at most kPreAttachCapacity times.
+uintptr_t caller_outside_shim() {
+  void* frames[8];
+  const int n = unw_backtrace(frames, 8);
+  for (int i = 0; i < n; ++i) {
+    const auto pc = reinterpret_cast<uintptr_t>(frames[i]);
+    if (!in_shim(pc)) return pc;
+  }
+  return 0;
+}
 
 }  // namespace
 
@@ -35,6 +52,7 @@ void log_pre_attach_alloc(void* p, uint64_t size) {
     return;
   }
   g_log[at].size = size;
+  g_log[at].caller = caller_outside_shim();
   g_log[at].ptr.store(reinterpret_cast<uintptr_t>(p), std::memory_order_release);
 }
 
@@ -56,9 +74,11 @@ void replay_pre_attach_log() {
   g_before_attach.store(false, std::memory_order_release);
   const uint32_t used = std::min(g_used.load(std::memory_order_acquire), kPreAttachCapacity);
   if (!kHeapAlloc.enabled()) return;
+  const ShimOnlyLibraries shim_only;
   for (uint32_t i = 0; i < used; ++i) {
     const uintptr_t p = g_log[i].ptr.load(std::memory_order_acquire);
-    if (p == 0) continue;
+    // A library the program does not need allocated it for the shim.
+    if (p == 0 || shim_only.contains(g_log[i].caller)) continue;
     kHeapAlloc.write(reinterpret_cast<const void*>(p), g_log[i].size, 0u);
     // Its Free right after it: an address freed and handed out again
     // before attach is logged twice, in order.

@@ -7,7 +7,10 @@
 // the block was freed again before attach, so the calls are counted and
 // the blocks' later frees and reallocs have their allocation in the trace.
 // Their timestamps are attach's. A realloc before attach is logged as the
-// free of the old block and an allocation of the new one.
+// free of the old block and an allocation of the new one. Blocks allocated
+// by libraries that only the shim needs (shim_libraries.h: libstdc++'s
+// exception pool in a C program) are the shim's and are left out; each
+// entry keeps its caller's address for that (one unwind per logged call).
 #ifndef SPOOR_PRELOAD_PRE_ATTACH_LOG_H
 #define SPOOR_PRELOAD_PRE_ATTACH_LOG_H
 
@@ -22,7 +25,7 @@ namespace spoor::preload {
 // recorded (then nothing is logged any more).
 extern constinit std::atomic<bool> g_before_attach;
 
-inline constexpr uint32_t kPreAttachCapacity = 4096;  // 64 KiB of .bss, touched only as used
+inline constexpr uint32_t kPreAttachCapacity = 4096;  // .bss, touched only as used
 
 // The hooks' slow path, taken only while Spoor.Heap is off and
 // g_before_attach is set. An allocation past the capacity is counted
