@@ -61,8 +61,11 @@ void end_running_threads_with_process() {
   // A vfork child shares its parent's memory and rings, and an untraced
   // fork child has none: only the attached process ends its threads.
   if (!shim_attached() || static_cast<uint32_t>(syscall(SYS_getpid)) != shim_pid()) return;
-  if (g_ended.exchange(true, std::memory_order_acq_rel)) return;
+  // _exit from a signal handler that interrupted this thread inside the
+  // shim: an event write may be half done on it. The threads go without.
   ReentryGuard guard;
+  if (!guard.entered()) return;
+  if (g_ended.exchange(true, std::memory_order_acq_rel)) return;
   for (auto& slot : g_running) {
     const uint32_t tid = slot.exchange(0, std::memory_order_acq_rel);
     if (tid != 0 && kThreadEnd.enabled()) kThreadEnd.write(tid, true);

@@ -104,8 +104,8 @@ TEST_P(ThreadsAtProcessEnd, EveryStartedThreadHasOneThreadEnd) {
 INSTANTIATE_TEST_SUITE_P(Endings, ThreadsAtProcessEnd,
                          ::testing::Values(ExitCase{"main-exit", 5}, ExitCase{"main-return", 6},
                                            ExitCase{"worker-exit", 7}, ExitCase{"worker-_exit", 8}),
-                         [](const auto& info) {
-                           std::string name = info.param.how;
+                         [](const auto& param_info) {
+                           std::string name = param_info.param.how;
                            for (char& ch : name)
                              if (ch == '-' || ch == '_') ch = 'X';
                            return name;
