@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <utility>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
@@ -199,8 +200,8 @@ TEST_F(IoMoves, KernelCopiesAndRangeClosesAreRecordedWithTheirResults) {
   EXPECT_EQ(copies[3], std::vector<int64_t>({1000})) << "copy_file_range";
   EXPECT_EQ(untimed, 0);
   ASSERT_EQ(ranges.size(), 2u) << "close_range and closefrom";
-  EXPECT_EQ(ranges[0].second, static_cast<uint64_t>(ranges[0].first) + 3);
-  EXPECT_EQ(ranges[1].second, 0xffffffffu) << "closefrom: to the last";
+  EXPECT_EQ(ranges[0], std::make_pair(int64_t{200}, uint64_t{203}));
+  EXPECT_EQ(ranges[1], std::make_pair(int64_t{900}, uint64_t{0xffffffff})) << "closefrom: to the last";
 }
 
 // --- allocations before the shim attached ----------------------------------
