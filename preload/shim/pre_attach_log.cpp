@@ -84,6 +84,9 @@ void replay_pre_attach_log() {
     // before attach is logged twice, in order.
     if (g_log[i].freed.load(std::memory_order_acquire)) kHeapFree.write(reinterpret_cast<const void*>(p));
   }
+  // Calls past the log's end were not kept: they show as lost events, so a
+  // trace that misses them says so.
+  for (uint64_t n = pre_attach_dropped(); n > 0; --n) spoor::count_lost_event();
 }
 
 void end_pre_attach_log() { g_before_attach.store(false, std::memory_order_release); }

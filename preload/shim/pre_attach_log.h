@@ -29,7 +29,7 @@ inline constexpr uint32_t kPreAttachCapacity = 4096;  // .bss, touched only as u
 
 // The hooks' slow path, taken only while Spoor.Heap is off and
 // g_before_attach is set. An allocation past the capacity is counted
-// (pre_attach_dropped), not logged.
+// (pre_attach_dropped), not logged, and replay counts it as a lost event.
 void log_pre_attach_alloc(void* p, uint64_t size);
 void log_pre_attach_free(void* p);
 
