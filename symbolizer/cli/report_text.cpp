@@ -200,12 +200,6 @@ std::string image_title(const json& p) {
          " to " + ms_text(i64(p, "image_end_ns")) + ")";
 }
 
-// Why the trace may not have seen a freed block allocated.
-std::string unknown_frees_reason(const json& p) {
-  (void)p;
-  return " (allocated before the shim attached to this image, e.g. in a library's constructor, or the Alloc was lost)";
-}
-
 void print_heap(const json& heap, std::string& out) {
   heading(out, "Heap");
   if (heap.empty()) {
@@ -244,14 +238,16 @@ void print_heap(const json& heap, std::string& out) {
       s.row({"leaked", bytes_text(u(p, "leaked_bytes")) + " in " + count_text(u(p, "leaked_blocks")) +
                            " blocks never freed"});
     const json& inh = p["inherited"];
-    if (u(inh, "blocks") > 0)
+    if (u(inh, "blocks") > 0) {
       s.row({"inherited", count_text(u(inh, "blocks")) + " blocks (" + bytes_text(u(inh, "bytes")) +
-                              ") live in the parent at the fork: " + count_text(u(inh, "freed_blocks")) +
-                              " freed here, " + count_text(u(inh, "kept_blocks")) + " (" +
-                              bytes_text(u(inh, "kept_bytes")) + ") inherited from the parent and not freed"});
+                              ") live in the parent at the fork, " + count_text(u(inh, "freed_blocks")) + " freed here"});
+      s.row({"", count_text(u(inh, "kept_blocks")) + " blocks (" + bytes_text(u(inh, "kept_bytes")) +
+                     ") inherited from the parent and not freed (not leaks)"});
+    }
     if (u(p, "unknown_frees") > 0)
-      s.row({"unknown frees", count_text(u(p, "unknown_frees")) + " frees of blocks the trace never saw allocated" +
-                                  unknown_frees_reason(p)});
+      s.row({"unknown frees", count_text(u(p, "unknown_frees")) +
+                                  " frees of blocks the trace never saw allocated (allocated before the shim attached "
+                                  "to this image, or an Alloc or Fork event lost)"});
     const json& mm = p["mmap"];
     if (u(mm, "calls") > 0)
       s.row({"mmap", count_text(u(mm, "calls")) + " calls mapping " + bytes_text(u(mm, "bytes")) + ", " +
