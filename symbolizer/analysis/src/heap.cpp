@@ -2,11 +2,15 @@
 // every site at each new peak: the peak has an epoch number, and a site
 // records its live bytes the first time it changes after a new epoch began
 // (until then they are what they were at the peak). O(1) per event.
+// One ImageHeap per image: an exec ends one and starts the next; a Fork
+// copies the parent's live blocks (address and size) for the child's first.
 #include "spoor/analysis/heap.h"
 
 #include <algorithm>
 #include <bit>
 #include <unordered_map>
+#include <utility>
+#include <vector>
 
 #include "address_map.h"
 
