@@ -34,10 +34,13 @@ SPOOR_EVENT(kProcessStart, g_process,
             (EventInfo{.name = "ProcessStart", .id = 3, .level = Level::always, .keywords = kKeywordLifetime}),
             Field<uint32_t>{"ppid"}, Field<uint32_t>{"exec_count"}, Field<Str>{"exe"}, Field<Str>{"cwd"});
 
-// fork() returned in the parent.
+// fork() or posix_spawn() returned in the parent. spawn: the child began
+// a new image at once (posix_spawn); false: it goes on in a copy of the
+// parent's memory, heap included (fork). A trace older than the field
+// does not say (a reader sees no `spawn` field).
 SPOOR_EVENT(kProcessFork, g_process,
             (EventInfo{.name = "Fork", .id = 4, .level = Level::always, .keywords = kKeywordLifetime}),
-            Field<uint32_t>{"child_pid"});
+            Field<uint32_t>{"child_pid"}, Field<bool>{"spawn"});
 
 // The process is about to replace its image. untraceable says why the new
 // image cannot be traced ("" when it can: a static binary or a setuid

@@ -102,9 +102,9 @@ std::atomic<FexecveFn> g_fexecve{nullptr};
 std::atomic<ExecveatFn> g_execveat{nullptr};
 std::atomic<SpawnFn> g_posix_spawn{nullptr}, g_posix_spawnp{nullptr};
 
-void record_child(pid_t child) {
+void record_child(pid_t child, bool spawn) {
   ReentryGuard guard;
-  if (child > 0 && guard.entered() && kProcessFork.enabled()) kProcessFork.write(static_cast<uint32_t>(child));
+  if (child > 0 && guard.entered() && kProcessFork.enabled()) kProcessFork.write(static_cast<uint32_t>(child), spawn);
 }
 
 // posix_spawn(p): the child's environment fixed (on this stack: the
@@ -117,7 +117,7 @@ SPOOR_ALWAYS_INLINE int traced_spawn(SpawnFn next, pid_t* pid, const char* path,
   pid_t child = 0;
   const int result = next(&child, path, actions, attr, argv, fixed);
   if (pid != nullptr) *pid = child;
-  if (result == 0) record_child(child);
+  if (result == 0) record_child(child, true);
   return result;
 }
 
@@ -134,7 +134,7 @@ SPOOR_INTERPOSE pid_t fork() {
   const pid_t pid = next_symbol(g_fork, "fork")();
   if (pid > 0) {
     const int err = errno;
-    record_child(pid);
+    record_child(pid, false);
     errno = err;
   }
   return pid;

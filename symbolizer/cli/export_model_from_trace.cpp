@@ -180,8 +180,8 @@ ExportInput export_model_from_trace(const reader::Trace& trace, symbolizer::Opti
                              .time_ns = s.time_ns,
                              .stack = tables.stack(s.stack, StackUse::sample),
                              .periods = s.periods});
-  // The heap as `spoor report` counts it: leaked = live at the process's
-  // end (or at an exec that replaced its image).
+  // The heap as `spoor report` counts it: leaked = allocated by the image
+  // and live at the process's end (not at an exec, which released it).
   for (const analysis::HeapProfile& p : heap.profiles())
     for (const analysis::HeapSite& site : p.sites)
       m.allocations.push_back({.stack = tables.stack(site.stack, StackUse::call),

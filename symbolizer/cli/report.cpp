@@ -115,11 +115,14 @@ section (all that have data when none is chosen):
   --threads  the process tree: command lines, start, duration, how each
              process ended (exit code or signal), execs; each process's
              threads with their names and lifetimes
-  --heap     per process: peak heap (bytes live) and when, total allocated,
-             calls (alloc, free, realloc), temporary allocations (freed
-             before any other allocation), leaks (never freed) with their
-             stacks, the top allocation sites by bytes, by calls and by
-             bytes live at the peak, and a histogram of allocation sizes
+  --heap     per program image (a process that execs has one per exec):
+             peak heap (bytes live) and when, total allocated, calls
+             (alloc, free, realloc), temporary allocations (freed before
+             any other allocation), leaks (never freed) with their stacks,
+             the top allocation sites by bytes, by calls and by bytes live
+             at the peak, and a histogram of allocation sizes; blocks live
+             at an exec are "released by exec", not leaks; a fork child's
+             blocks inherited from its parent are counted apart
   --io       per file (the path it was opened with): opens, reads, writes,
              bytes each way, failed calls, time in the calls; per thread;
              the slowest calls

@@ -143,6 +143,20 @@ json heap_json(const Context& c) {
   for (const an::HeapProfile& p : c.in.heap->profiles()) {
     const an::ProcessInfo& proc = c.model().processes[p.process];
     json j = {{"pid", proc.pid}, {"command_line", c.command_of(proc)}};
+    // The image's own command (what ran until its exec or the end); the
+    // process's last one, or the exe, when the trace does not say.
+    j["images_in_process"] = proc.images.size();
+    if (p.image < c.model().images.size()) {
+      const an::Image& im = c.model().images[p.image];
+      j["exec_count"] = im.exec_count;
+      j["exe"] = im.exe;
+      j["image_start_ns"] = c.rel(im.start_ns);
+      j["image_end_ns"] = c.rel(im.end_ns);
+      const std::string cmd = joined(im.command_line);
+      if (!cmd.empty()) j["command_line"] = cmd;
+      else if (!im.exe.empty() && proc.images.size() > 1) j["command_line"] = im.exe;
+    }
+    j["ended_by"] = p.ended_by_exec ? "exec" : "exit";
     j["allocated_bytes"] = p.allocated_bytes;
     j["calls"] = {{"alloc", p.alloc_calls}, {"free", p.free_calls}, {"realloc", p.realloc_calls}};
     j["peak_bytes"] = p.peak_bytes;
@@ -150,6 +164,11 @@ json heap_json(const Context& c) {
     j["temporary"] = p.temporary;
     j["leaked_bytes"] = p.leaked_bytes;
     j["leaked_blocks"] = p.leaked_blocks;
+    j["released_by_exec_bytes"] = p.released_by_exec_bytes;
+    j["released_by_exec_blocks"] = p.released_by_exec_blocks;
+    j["inherited"] = {{"blocks", p.inherited_blocks},         {"bytes", p.inherited_bytes},
+                      {"freed_blocks", p.inherited_freed_blocks}, {"freed_bytes", p.inherited_freed_bytes},
+                      {"kept_blocks", p.inherited_kept_blocks},   {"kept_bytes", p.inherited_kept_bytes}};
     j["unknown_frees"] = p.unknown_frees;
     j["mmap"] = {{"calls", p.mmap_calls}, {"bytes", p.mmap_bytes}, {"munmap_calls", p.munmap_calls}};
     json hist = json::array();

@@ -190,13 +190,27 @@ void site_table(const json& sites, const std::string& title, SiteNumbers& number
   t.print(out, "    ");
 }
 
+// "pid 12", or "pid 12, exec #2 (8.1 ms to 9.0 ms)" for one image of a
+// process that exec'd.
+std::string image_title(const json& p) {
+  std::string t = "pid " + std::to_string(u(p, "pid"));
+  if (u(p, "images_in_process") <= 1) return t;
+  const uint64_t n = u(p, "exec_count");
+  return t + (n == 0 ? ", first image" : ", exec #" + std::to_string(n)) + " (" + ms_text(i64(p, "image_start_ns")) +
+         " to " + ms_text(i64(p, "image_end_ns")) + ")";
+}
+
 void print_heap(const json& heap, std::string& out) {
   heading(out, "Heap");
   if (heap.empty()) {
     out += "  (no heap events: record with the Spoor.Heap provider)\n";
     return;
   }
-  // The processes that allocated most, in full; the rest in one table.
+  out += "  One part per program image: an exec starts a new one with an empty heap, so blocks live at the\n"
+         "  exec are \"released by exec\", not leaks. A fork child starts with its parent's live blocks: its\n"
+         "  frees of them are known frees; those it never frees are counted apart (\"inherited\"), not as\n"
+         "  leaks, and none counts in its allocated, peak or leaked bytes.\n";
+  // The images that allocated most, in full; the rest in one table.
   std::vector<const json*> by_bytes;
   for (const json& p : heap) by_bytes.push_back(&p);
   std::stable_sort(by_bytes.begin(), by_bytes.end(), [](const json* a, const json* b) {
@@ -205,7 +219,8 @@ void print_heap(const json& heap, std::string& out) {
   const size_t in_full = std::min(by_bytes.size(), kHeapProcessesInFull);
   for (size_t i = 0; i < in_full; ++i) {
     const json& p = *by_bytes[i];
-    out += "\n  pid " + std::to_string(u(p, "pid")) + ": " + clipped(str(p, "command_line"), 100) + "\n";
+    out += "\n  " + image_title(p) + ": " + clipped(str(p, "command_line"), 100) + "\n";
+    const bool by_exec = str(p, "ended_by") == "exec";
     const json& calls = p["calls"];
     const uint64_t allocations = u(calls, "alloc") + u(calls, "realloc");
     Table s({{"", Table::left}, {"", Table::left}});
@@ -215,10 +230,24 @@ void print_heap(const json& heap, std::string& out) {
                         count_text(u(calls, "realloc")) + " realloc"});
     s.row({"temporary", count_text(u(p, "temporary")) + " allocations freed before any other (" +
                             percent_text(u(p, "temporary"), allocations) + " of allocations)"});
-    s.row({"leaked", bytes_text(u(p, "leaked_bytes")) + " in " + count_text(u(p, "leaked_blocks")) +
-                         " blocks never freed"});
+    if (by_exec)
+      s.row({"released by exec", bytes_text(u(p, "released_by_exec_bytes")) + " in " +
+                                     count_text(u(p, "released_by_exec_blocks")) +
+                                     " blocks live when an exec replaced the image (not leaks)"});
+    else
+      s.row({"leaked", bytes_text(u(p, "leaked_bytes")) + " in " + count_text(u(p, "leaked_blocks")) +
+                           " blocks never freed"});
+    const json& inh = p["inherited"];
+    if (u(inh, "blocks") > 0) {
+      s.row({"inherited", count_text(u(inh, "blocks")) + " blocks (" + bytes_text(u(inh, "bytes")) +
+                              ") live in the parent at the fork, " + count_text(u(inh, "freed_blocks")) + " freed here"});
+      s.row({"", count_text(u(inh, "kept_blocks")) + " blocks (" + bytes_text(u(inh, "kept_bytes")) +
+                     ") inherited from the parent and not freed (not leaks)"});
+    }
     if (u(p, "unknown_frees") > 0)
-      s.row({"unknown frees", count_text(u(p, "unknown_frees")) + " frees of blocks allocated before the recording or lost"});
+      s.row({"unknown frees", count_text(u(p, "unknown_frees")) +
+                                  " frees of blocks the trace never saw allocated (allocated before the shim attached "
+                                  "to this image, or an Alloc or Fork event lost)"});
     const json& mm = p["mmap"];
     if (u(mm, "calls") > 0)
       s.row({"mmap", count_text(u(mm, "calls")) + " calls mapping " + bytes_text(u(mm, "bytes")) + ", " +
@@ -232,7 +261,9 @@ void print_heap(const json& heap, std::string& out) {
     if (!p["top_by_temporary"].empty())
       site_table(p["top_by_temporary"], "top sites of temporary allocations", numbers, out);
     out += "\n  leaks (blocks not freed when the process ended)\n";
-    if (p["leaks"].empty()) {
+    if (by_exec) {
+      out += "    (none: an exec replaced the image)\n";
+    } else if (p["leaks"].empty()) {
       out += "    (none)\n";
     } else {
       Table t({{"#", Table::right}, {"LEAKED", Table::right}, {"BLOCKS", Table::right}, {"SITE", Table::left}});
@@ -259,14 +290,18 @@ void print_heap(const json& heap, std::string& out) {
   }
   if (by_bytes.size() > in_full) {
     out += "\n  " + std::to_string(by_bytes.size() - in_full) +
-           " more processes, by bytes allocated (--format json has each in full)\n";
-    Table others({{"PID", Table::right}, {"PEAK", Table::right}, {"ALLOCATED", Table::right}, {"CALLS", Table::right},
-                  {"LEAKED", Table::right}, {"COMMAND", Table::left}});
+           " more images, by bytes allocated (--format json has each in full; LEAKED \"exec\": replaced by an exec)\n";
+    Table others({{"PID", Table::right}, {"EXEC", Table::right}, {"PEAK", Table::right}, {"ALLOCATED", Table::right},
+                  {"CALLS", Table::right}, {"LEAKED", Table::right}, {"INHERITED KEPT", Table::right},
+                  {"COMMAND", Table::left}});
     for (size_t i = in_full; i < by_bytes.size(); ++i) {
       const json& p = *by_bytes[i];
       const json& calls = p["calls"];
-      others.row({std::to_string(u(p, "pid")), bytes_text(u(p, "peak_bytes")), bytes_text(u(p, "allocated_bytes")),
-                  count_text(u(calls, "alloc") + u(calls, "realloc")), bytes_text(u(p, "leaked_bytes")),
+      others.row({std::to_string(u(p, "pid")), u(p, "images_in_process") > 1 ? "#" + std::to_string(u(p, "exec_count")) : "",
+                  bytes_text(u(p, "peak_bytes")), bytes_text(u(p, "allocated_bytes")),
+                  count_text(u(calls, "alloc") + u(calls, "realloc")),
+                  str(p, "ended_by") == "exec" ? "exec" : bytes_text(u(p, "leaked_bytes")),
+                  u(p["inherited"], "blocks") > 0 ? count_text(u(p["inherited"], "kept_blocks")) + " blocks" : "",
                   clipped(str(p, "command_line"), 80)});
     }
     others.print(out, "    ");

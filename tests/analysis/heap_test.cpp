@@ -109,26 +109,228 @@ TEST(Heap, SizeHistogramHasPowerOfTwoBuckets) {
   EXPECT_EQ(total, 7u);
 }
 
-TEST(Heap, AnExecLeaksTheOldImagesBlocksAndEachProcessHasItsOwnProfile) {
+// pid 100 runs /bin/prog, which holds 64 + 16 bytes when it execs
+// /bin/next; next allocates at the same address and frees it. Pid 200 is
+// a process of its own.
+SpoorTrace exec_trace() {
   SpoorTrace t;
   t.process(100, 1, "prog", {"prog"});
+  t.exec_block(100, 1, "next", {"next", "--go"});
   t.process(200, 100, "child", {"child"});
   t.process_start(100, 1, 1, 0, "/bin/prog");
   t.alloc(100, 10, 0x1000, 64, 1);
+  t.alloc(100, 11, 0x2000, 16, 2);
   t.process_start(100, 20, 1, 1, "/bin/next");
   t.alloc(100, 30, 0x1000, 32, 1);  // the same address in the new image
   t.free(100, 40, 0x1000);
+  t.free(100, 41, 0x2000);          // prog's block: gone with prog's heap
+  t.alloc(100, 42, 0x3000, 5, 1);   // next's leak
   t.alloc(200, 15, 0x1000, 7, 1);
+  return t;
+}
+
+TEST(Heap, AnExecEndsTheImagesHeapItsLiveBlocksAreReleasedNotLeaked) {
+  SpoorTrace t = exec_trace();
   an::HeapAnalysis heap;
   Loaded l = load(t, {&heap});
-  ASSERT_EQ(heap.profiles().size(), 2u);
+  ASSERT_EQ(heap.profiles().size(), 3u) << "one profile per image";
+  const an::HeapProfile& prog = heap.profiles()[0];
+  const an::HeapProfile& next = heap.profiles()[2];  // after pid 200's first heap call (t=15)
+  ASSERT_EQ(l.model.processes[prog.process].pid, 100u);
+  ASSERT_EQ(l.model.processes[next.process].pid, 100u);
+  EXPECT_EQ(l.model.images[prog.image].exe, "/bin/prog");
+  EXPECT_EQ(l.model.images[next.image].exe, "/bin/next");
+  EXPECT_EQ(l.model.images[prog.image].command_line, (std::vector<std::string>{"prog"}))
+      << "each image keeps its own PROCESS block's command line";
+
+  EXPECT_TRUE(prog.ended_by_exec);
+  EXPECT_EQ(prog.leaked_bytes, 0u) << "live at the exec is not a leak";
+  EXPECT_EQ(prog.leaked_blocks, 0u);
+  EXPECT_EQ(prog.released_by_exec_bytes, 80u);
+  EXPECT_EQ(prog.released_by_exec_blocks, 2u);
+  EXPECT_EQ(prog.peak_bytes, 80u);
+  EXPECT_EQ(prog.allocated_bytes, 80u);
+  EXPECT_EQ(prog.sites.size(), 2u);
+  for (const an::HeapSite& s : prog.sites) EXPECT_EQ(s.leaked_blocks, 0u);
+
+  EXPECT_FALSE(next.ended_by_exec);
+  EXPECT_EQ(next.allocated_bytes, 37u) << "nothing of prog's in next's figures";
+  EXPECT_EQ(next.peak_bytes, 32u);
+  EXPECT_EQ(next.alloc_calls, 2u);
+  EXPECT_EQ(next.free_calls, 2u);
+  EXPECT_EQ(next.unknown_frees, 1u) << "prog's block, freed in next: next never allocated it";
+  EXPECT_EQ(next.leaked_bytes, 5u);
+  EXPECT_EQ(next.leaked_blocks, 1u);
+  EXPECT_EQ(next.released_by_exec_blocks, 0u);
+  ASSERT_EQ(next.sites.size(), 1u) << "stack 1 of each image is a site of its own";
+  EXPECT_NE(next.sites[0].stack, prog.sites[0].stack);
+
+  const an::HeapProfile& other = heap.profiles()[1];
+  EXPECT_EQ(l.model.processes[other.process].pid, 200u);
+  EXPECT_EQ(other.leaked_bytes, 7u);
+}
+
+TEST(Heap, AnExecIntoAnUntracedImageReleasesTheHeapToo) {
+  SpoorTrace t;
+  t.process(100, 1, "prog", {"prog"});
+  t.process_start(100, 1, 1, 0, "/bin/prog");
+  t.alloc(100, 10, 0x1000, 64, 1);
+  t.exec(100, 20, "/bin/static", "a static binary ignores LD_PRELOAD");
+  an::HeapAnalysis heap;
+  Loaded l = load(t, {&heap});
+  ASSERT_EQ(heap.profiles().size(), 1u);
+  EXPECT_TRUE(heap.profiles()[0].ended_by_exec);
+  EXPECT_EQ(heap.profiles()[0].released_by_exec_blocks, 1u);
+  EXPECT_EQ(heap.profiles()[0].leaked_blocks, 0u);
+}
+
+TEST(Heap, AFailedExecLeavesTheHeapAsItWas) {
+  SpoorTrace t;
+  t.process(100, 1, "prog", {"prog"});
+  t.process_start(100, 1, 1, 0, "/bin/prog");
+  t.alloc(100, 10, 0x1000, 64, 1);
+  t.exec(100, 20, "/nonexistent", "");
+  t.exec_failed(100, 21, 2);
+  t.free(100, 30, 0x1000);
+  t.alloc(100, 40, 0x2000, 8, 1);
+  an::HeapAnalysis heap;
+  Loaded l = load(t, {&heap});
+  ASSERT_EQ(heap.profiles().size(), 1u);
   const an::HeapProfile& p = heap.profiles()[0];
-  EXPECT_EQ(l.model.processes[p.process].pid, 100u);
-  EXPECT_EQ(p.leaked_bytes, 64u);
-  EXPECT_EQ(p.leaked_blocks, 1u);
-  EXPECT_EQ(p.peak_bytes, 64u);
-  EXPECT_EQ(p.sites.size(), 2u) << "stack 1 of each image is a site of its own";
-  EXPECT_EQ(heap.profiles()[1].leaked_bytes, 7u);
+  EXPECT_FALSE(p.ended_by_exec);
+  EXPECT_EQ(p.unknown_frees, 0u);
+  EXPECT_EQ(p.leaked_bytes, 8u);
+}
+
+// pid 100 holds A (100 bytes) and B (200) when it forks pid 200 at t=50,
+// then frees A itself. The child frees A and B (its copies), allocates
+// C (30) and D (40), frees C and keeps D; E (300), live in the parent at
+// the fork, it never frees.
+SpoorTrace fork_trace(bool child_first) {
+  SpoorTrace t;
+  t.process(100, 1, "prog", {"prog"});
+  t.process(200, 100, "prog", {"prog"});
+  t.process_start(100, 1, 1, 0, "/bin/prog");
+  t.alloc(100, 10, 0xa000, 100, 1);
+  t.alloc(100, 11, 0xb000, 200, 1);
+  t.alloc(100, 12, 0xe000, 300, 2);
+  t.alloc(100, 13, 0xf000, 1, 2);
+  t.free(100, 14, 0xf000);  // gone before the fork: not inherited
+  // The child's events may come before the parent's Fork event.
+  const uint64_t fork_at = child_first ? 80 : 50;
+  t.fork(100, fork_at, 200);
+  t.free(100, 60, 0xa000);
+  t.alloc(100, 61, 0x9000, 9, 1);  // after the fork: not the child's
+  t.process_start(200, 55, 100, 0, "/bin/prog");
+  t.free(200, 70, 0xa000);
+  t.free(200, 71, 0xb000);
+  t.alloc(200, 72, 0xc000, 30, 1);
+  t.alloc(200, 73, 0xd000, 40, 1);
+  t.free(200, 74, 0xc000);
+  t.free(200, 75, 0x9000);  // the parent's block after the fork: never the child's
+  t.process_exit(100, 90, 200, 0, 0);
+  return t;
+}
+
+void expect_fork_child_figures(const an::HeapAnalysis& heap, const Loaded& l) {
+  ASSERT_EQ(heap.profiles().size(), 2u);
+  const an::HeapProfile& child = heap.profiles()[1];
+  ASSERT_EQ(l.model.processes[child.process].pid, 200u);
+  EXPECT_EQ(child.inherited_blocks, 3u) << "A, B and E were live in the parent at the fork";
+  EXPECT_EQ(child.inherited_bytes, 600u);
+  EXPECT_EQ(child.inherited_freed_blocks, 2u);
+  EXPECT_EQ(child.inherited_freed_bytes, 300u);
+  EXPECT_EQ(child.inherited_kept_blocks, 1u) << "E";
+  EXPECT_EQ(child.inherited_kept_bytes, 300u);
+  EXPECT_EQ(child.unknown_frees, 1u) << "only the parent's post-fork block is unknown to the child";
+  EXPECT_EQ(child.leaked_blocks, 1u) << "D, the child's own, is its leak; E is not";
+  EXPECT_EQ(child.leaked_bytes, 40u);
+  EXPECT_EQ(child.allocated_bytes, 70u) << "inherited blocks are not the child's allocations";
+  EXPECT_EQ(child.peak_bytes, 70u) << "nor in its live bytes";
+  EXPECT_EQ(child.free_calls, 4u);
+
+  const an::HeapProfile& parent = heap.profiles()[0];
+  EXPECT_EQ(parent.inherited_blocks, 0u);
+  EXPECT_EQ(parent.unknown_frees, 0u);
+  EXPECT_EQ(parent.leaked_bytes, 200u + 300 + 9) << "the child's frees are not the parent's";
+}
+
+TEST(Heap, AForkChildStartsWithItsParentsLiveBlocks) {
+  SpoorTrace t = fork_trace(false);
+  an::HeapAnalysis heap;
+  Loaded l = load(t, {&heap});
+  expect_fork_child_figures(heap, l);
+}
+
+TEST(Heap, AForkChildWhoseEventsComeBeforeTheParentsForkStillInherits) {
+  SpoorTrace t = fork_trace(true);
+  an::HeapAnalysis heap;
+  Loaded l = load(t, {&heap});
+  // The Fork event at t=80 copies the parent's live set then (B, E and
+  // the post-fork block at 0x9000, A freed already): the child's early
+  // frees of B and 0x9000 become known, A's stays unknown.
+  ASSERT_EQ(heap.profiles().size(), 2u);
+  const an::HeapProfile& child = heap.profiles()[1];
+  EXPECT_EQ(child.inherited_blocks, 3u);
+  EXPECT_EQ(child.inherited_freed_blocks, 2u);
+  EXPECT_EQ(child.inherited_kept_blocks, 1u) << "E";
+  EXPECT_EQ(child.unknown_frees, 1u);
+  EXPECT_EQ(child.leaked_blocks, 1u);
+  EXPECT_EQ(child.leaked_bytes, 40u);
+}
+
+TEST(Heap, SpawnedAndUnsaidChildrenInheritNothing) {
+  for (int how = 0; how < 2; ++how) {
+    SpoorTrace t;
+    t.process(100, 1, "prog", {"prog"});
+    t.process(200, 100, "tool", {"tool"});
+    t.process_start(100, 1, 1, 0, "/bin/prog");
+    t.alloc(100, 10, 0xa000, 100, 1);
+    if (how == 0) {
+      t.fork(100, 20, 200, true);  // posix_spawn
+    }  // how 1: a vfork child, of which the trace has no Fork
+    t.process_start(200, 30, 100, 0, "/bin/tool");
+    t.alloc(200, 40, 0xa000, 10, 1);  // ASLR off: the same address, its own block
+    t.free(200, 41, 0xa000);
+    an::HeapAnalysis heap;
+    Loaded l = load(t, {&heap});
+    ASSERT_EQ(heap.profiles().size(), 2u);
+    const an::HeapProfile& child = heap.profiles()[1];
+    EXPECT_EQ(child.inherited_blocks, 0u) << how;
+    EXPECT_EQ(child.unknown_frees, 0u) << how;
+    EXPECT_EQ(child.leaked_blocks, 0u) << how;
+    EXPECT_EQ(child.temporary, 1u) << how;
+  }
+}
+
+TEST(Heap, AForkChildThatExecsDropsWhatItInheritedWithItsImage) {
+  SpoorTrace t;
+  t.process(100, 1, "prog", {"prog"});
+  t.process(200, 100, "prog", {"prog"});
+  t.exec_block(200, 100, "tool", {"tool"});
+  t.process_start(100, 1, 1, 0, "/bin/prog");
+  t.alloc(100, 10, 0xa000, 100, 1);
+  t.alloc(100, 11, 0xb000, 200, 1);
+  t.fork(100, 20, 200);
+  t.process_start(200, 30, 100, 0, "/bin/prog");
+  t.free(200, 31, 0xa000);
+  t.alloc(200, 32, 0xc000, 8, 1);
+  t.process_start(200, 40, 100, 1, "/bin/tool");
+  t.alloc(200, 50, 0xd000, 16, 1);
+  t.free(200, 51, 0xb000);  // the first image's: gone with it
+  an::HeapAnalysis heap;
+  Loaded l = load(t, {&heap});
+  ASSERT_EQ(heap.profiles().size(), 3u);
+  const an::HeapProfile& forked = heap.profiles()[1];
+  const an::HeapProfile& tool = heap.profiles()[2];
+  EXPECT_TRUE(forked.ended_by_exec);
+  EXPECT_EQ(forked.inherited_freed_blocks, 1u);
+  EXPECT_EQ(forked.inherited_kept_blocks, 1u);
+  EXPECT_EQ(forked.released_by_exec_blocks, 1u) << "its own block at the exec";
+  EXPECT_EQ(forked.leaked_blocks, 0u);
+  EXPECT_EQ(tool.inherited_blocks, 0u) << "an exec'd image inherits nothing";
+  EXPECT_EQ(tool.unknown_frees, 1u);
+  EXPECT_EQ(tool.leaked_blocks, 1u);
 }
 
 TEST(Heap, ManyBlocksComeAndGoThroughTheAddressTable) {

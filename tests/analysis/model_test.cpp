@@ -78,7 +78,7 @@ TEST(Model, AnExecStartsANewImageWithItsOwnModulesAndStacks) {
   EXPECT_EQ(second.exec_count, 1u);
   EXPECT_EQ(first.exe, "/bin/prog");
   EXPECT_EQ(second.exe, "/bin/other");
-  EXPECT_TRUE(first.command_line.empty()) << "only the latest PROCESS block of a pid is kept";
+  EXPECT_EQ(first.command_line, (std::vector<std::string>{"prog", "--x"})) << "each image has its PROCESS block's";
   EXPECT_EQ(second.command_line, (std::vector<std::string>{"other", "-v"}));
   EXPECT_EQ(first.end_ns, 4000);
   EXPECT_TRUE(first.modules.empty());

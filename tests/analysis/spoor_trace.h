@@ -18,7 +18,7 @@ namespace spoor::testing {
 enum Key : uint16_t {
   kModuleLoad = 1, kProcessStart, kFork, kProcessExit, kThreadStart, kThreadEnd, kThreadName, kStack,
   kAlloc, kFree, kRealloc, kOpen, kRead, kWrite, kClose, kDup, kSample, kJobStart, kJobStop, kTick,
-  kModuleImage, kSamplerStart,
+  kModuleImage, kSamplerStart, kExec, kExecFailed,
 };
 
 class SpoorTrace {
@@ -40,7 +40,7 @@ class SpoorTrace {
     ev(kModuleLoad, 0, "ModuleLoad",
        {{kFieldPointer, "bias"}, {kFieldPointer, "start"}, {kFieldU64, "size"}, {kFieldString, "path"}, {kFieldBlob, "build_id"}});
     ev(kProcessStart, 0, "ProcessStart", {{kFieldU32, "ppid"}, {kFieldU32, "exec_count"}, {kFieldString, "exe"}, {kFieldString, "cwd"}});
-    ev(kFork, 0, "Fork", {{kFieldU32, "child_pid"}});
+    ev(kFork, 0, "Fork", {{kFieldU32, "child_pid"}, {kFieldBool, "spawn"}});
     ev(kProcessExit, 0, "ProcessExit", {{kFieldU32, "pid"}, {kFieldI32, "exit_code"}, {kFieldU8, "signal"}, {kFieldBool, "core_dumped"}});
     ev(kThreadStart, 1, "ThreadStart", {{kFieldU32, "tid"}, {kFieldU32, "parent_tid"}, {kFieldPointer, "start"}, {kFieldU32, "stack"}}, kOpStart);
     ev(kThreadEnd, 1, "ThreadEnd", {{kFieldU32, "tid"}}, kOpStop);
@@ -66,6 +66,8 @@ class SpoorTrace {
     ev(kModuleImage, 0, "ModuleImage",
        {{kFieldPointer, "bias"}, {kFieldString, "path"}, {kFieldU64, "offset"}, {kFieldBlob, "image"}});
     ev(kSamplerStart, 5, "SamplerStart", {{kFieldU32, "hz"}});
+    ev(kExec, 0, "Exec", {{kFieldString, "path"}, {kFieldString, "untraceable"}});
+    ev(kExecFailed, 0, "ExecFailed", {{kFieldI32, "errno"}});
   }
 
   // The PROCESS block an exec adds (same pid, new command line).
@@ -80,7 +82,14 @@ class SpoorTrace {
   void process_start(uint32_t pid, uint64_t t, uint32_t ppid, uint32_t exec_count, const std::string& exe) {
     add(pid, R(kProcessStart, t, pid).u32(ppid).u32(exec_count).string(exe).string("/work"));
   }
-  void fork(uint32_t pid, uint64_t t, uint32_t child) { add(pid, R(kFork, t, pid).u32(child)); }
+  // spawn: posix_spawn's child (a new image at once), not fork's.
+  void fork(uint32_t pid, uint64_t t, uint32_t child, bool spawn = false) {
+    add(pid, R(kFork, t, pid).u32(child).boolean(spawn));
+  }
+  void exec(uint32_t pid, uint64_t t, const std::string& path, const std::string& untraceable) {
+    add(pid, R(kExec, t, pid).string(path).string(untraceable));
+  }
+  void exec_failed(uint32_t pid, uint64_t t, int32_t err) { add(pid, R(kExecFailed, t, pid).i32(err)); }
   void process_exit(uint32_t writer, uint64_t t, uint32_t pid, int32_t code, uint8_t signal) {
     add(writer, R(kProcessExit, t, writer).u32(pid).i32(code).u8(signal).boolean(false));
   }

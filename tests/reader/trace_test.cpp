@@ -62,6 +62,23 @@ TEST(TraceOpen, ReadsEveryMetadataBlock) {
   EXPECT_EQ(trace.event(kSamplePid, 99), nullptr);
 }
 
+// A traced exec announces the process again: processes() keeps the last
+// announcement, process_blocks() every one, in order.
+TEST(TraceOpen, EveryAnnouncementOfAProcessIsKept) {
+  TraceBuilder t;
+  t.clock_ns();
+  t.process(kSamplePid, "bash", {"bash", "script"});
+  t.process(7, "other", {"other"});
+  t.process(kSamplePid, "python3", {"python3", "-c", "1"});
+  reader::Trace trace = open_ok(t.bytes());
+  ASSERT_EQ(trace.processes().size(), 2u);
+  EXPECT_EQ(trace.process(kSamplePid)->name, "python3");
+  ASSERT_EQ(trace.process_blocks().size(), 3u);
+  EXPECT_EQ(trace.process_blocks()[0].arguments, (std::vector<std::string>{"bash", "script"}));
+  EXPECT_EQ(trace.process_blocks()[1].pid, 7u);
+  EXPECT_EQ(trace.process_blocks()[2].arguments, (std::vector<std::string>{"python3", "-c", "1"}));
+}
+
 TEST(TraceOpen, PacketsAreReadInSequenceOrder) {
   TraceBuilder t;
   add_sample_metadata(t);

@@ -134,6 +134,81 @@ TEST_F(ReportHeap, TextNamesUnitsFunctionsAndLines) {
   EXPECT_EQ(t.find("File I/O"), std::string::npos) << "only the section asked for";
 }
 
+// report_fork_exec.c forks a child that frees some of the blocks it
+// inherited, posix_spawns itself, then execs itself: one heap part per
+// image, figures from the program's own account (its header comment).
+TEST(ReportHeapForkExec, EachImageHasItsOwnHeapAndForkChildrenInheritTheirParents) {
+  const std::string path = record("fork-exec", SPOOR_REPORT_FORK_EXEC, "--sample-hz 0");
+  const json r = report_json(path, "--heap --top 50");
+  ASSERT_TRUE(r.contains("heap")) << r.dump(1).substr(0, 2000);
+  const json* parent = nullptr;
+  const json* child = nullptr;
+  const json* spawned = nullptr;
+  const json* execd = nullptr;
+  for (const json& h : r["heap"]) {
+    const std::string cmd = h["command_line"];
+    if (cmd.find("execd") != std::string::npos) execd = &h;
+    else if (cmd.find("spawned") != std::string::npos) spawned = &h;
+    else if (h["inherited"]["blocks"].get<uint64_t>() > 0) child = &h;
+    else if (h["images_in_process"] == 2u && h["exec_count"] == 0u) parent = &h;
+  }
+  ASSERT_NE(parent, nullptr) << r["heap"].dump(1).substr(0, 4000);
+  ASSERT_NE(child, nullptr) << r["heap"].dump(1).substr(0, 4000);
+  ASSERT_NE(spawned, nullptr) << r["heap"].dump(1).substr(0, 4000);
+  ASSERT_NE(execd, nullptr) << r["heap"].dump(1).substr(0, 4000);
+  EXPECT_EQ((*execd)["pid"], (*parent)["pid"]) << "the exec'd image is the parent process's";
+
+  // The parent's first image ended in an exec: nothing leaked, its live
+  // blocks (the 4 of live_at_exec, the 10 of hold_for_child) released.
+  EXPECT_EQ((*parent)["ended_by"], "exec");
+  EXPECT_EQ((*parent)["leaked_bytes"], 0u);
+  EXPECT_TRUE((*parent)["leaks"].empty());
+  EXPECT_GE((*parent)["released_by_exec_bytes"].get<uint64_t>(), 4u * 3000 + 10 * 2000);
+  EXPECT_NE(site_named((*parent)["top_by_bytes"], "live_at_exec"), nullptr);
+  EXPECT_EQ(site_named((*parent)["top_by_bytes"], "own_leak"), nullptr) << "the exec'd image's site is not here";
+
+  // The fork child: its frees of its parent's blocks are known; the 4 it
+  // kept are not its leaks; its own 2 blocks are.
+  const json& inh = (*child)["inherited"];
+  EXPECT_EQ((*child)["unknown_frees"], 0u) << child->dump(1).substr(0, 2000);
+  EXPECT_GE(inh["blocks"].get<uint64_t>(), 10u);
+  EXPECT_EQ(inh["freed_blocks"], 6u);
+  EXPECT_EQ(inh["freed_bytes"], 6u * 2000);
+  EXPECT_EQ(inh["kept_blocks"].get<uint64_t>(), inh["blocks"].get<uint64_t>() - 6);
+  EXPECT_EQ((*child)["ended_by"], "exit");
+  const json* own = site_named((*child)["leaks"], "child_leak");
+  ASSERT_NE(own, nullptr) << (*child)["leaks"].dump(1);
+  EXPECT_EQ((*own)["leaked_blocks"], 2u);
+  EXPECT_EQ((*own)["leaked_bytes"], 1400u);
+  EXPECT_EQ((*child)["leaked_bytes"], 1400u) << "nothing inherited counts as the child's leak";
+  EXPECT_EQ((*child)["allocated_bytes"], 1400u) << "nor as its allocations";
+
+  // posix_spawn's child begins a new image: nothing inherited.
+  EXPECT_EQ((*spawned)["inherited"]["blocks"], 0u);
+  EXPECT_EQ((*spawned)["unknown_frees"], 0u);
+  const json* churn = site_named((*spawned)["top_by_bytes"], "spawned_churn");
+  ASSERT_NE(churn, nullptr) << (*spawned)["top_by_bytes"].dump(1);
+  EXPECT_EQ((*churn)["calls"], 5u);
+
+  // The exec'd image starts empty: its own leak only.
+  EXPECT_EQ((*execd)["exec_count"], 1u);
+  EXPECT_EQ((*execd)["inherited"]["blocks"], 0u);
+  EXPECT_EQ((*execd)["unknown_frees"], 0u);
+  const json* leak = site_named((*execd)["leaks"], "own_leak");
+  ASSERT_NE(leak, nullptr) << (*execd)["leaks"].dump(1);
+  EXPECT_EQ((*leak)["leaked_bytes"], 500u);
+  EXPECT_EQ(site_named((*execd)["leaks"], "live_at_exec"), nullptr);
+  EXPECT_EQ(site_named((*execd)["leaks"], "hold_for_child"), nullptr);
+
+  const Process text = run(kSpoor + " report --heap " + path);
+  EXPECT_EQ(text.status, 0) << text.err;
+  EXPECT_NE(text.out.find("released by exec"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("inherited from the parent and not freed"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find(", first image ("), std::string::npos) << "the parent, which exec'd: " << text.out;
+  EXPECT_EQ(text.out.find("unknown frees"), std::string::npos) << text.out;
+  std::filesystem::remove(path);
+}
+
 TEST(ReportIo, BytesPerFileFollowDescriptorsThroughDupAndStdio) {
   const std::string dir = spoor::test::temp_path("report-io-dir");
   std::filesystem::create_directories(dir);

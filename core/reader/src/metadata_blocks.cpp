@@ -71,6 +71,7 @@ Problem parse_process(Trace::Data& d, std::span<const uint8_t> payload, uint64_t
     p.arguments.push_back(cmdline.substr(start, end - start));
     start = end + 1;
   }
+  d.process_blocks.push_back(p);
   // A pid seen again (a re-announced process) replaces the earlier entry.
   auto it = d.process_by_pid.find(p.pid);
   if (it != d.process_by_pid.end()) {

@@ -53,6 +53,7 @@ uint16_t Trace::version_minor() const { return data_->version_minor; }
 const Clock& Trace::clock() const { return data_->clock; }
 bool Trace::has_clock() const { return data_->has_clock; }
 const std::vector<Process>& Trace::processes() const { return data_->processes; }
+const std::vector<Process>& Trace::process_blocks() const { return data_->process_blocks; }
 const std::vector<Stream>& Trace::streams() const { return data_->streams; }
 const std::deque<Provider>& Trace::providers() const { return data_->providers; }
 const std::deque<EventDescriptor>& Trace::events() const { return data_->events; }

@@ -34,6 +34,7 @@ struct Trace::Data {
   bool has_clock = false;
 
   std::vector<Process> processes;
+  std::vector<Process> process_blocks;  // every PROCESS block, announcements again included
   std::unordered_map<uint32_t, size_t> process_by_pid;
   std::vector<Stream> streams;
   std::unordered_map<uint32_t, size_t> stream_by_id;

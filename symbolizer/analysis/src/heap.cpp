@@ -2,10 +2,15 @@
 // every site at each new peak: the peak has an epoch number, and a site
 // records its live bytes the first time it changes after a new epoch began
 // (until then they are what they were at the peak). O(1) per event.
+// One ImageHeap per image: an exec ends one and starts the next; a Fork
+// copies the parent's live blocks (address and size) for the child's first.
 #include "spoor/analysis/heap.h"
 
+#include <algorithm>
 #include <bit>
 #include <unordered_map>
+#include <utility>
+#include <vector>
 
 #include "address_map.h"
 
@@ -17,9 +22,12 @@ namespace {
 
 namespace f = field;
 
+// A block the image did not allocate: a fork child's copy of a parent's.
+constexpr uint32_t kInherited = kNone;
+
 struct Block {
   uint64_t size = 0;
-  uint32_t site = 0;
+  uint32_t site = 0;  // kInherited: not one of the image's sites
 };
 
 struct SiteState {
@@ -28,15 +36,23 @@ struct SiteState {
   uint64_t epoch = 0;  // of the peak at_peak was taken for
 };
 
-struct ProcessHeap {
+// The parent's live blocks when it forked: what the child starts with.
+using ForkCopy = std::vector<std::pair<uint64_t, uint64_t>>;  // address, size
+
+struct ImageHeap {
   HeapProfile profile;
   std::vector<SiteState> site_state;  // beside profile.sites
   std::unordered_map<StackKey, uint32_t> site_by_stack;
   AddressMap<Block> live;
-  uint64_t live_bytes = 0;
+  uint64_t live_bytes = 0;  // the image's own blocks
   uint64_t peak_epoch = 0;
   uint64_t last_alloc = 0;  // address of the latest allocation, 0 after a free
-  ImageIndex image = kNone;
+  bool ended = false;
+  // A fork child's first image whose parent's Fork is not in yet (the
+  // child's events may come first): the unknown frees' addresses, to be
+  // matched when it comes. Emptied once no Fork can apply.
+  bool may_inherit = false;
+  std::vector<uint64_t> unknown_free_addresses;
 
   // Before a site's live bytes change: keep what they were at the peak.
   void touch(uint32_t site) {
@@ -81,7 +97,13 @@ struct ProcessHeap {
     }
   }
 
+  // A block leaves the live set (freed, or its free was lost).
   void release(const Block& b) {
+    if (b.site == kInherited) {
+      profile.inherited_freed_blocks++;
+      profile.inherited_freed_bytes += b.size;
+      return;
+    }
     touch(b.site);
     site_state[b.site].live -= b.size;
     live_bytes -= b.size;
@@ -91,6 +113,7 @@ struct ProcessHeap {
     Block b;
     if (!live.take(address, &b)) {
       profile.unknown_frees++;
+      if (may_inherit) unknown_free_addresses.push_back(address);
       return;
     }
     if (address == last_alloc) {
@@ -101,26 +124,65 @@ struct ProcessHeap {
     release(b);
   }
 
-  // Every block still live is leaked: the process ended or replaced its image.
-  void leak_all() {
+  // The parent's blocks at the fork. Frees the image made before the Fork
+  // event came in were unknown then: those of inherited blocks are known
+  // frees now.
+  void inherit(const ForkCopy& blocks) {
+    may_inherit = false;
+    std::unordered_map<uint64_t, uint32_t> freed_early;
+    for (uint64_t a : unknown_free_addresses) freed_early[a]++;
+    unknown_free_addresses = {};
+    for (const auto& [address, size] : blocks) {
+      profile.inherited_blocks++;
+      profile.inherited_bytes += size;
+      auto it = freed_early.find(address);
+      if (it != freed_early.end() && it->second > 0) {
+        it->second--;
+        profile.unknown_frees--;
+        profile.inherited_freed_blocks++;
+        profile.inherited_freed_bytes += size;
+      } else if (live.find(address) == nullptr) {
+        live.put(address, Block{size, kInherited});
+      }
+      // else: the image allocated at that address already, so it freed the
+      // parent's block first (a free the trace lost): freed, uncounted.
+    }
+  }
+
+  // The image is over: what is still live was leaked (the process ended)
+  // or released by an exec; inherited blocks are neither.
+  void end(bool by_exec) {
+    if (ended) return;
+    ended = true;
+    may_inherit = false;
+    unknown_free_addresses = {};
+    profile.ended_by_exec = by_exec;
     live.for_each([&](uint64_t, const Block& b) {
-      HeapSite& s = profile.sites[b.site];
-      s.leaked_bytes += b.size;
-      s.leaked_blocks++;
-      profile.leaked_bytes += b.size;
-      profile.leaked_blocks++;
-      release(b);
+      if (b.site == kInherited) {
+        profile.inherited_kept_blocks++;
+        profile.inherited_kept_bytes += b.size;
+        return;
+      }
+      if (by_exec) {
+        profile.released_by_exec_bytes += b.size;
+        profile.released_by_exec_blocks++;
+      } else {
+        HeapSite& s = profile.sites[b.site];
+        s.leaked_bytes += b.size;
+        s.leaked_blocks++;
+        profile.leaked_bytes += b.size;
+        profile.leaked_blocks++;
+      }
+      touch(b.site);
+      site_state[b.site].live -= b.size;
+      live_bytes -= b.size;
     });
     live.clear();
     last_alloc = 0;
-  }
-
-  void finish() {
-    leak_all();
     for (size_t i = 0; i < site_state.size(); ++i) {
       const SiteState& s = site_state[i];
       // Untouched since the last peak: what it had then is what it had
-      // before leak_all (at_peak was taken at the first change after it).
+      // before the loop above (at_peak was taken at the first change after it).
       profile.sites[i].peak_bytes = s.epoch == peak_epoch ? s.at_peak : s.live;
     }
   }
@@ -129,24 +191,66 @@ struct ProcessHeap {
 }  // namespace
 
 struct HeapAnalysis::State {
-  std::vector<ProcessHeap> heaps;
-  std::vector<uint32_t> heap_of_process;  // ProcessIndex -> index in heaps, or kNone
+  std::vector<ImageHeap> heaps;           // one per image, in order of first heap call
+  std::vector<uint32_t> heap_of_process;  // ProcessIndex -> its latest in heaps, or kNone
+  std::vector<ImageIndex> exec_from;      // ProcessIndex -> the image that called exec (no ExecFailed yet)
+  std::unordered_map<uint32_t, ForkCopy> fork_copies;  // child pid -> what it inherits
   std::vector<HeapProfile> profiles;
 
-  ProcessHeap& heap(const EventContext& c) {
-    if (c.process >= heap_of_process.size()) heap_of_process.resize(c.process + 1, kNone);
-    uint32_t& i = heap_of_process[c.process];
-    if (i == kNone) {
-      i = static_cast<uint32_t>(heaps.size());
-      heaps.emplace_back();
-      heaps.back().profile.process = c.process;
-    }
-    ProcessHeap& h = heaps[i];
-    if (h.image != c.image) {
-      if (h.image != kNone) h.leak_all();  // an exec: the old image's heap is gone
-      h.image = c.image;
+  template <class T>
+  static T& at(std::vector<T>& v, ProcessIndex p) {
+    if (p >= v.size()) v.resize(p + 1, T(kNone));
+    return v[p];
+  }
+
+  // A fork child's first image (the process's first, exec_count 0).
+  static bool first_image(const EventContext& c) {
+    const ProcessInfo& p = c.model->processes[c.process];
+    return !p.images.empty() && p.images.front() == c.image && c.model->images[c.image].exec_count == 0;
+  }
+
+  // The heap of the event's image; the process's previous image's ends
+  // here (by exec, unless the pid was reused by a new process).
+  ImageHeap& heap(const EventContext& c) {
+    uint32_t& i = at(heap_of_process, c.process);
+    if (i != kNone && heaps[i].profile.image == c.image) return heaps[i];
+    if (i != kNone) heaps[i].end(c.model->images[c.image].exec_count > 0);
+    i = static_cast<uint32_t>(heaps.size());
+    heaps.emplace_back();
+    ImageHeap& h = heaps.back();
+    h.profile.process = c.process;
+    h.profile.image = c.image;
+    if (first_image(c)) {
+      const uint32_t pid = c.model->processes[c.process].pid;
+      auto copy = fork_copies.find(pid);
+      if (copy != fork_copies.end()) {
+        h.inherit(copy->second);
+        fork_copies.erase(copy);
+      } else {
+        h.may_inherit = true;  // its Fork may come later
+      }
     }
     return h;
+  }
+
+  // The parent's live blocks go to the child: at its first heap event, or
+  // now if that came first.
+  void fork(const reader::Event& e, const KnownEvent& k, const EventContext& c) {
+    if (!has_field(k, f::kForkSpawn) || field_u64(e, k, f::kForkSpawn) != 0) return;  // spawned, or not said
+    const auto child_pid = static_cast<uint32_t>(field_u64(e, k, f::kChildPid));
+    const uint32_t pi = c.process < heap_of_process.size() ? heap_of_process[c.process] : kNone;
+    if (pi == kNone || heaps[pi].profile.image != c.image || heaps[pi].live.size() == 0) return;
+    ForkCopy copy;
+    copy.reserve(heaps[pi].live.size());
+    heaps[pi].live.for_each([&](uint64_t address, const Block& b) { copy.emplace_back(address, b.size); });
+    auto child = c.model->process_by_pid.find(child_pid);
+    if (child != c.model->process_by_pid.end() && child->second < heap_of_process.size() &&
+        heap_of_process[child->second] != kNone) {
+      ImageHeap& ch = heaps[heap_of_process[child->second]];
+      if (ch.may_inherit) ch.inherit(copy);
+      return;  // else the child is past its first image: nothing to inherit
+    }
+    fork_copies[child_pid] = std::move(copy);
   }
 };
 
@@ -159,7 +263,7 @@ void HeapAnalysis::on_event(const reader::Event& e, const EventContext& c) {
   const KnownEvent& k = *c.known;
   switch (k.kind) {
     case EventKind::heap_alloc: {
-      ProcessHeap& h = state_->heap(c);
+      ImageHeap& h = state_->heap(c);
       h.profile.alloc_calls++;
       const uint64_t ptr = field_u64(e, k, f::kPtr);
       if (ptr == 0) return;  // the allocator failed
@@ -168,14 +272,14 @@ void HeapAnalysis::on_event(const reader::Event& e, const EventContext& c) {
       return;
     }
     case EventKind::heap_free: {
-      ProcessHeap& h = state_->heap(c);
+      ImageHeap& h = state_->heap(c);
       h.profile.free_calls++;
       const uint64_t ptr = field_u64(e, k, f::kPtr);
       if (ptr != 0) h.free_block(ptr);
       return;
     }
     case EventKind::heap_realloc: {
-      ProcessHeap& h = state_->heap(c);
+      ImageHeap& h = state_->heap(c);
       h.profile.realloc_calls++;
       const uint64_t old_ptr = field_u64(e, k, f::kReallocOld);
       const uint64_t ptr = field_u64(e, k, f::kReallocPtr);
@@ -189,7 +293,7 @@ void HeapAnalysis::on_event(const reader::Event& e, const EventContext& c) {
       return;
     }
     case EventKind::heap_mmap: {
-      ProcessHeap& h = state_->heap(c);
+      ImageHeap& h = state_->heap(c);
       h.profile.mmap_calls++;
       h.profile.mmap_bytes += field_u64(e, k, f::kMmapSize);
       return;
@@ -197,15 +301,41 @@ void HeapAnalysis::on_event(const reader::Event& e, const EventContext& c) {
     case EventKind::heap_munmap:
       state_->heap(c).profile.munmap_calls++;
       return;
+    case EventKind::process_fork:
+      state_->fork(e, k, c);
+      return;
+    case EventKind::process_exec:
+      State::at(state_->exec_from, c.process) = c.image;
+      return;
+    case EventKind::process_exec_failed:
+      State::at(state_->exec_from, c.process) = kNone;
+      return;
+    case EventKind::process_exit:  // a child that never made a heap call
+      state_->fork_copies.erase(static_cast<uint32_t>(field_u64(e, k, f::kExitPid)));
+      return;
+    case EventKind::process_start:
+      // A child past its first image (it exec'd) inherits nothing.
+      if (!State::first_image(c)) state_->fork_copies.erase(c.model->processes[c.process].pid);
+      return;
     default:
       return;
   }
 }
 
-void HeapAnalysis::on_end(const TraceModel&) {
+void HeapAnalysis::on_end(const TraceModel& model) {
   state_->profiles.clear();
-  for (ProcessHeap& h : state_->heaps) {
-    h.finish();
+  state_->fork_copies.clear();
+  for (ImageHeap& h : state_->heaps) {
+    // Replaced by a later image of the process, or by one the trace does
+    // not have (an exec into an untraced program, with no ExecFailed). A
+    // later image with exec_count 0 is a new process that reused the pid.
+    const ProcessInfo& p = model.processes[h.profile.process];
+    auto next = std::find(p.images.begin(), p.images.end(), h.profile.image);
+    if (next != p.images.end()) ++next;
+    const bool replaced = next != p.images.end() && model.images[*next].exec_count > 0;
+    const bool execd = h.profile.process < state_->exec_from.size() &&
+                       state_->exec_from[h.profile.process] == h.profile.image;
+    h.end(replaced || execd);
     state_->profiles.push_back(h.profile);
   }
 }

@@ -23,7 +23,7 @@ const KindSpec kSpecs[] = {
     {"Spoor.Process", "ModuleLoad", EventKind::module_load, {"bias", "start", "size", "path", "build_id"}},
     {"Spoor.Process", "ModuleUnload", EventKind::module_unload, {"bias", "path"}},
     {"Spoor.Process", "ProcessStart", EventKind::process_start, {"ppid", "exec_count", "exe", "cwd"}},
-    {"Spoor.Process", "Fork", EventKind::process_fork, {"child_pid"}},
+    {"Spoor.Process", "Fork", EventKind::process_fork, {"child_pid", "spawn"}},
     {"Spoor.Process", "Exec", EventKind::process_exec, {"path", "untraceable"}},
     {"Spoor.Process", "ExecFailed", EventKind::process_exec_failed, {"errno"}},
     {"Spoor.Process", "ProcessExit", EventKind::process_exit, {"pid", "exit_code", "signal", "core_dumped"}},

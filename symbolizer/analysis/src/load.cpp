@@ -334,6 +334,7 @@ class Loader {
       if (!p.images.empty()) {
         m_.images[p.images.back()].end_ns = p.end_ns;
         m_.images[p.images.back()].command_line = p.command_line;
+        image_command_lines(p);
       }
       for (ThreadIndex t : p.threads)
         if (!m_.threads[t].ended) m_.threads[t].end_ns = std::max(m_.threads[t].end_ns, p.end_ns);
@@ -346,6 +347,16 @@ class Loader {
     h.streams = reader::stream_stats(trace_);
     for (const reader::StreamStats& s : h.streams) h.lost_events += s.lost;
     h.warnings = trace_.warnings();
+  }
+
+  // The k-th PROCESS block of a pid announced its k-th image, when the
+  // counts agree (a trace without ProcessStart, or cut short, may not).
+  void image_command_lines(const ProcessInfo& p) {
+    std::vector<const reader::Process*> blocks;
+    for (const reader::Process& b : trace_.process_blocks())
+      if (b.pid == p.pid) blocks.push_back(&b);
+    if (blocks.size() != p.images.size()) return;
+    for (size_t i = 0; i < blocks.size(); ++i) m_.images[p.images[i]].command_line = blocks[i]->arguments;
   }
 
   const reader::Trace& trace_;

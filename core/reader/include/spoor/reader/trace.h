@@ -54,6 +54,11 @@ class Trace {
   const std::deque<Provider>& providers() const;
   const std::deque<EventDescriptor>& events() const;
 
+  // Every PROCESS block, in file order: a process announced again (each
+  // traced exec announces its new image) has one per announcement, where
+  // processes() keeps the last.
+  const std::vector<Process>& process_blocks() const;
+
   // nullptr when the file has no such thing.
   const Process* process(uint32_t pid) const;
   const Stream* stream(uint32_t stream_id) const;

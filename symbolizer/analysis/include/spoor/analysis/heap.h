@@ -1,7 +1,9 @@
-// Heap analysis: Spoor.Heap's Alloc, Free and Realloc replayed per
-// process, as heaptrack counts them: bytes live over time and its peak,
+// Heap analysis: Spoor.Heap's Alloc, Free and Realloc replayed per image
+// (a process's program from its start or an exec to the next exec or its
+// end), as heaptrack counts them: bytes live over time and its peak,
 // totals, allocation sites (by stack) with their bytes, calls, temporary
-// allocations, contribution at the peak and leaks.
+// allocations, contribution at the peak and leaks. A process that never
+// execs has one image: its figures are the process's.
 //
 // Definitions:
 // - realloc counts as a call of its own; its new block as an allocation of
@@ -11,9 +13,18 @@
 //   between its allocation and its free (heaptrack's definition).
 // - peak: the most bytes live at once; a site's peak bytes are its bytes
 //   live at that moment (the first time the peak was reached).
-// - leaked: live when the process ended, or when an exec replaced its image.
+// - leaked: allocated by the image and live when the process ended.
+// - released by exec: allocated by the image and live when an exec replaced
+//   it (the new image starts with an empty heap: not a leak).
+// - inherited: a fork child's first image starts with a copy of its
+//   parent's live blocks at the Fork event (not posix_spawn's children,
+//   which begin a new image; nor vfork's, which the trace has no Fork
+//   for). Its frees of them are known frees; those it never frees are
+//   counted apart, never as leaks, and no inherited block counts in the
+//   image's allocated, live or peak bytes (the parent allocated them).
 // - a free of a block the trace never saw allocated (allocated before the
-//   recording, or its Alloc lost) counts as a call and changes no bytes.
+//   recording or before the shim attached in that image, or its Alloc
+//   lost) counts as a call and changes no bytes.
 #ifndef SPOOR_ANALYSIS_HEAP_H
 #define SPOOR_ANALYSIS_HEAP_H
 
@@ -42,6 +53,8 @@ size_t size_bucket(uint64_t size);
 
 struct HeapProfile {
   ProcessIndex process = kNone;
+  ImageIndex image = kNone;
+  bool ended_by_exec = false;  // an exec replaced the image (else the process ended)
   uint64_t allocated_bytes = 0;
   uint64_t alloc_calls = 0;    // Alloc events
   uint64_t free_calls = 0;     // Free events, null frees included
@@ -51,6 +64,14 @@ struct HeapProfile {
   int64_t peak_ns = 0;
   uint64_t leaked_bytes = 0;
   uint64_t leaked_blocks = 0;
+  uint64_t released_by_exec_bytes = 0;  // the image's own blocks live at its exec
+  uint64_t released_by_exec_blocks = 0;
+  uint64_t inherited_bytes = 0;  // the parent's live blocks at the fork
+  uint64_t inherited_blocks = 0;
+  uint64_t inherited_freed_bytes = 0;  // of those, freed (or realloc'd) by the image
+  uint64_t inherited_freed_blocks = 0;
+  uint64_t inherited_kept_bytes = 0;  // of those, live at the image's end
+  uint64_t inherited_kept_blocks = 0;
   uint64_t unknown_frees = 0;  // frees of blocks never seen allocated
   uint64_t mmap_calls = 0;     // the program's own mappings (not in the heap figures)
   uint64_t mmap_bytes = 0;
@@ -68,10 +89,12 @@ class HeapAnalysis final : public EventVisitor {
 
   // Cost per heap event: one hash lookup of the block's address (plus one
   // of the site for allocations); other events return after one compare.
+  // A Fork copies the parent's live blocks (one pass over them) for the
+  // child; a fork child's first heap event takes them in.
   void on_event(const reader::Event& event, const EventContext& context) override;
   void on_end(const TraceModel& model) override;
 
-  // One per process that made any heap call, in order of their first one.
+  // One per image that made any heap call, in order of their first one.
   // Complete after on_end.
   const std::vector<HeapProfile>& profiles() const;
 

@@ -63,8 +63,8 @@ inline constexpr int kBias = 0, kStart = 1, kSize = 2, kPath = 3, kBuildId = 4;
 inline constexpr int kUnloadBias = 0, kUnloadPath = 1;
 // process_start: ppid, exec_count, exe, cwd
 inline constexpr int kPpid = 0, kExecCount = 1, kExe = 2, kCwd = 3;
-// process_fork: child_pid; process_exec: path, untraceable; process_exec_failed: errno
-inline constexpr int kChildPid = 0, kExecPath = 0, kUntraceable = 1, kErrno = 0;
+// process_fork: child_pid, spawn; process_exec: path, untraceable; process_exec_failed: errno
+inline constexpr int kChildPid = 0, kForkSpawn = 1, kExecPath = 0, kUntraceable = 1, kErrno = 0;
 // process_exit: pid, exit_code, signal, core_dumped
 inline constexpr int kExitPid = 0, kExitCode = 1, kSignal = 2, kCoreDumped = 3;
 // thread_start: tid, parent_tid, start, stack; thread_end: tid, with_process; thread_name: tid, name

@@ -70,9 +70,9 @@ struct Image {
   bool started = false;     // a ProcessStart described it
   std::string exe;          // ProcessStart's exe and cwd; "" when unknown
   std::string cwd;
-  // The last image's is the PROCESS block's; an earlier image's is empty
-  // (the reader keeps a process's latest PROCESS block only: exe says
-  // what it ran).
+  // Its PROCESS block's (each traced image announces itself once); when
+  // the blocks and images of a pid do not pair up one to one, only the
+  // last image has one (the last block) and exe says what the others ran.
   std::vector<std::string> command_line;
   int64_t start_ns = 0;
   int64_t end_ns = 0;
