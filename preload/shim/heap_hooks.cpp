@@ -88,6 +88,8 @@ __attribute__((noinline)) void record_realloc(void* old, void* p, uint64_t size)
 }
 void record_free(void* p) { kHeapFree.write(p); }
 
+void resolve_real_free() { resolve(g_free, "free"); }
+
 }  // namespace spoor::preload
 
 using namespace spoor::preload;
