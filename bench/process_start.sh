@@ -16,6 +16,8 @@
 #   SPOOR_BENCH_BUILD      build directory with spoor and the shim (build/release,
 #                          configured and built here when it is the default)
 #   SPOOR_BENCH_SKIP_DEPS  1: do not run scripts/install-bench-deps.sh
+#   SPOOR_BENCH_BASELINE   SPOOR:SHIM, another build's spoor and libspoor-preload.so
+#                          to run beside (a "baseline" row, for before/after figures)
 #
 # Processes per run are counted, not assumed: `spoor info` of the last
 # traced run says how many processes joined the recording.
@@ -51,17 +53,22 @@ heaptrack = shutil.which("heaptrack")
 loop = ["bash", "-c", f"for i in $(seq {loops}); do x=$(echo $i | cat); done"]
 trace = os.path.join(out, "process_start.spoor")
 
-tools = {"untraced": loop, "spoor": [spoor, "record", "-o", trace, "--"] + loop}
+tools = {"untraced": (loop, {}), "spoor": ([spoor, "record", "-o", trace, "--"] + loop, {})}
+baseline = os.environ.get("SPOOR_BENCH_BASELINE", "")
+if baseline:
+    base_spoor, base_shim = baseline.split(":")
+    tools["baseline"] = ([base_spoor, "record", "-o", os.path.join(out, "baseline.spoor"), "--"] + loop,
+                         {"SPOOR_PRELOAD_LIB": base_shim})
 if heaptrack:
-    tools["heaptrack"] = [heaptrack, "-o", os.path.join(out, "heaptrack.process_start")] + loop
+    tools["heaptrack"] = ([heaptrack, "-o", os.path.join(out, "heaptrack.process_start")] + loop, {})
 
-def run(cmd):
+def run(cmd, env):
     for f in os.listdir(out):
         if f.startswith("heaptrack.process_start"):
             os.unlink(os.path.join(out, f))
     r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
     t = time.perf_counter()
-    subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
+    subprocess.run(cmd, env={**os.environ, **env}, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
     wall = time.perf_counter() - t
     r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
     return wall, (r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime)
@@ -71,8 +78,8 @@ print(f"workload: {' '.join(loop[:2])} '{loop[2]}', {reps} interleaved runs per 
 walls = {name: [] for name in tools}
 cpus = {name: [] for name in tools}
 for _ in range(reps):
-    for name, cmd in tools.items():
-        wall, cpu = run(cmd)
+    for name, (cmd, env) in tools.items():
+        wall, cpu = run(cmd, env)
         walls[name].append(wall)
         cpus[name].append(cpu)
 
