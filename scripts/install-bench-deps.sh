@@ -2,7 +2,8 @@
 # Installs what bench/run.sh needs on Debian/Ubuntu, only the packages that
 # are missing: Google Benchmark, LTTng-UST (headers and library), the LTTng
 # control tools and babeltrace2 (to count the events of an LTTng trace); and
-# heaptrack and zstd, which bench/heaptrack_compare.sh runs beside spoor
+# heaptrack and zstd, which bench/heaptrack_compare.sh (and
+# bench/process_start.sh) run beside spoor
 # record (heaptrack compresses its output with zstd when it finds it, with
 # gzip otherwise); perf (linux-perf), which bench/record_ab.sh uses to
 # count the CPU time of a whole recording and the profiles in

@@ -13,7 +13,12 @@ namespace spoor::record {
 namespace {
 
 constexpr uint64_t kMetadataCapacity = 1u << 20;
-constexpr uint64_t kMinAhead = 256u << 10;
+// A process that has written little is most likely a short one (a shell's
+// subshell, a compiler driver): 32 KiB ahead covers what it writes before
+// it ends. Allocating 256 KiB per CPU for each of them, and freeing it at
+// their end, was half of the recorder's CPU time in fork/exec-heavy runs;
+// a writer that keeps going is given as much ahead as it has written.
+constexpr uint64_t kMinAhead = 32u << 10;
 constexpr uint64_t kMaxAhead = 4u << 20;
 // At most this much per CPU and call (~0.3 ms of the drainer here): a
 // drain is never held up long enough for a busy ring to fill.

@@ -41,7 +41,7 @@ class Region {
   void copy_new_metadata(Sink sink);
 
   // Allocates the pages of each CPU's ring a little ahead of its writers
-  // during the first lap (as far ahead as they have written, 256 KiB to
+  // during the first lap (as far ahead as they have written, 32 KiB to
   // 4 MiB), so the program's first write to a page finds it allocated and
   // zeroed: its fault only maps the page. A shared-memory page allocated
   // by the faulting writer cost it several microseconds here (memory

@@ -4,16 +4,16 @@
 // into it, enables providers per SPOOR_PROVIDERS, and publishes their
 // metadata. A fork child does the same for itself, so every process of the
 // tree has its own streams.
+#include <fcntl.h>
 #include <pthread.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <climits>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
-#include <iterator>
 #include <string>
 
 #include "../shared_region.h"
@@ -69,9 +69,21 @@ bool append_metadata(void* context, const void* bytes, size_t size) {
   return true;
 }
 
+// With read(2), not an ifstream: the first stream of a process builds the
+// C++ locale (tens of microseconds), and every process pays it.
 std::string read_file(const char* path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), {});
+  std::string text;
+  const int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return text;
+  char chunk[4096];
+  for (;;) {
+    const ssize_t n = read(fd, chunk, sizeof chunk);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    text.append(chunk, static_cast<size_t>(n));
+  }
+  close(fd);
+  return text;
 }
 
 // Always in this order, so every image of a process (after an exec) gives

@@ -100,9 +100,24 @@ void record_free(void* p) {
   else if (SPOOR_UNLIKELY(g_before_attach.load(std::memory_order_relaxed))) log_pre_attach_free(p);
 }
 
+void resolve_real_free() { resolve(g_free, "free"); }
+
 }  // namespace spoor::preload
 
 using namespace spoor::preload;
+
+// The shim's own code, from its ELF header to the end of its text (both
+// provided by the linker). The static libstdc++ it carries allocates its
+// exception emergency pool (72 KiB) from a constructor that runs after
+// attach, outside any hook: not the program's allocation. One compare pair
+// on malloc's path.
+extern "C" const char __ehdr_start[] __attribute__((visibility("hidden")));
+extern "C" const char etext[] __attribute__((visibility("hidden")));
+namespace {
+bool called_from_shim(const void* return_address) {
+  return return_address >= static_cast<const void*>(__ehdr_start) && return_address < static_cast<const void*>(etext);
+}
+}  // namespace
 
 #define SPOOR_INTERPOSE __attribute__((visibility("default")))
 
@@ -112,7 +127,7 @@ SPOOR_INTERPOSE void* malloc(size_t size) {
   if (t_resolving) return pool_alloc(size);
   void* p = resolve(g_malloc, "malloc")(size);
   ReentryGuard guard;
-  if (guard.entered()) record_alloc(p, size);
+  if (guard.entered() && !called_from_shim(__builtin_return_address(0))) record_alloc(p, size);
   return p;
 }
 

@@ -15,6 +15,11 @@ void record_realloc(void* old, void* p, uint64_t size);
 // and its Alloc must come after this Free.
 void record_free(void* p);
 
+// Finds the real free now if no free has yet. Call before a dlsym that may
+// fail: the loader frees its error message in the next dlsym, and a free
+// hook still resolving then would recurse into that dlsym forever.
+void resolve_real_free();
+
 }  // namespace spoor::preload
 
 #endif  // SPOOR_PRELOAD_HEAP_RECORD_H

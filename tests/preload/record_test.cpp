@@ -408,6 +408,46 @@ TEST(Record, EveryProcessOfTheTreeIsTracedInItsOwnStreams) {
   }
 }
 
+TEST(Record, AForkChildWritesTheStacksItSharesWithItsParentInItsOwnStreams) {
+  // A stack the parent wrote before the fork is in the parent's streams:
+  // the child must write it in its own before its first event that uses
+  // it, with the same frames (stack IDs are per process).
+  const std::string path = trace_path("fork-stacks");
+  const Process r = run(kSpoor + " record -o " + path + " -- " + SPOOR_FORK_STACKS);
+  ASSERT_EQ(r.status, 0) << r.err;
+  auto trace = reader::Trace::open(path);
+  ASSERT_TRUE(trace) << trace.error();
+  EXPECT_FALSE(trace->damage());
+  std::map<uint32_t, std::map<uint64_t, std::vector<uint64_t>>> stacks;  // pid -> id -> frames
+  std::map<uint64_t, std::vector<uint64_t>> frames_of_size;             // 2000..2002 -> frames
+  std::map<uint64_t, uint32_t> pid_of_size;
+  reader::EventReader events(trace.value());
+  reader::Event e;
+  while (events.next(e)) {
+    if (e.descriptor->name == "Stack") {
+      const auto blob = std::get<reader::Blob>(*e.field("frames")).bytes;
+      std::vector<uint64_t> frames(blob.size() / 8);
+      std::memcpy(frames.data(), blob.data(), frames.size() * 8);
+      stacks[e.pid][std::get<uint64_t>(*e.field("id"))] = frames;
+    } else if (e.descriptor->name == "Alloc") {
+      const uint64_t size = std::get<uint64_t>(*e.field("size"));
+      if (size < 2000 || size > 2002) continue;
+      const uint64_t id = std::get<uint64_t>(*e.field("stack"));
+      ASSERT_NE(id, 0u) << "size " << size;
+      ASSERT_TRUE(stacks[e.pid].count(id)) << "size " << size << ": stack " << id
+                                           << " not written in pid " << e.pid << "'s streams before its use";
+      frames_of_size[size] = stacks[e.pid][id];
+      pid_of_size[size] = e.pid;
+    }
+  }
+  ASSERT_EQ(frames_of_size.size(), 3u);
+  EXPECT_EQ(pid_of_size[2000], pid_of_size[2001]);
+  EXPECT_NE(pid_of_size[2002], pid_of_size[2000]) << "the child's allocation in the child's streams";
+  ASSERT_GE(frames_of_size[2000].size(), 3u);
+  EXPECT_EQ(frames_of_size[2001], frames_of_size[2000]) << "one call site, one stack";
+  EXPECT_EQ(frames_of_size[2002], frames_of_size[2000]) << "the child's stack is the parent's";
+}
+
 TEST(Record, NoFollowTracesTheProgramOnly) {
   const std::string path = trace_path("nofollow");
   const Process r = run(kSpoor + " record --no-follow -o " + path + " -- " + SPOOR_CHILDREN);

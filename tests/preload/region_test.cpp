@@ -70,11 +70,19 @@ TEST(Region, PopulatesAheadOfTheWritersOfEachCpuOnly) {
   const uint64_t ring_bytes = uint64_t{1} << region.ring().ring_shift;
   ASSERT_GE(ring_bytes, 8u << 20);
 
-  // 64 KiB written on CPU 0: the next 256 KiB are allocated, nothing more.
+  // 4 KiB written on CPU 0 (a short process): the next 32 KiB are
+  // allocated, nothing more.
+  move_writers(region, 0, 4u << 10);
+  region.populate_ahead();
+  EXPECT_TRUE(all_resident(region, 0, 4u << 10, 32u << 10));
+  EXPECT_TRUE(none_resident(region, 0, (4u + 32u) << 10, ring_bytes - ((4u + 32u) << 10)));
+  EXPECT_TRUE(none_resident(region, 1, 0, ring_bytes));
+
+  // 64 KiB written: as far ahead as written (64 KiB more), nothing more.
   move_writers(region, 0, 64u << 10);
   region.populate_ahead();
-  EXPECT_TRUE(all_resident(region, 0, 64u << 10, 256u << 10));
-  EXPECT_TRUE(none_resident(region, 0, (64u + 256u) << 10, ring_bytes - ((64u + 256u) << 10)));
+  EXPECT_TRUE(all_resident(region, 0, 64u << 10, 64u << 10));
+  EXPECT_TRUE(none_resident(region, 0, 128u << 10, ring_bytes - (128u << 10)));
   EXPECT_TRUE(none_resident(region, 1, 0, ring_bytes));
 
   // 2 MiB written: as far ahead as written (2 MiB more), 1 MiB per call.

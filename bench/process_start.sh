@@ -1,0 +1,106 @@
+#!/usr/bin/env bash
+# bench/process_start.sh: what tracing costs per process in a fork/exec-heavy
+# workload. Runs a shell loop that starts ~3 processes per iteration (the
+# command substitution's subshell, its pipeline's two children, one of them
+# exec'ing cat) untraced, under `spoor record` (default providers) and under
+# `heaptrack` (which follows children through LD_PRELOAD too), interleaved,
+# SPOOR_BENCH_REPS times, and prints the median wall and CPU time of each, the time
+# each tool added per process started, and the ratios to untraced.
+#
+#   bench/process_start.sh
+#
+# Environment:
+#   SPOOR_BENCH_DIR        traces and the summary (/tmp/spoor-process-start)
+#   SPOOR_BENCH_REPS       runs of each tool (7)
+#   SPOOR_BENCH_LOOPS      iterations of the shell loop (100)
+#   SPOOR_BENCH_BUILD      build directory with spoor and the shim (build/release,
+#                          configured and built here when it is the default)
+#   SPOOR_BENCH_SKIP_DEPS  1: do not run scripts/install-bench-deps.sh
+#   SPOOR_BENCH_BASELINE   SPOOR:SHIM, another build's spoor and libspoor-preload.so
+#                          to run beside (a "baseline" row, for before/after figures)
+#
+# Processes per run are counted, not assumed: `spoor info` of the last
+# traced run says how many processes joined the recording.
+#
+# A benchmark, not a test: it exits 0 whatever the numbers are. The machine
+# should be quiet: it prints the load average before and after.
+set -euo pipefail
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+out=${SPOOR_BENCH_DIR:-/tmp/spoor-process-start}
+mkdir -p "$out"
+out=$(cd "$out" && pwd)
+
+if [ "${SPOOR_BENCH_SKIP_DEPS:-0}" != 1 ]; then
+  "$root/scripts/install-bench-deps.sh"
+fi
+cd "$root"
+build=${SPOOR_BENCH_BUILD:-}
+if [ -z "$build" ]; then
+  build="$root/build/release"
+  cmake --preset release >/dev/null
+  cmake --build --preset release --target spoor spoor-preload
+fi
+
+python3 - "$build" "$out" <<'PY' | tee "$out/summary.txt"
+import os, re, resource, shutil, statistics, subprocess, sys, time
+
+build, out = sys.argv[1:3]
+reps = int(os.environ.get("SPOOR_BENCH_REPS", "7"))
+loops = int(os.environ.get("SPOOR_BENCH_LOOPS", "100"))
+spoor = os.path.join(build, "symbolizer", "spoor")
+heaptrack = shutil.which("heaptrack")
+loop = ["bash", "-c", f"for i in $(seq {loops}); do x=$(echo $i | cat); done"]
+trace = os.path.join(out, "process_start.spoor")
+
+tools = {"untraced": (loop, {}), "spoor": ([spoor, "record", "-o", trace, "--"] + loop, {})}
+baseline = os.environ.get("SPOOR_BENCH_BASELINE", "")
+if baseline:
+    base_spoor, base_shim = baseline.split(":")
+    tools["baseline"] = ([base_spoor, "record", "-o", os.path.join(out, "baseline.spoor"), "--"] + loop,
+                         {"SPOOR_PRELOAD_LIB": base_shim})
+if heaptrack:
+    tools["heaptrack"] = ([heaptrack, "-o", os.path.join(out, "heaptrack.process_start")] + loop, {})
+
+def run(cmd, env):
+    for f in os.listdir(out):
+        if f.startswith("heaptrack.process_start"):
+            os.unlink(os.path.join(out, f))
+    r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t = time.perf_counter()
+    subprocess.run(cmd, env={**os.environ, **env}, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
+    wall = time.perf_counter() - t
+    r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return wall, (r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime)
+
+print(f"load average before: {os.getloadavg()[0]:.2f}")
+print(f"workload: {' '.join(loop[:2])} '{loop[2]}', {reps} interleaved runs per tool")
+walls = {name: [] for name in tools}
+cpus = {name: [] for name in tools}
+for _ in range(reps):
+    for name, (cmd, env) in tools.items():
+        wall, cpu = run(cmd, env)
+        walls[name].append(wall)
+        cpus[name].append(cpu)
+
+info = subprocess.run([spoor, "info", trace], capture_output=True, text=True).stdout
+# One line per image ("  pid N (ppid P, ...) name"); the recorder is one
+# of them, and an exec'd process is listed once per image.
+pids = set(re.findall(r"^  pid (\d+) \(ppid", info, re.M))
+processes = max(len(pids) - 1, 1)
+
+base = statistics.median(walls["untraced"])
+base_cpu = statistics.median(cpus["untraced"])
+print(f"processes per run: {processes} (spoor info of the last traced run)")
+print("wall: start to exit, the tool's finishing included; cpu: user + system of every process of the run")
+print(f"{'tool':<10} {'wall s':>8} {'min s':>8} {'x':>6} {'ms/proc':>8} {'+ms/proc':>9} "
+      f"{'cpu s':>8} {'x':>6} {'+cpu ms/proc':>13}")
+for name, w in walls.items():
+    med, cpu = statistics.median(w), statistics.median(cpus[name])
+    print(f"{name:<10} {med:8.3f} {min(w):8.3f} {med / base:6.2f} {1000 * med / processes:8.3f} "
+          f"{1000 * (med - base) / processes:9.3f} {cpu:8.3f} {cpu / base_cpu:6.2f} "
+          f"{1000 * (cpu - base_cpu) / processes:13.3f}")
+if "heaptrack" in walls:
+    print(f"spoor / heaptrack wall: {statistics.median(walls['spoor']) / statistics.median(walls['heaptrack']):.2f}")
+print(f"load average after: {os.getloadavg()[0]:.2f}")
+PY
