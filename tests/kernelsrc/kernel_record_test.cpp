@@ -3,8 +3,6 @@
 // stat on the same run. Skips (saying why) where perf_event_open is not
 // allowed.
 #include <gtest/gtest.h>
-#include <linux/perf_event.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <algorithm>

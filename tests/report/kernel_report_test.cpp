@@ -4,12 +4,6 @@
 // Perfetto (read back with protoc --decode_raw) and Chrome JSON exports;
 // and spoor record --kernel end to end on a program without frame pointers.
 #include <gtest/gtest.h>
-#include <linux/perf_event.h>
-#include <sys/syscall.h>
-#include <unistd.h>
-
-#include <cerrno>
-#include <cstring>
 
 #include <algorithm>
 #include <cstdio>

@@ -11,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "consumer.h"
 #include "kernel_trace.h"
 #include "perf_access.h"
 #include "run_command.h"
@@ -204,6 +205,30 @@ TEST(KernelDump, AddressesAndCallchainsPrintInHex) {
     seen = true;
   }
   EXPECT_TRUE(seen);
+  std::filesystem::remove(path);
+}
+
+TEST(KernelSchedExport, ChromeJsonHasWakeupsOffCpuReasonsAndBlockRequests) {
+  const std::string path = written(sched_trace(), "kernel-sched-export.spoor");
+  const std::string out = spoor::test::temp_path("kernel-sched-export.json");
+  const Process p = run(kSpoor + " export " + path + " --format chrome -o " + out);
+  ASSERT_EQ(p.status, 0) << p.err;
+  const json doc = json::parse(spoor::test::read_file(out));
+  size_t woken = 0, sleeping = 0, disk = 0, blocks = 0, blocked = 0;
+  for (const json& e : doc["traceEvents"]) {
+    const std::string name = e.value("name", "");
+    if (name == "woken by prog (101)" && e["ph"] == "i" && e["tid"] == 100) ++woken;
+    if (name == "off-CPU (sleeping)" && e["ph"] == "B") ++sleeping;
+    if (name == "off-CPU (disk sleep)" && e["ph"] == "B" && e["tid"] == 101) ++disk;
+    if (name == "block R 4096 B" && e["ph"] == "B" && e["tid"] == 101) ++blocks;
+    if (name.starts_with("off-CPU (blocked)")) ++blocked;
+  }
+  EXPECT_EQ(woken, 1u) << "on the woken thread, at the wakeup";
+  EXPECT_EQ(sleeping, 1u);
+  EXPECT_EQ(disk, 1u);
+  EXPECT_EQ(blocks, 1u) << "on the traced thread that issued it; hog's request is not on the timeline";
+  EXPECT_EQ(blocked, 0u) << "no switch records in this trace";
+  std::filesystem::remove(out);
   std::filesystem::remove(path);
 }
 
