@@ -76,6 +76,11 @@ void add_tallies(std::vector<an::TaskTally>& into, const std::vector<an::TaskTal
   }
 }
 
+// A latency cell: "-" when no request of the row completed in the trace.
+std::string latency_text(const json& x, const char* key) {
+  return u(x, "completed") == 0 ? "-" : duration_text(i64(x, key));
+}
+
 }  // namespace
 
 std::vector<std::string> thread_images(const an::TraceModel& m, uint32_t pid, uint32_t tid,
@@ -212,23 +217,27 @@ void print_sched(const json& s, std::string& out) {
 
 void print_block(const json& b, std::string& out) {
   out += "\n  block I/O requests (block_rq_issue -> block_rq_complete), per device\n";
-  Table d({{"REQUESTS", Table::right}, {"READ", Table::right}, {"WRITTEN", Table::right}, {"MEAN", Table::right},
-           {"MAX", Table::right}, {"DEVICE", Table::left}});
+  Table d({{"REQUESTS", Table::right}, {"READ", Table::right}, {"WRITTEN", Table::right}, {"OTHER", Table::right},
+           {"MEAN", Table::right}, {"MAX", Table::right}, {"DEVICE", Table::left}});
   for (const json& x : b["devices"])
     d.row({count_text(u(x, "requests")), bytes_text(u(x, "read_bytes")), bytes_text(u(x, "write_bytes")),
-           duration_text(i64(x, "mean_ns")), duration_text(i64(x, "max_ns")), str(x, "device")});
+           bytes_text(u(x, "other_bytes")), latency_text(x, "mean_ns"), latency_text(x, "max_ns"),
+           str(x, "device")});
   if (d.empty()) {
     out += "    (none)\n";
     return;
   }
   d.print(out, "    ");
   out += "\n  block I/O requests per issuing task (the task running when the request went to the driver)\n";
-  Table i({{"REQUESTS", Table::right}, {"READ", Table::right}, {"WRITTEN", Table::right}, {"MEAN", Table::right},
-           {"MAX", Table::right}, {"TASK", Table::left}});
+  Table i({{"REQUESTS", Table::right}, {"READ", Table::right}, {"WRITTEN", Table::right}, {"OTHER", Table::right},
+           {"MEAN", Table::right}, {"MAX", Table::right}, {"TASK", Table::left}});
   for (const json& x : b["issuers"])
     i.row({count_text(u(x, "requests")), bytes_text(u(x, "read_bytes")), bytes_text(u(x, "write_bytes")),
-           duration_text(i64(x, "mean_ns")), duration_text(i64(x, "max_ns")), task_text(x)});
+           bytes_text(u(x, "other_bytes")), latency_text(x, "mean_ns"), latency_text(x, "max_ns"),
+           task_text(x)});
   i.print(out, "    ");
+  out += "    (other: neither read nor write, such as discards and flushes; mean and max: issue to completion,\n"
+         "     \"-\" when none completed while recording)\n";
 }
 
 }  // namespace spoor::cli
