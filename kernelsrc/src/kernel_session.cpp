@@ -258,9 +258,8 @@ void KernelSession::drain(TraceWriter& writer, const TickConversion& clock) {
     // program's first record; else now.
     timespec now{};
     clock_gettime(CLOCK_MONOTONIC, &now);
-    const uint64_t at = s.snapshot_ticks != 0
-                            ? s.snapshot_ticks
-                            : clock.ticks(static_cast<uint64_t>(now.tv_sec) * 1000000000u + static_cast<uint64_t>(now.tv_nsec));
+    const uint64_t now_ns = static_cast<uint64_t>(now.tv_sec) * 1000000000u + static_cast<uint64_t>(now.tv_nsec);
+    const uint64_t at = s.snapshot_ticks != 0 ? s.snapshot_ticks : clock.ticks(now_ns);
     s.cpus[0].stream->append(writer, kSession, at, s.sample_hz, Str(s.sample_event.data(), s.sample_event.size()),
                              Str(s.sources.data(), s.sources.size()));
     s.session_written = true;

@@ -58,7 +58,8 @@ std::string tasks_text(const json& list, const char* what) {
   std::string s;
   for (const json& x : list) {
     if (!s.empty()) s += ", ";
-    s += task_text(x) + " " + (std::string(what) == "count" ? count_text(u(x, "count")) + "x" : duration_text(i64(x, "ns")));
+    const bool counts = std::string(what) == "count";
+    s += task_text(x) + " " + (counts ? count_text(u(x, "count")) + "x" : duration_text(i64(x, "ns")));
   }
   return s.empty() ? "-" : s;
 }

@@ -114,7 +114,8 @@ void SchedAnalysis::on_event(const reader::Event& e, const EventContext& c) {
       // runnable already (a wakeup of it changes nothing).
       if (p == nullptr || p->out_ns < 0 || p->runnable_ns >= 0) return;
       p->runnable_ns = p->woken_ns = e.time_ns;
-      p->waker = field_u64(e, k, f::kKWakeIrq) != 0 ? kInterruptWaker : static_cast<uint32_t>(field_u64(e, k, f::kKWaker));
+      const bool irq = field_u64(e, k, f::kKWakeIrq) != 0;
+      p->waker = irq ? kInterruptWaker : static_cast<uint32_t>(field_u64(e, k, f::kKWaker));
       return;
     }
     default:
@@ -183,7 +184,8 @@ void SchedAnalysis::on_end(const TraceModel& model) {
     t.wakers = sorted(tallies_[i].wakers, false);
     t.ran_instead = sorted(tallies_[i].ran_instead, true);
     for (TaskTally& w : t.wakers) w.comm = comm(w.tid);
-    for (TaskTally& r : t.ran_instead) r.comm = r.tid == kUnknownTask ? "(before the CPU's recorded history)" : comm(r.tid);
+    for (TaskTally& r : t.ran_instead)
+      r.comm = r.tid == kUnknownTask ? "(before the CPU's recorded history)" : comm(r.tid);
     out_.push_back(std::move(t));
   }
   auto off = [](const SchedThread& t) {
@@ -191,7 +193,8 @@ void SchedAnalysis::on_end(const TraceModel& model) {
     for (int64_t ns : t.off_cpu_ns) s += ns;
     return s;
   };
-  std::stable_sort(out_.begin(), out_.end(), [&](const SchedThread& a, const SchedThread& b) { return off(a) > off(b); });
+  std::stable_sort(out_.begin(), out_.end(),
+                   [&](const SchedThread& a, const SchedThread& b) { return off(a) > off(b); });
 }
 
 }  // namespace spoor::analysis
