@@ -65,6 +65,10 @@ RawLayout raw_layout(Role role, const TracepointFormat& format) {
     if (f == nullptr) return l;
     l.fields.push_back(*f);
   }
+  // sched_waking's context (irq or task), when the format has it: an
+  // extra field last, so a kernel without it still works.
+  if (role == Role::sched_waking)
+    if (const TracepointField* flags = format.field("common_flags")) l.fields.push_back(*flags);
   l.complete = true;
   return l;
 }
@@ -207,11 +211,17 @@ bool KernelConvert::sample(const EventMeta& m, Bytes record, TraceWriter& w, Ker
       out.append(w, kSchedSwitch, t, s.cpu, static_cast<uint32_t>(read_unsigned(raw, f[0])), read_string(raw, f[1]),
                  read_unsigned(raw, f[2]), static_cast<uint32_t>(read_unsigned(raw, f[3])), read_string(raw, f[4]));
       return true;
-    case Role::sched_waking:
-      // The tracepoint fires in the waker's context: the sample's pid is the waker.
+    case Role::sched_waking: {
+      // The tracepoint fires in the waker's context: the sample's pid is
+      // the waker, unless an interrupt (hard, soft or NMI: trace_entry's
+      // TRACE_FLAG_HARDIRQ 0x08, SOFTIRQ 0x10, NMI 0x40) did the waking:
+      // then it is whichever task the interrupt hit.
+      constexpr uint64_t kInterruptFlags = 0x08 | 0x10 | 0x40;
+      const bool irq = f.size() > 3 && (read_unsigned(raw, f[3]) & kInterruptFlags) != 0;
       out.append(w, kSchedWaking, t, s.cpu, s.tid, static_cast<uint32_t>(read_unsigned(raw, f[0])),
-                 read_string(raw, f[1]), static_cast<uint32_t>(read_unsigned(raw, f[2])));
+                 read_string(raw, f[1]), static_cast<uint32_t>(read_unsigned(raw, f[2])), irq);
       return true;
+    }
     case Role::block_issue:
     case Role::block_complete:
       out.append(w, kBlockRequest, t, s.cpu, s.pid, static_cast<uint32_t>(read_unsigned(raw, f[0])),

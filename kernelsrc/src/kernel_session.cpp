@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <ctime>
 #include <fstream>
 #include <functional>
 #include <set>
@@ -122,6 +123,11 @@ struct KernelSession::State {
   std::set<std::pair<uint64_t, std::string>> kernel_mmaps;
   uint64_t snapshot_ticks = 0;
   uint32_t snapshot_pid = 0;
+  // The Session event's fields, written at the first drain.
+  uint32_t sample_hz = 0;
+  std::string sample_event;
+  std::string sources;
+  bool session_written = false;
 
   ~State() {
     for (CpuRing& c : cpus)
@@ -190,6 +196,12 @@ bool KernelSession::open(const PlanOptions& requested, pid_t pid, uint32_t ncpus
         messages_.push_back("kernel: " + e.source + " unavailable: " + open_failure(e, failure, s->privilege));
         continue;
       }
+      if (e.role == Role::cpu_sample) {
+        s->sample_hz = static_cast<uint32_t>(attr.freq ? attr.sample_freq : 0);
+        s->sample_event = attr.type == PERF_TYPE_SOFTWARE ? "cpu-clock" : "cycles";
+      }
+      if (e.source != "sideband" && ("," + s->sources + ",").find("," + e.source + ",") == std::string::npos)
+        s->sources += (s->sources.empty() ? "" : ",") + e.source;
       meta.sample_type = attr.sample_type;
       meta.regs_mask = attr.sample_regs_user;
       for (auto& [cpu, fd] : opened) {
@@ -241,6 +253,17 @@ void KernelSession::drain(TraceWriter& writer, const TickConversion& clock) {
   State& s = *state_;
   // Made once here, not per record at the call of convert().
   const std::function<uint64_t(uint64_t)> ticks = [&clock](uint64_t ns) { return clock.ticks(ns); };
+  if (!s.session_written && !s.cpus.empty() && s.cpus[0].stream) {
+    // At the exec when snapshot_maps() saw it, so it comes before the
+    // program's first record; else now.
+    timespec now{};
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    const uint64_t now_ns = static_cast<uint64_t>(now.tv_sec) * 1000000000u + static_cast<uint64_t>(now.tv_nsec);
+    const uint64_t at = s.snapshot_ticks != 0 ? s.snapshot_ticks : clock.ticks(now_ns);
+    s.cpus[0].stream->append(writer, kSession, at, s.sample_hz, Str(s.sample_event.data(), s.sample_event.size()),
+                             Str(s.sources.data(), s.sources.size()));
+    s.session_written = true;
+  }
   for (uint32_t cpu = 0; cpu < s.cpus.size(); ++cpu) {
     CpuRing& c = s.cpus[cpu];
     if (!c.ring || !c.stream) continue;

@@ -1,6 +1,7 @@
 #include "event_json.h"
 
 #include <nlohmann/json.hpp>
+#include <cstring>
 #include <variant>
 
 #include "event_text.h"
@@ -23,6 +24,25 @@ Json value_json(const reader::Value& v) {
   if (auto* p = std::get_if<reader::Pointer>(&v)) return hex_number(p->address);
   if (auto* g = std::get_if<reader::Guid>(&v)) return g->to_string();
   return nullptr;
+}
+
+// Kernel addresses as pointers are: "0x..." strings; callchains as arrays of them.
+Json field_json(const reader::Event& e, const reader::FieldValue& f) {
+  switch (address_kind(e, f)) {
+    case AddressKind::address: return hex_number(std::get<uint64_t>(f.value));
+    case AddressKind::address_list: {
+      Json a = Json::array();
+      const auto bytes = std::get<reader::Blob>(f.value).bytes;
+      for (size_t i = 0; i + 8 <= bytes.size(); i += 8) {
+        uint64_t v;
+        std::memcpy(&v, bytes.data() + i, 8);
+        a.push_back(hex_number(v));
+      }
+      return a;
+    }
+    case AddressKind::none: break;
+  }
+  return value_json(f.value);
 }
 
 std::string guid_text(const std::optional<reader::Guid>& g) { return g ? g->to_string() : ""; }
@@ -50,7 +70,7 @@ void json_line(const reader::Event& e, std::string& out) {
   j["activity_id"] = guid_text(e.activity_id);
   j["related_activity_id"] = guid_text(e.related_activity_id);
   Json fields = Json::object();
-  for (const reader::FieldValue& f : e.fields) fields[f.field->name] = value_json(f.value);
+  for (const reader::FieldValue& f : e.fields) fields[f.field->name] = field_json(e, f);
   j["fields"] = std::move(fields);
   // The replace handler: a trace's strings are not validated UTF-8, and the
   // default handler would throw on the first bad byte.

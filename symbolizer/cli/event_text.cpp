@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cstdio>
+#include <cstring>
 #include <variant>
 
 #include "spoor/reader/names.h"
@@ -101,13 +102,46 @@ std::string value_text(const reader::Value& v) {
       v);
 }
 
+AddressKind address_kind(const reader::Event& e, const reader::FieldValue& f) {
+  // Spoor.Kernel writes addresses as u64 and callchains as blobs of u64
+  // (its schema, kernelsrc/kernel_events.h), so they are known by name.
+  if (e.provider == nullptr || e.provider->name != "Spoor.Kernel") return AddressKind::none;
+  const std::string_view name = f.field->name;
+  if (std::holds_alternative<uint64_t>(f.value) && (name == "ip" || name == "address" || name == "start"))
+    return AddressKind::address;
+  if (std::holds_alternative<reader::Blob>(f.value) && (name == "callchain" || name == "kernel_callchain"))
+    return AddressKind::address_list;
+  return AddressKind::none;
+}
+
+std::string address_list_text(std::span<const uint8_t> bytes) {
+  std::string s = "[";
+  for (size_t i = 0; i + 8 <= bytes.size(); i += 8) {
+    uint64_t v;
+    std::memcpy(&v, bytes.data() + i, 8);
+    if (i > 0) s += ',';
+    s += hex_number(v);
+  }
+  s += ']';
+  return s;
+}
+
+std::string field_text(const reader::Event& e, const reader::FieldValue& f) {
+  switch (address_kind(e, f)) {
+    case AddressKind::address: return hex_number(std::get<uint64_t>(f.value));
+    case AddressKind::address_list: return address_list_text(std::get<reader::Blob>(f.value).bytes);
+    case AddressKind::none: break;
+  }
+  return value_text(f.value);
+}
+
 std::string fields_text(const reader::Event& e, std::string_view separator) {
   std::string s;
   for (size_t i = 0; i < e.fields.size(); ++i) {
     if (i > 0) s += separator;
     s += e.fields[i].field->name;
     s += '=';
-    s += value_text(e.fields[i].value);
+    s += field_text(e, e.fields[i]);
   }
   return s;
 }

@@ -20,7 +20,16 @@ std::string hex_number(uint64_t v);
 // in decimal (doubles in their shortest exact form); blobs in hex; pointers
 // as 0x...; activity IDs in canonical form.
 std::string value_text(const reader::Value& v);
-// "name=value;name=value" with value_text values.
+// Fields that hold addresses though their type is a number or a blob:
+// Spoor.Kernel's ip, address and start (u64), and its callchains (blobs of
+// u64). They print like pointers: 0x... and [0x...,0x...].
+enum class AddressKind : uint8_t { none, address, address_list };
+AddressKind address_kind(const reader::Event& e, const reader::FieldValue& f);
+// "[0x1,0x2]": a blob of native-endian u64s (a trailing partial one is left out).
+std::string address_list_text(std::span<const uint8_t> bytes);
+// value_text, or the address rendering address_kind() asks for.
+std::string field_text(const reader::Event& e, const reader::FieldValue& f);
+// "name=value;name=value" with field_text values.
 std::string fields_text(const reader::Event& e, std::string_view separator);
 // "1.234 ms": a duration in the largest unit that keeps it >= 1.
 std::string duration_text(int64_t ns);

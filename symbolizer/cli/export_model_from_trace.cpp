@@ -9,6 +9,8 @@
 #include "spoor/analysis/cpu.h"
 #include "spoor/analysis/heap.h"
 #include "spoor/analysis/kernel.h"
+#include "spoor/analysis/kernel_block.h"
+#include "spoor/analysis/kernel_sched.h"
 #include "spoor/analysis/load.h"
 #include "spoor/analysis/symbolized_stacks.h"
 
@@ -90,10 +92,50 @@ class StackTables {
 
 // What the kernel says about each thread on its timeline: where it was off
 // the CPU (from switch-out to switch-in), its system calls, its page faults.
+// With the scheduler's records (--kernel=sched), the off-CPU slices say why
+// (sleeping, disk sleep, runnable) instead, each wakeup is an instant on
+// the woken thread naming its waker, and block requests are slices on the
+// traced thread that issued them.
 void add_kernel_events(const analysis::TraceModel& tm, const analysis::KernelAnalysis& kernel,
+                       const analysis::SchedAnalysis& sched, const analysis::BlockAnalysis& block,
                        exporter::ExportModel& m) {
   auto thread = [&](analysis::ThreadIndex t) -> const analysis::ThreadInfo& { return tm.threads[t]; };
-  for (const analysis::OffCpuInterval& o : kernel.off_cpu()) {
+  for (const analysis::SchedOffCpu& o : sched.off_cpu()) {
+    const analysis::ThreadInfo& t = thread(o.thread);
+    m.slices.push_back({.pid = t.pid,
+                        .tid = t.tid,
+                        .begin_ns = o.start_ns,
+                        .end_ns = std::max(o.end_ns, o.start_ns),
+                        .name = std::string("off-CPU (") + analysis::off_cpu_reason_name(o.reason) + ")",
+                        .category = "sched",
+                        .args = {}});
+  }
+  for (const analysis::Wakeup& w : sched.wakeups()) {
+    const analysis::ThreadInfo& t = thread(w.thread);
+    const std::string_view comm = sched.comm(w.waker);
+    m.instants.push_back({.pid = t.pid,
+                          .tid = t.tid,
+                          .time_ns = w.woken_ns,
+                          .name = "woken by " + (comm.empty() ? std::string("?") : std::string(comm)) + " (" +
+                                  std::to_string(w.waker) + ")",
+                          .category = "sched"});
+  }
+  for (const analysis::BlockRequestSpan& r : block.requests()) {
+    const analysis::ThreadIndex ti = sched.traced(r.tid);
+    if (ti == analysis::kNone) continue;
+    const analysis::ThreadInfo& t = thread(ti);
+    m.slices.push_back({.pid = t.pid,
+                        .tid = t.tid,
+                        .begin_ns = r.issue_ns,
+                        .end_ns = std::max(r.complete_ns, r.issue_ns),
+                        .name = "block " + r.rwbs + " " + std::to_string(r.bytes) + " B",
+                        .category = "block",
+                        .args = {{"device", analysis::device_name(r.dev)}, {"sector", std::to_string(r.sector)}}});
+  }
+  // The switches' off-CPU slices only when the scheduler's (which say why)
+  // are not there: both cover the same intervals.
+  static const std::vector<analysis::OffCpuInterval> kNoIntervals;
+  for (const analysis::OffCpuInterval& o : sched.off_cpu().empty() ? kernel.off_cpu() : kNoIntervals) {
     const analysis::ThreadInfo& t = thread(o.thread);
     m.slices.push_back({.pid = t.pid,
                         .tid = t.tid,
@@ -130,7 +172,9 @@ ExportInput export_model_from_trace(const reader::Trace& trace, symbolizer::Opti
   ExportEvents events(trace);
   analysis::HeapAnalysis heap;
   analysis::KernelAnalysis kernel;
-  analysis::EventVisitor* visitors[] = {&events, &heap, &kernel};
+  analysis::SchedAnalysis sched;
+  analysis::BlockAnalysis block;
+  analysis::EventVisitor* visitors[] = {&events, &heap, &kernel, &sched, &block};
   analysis::LoadOptions load_options;
   load_options.debug_dirs = options.debug_dirs;
   load_options.sysroot = options.sysroot;
@@ -164,7 +208,7 @@ ExportInput export_model_from_trace(const reader::Trace& trace, symbolizer::Opti
                         .category = a.provider != nullptr ? a.provider->name : "",
                         .args = {}});
   m.instants = std::move(events.instants);
-  add_kernel_events(tm, kernel, m);
+  add_kernel_events(tm, kernel, sched, block, m);
   if (!events.heap_size.empty())
     m.counters.push_back({.name = "heap size", .unit = "bytes", .values = std::move(events.heap_size)});
 
@@ -174,6 +218,9 @@ ExportInput export_model_from_trace(const reader::Trace& trace, symbolizer::Opti
   // system calls too, and stacks through code without frame pointers);
   // the preload sampler's otherwise.
   const bool kernel_samples = !events.kernel_samples.empty();
+  // The kernel sampler's own rate when the trace says it (Session).
+  if (kernel_samples && !sample_hz && kernel.session().sample_hz != 0)
+    m.sample_period_ns = 1'000'000'000 / kernel.session().sample_hz;
   for (const SampleAt& s : kernel_samples ? events.kernel_samples : events.samples)
     m.cpu_samples.push_back({.pid = s.pid,
                              .tid = s.tid,

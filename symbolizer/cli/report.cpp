@@ -62,7 +62,9 @@ int run_report(const std::vector<std::string>& words) {
   an::CustomEventAnalysis custom;
   an::KernelAnalysis kernel;
   an::CpuAnalysis kernel_cpu(an::SampleSource::kernel);
-  an::EventVisitor* const visitors[] = {&heap, &io, &cpu, &custom, &kernel, &kernel_cpu};
+  an::SchedAnalysis sched;
+  an::BlockAnalysis block;
+  an::EventVisitor* const visitors[] = {&heap, &io, &cpu, &custom, &kernel, &kernel_cpu, &sched, &block};
   an::LoadOptions load_options;
   load_options.debug_dirs = symbols.debug_dirs;
   load_options.sysroot = symbols.sysroot;
@@ -79,6 +81,8 @@ int run_report(const std::vector<std::string>& words) {
   in.custom = &custom;
   in.kernel = &kernel;
   in.kernel_cpu = &kernel_cpu;
+  in.sched = &sched;
+  in.block = &block;
   in.symbols = &stacks;
   ReportSections sections;
   sections.heap = args->option("--heap") != nullptr;
@@ -132,8 +136,13 @@ section (all that have data when none is chosen):
              context switches (blocked or preempted) and time off the CPU,
              page faults (minor, major) and the functions they hit, system
              calls (count, errors, total and longest time), the kernel's
-             CPU samples unwound offline as a profile of their own, and the
-             kernel records lost
+             CPU samples unwound offline as a profile of their own (with
+             the CPU time one sample stands for, and the modules the
+             unwinder could not use), and the kernel records lost; with
+             --kernel=sched, per thread its time off the CPU by why
+             (runnable, sleeping, disk sleep), who woke it and what ran
+             while it waited to run; with --kernel=block, block requests,
+             bytes and latency per device and per issuing task
   --events   events of the program's own providers: counts per event, and
              start/stop activity durations (count, min, median, p99, max)
 

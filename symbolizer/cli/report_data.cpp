@@ -5,7 +5,10 @@
 #include <cstdio>
 #include <cstring>
 #include <functional>
+#include <map>
 #include <unordered_map>
+
+#include "report_sched.h"
 
 namespace spoor::cli {
 namespace {
@@ -302,17 +305,46 @@ json kernel_json(const Context& c) {
   const an::KernelAnalysis& k = *c.in.kernel;
   const an::TraceModel& m = c.model();
   json j = {{"events", k.events()}};
-  // Threads by time off the CPU: where waiting happened.
-  std::vector<const an::KernelThread*> threads;
-  for (const an::KernelThread& t : k.threads()) threads.push_back(&t);
-  std::stable_sort(threads.begin(), threads.end(), [](const an::KernelThread* a, const an::KernelThread* b) {
-    return a->off_cpu_ns != b->off_cpu_ns ? a->off_cpu_ns > b->off_cpu_ns : a->switches > b->switches;
+  // Threads by time off the CPU: where waiting happened. A thread that
+  // exec'd is one row (the model has a thread per image), named by its
+  // images in order.
+  struct Row {
+    an::KernelThread sum;
+    std::vector<std::string> names;
+  };
+  std::vector<Row> rows;
+  std::map<std::pair<uint32_t, uint32_t>, size_t> row_of;  // (pid, tid)
+  for (const an::KernelThread& t : k.threads()) {
+    const an::ThreadInfo& th = m.threads[t.thread];
+    auto [it, inserted] = row_of.try_emplace({th.pid, th.tid}, rows.size());
+    if (inserted) rows.push_back({t, {}});
+    Row& r = rows[it->second];
+    if (!inserted) {
+      r.sum.switches += t.switches;
+      r.sum.preempted += t.preempted;
+      r.sum.blocked += t.blocked;
+      r.sum.off_cpu_ns += t.off_cpu_ns;
+      r.sum.minor_faults += t.minor_faults;
+      r.sum.major_faults += t.major_faults;
+      r.sum.syscalls += t.syscalls;
+      r.sum.samples += t.samples;
+    }
+    for (const std::string& n : th.names)
+      if (r.names.empty() || r.names.back() != n) r.names.push_back(n);
+  }
+  std::stable_sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) {
+    return a.sum.off_cpu_ns != b.sum.off_cpu_ns ? a.sum.off_cpu_ns > b.sum.off_cpu_ns : a.sum.switches > b.sum.switches;
   });
   json tarr = json::array();
   uint64_t switches = 0, preempted = 0, blocked = 0;
   int64_t off_cpu = 0;
-  for (const an::KernelThread* t : threads) {
+  for (const Row& r : rows) {
+    const an::KernelThread* t = &r.sum;
     json tj = thread_ref(c, t->thread);
+    const an::ThreadInfo& th = m.threads[t->thread];
+    const std::vector<std::string> images = thread_images(m, th.pid, th.tid, r.names);
+    tj["images"] = images;  // the one before an exec first
+    tj["name"] = images_text(images);
     tj.update({{"switches", t->switches}, {"preempted", t->preempted}, {"blocked", t->blocked},
                {"off_cpu_ns", t->off_cpu_ns}, {"minor_faults", t->minor_faults}, {"major_faults", t->major_faults},
                {"syscalls", t->syscalls}, {"samples", t->samples}});
@@ -373,6 +405,20 @@ json kernel_json(const Context& c) {
   json stops = json::array();
   for (const auto& [reason, n] : u.stops) stops.push_back({{"reason", reason}, {"count", n}});
   sj["stops"] = std::move(stops);
+  json unwind_problems = json::array();
+  for (const auto& [module, message] : u.module_problems)
+    unwind_problems.push_back({{"module", module}, {"message", message}});
+  sj["unwind_problems"] = std::move(unwind_problems);
+  // What one sample stands for: the sampler's rate (Session, absent from
+  // older traces) is per second of a thread's time on the CPU.
+  const an::KernelSessionInfo& session = k.session();
+  sj["sample_hz_recorded"] = session.recorded;
+  sj["sample_hz"] = session.sample_hz;
+  sj["sample_event"] = session.sample_event;
+  if (session.sample_hz != 0) {
+    sj["period_ns"] = 1'000'000'000 / session.sample_hz;
+    sj["cpu_ms"] = static_cast<double>(samples) * 1e3 / static_cast<double>(session.sample_hz);
+  }
   if (c.in.kernel_cpu != nullptr && c.in.kernel_cpu->periods() > 0) {
     const an::CpuProfile all = c.in.kernel_cpu->profile(*c.in.symbols);
     sj["periods"] = all.periods;
@@ -382,6 +428,10 @@ json kernel_json(const Context& c) {
   json lost = json::array();
   for (const auto& [source, n] : k.lost()) lost.push_back({{"source", source}, {"count", n}});
   j["lost"] = std::move(lost);
+  j["sources"] = session.sources;
+  if (c.in.sched != nullptr && c.in.sched->any()) j["sched"] = sched_json(m, *c.in.sched, c.top);
+  if (c.in.block != nullptr && c.in.block->any() && c.in.sched != nullptr)
+    j["block"] = block_json(m, *c.in.block, *c.in.sched, c.top);
   return j;
 }
 

@@ -15,6 +15,8 @@
 #include "spoor/analysis/heap.h"
 #include "spoor/analysis/io.h"
 #include "spoor/analysis/kernel.h"
+#include "spoor/analysis/kernel_block.h"
+#include "spoor/analysis/kernel_sched.h"
 #include "spoor/analysis/model.h"
 #include "spoor/analysis/symbolized_stacks.h"
 #include "spoor/reader/trace.h"
@@ -40,6 +42,8 @@ struct ReportInputs {
   analysis::CustomEventAnalysis* custom = nullptr;
   const analysis::KernelAnalysis* kernel = nullptr;
   const analysis::CpuAnalysis* kernel_cpu = nullptr;  // CpuAnalysis(SampleSource::kernel)
+  const analysis::SchedAnalysis* sched = nullptr;
+  const analysis::BlockAnalysis* block = nullptr;
   analysis::SymbolizedStacks* symbols = nullptr;
 };
 

@@ -12,6 +12,7 @@
 
 #include "event_text.h"
 #include "report_format.h"
+#include "report_sched.h"
 
 namespace spoor::cli {
 namespace {
@@ -435,8 +436,18 @@ void print_kernel(const json& k, std::string& out) {
            " samples, unwound " + count_text(u(uw, "dwarf")) + " with DWARF, " + count_text(u(uw, "frame_pointer")) +
            " by frame pointers, " + count_text(u(uw, "pc_only")) + " pc only; " + count_text(u(uw, "frames")) +
            " frames\n";
+    if (u(cpu, "sample_hz") > 0)
+      out += "    one sample stands for " + duration_text(i64(cpu, "period_ns")) + " of CPU time (" +
+             str(cpu, "sample_event") + " at " + count_text(u(cpu, "sample_hz")) + " Hz): " +
+             ms_text(static_cast<int64_t>(cpu.value("cpu_ms", 0.0) * 1e6)) + " in all\n";
+    else if (!cpu.value("sample_hz_recorded", false))
+      out += "    CPU time per sample unknown: the trace does not say the sampler's rate (recorded before spoor wrote it)\n";
     for (const json& s : cpu["stops"])
       out += "    " + count_text(u(s, "count")) + " stopped early: " + str(s, "reason") + "\n";
+    if (cpu.contains("unwind_problems") && !cpu["unwind_problems"].empty()) {
+      out += "    modules the unwinder could not use (stacks end at their frames):\n";
+      for (const json& p : cpu["unwind_problems"]) out += "      " + str(p, "module") + ": " + str(p, "message") + "\n";
+    }
     if (cpu.contains("functions")) {
       const uint64_t total = u(cpu, "periods");
       out += "\n    top functions by self time\n";
@@ -445,6 +456,8 @@ void print_kernel(const json& k, std::string& out) {
       function_table(cpu["functions_by_inclusive"], total, out, "      ");
     }
   }
+  if (k.contains("sched")) print_sched(k["sched"], out);
+  if (k.contains("block")) print_block(k["block"], out);
   for (const json& l : k["lost"])
     out += "  lost kernel records (" + str(l, "source") + "): " + count_text(u(l, "count")) + "\n";
 }

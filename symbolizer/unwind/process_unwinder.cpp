@@ -321,6 +321,24 @@ ProcessUnwinder& ProcessUnwinder::operator=(ProcessUnwinder&&) noexcept = defaul
 ProcessUnwinder::~ProcessUnwinder() = default;
 
 void ProcessUnwinder::add_module(const symbolizer::ModuleInfo& module) {
+  // One file mapped once, described twice: the kernel's mmap record (its
+  // executable segment) and the preload's ModuleLoad (the whole image),
+  // with the same bias. Two Dwfl modules over one range would make the
+  // second unusable ("address range overlaps"), so the first one stands,
+  // widened to cover both while nothing has been reported from it.
+  for (State::Mod& m : state_->modules) {
+    if (m.info.path != module.path || m.info.bias != module.bias) continue;
+    const uint64_t lo = std::min(m.info.start, module.start);
+    const uint64_t hi = std::max(m.info.start + m.info.size, module.start + module.size);
+    if (hi - lo > m.info.size + module.size) continue;  // disjoint: a second mapping of its own
+    if (m.state == State::ModuleState::pending) {
+      m.info.start = lo;
+      m.info.size = hi - lo;
+      if (m.info.build_id.empty()) m.info.build_id = module.build_id;
+      if (m.info.image.empty()) m.info.image = module.image;
+    }
+    return;
+  }
   State::Mod m;
   m.info = module;
   state_->modules.push_back(std::move(m));

@@ -15,7 +15,7 @@ namespace spoor::testing {
 
 enum KernelKey : uint16_t {
   kKCpuSample = 101, kKContextSwitch, kKPageFault, kKSyscallEnter, kKSyscallExit, kKMmap, kKComm, kKFork, kKExit,
-  kKLost,
+  kKLost, kKSchedSwitch, kKSchedWaking, kKBlockRequest, kKSession,
 };
 
 inline Bytes u64_bytes(const std::vector<uint64_t>& v) {
@@ -57,6 +57,16 @@ class KernelTrace : public SpoorTrace {
     ev(kKFork, "Fork", {{kFieldU32, "pid"}, {kFieldU32, "tid"}, {kFieldU32, "parent_pid"}, {kFieldU32, "parent_tid"}});
     ev(kKExit, "Exit", {{kFieldU32, "pid"}, {kFieldU32, "tid"}});
     ev(kKLost, "Lost", {{kFieldU32, "cpu"}, {kFieldString, "source"}, {kFieldU64, "count"}});
+    ev(kKSchedSwitch, "SchedSwitch",
+       {{kFieldU32, "cpu"}, {kFieldU32, "prev_pid"}, {kFieldString, "prev_comm"}, {kFieldU64, "prev_state"},
+        {kFieldU32, "next_pid"}, {kFieldString, "next_comm"}});
+    ev(kKSchedWaking, "SchedWaking",
+       {{kFieldU32, "cpu"}, {kFieldU32, "waker_pid"}, {kFieldU32, "pid"}, {kFieldString, "comm"},
+        {kFieldU32, "target_cpu"}, {kFieldBool, "irq"}});
+    ev(kKBlockRequest, "BlockRequest",
+       {{kFieldU32, "cpu"}, {kFieldU32, "pid"}, {kFieldU32, "dev"}, {kFieldU64, "sector"}, {kFieldU32, "bytes"},
+        {kFieldString, "rwbs"}, {kFieldBool, "issue"}});
+    ev(kKSession, "Session", {{kFieldU32, "sample_hz"}, {kFieldString, "sample_event"}, {kFieldString, "sources"}});
   }
 
   // A sample with registers (perf layout, `mask`) and a stack copy, or
@@ -90,6 +100,23 @@ class KernelTrace : public SpoorTrace {
   void kexit(uint32_t pid, uint32_t tid, uint64_t t) { kadd(t, K(kKExit, t).u32(pid).u32(tid)); }
   void klost(uint64_t t, const std::string& source, uint64_t count) {
     kadd(t, K(kKLost, t).u32(0).string(source).u64(count));
+  }
+  // prev_state: the kernel's TASK_REPORT bits (0x1 S, 0x2 D, 0x100 preempted).
+  void sched_switch(uint64_t t, uint32_t cpu, uint32_t prev, const std::string& prev_comm, uint64_t prev_state,
+                    uint32_t next, const std::string& next_comm) {
+    kadd(t, K(kKSchedSwitch, t).u32(cpu).u32(prev).string(prev_comm).u64(prev_state).u32(next).string(next_comm));
+  }
+  // irq: an interrupt did it (`waker` is the task it hit).
+  void sched_waking(uint64_t t, uint32_t cpu, uint32_t waker, uint32_t woken, const std::string& comm,
+                    bool irq = false) {
+    kadd(t, K(kKSchedWaking, t).u32(cpu).u32(waker).u32(woken).string(comm).u32(cpu).boolean(irq));
+  }
+  void block_request(uint64_t t, uint32_t tid, uint32_t dev, uint64_t sector, uint32_t bytes, const std::string& rwbs,
+                     bool issue) {
+    kadd(t, K(kKBlockRequest, t).u32(0).u32(tid).u32(dev).u64(sector).u32(bytes).string(rwbs).boolean(issue));
+  }
+  void session(uint64_t t, uint32_t hz, const std::string& event, const std::string& sources) {
+    kadd(t, K(kKSession, t).u32(hz).string(event).string(sources));
   }
 
  private:

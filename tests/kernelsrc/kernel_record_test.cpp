@@ -3,8 +3,6 @@
 // stat on the same run. Skips (saying why) where perf_event_open is not
 // allowed.
 #include <gtest/gtest.h>
-#include <linux/perf_event.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -18,6 +16,7 @@
 #include <sstream>
 #include <string>
 
+#include "perf_access.h"
 #include "run_command.h"
 #include "spoor/reader/event_reader.h"
 #include "spoor/reader/trace.h"
@@ -26,22 +25,10 @@ namespace {
 
 namespace reader = spoor::reader;
 using spoor::test::Process;
+using spoor::test::perf_unavailable;
 using spoor::test::run;
 
 const std::string kSpoor = SPOOR_TOOL;
-
-// Why perf_event_open cannot be used here, or empty.
-std::string perf_unavailable() {
-  perf_event_attr a{};
-  a.size = sizeof a;
-  a.type = PERF_TYPE_SOFTWARE;
-  a.config = PERF_COUNT_SW_DUMMY;
-  a.exclude_kernel = 1;
-  const long fd = syscall(SYS_perf_event_open, &a, 0, -1, -1, 0);
-  if (fd < 0) return std::string("perf_event_open is not allowed here: ") + std::strerror(errno);
-  close(static_cast<int>(fd));
-  return "";
-}
 
 #define SKIP_WITHOUT_PERF()                                        \
   do {                                                             \

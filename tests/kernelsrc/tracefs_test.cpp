@@ -53,6 +53,41 @@ TEST(TracepointFormat, ReadsTheIdAndEveryFieldByItsBareName) {
   EXPECT_FALSE(raw_layout(Role::sched_waking, *f).complete) << "sched_waking's fields are not there";
 }
 
+// sched_waking's format as a 6.x kernel prints it.
+constexpr const char* kSchedWaking = R"(name: sched_waking
+ID: 375
+format:
+	field:unsigned short common_type;	offset:0;	size:2;	signed:0;
+	field:unsigned char common_flags;	offset:2;	size:1;	signed:0;
+	field:unsigned char common_preempt_count;	offset:3;	size:1;	signed:0;
+	field:int common_pid;	offset:4;	size:4;	signed:1;
+
+	field:char comm[16];	offset:8;	size:16;	signed:0;
+	field:pid_t pid;	offset:24;	size:4;	signed:1;
+	field:int prio;	offset:28;	size:4;	signed:1;
+	field:int target_cpu;	offset:32;	size:4;	signed:1;
+)";
+
+TEST(TracepointFormat, SchedWakingReadsCommonFlagsLastWhenTheFormatHasThem) {
+  auto f = parse_tracepoint_format(kSchedWaking);
+  ASSERT_TRUE(f);
+  const RawLayout l = raw_layout(Role::sched_waking, *f);
+  ASSERT_TRUE(l.complete);
+  ASSERT_EQ(l.fields.size(), 4u) << "pid, comm, target_cpu, then common_flags (interrupt context)";
+  EXPECT_EQ(l.fields[0].offset, 24u);
+  EXPECT_EQ(l.fields[3].offset, 2u);
+  EXPECT_EQ(l.fields[3].size, 1u);
+
+  std::string without(kSchedWaking);
+  without.erase(without.find("\tfield:unsigned char common_flags"), without.find("\tfield:unsigned char common_preempt") -
+                                                                        without.find("\tfield:unsigned char common_flags"));
+  auto g = parse_tracepoint_format(without);
+  ASSERT_TRUE(g);
+  const RawLayout l2 = raw_layout(Role::sched_waking, *g);
+  EXPECT_TRUE(l2.complete) << "common_flags is optional";
+  EXPECT_EQ(l2.fields.size(), 3u);
+}
+
 TEST(TracepointFormat, SyscallArgumentsAreTheFieldsAfterTheNumberInOffsetOrder) {
   auto f = parse_tracepoint_format(kEnterWrite);
   ASSERT_TRUE(f);

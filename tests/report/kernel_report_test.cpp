@@ -4,12 +4,6 @@
 // Perfetto (read back with protoc --decode_raw) and Chrome JSON exports;
 // and spoor record --kernel end to end on a program without frame pointers.
 #include <gtest/gtest.h>
-#include <linux/perf_event.h>
-#include <sys/syscall.h>
-#include <unistd.h>
-
-#include <cerrno>
-#include <cstring>
 
 #include <algorithm>
 #include <cstdio>
@@ -21,12 +15,14 @@
 
 #include "decoded_proto.h"
 #include "kernel_trace.h"
+#include "perf_access.h"
 #include "run_command.h"
 
 namespace {
 
 using nlohmann::json;
 using spoor::test::Process;
+using spoor::test::perf_unavailable;
 using spoor::test::run;
 
 const std::string kSpoor = SPOOR_TOOL;
@@ -203,19 +199,6 @@ TEST(KernelExport, ChromeJsonAndFoldedUseTheKernelEvents) {
   EXPECT_NE(folded.find("prog+0x3030;prog+0x2020;prog+0x1010 3"), std::string::npos)
       << "the kernel's samples, root first: " << folded;
   std::filesystem::remove(path);
-}
-
-// Why perf_event_open cannot be used here, or "".
-std::string perf_unavailable() {
-  perf_event_attr a{};
-  a.size = sizeof a;
-  a.type = PERF_TYPE_SOFTWARE;
-  a.config = PERF_COUNT_SW_DUMMY;
-  a.exclude_kernel = 1;
-  const long fd = syscall(SYS_perf_event_open, &a, 0, -1, -1, 0);
-  if (fd < 0) return std::string("perf_event_open is not allowed here: ") + std::strerror(errno);
-  close(static_cast<int>(fd));
-  return "";
 }
 
 const json* function_named(const json& functions, const std::string& name) {

@@ -6,7 +6,7 @@ namespace spoor::analysis {
 namespace {
 namespace f = field;
 
-bool is_kernel(EventKind k) { return k >= EventKind::kernel_sample && k <= EventKind::kernel_lost; }
+bool is_kernel(EventKind k) { return k >= EventKind::kernel_sample && k <= EventKind::kernel_session; }
 }  // namespace
 
 KernelAnalysis::PerThread& KernelAnalysis::state(ThreadIndex t) {
@@ -40,6 +40,12 @@ void KernelAnalysis::on_event(const reader::Event& e, const EventContext& c) {
       return;
     case EventKind::kernel_sample:
       ++threads_[state(c.thread).index].samples;
+      return;
+    case EventKind::kernel_session:
+      session_.recorded = true;
+      session_.sample_hz = static_cast<uint32_t>(field_u64(e, k, f::kKSessionHz));
+      session_.sample_event = field_str(e, k, f::kKSessionEvent);
+      session_.sources = field_str(e, k, f::kKSessionSources);
       return;
     case EventKind::kernel_switch: {
       PerThread& s = state(c.thread);

@@ -1,5 +1,6 @@
 #include "kernel_modules.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cstring>
 
@@ -102,6 +103,19 @@ StackKey KernelModules::unwind(const reader::Event& e, const KnownEvent& k, Imag
     m_.unwound_stack_bytes.push_back(std::move(stored));
   }
   return key;
+}
+
+void KernelModules::finish() {
+  auto& out = m_.kernel_unwind.module_problems;
+  // By image, in order: the report lists problems as the trace met them.
+  std::vector<ImageIndex> images;
+  for (const auto& [image, u] : unwinders_) images.push_back(image);
+  std::sort(images.begin(), images.end());
+  for (ImageIndex image : images)
+    for (const symbolizer::ModuleProblem& p : unwinders_.at(image).unwinder.problems()) {
+      std::pair<std::string, std::string> key{p.path, p.message};
+      if (std::find(out.begin(), out.end(), key) == out.end()) out.push_back(std::move(key));
+    }
 }
 
 }  // namespace spoor::analysis

@@ -30,6 +30,10 @@ class KernelModules {
   // Cost: one DWARF walk (a few microseconds per frame, bench/RESULTS.md).
   StackKey unwind(const reader::Event& e, const KnownEvent& k, ImageIndex image);
 
+  // The unwinders' module problems into model.kernel_unwind, once per file
+  // and message (each image's unwinder reports its own copy of a module).
+  void finish();
+
  private:
   struct ImageUnwinder {
     unwind::ProcessUnwinder unwinder;

@@ -69,6 +69,13 @@ const KindSpec kSpecs[] = {
     {"Spoor.Kernel", "Fork", EventKind::kernel_fork, {"pid", "tid", "parent_pid", "parent_tid"}},
     {"Spoor.Kernel", "Exit", EventKind::kernel_exit, {"pid", "tid"}},
     {"Spoor.Kernel", "Lost", EventKind::kernel_lost, {"cpu", "source", "count"}},
+    {"Spoor.Kernel", "SchedSwitch", EventKind::kernel_sched_switch,
+     {"cpu", "prev_pid", "prev_comm", "prev_state", "next_pid", "next_comm"}},
+    {"Spoor.Kernel", "SchedWaking", EventKind::kernel_sched_waking,
+     {"cpu", "waker_pid", "pid", "comm", "target_cpu", "irq"}},
+    {"Spoor.Kernel", "BlockRequest", EventKind::kernel_block,
+     {"cpu", "pid", "dev", "sector", "bytes", "rwbs", "issue"}},
+    {"Spoor.Kernel", "Session", EventKind::kernel_session, {"sample_hz", "sample_event", "sources"}},
 };
 
 #undef SPOOR_IO_FIELDS
@@ -95,8 +102,10 @@ KnownEvent recognize(const reader::EventDescriptor& d) {
         if (d.fields[i].name == name) k.slot[slot] = static_cast<uint8_t>(i);
       ++slot;
     }
+    // The machine-wide events (sched, block) and Lost/Session are about no
+    // one thread of the program: they stay the recorder's.
     k.names_thread = provider == "Spoor.Kernel" && has_field(k, field::kKernelPid) && has_field(k, field::kKernelTid) &&
-                     k.kind != EventKind::kernel_lost;
+                     k.kind >= EventKind::kernel_sample && k.kind <= EventKind::kernel_exit;
     break;
   }
   return k;

@@ -339,6 +339,7 @@ class Loader {
       for (ThreadIndex t : p.threads)
         if (!m_.threads[t].ended) m_.threads[t].end_ns = std::max(m_.threads[t].end_ns, p.end_ns);
     }
+    kernel_.finish();
     TraceHealth& h = m_.health;
     if (trace_.damage()) h.damage.push_back(*trace_.damage());
     h.damage.insert(h.damage.end(), events.damages().begin(), events.damages().end());

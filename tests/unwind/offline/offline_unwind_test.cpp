@@ -239,6 +239,44 @@ TEST(OfflineUnwind, AModuleWhoseBuildIdChangedIsNotUsed) {
   EXPECT_NE(unwinder.problems()[0].message.find("changed since recording"), std::string::npos);
 }
 
+// The kernel's mmap record (the executable segment, at the exec: the
+// capture's modules are those) and the preload's ModuleLoad (the whole
+// image from its load address, once the preload runs) of one mapping, with
+// samples unwound in between: one module, and the samples after the second
+// description unwind as well as before it.
+TEST(OfflineUnwind, AModuleDescribedTwiceOverlappingIsOneModule) {
+  const Capture& c = capture();
+  uw::ProcessUnwinder unwinder;
+  for (const auto& m : c.modules) unwinder.add_module(m);
+  auto to_main = [&](size_t from, size_t to) {
+    size_t n = 0;
+    for (size_t i = from; i < to; ++i) {
+      const uw::UnwoundStack u = unwinder.unwind(user_sample(c.samples[i]));
+      if (u.method == uw::UnwindMethod::dwarf && u.stop_reason.empty()) ++n;
+    }
+    return n;
+  };
+  const size_t half = c.samples.size() / 2;
+  const size_t before = to_main(0, half);
+  EXPECT_GE(before, half * 3 / 4);
+  for (auto m : c.modules) {
+    if (m.start > m.bias) {  // the whole image, from its first byte
+      m.size += m.start - m.bias;
+      m.start = m.bias;
+    }
+    unwinder.add_module(m);
+  }
+  EXPECT_EQ(unwinder.module_count(), c.modules.size());
+  EXPECT_GE(to_main(half, c.samples.size()), (c.samples.size() - half) * 3 / 4);
+  EXPECT_TRUE(unwinder.problems().empty()) << unwinder.problems()[0].path << ": " << unwinder.problems()[0].message;
+
+  auto other = c.modules.front();
+  other.bias += 0x100000000;  // the same file mapped again elsewhere
+  other.start += 0x100000000;
+  unwinder.add_module(other);
+  EXPECT_EQ(unwinder.module_count(), c.modules.size() + 1);
+}
+
 TEST(MappingBias, ExecutableMappingOfThisTestGivesTheLoaderBias) {
   // Our own r-xp mapping of the test binary, as an mmap record gives it.
   const std::string self = spoor::testing::own_exe();

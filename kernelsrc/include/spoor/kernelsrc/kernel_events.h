@@ -54,10 +54,19 @@ SPOOR_KERNEL_EVENT(kLost, (EventInfo{.name = "Lost", .id = 10}), FieldU32{"cpu"}
                    FieldU64{"count"});
 SPOOR_KERNEL_EVENT(kSchedSwitch, (EventInfo{.name = "SchedSwitch", .id = 11}), FieldU32{"cpu"}, FieldU32{"prev_pid"},
                    Field<Str>{"prev_comm"}, FieldU64{"prev_state"}, FieldU32{"next_pid"}, Field<Str>{"next_comm"});
+// irq: an interrupt did the waking (waker_pid is then the task it hit);
+// absent from traces before it was added.
 SPOOR_KERNEL_EVENT(kSchedWaking, (EventInfo{.name = "SchedWaking", .id = 12}), FieldU32{"cpu"}, FieldU32{"waker_pid"},
-                   FieldU32{"pid"}, Field<Str>{"comm"}, FieldU32{"target_cpu"});
+                   FieldU32{"pid"}, Field<Str>{"comm"}, FieldU32{"target_cpu"}, Field<bool>{"irq"});
 SPOOR_KERNEL_EVENT(kBlockRequest, (EventInfo{.name = "BlockRequest", .id = 13}), FieldU32{"cpu"}, FieldU32{"pid"},
                    FieldU32{"dev"}, FieldU64{"sector"}, FieldU32{"bytes"}, Field<Str>{"rwbs"}, Field<bool>{"issue"});
+// What the recording asked the kernel for, once, at its start: the CPU
+// sampler's rate (samples per second of a thread's time on the CPU, 0 when
+// samples are off) and counter ("cpu-clock" or "cycles"), and the sources
+// opened ("samples,switches,sched"). Traces before it have none: their
+// readers assume nothing about the rate.
+SPOOR_KERNEL_EVENT(kSession, (EventInfo{.name = "Session", .id = 14}), FieldU32{"sample_hz"},
+                   Field<Str>{"sample_event"}, Field<Str>{"sources"});
 
 #undef SPOOR_KERNEL_EVENT
 

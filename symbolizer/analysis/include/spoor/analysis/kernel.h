@@ -78,6 +78,15 @@ struct SyscallInterval {
   int64_t ret = 0;
 };
 
+// The recording's settings (Spoor.Kernel Session); recorded is false for
+// traces written before it existed.
+struct KernelSessionInfo {
+  bool recorded = false;
+  uint32_t sample_hz = 0;    // samples per second of a thread's CPU time; 0: no sampler
+  std::string sample_event;  // "cpu-clock", "cycles"
+  std::string sources;       // "samples,switches,sched"
+};
+
 class KernelAnalysis final : public EventVisitor {
  public:
   // Cost per kernel event: one or two hash lookups (the thread's state);
@@ -98,6 +107,7 @@ class KernelAnalysis final : public EventVisitor {
   const std::vector<SyscallInterval>& syscall_intervals() const { return syscall_intervals_; }
   // Kernel records lost, per source ("samples", "switches", ...).
   const std::map<std::string, uint64_t>& lost() const { return lost_; }
+  const KernelSessionInfo& session() const { return session_; }
   uint64_t minor_faults() const { return minor_; }
   uint64_t major_faults() const { return major_; }
 
@@ -122,6 +132,7 @@ class KernelAnalysis final : public EventVisitor {
   std::unordered_map<uint32_t, uint32_t> syscall_by_nr_;
   std::vector<SyscallInterval> syscall_intervals_;
   std::map<std::string, uint64_t> lost_;
+  KernelSessionInfo session_;
   uint64_t minor_ = 0;
   uint64_t major_ = 0;
 };

@@ -35,6 +35,10 @@ enum class EventKind : uint8_t {
   // Spoor.Kernel (kernelsrc/: perf_event_open's records, in the recorder's stream)
   kernel_sample, kernel_switch, kernel_fault, kernel_syscall_enter, kernel_syscall_exit, kernel_mmap,
   kernel_comm, kernel_fork, kernel_exit, kernel_lost,
+  // Spoor.Kernel, machine-wide (privileged): tasks named by kernel pid (a tid)
+  kernel_sched_switch, kernel_sched_waking, kernel_block,
+  // Spoor.Kernel: the recording's settings, once
+  kernel_session,
 };
 
 // Field slots: the i-th name of the kind's field list (known_events.cpp),
@@ -106,6 +110,14 @@ inline constexpr int kKMmapStart = 2, kKMmapLength = 3, kKPgoff = 4, kKProt = 5,
 inline constexpr int kKComm = 2, kKExec = 3, kKParentPid = 2, kKParentTid = 3;
 // kernel_lost: cpu, source, count
 inline constexpr int kKLostCpu = 0, kKLostSource = 1, kKLostCount = 2;
+// kernel_sched_switch: cpu, prev_pid, prev_comm, prev_state, next_pid, next_comm
+inline constexpr int kKSwCpu = 0, kKPrevPid = 1, kKPrevComm = 2, kKPrevState = 3, kKNextPid = 4, kKNextComm = 5;
+// kernel_sched_waking: cpu, waker_pid, pid, comm, target_cpu, irq
+inline constexpr int kKWakeCpu = 0, kKWaker = 1, kKWoken = 2, kKWokenComm = 3, kKTargetCpu = 4, kKWakeIrq = 5;
+// kernel_block: cpu, pid, dev, sector, bytes, rwbs, issue
+inline constexpr int kKBlockCpu = 0, kKBlockPid = 1, kKDev = 2, kKSector = 3, kKBytes = 4, kKRwbs = 5, kKIssue = 6;
+// kernel_session: sample_hz, sample_event, sources
+inline constexpr int kKSessionHz = 0, kKSessionEvent = 1, kKSessionSources = 2;
 }  // namespace field
 
 // The field at `slot` as an unsigned number: unsigned and signed integers

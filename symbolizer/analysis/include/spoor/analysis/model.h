@@ -18,6 +18,7 @@
 #include <span>
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "spoor/reader/model.h"
@@ -159,6 +160,9 @@ struct KernelUnwindSummary {
   // Why DWARF walks stopped before the outermost frame, addresses masked
   // ("memory at 0x… is outside the copied stack"), with how often.
   std::map<std::string, uint64_t> stops;
+  // Modules the unwinder could not use (file missing, build ID differs),
+  // once per file and message: (path, message).
+  std::vector<std::pair<std::string, std::string>> module_problems;
 };
 
 // Stack IDs the loader gives the unwound stacks of kernel samples: far

@@ -72,6 +72,8 @@ class ProcessUnwinder {
   // Describes a module mapped in the image; cheap (the file is opened when
   // a pc first lands in it). A module whose file's build ID differs from
   // `module.build_id` is not used (its CFI would lie) and shows in problems().
+  // The same file at the same bias over an overlapping range (the kernel's
+  // mmap record and the preload's ModuleLoad of one mapping) is one module.
   void add_module(const symbolizer::ModuleInfo& module);
   size_t module_count() const;
 

@@ -1,0 +1,271 @@
+// spoor report --kernel's scheduler and block I/O parts, the sampler's rate
+// (Session), the unwinder's module problems, one row per exec'd thread, and
+// spoor dump's kernel addresses: on hand-built traces with Spoor.Kernel
+// events exactly as the schema gives them; and spoor record --kernel=sched
+// end to end on a ping-pong program, whose threads wake each other.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "consumer.h"
+#include "kernel_trace.h"
+#include "perf_access.h"
+#include "run_command.h"
+
+namespace {
+
+using nlohmann::json;
+using spoor::test::perf_unavailable;
+using spoor::test::Process;
+using spoor::test::run;
+
+const std::string kSpoor = SPOOR_TOOL;
+constexpr uint32_t kDisk = 8u << 20;  // 8:0
+
+std::string written(spoor::testing::KernelTrace t, const std::string& name) {
+  const std::string path = spoor::test::temp_path(name);
+  const spoor::testing::Bytes b = t.bytes();
+  std::ofstream(path, std::ios::binary).write(reinterpret_cast<const char*>(b.data()), static_cast<std::streamsize>(b.size()));
+  return path;
+}
+
+// prog (pid 100, threads 100 and 101): 100 sleeps 1000..1800, woken by 101
+// at 1500 while hog (500) runs; 101 sleeps in D 3000..4000 reading 4 KiB
+// (issued 3000, complete 3900); hog writes 8 KiB (5000 -> 5500). Two
+// samples at 997 Hz, one with registers in a module whose file is gone.
+spoor::testing::KernelTrace sched_trace() {
+  spoor::testing::KernelTrace t;
+  t.process(100, 1, "prog", {"prog"});
+  t.process_start(100, 1, 1, 0, "/bin/prog");
+  t.module_load(100, 1, 0x400000, 0x400000, 0x10000, "/nonexistent/prog");
+  t.thread_start(100, 101, 2, 100);
+  t.session(3, 997, "cpu-clock", "samples,sched,block");
+  t.sched_switch(1000, 0, 100, "prog", 0x1, 500, "hog");
+  t.sched_waking(1500, 1, 101, 100, "prog");
+  t.sched_switch(1800, 0, 500, "hog", 0x100, 100, "prog");
+  t.block_request(3000, 101, kDisk, 100, 4096, "R", true);
+  t.sched_switch(3000, 1, 101, "prog", 0x2, 0, "swapper/1");
+  t.block_request(3900, 0, kDisk, 100, 4096, "R", false);
+  t.sched_waking(3900, 1, 0, 101, "prog");
+  t.sched_switch(4000, 1, 0, "swapper/1", 0, 101, "prog");
+  t.block_request(5000, 500, kDisk, 200, 8192, "WS", true);
+  t.block_request(5500, 0, kDisk, 200, 8192, "WS", false);
+  // perf_regs.h x86-64: SP is bit 7, IP bit 8.
+  t.cpu_sample(100, 100, 5600, 0x401010, (1u << 7) | (1u << 8), {0x7ffd0000, 0x401010}, spoor::testing::Bytes(64, 0),
+               {});
+  t.cpu_sample(100, 100, 5700, 0x401010, 0, {}, {}, {0x401010, 0x402020});
+  t.tick(100, 100, 6000);
+  return t;
+}
+
+const json* with_tid(const json& list, uint64_t tid) {
+  for (const json& x : list)
+    if (x["tid"] == tid) return &x;
+  return nullptr;
+}
+
+TEST(KernelSchedReport, WakersOffCpuReasonsAndWhatRanInstead) {
+  const std::string path = written(sched_trace(), "kernel-sched-report.spoor");
+  const Process p = run(kSpoor + " report --kernel --format json " + path);
+  ASSERT_EQ(p.status, 0) << p.err;
+  const json k = json::parse(p.out)["kernel"];
+  ASSERT_TRUE(k.contains("sched")) << p.out;
+  const json* main = with_tid(k["sched"]["threads"], 100);
+  const json* worker = with_tid(k["sched"]["threads"], 101);
+  ASSERT_NE(main, nullptr) << p.out;
+  ASSERT_NE(worker, nullptr) << p.out;
+  EXPECT_EQ((*main)["pid"], 100u);
+  EXPECT_EQ((*main)["off_cpu_by_reason_ns"]["sleeping"], 800);
+  EXPECT_EQ((*worker)["off_cpu_by_reason_ns"]["disk_sleep"], 1000);
+  ASSERT_EQ((*main)["wakers"].size(), 1u);
+  EXPECT_EQ((*main)["wakers"][0]["tid"], 101u);
+  EXPECT_EQ((*main)["wakers"][0]["pid"], 100u) << "a traced thread: its process is named";
+  EXPECT_EQ((*main)["wakers"][0]["traced"], true);
+  EXPECT_EQ((*main)["waiting_ns"], 300);
+  ASSERT_EQ((*main)["ran_instead"].size(), 1u);
+  EXPECT_EQ((*main)["ran_instead"][0]["comm"], "hog");
+  EXPECT_EQ((*main)["ran_instead"][0]["ns"], 300);
+
+  const Process text = run(kSpoor + " report --kernel " + path);
+  ASSERT_EQ(text.status, 0) << text.err;
+  EXPECT_NE(text.out.find("woken by: prog (101, traced) 1x"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("ran instead while it waited to run: hog (500) 300 ns"), std::string::npos) << text.out;
+  std::filesystem::remove(path);
+}
+
+TEST(KernelSchedReport, BlockRequestsPerDeviceAndIssuer) {
+  const std::string path = written(sched_trace(), "kernel-block-report.spoor");
+  const Process p = run(kSpoor + " report --kernel --format json " + path);
+  ASSERT_EQ(p.status, 0) << p.err;
+  const json k = json::parse(p.out)["kernel"];
+  ASSERT_TRUE(k.contains("block")) << p.out;
+  ASSERT_EQ(k["block"]["devices"].size(), 1u);
+  const json& d = k["block"]["devices"][0];
+  EXPECT_EQ(d["device"], "8:0");
+  EXPECT_EQ(d["requests"], 2u);
+  EXPECT_EQ(d["read_bytes"], 4096u);
+  EXPECT_EQ(d["write_bytes"], 8192u);
+  EXPECT_EQ(d["mean_ns"], 700);
+  EXPECT_EQ(d["max_ns"], 900);
+  const json* worker = with_tid(k["block"]["issuers"], 101);
+  const json* hog = with_tid(k["block"]["issuers"], 500);
+  ASSERT_NE(worker, nullptr);
+  ASSERT_NE(hog, nullptr);
+  EXPECT_EQ((*worker)["traced"], true);
+  EXPECT_EQ((*hog)["comm"], "hog") << "named from the scheduler's records";
+  EXPECT_EQ((*hog)["traced"], false);
+
+  const Process text = run(kSpoor + " report --kernel " + path);
+  EXPECT_NE(text.out.find("block I/O requests (block_rq_issue -> block_rq_complete), per device"), std::string::npos)
+      << text.out;
+  std::filesystem::remove(path);
+}
+
+TEST(KernelSchedReport, SampleRateUnwindProblemsAndTheNoteForOlderTraces) {
+  const std::string path = written(sched_trace(), "kernel-session-report.spoor");
+  const Process p = run(kSpoor + " report --kernel --format json " + path);
+  ASSERT_EQ(p.status, 0) << p.err;
+  const json cpu = json::parse(p.out)["kernel"]["cpu"];
+  EXPECT_EQ(cpu["sample_hz"], 997u);
+  EXPECT_EQ(cpu["sample_event"], "cpu-clock");
+  EXPECT_EQ(cpu["period_ns"], 1'000'000'000 / 997);
+  ASSERT_EQ(cpu["unwind_problems"].size(), 1u) << "once, though two samples ran in it";
+  EXPECT_EQ(cpu["unwind_problems"][0]["module"], "/nonexistent/prog");
+  EXPECT_NE(cpu["unwind_problems"][0]["message"].get<std::string>().find("cannot open"), std::string::npos);
+  const Process text = run(kSpoor + " report --kernel " + path);
+  EXPECT_NE(text.out.find("one sample stands for 1.003 ms of CPU time (cpu-clock at 997 Hz)"), std::string::npos)
+      << text.out;
+  EXPECT_NE(text.out.find("modules the unwinder could not use"), std::string::npos) << text.out;
+  std::filesystem::remove(path);
+
+  spoor::testing::KernelTrace old;
+  old.process(100, 1, "prog", {"prog"});
+  old.cpu_sample(100, 100, 10, 0x401010, 0, {}, {}, {0x401010});
+  const std::string old_path = written(old, "kernel-no-session.spoor");
+  const Process o = run(kSpoor + " report --kernel " + old_path);
+  ASSERT_EQ(o.status, 0) << o.err;
+  EXPECT_NE(o.out.find("CPU time per sample unknown"), std::string::npos) << o.out;
+  std::filesystem::remove(old_path);
+}
+
+// The model has a thread per image: a pid that exec'd is still one row,
+// with both names.
+TEST(KernelSchedReport, AThreadThatExecdIsOneRowWithItsImages) {
+  spoor::testing::KernelTrace t;
+  t.process(100, 1, "sh", {"sh", "-c", "exec prog"});
+  t.process_start(100, 1, 1, 0, "/bin/sh");
+  t.thread_start(100, 100, 2, 0);  // the preload's, in each image
+  t.context_switch(100, 100, 10, true, false);
+  t.context_switch(100, 100, 30, false, false);
+  t.comm(100, 100, 40, "prog", true);
+  t.exec_block(100, 1, "prog", {"prog"});
+  t.process_start(100, 50, 1, 1, "/bin/prog");
+  t.thread_start(100, 100, 51, 0);
+  t.context_switch(100, 100, 60, true, false);
+  t.context_switch(100, 100, 100, false, false);
+  const std::string path = written(t, "kernel-exec-row.spoor");
+  const Process p = run(kSpoor + " report --kernel --format json " + path);
+  ASSERT_EQ(p.status, 0) << p.err;
+  const json k = json::parse(p.out)["kernel"];
+  size_t rows = 0;
+  for (const json& th : k["threads"])
+    if (th["tid"] == 100u) {
+      ++rows;
+      EXPECT_EQ(th["switches"], 2u);
+      EXPECT_EQ(th["off_cpu_ns"], 60);
+      EXPECT_EQ(th["images"], json::array({"sh", "prog"}));
+    }
+  EXPECT_EQ(rows, 1u) << p.out;
+  const Process text = run(kSpoor + " report --kernel " + path);
+  EXPECT_NE(text.out.find("sh -> exec -> prog"), std::string::npos) << "the images' exe names: " << text.out;
+  std::filesystem::remove(path);
+}
+
+TEST(KernelDump, AddressesAndCallchainsPrintInHex) {
+  const std::string path = written(sched_trace(), "kernel-dump.spoor");
+  const Process p = run(kSpoor + " dump " + path);
+  ASSERT_EQ(p.status, 0) << p.err;
+  EXPECT_NE(p.out.find("ip=0x401010"), std::string::npos) << p.out;
+  EXPECT_NE(p.out.find("callchain=[0x401010,0x402020]"), std::string::npos) << p.out;
+  EXPECT_NE(p.out.find("start=0x400000"), std::string::npos) << "ModuleLoad's Ptr, for comparison";
+  const Process j = run(kSpoor + " dump --format jsonl " + path);
+  ASSERT_EQ(j.status, 0) << j.err;
+  bool seen = false;
+  for (size_t at = 0, next; at < j.out.size(); at = next + 1) {
+    next = j.out.find('\n', at);
+    if (next == std::string::npos) next = j.out.size();
+    const json e = json::parse(j.out.substr(at, next - at));
+    if (e["event"] != "CpuSample" || e["fields"]["callchain"].empty()) continue;
+    EXPECT_EQ(e["fields"]["ip"], "0x401010");
+    EXPECT_EQ(e["fields"]["callchain"], json::array({"0x401010", "0x402020"}));
+    seen = true;
+  }
+  EXPECT_TRUE(seen);
+  std::filesystem::remove(path);
+}
+
+TEST(KernelSchedExport, ChromeJsonHasWakeupsOffCpuReasonsAndBlockRequests) {
+  const std::string path = written(sched_trace(), "kernel-sched-export.spoor");
+  const std::string out = spoor::test::temp_path("kernel-sched-export.json");
+  const Process p = run(kSpoor + " export " + path + " --format chrome -o " + out);
+  ASSERT_EQ(p.status, 0) << p.err;
+  const json doc = json::parse(spoor::test::read_file(out));
+  size_t woken = 0, sleeping = 0, disk = 0, blocks = 0, blocked = 0;
+  for (const json& e : doc["traceEvents"]) {
+    const std::string name = e.value("name", "");
+    if (name == "woken by prog (101)" && e["ph"] == "i" && e["tid"] == 100) ++woken;
+    if (name == "off-CPU (sleeping)" && e["ph"] == "B") ++sleeping;
+    if (name == "off-CPU (disk sleep)" && e["ph"] == "B" && e["tid"] == 101) ++disk;
+    if (name == "block R 4096 B" && e["ph"] == "B" && e["tid"] == 101) ++blocks;
+    if (name.starts_with("off-CPU (blocked)")) ++blocked;
+  }
+  EXPECT_EQ(woken, 1u) << "on the woken thread, at the wakeup";
+  EXPECT_EQ(sleeping, 1u);
+  EXPECT_EQ(disk, 1u);
+  EXPECT_EQ(blocks, 1u) << "on the traced thread that issued it; hog's request is not on the timeline";
+  EXPECT_EQ(blocked, 0u) << "no switch records in this trace";
+  std::filesystem::remove(out);
+  std::filesystem::remove(path);
+}
+
+// Two threads passing a byte over pipes: each blocks in read() until the
+// other writes, so each one's waker is the other.
+TEST(KernelSchedRecord, PingPongThreadsAreEachOthersWakers) {
+  if (const std::string why = perf_unavailable(); !why.empty()) GTEST_SKIP() << why;
+  const std::string path = spoor::test::temp_path("kernel-sched-pingpong.spoor");
+  const Process rec = run(kSpoor + " record --kernel=samples,sched -o " + path + " -- " + SPOOR_PINGPONG + " 300");
+  ASSERT_EQ(rec.status, 0) << rec.err;
+  if (rec.err.find("sched unavailable") != std::string::npos || rec.err.find("sched (") != std::string::npos)
+    GTEST_SKIP() << "the scheduler's tracepoints are unavailable here (they need root or CAP_PERFMON): " << rec.err;
+  const Process p = run(kSpoor + " report --kernel --format json " + path);
+  ASSERT_EQ(p.status, 0) << p.err;
+  const json k = json::parse(p.out)["kernel"];
+  ASSERT_TRUE(k.contains("sched")) << rec.err << p.out;
+  EXPECT_NE(k["sources"].get<std::string>().find("sched"), std::string::npos) << k["sources"];
+  EXPECT_GT(k["cpu"]["sample_hz"].get<uint64_t>(), 0u) << "the Session event names the rate";
+  // The program's two threads: the one with the most wakeups and its
+  // partner (same pid, the other tid).
+  const json* a = nullptr;
+  for (const json& t : k["sched"]["threads"])
+    if (a == nullptr || t["wakeups"].get<uint64_t>() > (*a)["wakeups"].get<uint64_t>()) a = &t;
+  ASSERT_NE(a, nullptr) << p.out;
+  ASSERT_GE((*a)["wakeups"].get<uint64_t>(), 10u) << p.out;
+  const json* b = nullptr;
+  for (const json& t : k["sched"]["threads"])
+    if (t["pid"] == (*a)["pid"] && t["tid"] != (*a)["tid"] && t["wakeups"].get<uint64_t>() > 0) b = &t;
+  ASSERT_NE(b, nullptr) << "the partner thread was woken too: " << p.out;
+  for (const auto& [woken, partner] : {std::pair{a, b}, std::pair{b, a}}) {
+    ASSERT_FALSE((*woken)["wakers"].empty());
+    const json& top = (*woken)["wakers"][0];
+    EXPECT_EQ(top["tid"], (*partner)["tid"]) << "the partner wakes it most: " << (*woken)["wakers"];
+    EXPECT_EQ(top["traced"], true);
+    EXPECT_GT((*woken)["off_cpu_by_reason_ns"]["sleeping"].get<int64_t>(), 0) << "blocked in read()";
+  }
+  std::filesystem::remove(path);
+}
+
+}  // namespace
