@@ -2,7 +2,6 @@
 // runs, and the packing threads.
 #include "spoor/host/block_compressor.h"
 
-#include <sys/mman.h>
 #include <time.h>
 
 #include <chrono>
@@ -48,23 +47,6 @@ struct Packed {
 };
 
 constexpr uint32_t kDefaultMostThreads = 8;
-
-// A run buffer just reserved (tens of MiB, not touched yet) is backed by
-// 2 MiB pages where the kernel allows it (transparent huge pages in
-// `madvise` mode, Debian's default): the drainer's copy into it then takes
-// one page fault per 2 MiB instead of one per 4 KiB. The fresh buffers of
-// a short recording's first runs cost its drainer ~13,000 faults for a
-// 50 MB trace, 20-35 ms of CPU on the benchmark VM (bench/RESULTS.md,
-// "the drain thread"); with huge pages ~25 faults, 2-5 ms. Only the
-// buffer's aligned interior is advised; where the kernel says no, nothing
-// changes.
-void back_with_huge_pages(std::vector<uint8_t>& buffer) {
-  constexpr uintptr_t kHugePage = uintptr_t{2} << 20;
-  const auto begin = reinterpret_cast<uintptr_t>(buffer.data());
-  const uintptr_t from = (begin + kHugePage - 1) & ~(kHugePage - 1);
-  const uintptr_t to = (begin + buffer.capacity()) & ~(kHugePage - 1);
-  if (begin != 0 && to > from) (void)madvise(reinterpret_cast<void*>(from), to - from, MADV_HUGEPAGE);
-}
 
 uint32_t cpu_count() {
   const unsigned n = std::thread::hardware_concurrency();
@@ -136,10 +118,7 @@ struct BlockCompressor::Impl {
       }
     }
     buffer.clear();
-    if (buffer.capacity() < options.run_bytes) {
-      buffer.reserve(options.run_bytes + (options.run_bytes >> 2));
-      back_with_huge_pages(buffer);
-    }
+    if (buffer.capacity() < options.run_bytes) buffer.reserve(options.run_bytes + (options.run_bytes >> 2));
     return buffer;
   }
 
@@ -305,7 +284,6 @@ BlockCompressor::BlockCompressor(const CompressionOptions& options, Output outpu
   s.output = std::move(output);
   s.writer = std::make_unique<TraceWriter>(Sink{impl_.get(), &Impl::sink_thunk});
   s.pending.reserve(s.options.run_bytes + (s.options.run_bytes >> 2));
-  back_with_huge_pages(s.pending);
   s.thread_count = threads;
   for (uint32_t i = 0; i < threads; ++i) s.threads.emplace_back([p = impl_.get()] { p->run(); });
 }
