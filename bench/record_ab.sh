@@ -8,7 +8,9 @@
 #   cpu      CPU time of every process of the run (perf stat task-clock)
 #   loop     the workload's own loop (it prints it)
 #   progcpu  the workload's own CPU time (getrusage, all its threads)
-#   pack     CPU time of spoor record's packing thread (it prints it)
+#   pack     CPU time of spoor record's packing threads (it prints it)
+#   drain    CPU time of spoor record's drain thread (printed since the
+#            drain thread's cuts; 0 for a spoor that does not print it)
 #   prog     start to the program's end, as spoor record saw it
 #   finish   what spoor record did after that (last drains, packing)
 #   lost     events lost, per run
@@ -49,7 +51,8 @@ one() {
   echo "$label $(echo "$end - $start" | bc) $(echo "$(grep task-clock <<<"$o" | cut -d, -f1) / 1000" | bc -l)" \
     "$(field '.* seconds=([0-9.]+) ns.*')" "$(field '.*cpu_seconds=([0-9.]+).*')" \
     "$(field '.*using ([0-9.]+) s of CPU.*')" "$(field '.* after ([0-9.]+) s.*')" \
-    "$(field '.*finished ([0-9.]+) s later.*')" "$(field '.* ([0-9]+) lost.*')"
+    "$(field '.*finished ([0-9.]+) s later.*')" "$(field '.* ([0-9]+) lost.*')" \
+    "$(field '.*draining the rings took ([0-9.]+) s of CPU.*')"
 }
 
 echo "load before: $(cut -d' ' -f1-3 /proc/loadavg)"
@@ -69,11 +72,12 @@ for line in open(sys.argv[1]):
     rows.setdefault(label, []).append(values)
 med = lambda label, i: statistics.median(r[i] for r in rows[label])
 uw, uc, ul = med("untraced", 0), med("untraced", 1), med("untraced", 2)
-print("%-9s %7s %6s %7s %6s %7s %6s %8s %6s %6s %7s  %s" % (
-    "config", "wall s", "x", "cpu s", "x", "loop s", "x", "progcpu", "pack", "prog", "finish", "lost per run"))
+print("%-9s %7s %6s %7s %6s %7s %6s %8s %6s %6s %6s %7s  %s" % (
+    "config", "wall s", "x", "cpu s", "x", "loop s", "x", "progcpu", "pack", "drain", "prog", "finish",
+    "lost per run"))
 for label in ("untraced", "baseline", "this"):
-    print("%-9s %7.3f %6.2f %7.3f %6.2f %7.3f %6.2f %8.3f %6.3f %6.3f %7.3f  %s" % (
+    print("%-9s %7.3f %6.2f %7.3f %6.2f %7.3f %6.2f %8.3f %6.3f %6.3f %6.3f %7.3f  %s" % (
         label, med(label, 0), med(label, 0) / uw, med(label, 1), med(label, 1) / uc, med(label, 2),
-        med(label, 2) / ul, med(label, 3), med(label, 4), med(label, 5), med(label, 6),
+        med(label, 2) / ul, med(label, 3), med(label, 4), med(label, 8), med(label, 5), med(label, 6),
         " ".join(str(int(r[7])) for r in rows[label])))
 PY

@@ -9,6 +9,7 @@
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -36,6 +37,12 @@ namespace spoor::record {
 namespace {
 
 using Clock = std::chrono::steady_clock;
+
+double thread_cpu_seconds() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) / 1e9;
+}
 
 bool exists(const std::string& path) { return !path.empty() && access(path.c_str(), R_OK) == 0; }
 
@@ -490,11 +497,13 @@ bool run_record(const RecordOptions& options, RecordResult* result, std::string*
   ignore.sa_handler = SIG_IGN;
   sigaction(SIGINT, &on_int, &old_int);
   sigaction(SIGQUIT, &ignore, &old_quit);
+  const double drain_cpu_start = thread_cpu_seconds();
   const int status = recorder.run(pid);
   sigaction(SIGINT, &old_int, nullptr);
   sigaction(SIGQUIT, &old_quit, nullptr);
 
   if (!recorder.finish(result, error)) return false;
+  result->drain_cpu_seconds = thread_cpu_seconds() - drain_cpu_start;
   result->how_it_ended = describe_status(status, &result->exit_status);
   result->seconds = std::chrono::duration<double>(Clock::now() - started).count();
   result->program_seconds = std::chrono::duration<double>(recorder.program_ended() - started).count();

@@ -47,6 +47,10 @@ struct RecordResult {
   // Of `seconds`: from the start until the program was reaped; the rest is
   // the recorder finishing (last drains, packing what was still queued).
   double program_seconds = 0;
+  // CPU time of the recorder's drain thread (its main thread) from the
+  // program's start to the file's end: copying the rings out, checksums,
+  // serving the processes. Packing is in compression.cpu_seconds.
+  double drain_cpu_seconds = 0;
   bool kernel_opened = false;     // kernel sources were recorded
   uint64_t kernel_records = 0;    // Spoor.Kernel records (included in `events`)
   uint64_t kernel_lost = 0;       // kernel records dropped or unreadable (included in `lost`)

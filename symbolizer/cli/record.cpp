@@ -135,6 +135,7 @@ int run_record_command(const std::vector<std::string>& words) {
                  human_bytes(r.compression.raw_bytes).c_str(), human_bytes(r.compression.packed_bytes).c_str(),
                  static_cast<double>(r.compression.raw_bytes) / static_cast<double>(r.compression.packed_bytes),
                  r.compression.cpu_seconds);
+  std::fprintf(stderr, "spoor record: draining the rings took %.3f s of CPU\n", r.drain_cpu_seconds);
   if (r.compression.fast_bytes > 0)
     std::fprintf(stderr, "spoor record: %s of them at zstd's fastest level: compression fell behind the program\n",
                  human_bytes(r.compression.fast_bytes).c_str());
