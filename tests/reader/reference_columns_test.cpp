@@ -283,7 +283,8 @@ Bytes adversarial_heap_trace(uint32_t seed) {
       const uint64_t old = live[at].first;
       live[at].first = top;
       top += 1 << 20;
-      add(std::move(RecordBuilder(kRealloc, now += 30).pointer(old).pointer(live[at].first).u64(live[at].second).u32(1)));
+      RecordBuilder rec(kRealloc, now += 30);
+      add(std::move(rec.pointer(old).pointer(live[at].first).u64(live[at].second).u32(1)));
     }
   }
   if (in_packet > 0) t.packet(packet);
@@ -305,14 +306,16 @@ Bytes class_limits_trace() {
     first = false;
     packet.add(rec);
   };
-  auto alloc = [&](uint64_t p, uint64_t size) { add(std::move(RecordBuilder(kAlloc, now += 9).pointer(p).u64(size).u32(1))); };
-  auto free = [&](uint64_t p) { add(std::move(RecordBuilder(kFree, now += 9).pointer(p))); };
+  auto alloc = [&](uint64_t p, uint64_t size) {
+    add(std::move(RecordBuilder(kAlloc, now += 9).pointer(p).u64(size).u32(1)));
+  };
+  auto free_chunk = [&](uint64_t p) { add(std::move(RecordBuilder(kFree, now += 9).pointer(p))); };
   for (uint32_t dead = 125; dead <= 128; ++dead) {
     const uint64_t size = 16 * dead;
     std::vector<uint64_t> chunks;
     for (uint32_t i = 0; i < dead + 80; ++i) chunks.push_back(address += 0x10000);
     for (const uint64_t p : chunks) alloc(p, size);
-    for (const uint64_t p : chunks) free(p);
+    for (const uint64_t p : chunks) free_chunk(p);
     // Reuse the chunks just below the newest: `dead` entries die in the
     // middle of the free list, its newest stays live.
     for (uint32_t i = 0; i < dead; ++i) alloc(chunks[chunks.size() - 2 - i], size);
@@ -323,7 +326,7 @@ Bytes class_limits_trace() {
     std::vector<uint64_t> chunks;
     for (uint32_t i = 0; i < 40; ++i) chunks.push_back(address += 0x10000);
     for (const uint64_t p : chunks) alloc(p, size);
-    for (const uint64_t p : chunks) free(p);
+    for (const uint64_t p : chunks) free_chunk(p);
     alloc(chunks[chunks.size() - rank], size);
   }
   t.packet(packet);
