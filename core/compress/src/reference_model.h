@@ -21,7 +21,7 @@
 //
 // Cost per value: a hash lookup (writer; its slot also names the entry's
 // class list), a short count from the newest entry (live_ranks.h) or a
-// scan of a few list entries, and the list's upkeep: 40-50 ns on heap
+// scan of a few list entries, and the list's upkeep: about 40 ns on heap
 // traces, most of the packing time (bench/RESULTS.md). The writer keeps
 // no copy of the values by position (its index has them): the reader's
 // arrays, 12 bytes per position, are neither filled nor allocated there.
