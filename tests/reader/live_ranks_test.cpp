@@ -66,6 +66,43 @@ TEST(LiveRanks, RanksCountLiveEntriesFromTheNewestAcrossSuperBlocks) {
   expect_ranks(ranks, live, rng, 500);
 }
 
+// Every live position's rank, in a column whose live entries sit on
+// each side of word, block (16 words), four-block and super-block (1,024
+// words) boundaries, the newest among them: rank_of sums counts in masked
+// groups, and a lane off by one anywhere shows here.
+TEST(LiveRanks, EveryLivePositionsRankAcrossBoundaries) {
+  constexpr uint32_t kPositions = 3 * 65536 + 700;
+  std::mt19937_64 rng(17);
+  LiveRanks ranks(kPositions);
+  std::vector<bool> live(kPositions, false);
+  for (uint32_t p = 0; p < kPositions; ++p) {
+    const bool edge = p % 64 == 0 || p % 64 == 63 || p % 1024 < 2 || p % 4096 > 4093 || p % 65536 < 3;
+    if (edge || rng() % 97 == 0) {
+      ranks.add(p);
+      live[p] = true;
+    }
+  }
+  auto check_all = [&]() {
+    const std::vector<uint32_t> order = live_newest_first(live);
+    ASSERT_EQ(ranks.live(), order.size());
+    for (size_t k = 0; k < order.size(); ++k) ASSERT_EQ(ranks.rank_of(order[k]), k + 1) << "position " << order[k];
+  };
+  check_all();
+  // Thin it out, then empty the newest super-block but one entry.
+  for (uint32_t p = 0; p < kPositions; ++p)
+    if (live[p] && rng() % 2 == 0) {
+      ranks.remove(p);
+      live[p] = false;
+    }
+  check_all();
+  for (uint32_t p = 3 * 65536 + 1; p < kPositions; ++p)
+    if (live[p]) {
+      ranks.remove(p);
+      live[p] = false;
+    }
+  check_all();
+}
+
 TEST(LiveRanks, AResetColumnStartsEmpty) {
   LiveRanks ranks(1000);
   for (uint32_t p = 0; p < 1000; ++p) ranks.add(p);

@@ -218,6 +218,162 @@ TEST(ReferenceColumns, ManyPointerColumnsRoundTrip) {
   EXPECT_EQ(unpack_ok(pack(blocks, fmt::kLayoutReferenceColumns)), blocks);
 }
 
+// A heap the model finds hard: 12,000 blocks live at once (ranks across
+// many words, blocks and super-blocks of live counts), a few size classes
+// (class lists far longer than the 128 entries a class rank looks at, so
+// chunks come back at class ranks 1, 2..32 and beyond), chunks reused
+// newest first, oldest first and at random, frees of pointers never
+// allocated and of pointers freed already, and addresses that are all
+// multiples of 4 KiB or 1 MiB (the same low bits for the index's hash).
+Bytes adversarial_heap_trace(uint32_t seed) {
+  std::mt19937_64 rng(seed);
+  TraceBuilder t;
+  add_sample_metadata(t);
+  std::vector<std::pair<uint64_t, uint64_t>> live;        // address, size
+  std::map<uint64_t, std::vector<uint64_t>> free_chunks;  // class -> addresses
+  uint64_t top = 0x7f3a'0000'0000ull;
+  uint64_t now = 1;
+  uint64_t sequence = 0;
+  PacketBuilder packet(1, 0, sequence);
+  int in_packet = 0;
+  auto add = [&](RecordBuilder rec) {
+    if (in_packet == 0) rec.tid(3);
+    packet.add(rec);
+    if (++in_packet == 500) {
+      t.packet(packet);
+      packet = PacketBuilder(1, 0, ++sequence);
+      in_packet = 0;
+    }
+  };
+  const uint64_t sizes[] = {24, 40, 4096, 1 << 20};
+  auto allocate = [&]() {
+    const uint64_t size = sizes[rng() % 4];
+    std::vector<uint64_t>& bin = free_chunks[(size + 23) / 16];
+    uint64_t p = 0;
+    const uint64_t how = rng() % 8;
+    if (bin.empty() || how == 0) {
+      p = top;
+      top += size < 4096 ? 4096 : size;  // every address a multiple of 4 KiB
+    } else {
+      const size_t at = how < 5 ? bin.size() - 1 : how < 6 ? 0 : rng() % bin.size();
+      p = bin[at];
+      bin.erase(bin.begin() + static_cast<long>(at));
+    }
+    live.emplace_back(p, size);
+    add(std::move(RecordBuilder(kAlloc, now += 30).pointer(p).u64(size).u32(static_cast<uint32_t>(rng() % 3))));
+  };
+  for (int i = 0; i < 12000; ++i) allocate();
+  for (int i = 0; i < 40000; ++i) {
+    const uint64_t what = rng() % 16;
+    if (what < 7 || live.size() < 100) {
+      allocate();
+    } else if (what < 14) {
+      const size_t at = what < 9 ? live.size() - 1 : what < 10 ? 0 : rng() % live.size();
+      const auto [address, size] = live[at];
+      live.erase(live.begin() + static_cast<long>(at));
+      free_chunks[(size + 23) / 16].push_back(address);
+      add(std::move(RecordBuilder(kFree, now += 30).pointer(address)));
+    } else if (what == 14) {
+      // Never allocated, or freed already (the newest free chunk of a class).
+      const std::vector<uint64_t>& bin = free_chunks[(sizes[rng() % 4] + 23) / 16];
+      const uint64_t p = rng() % 2 == 0 || bin.empty() ? 0x6000'0000'0000ull + (rng() % 4096) * 4096 : bin.back();
+      add(std::move(RecordBuilder(kFree, now += 30).pointer(p)));
+    } else {
+      const size_t at = rng() % live.size();
+      const uint64_t old = live[at].first;
+      live[at].first = top;
+      top += 1 << 20;
+      RecordBuilder rec(kRealloc, now += 30);
+      add(std::move(rec.pointer(old).pointer(live[at].first).u64(live[at].second).u32(1)));
+    }
+  }
+  if (in_packet > 0) t.packet(packet);
+  return blocks_of(t);
+}
+
+// Mallocs given back a chunk right at the class rank's limits: below 125
+// to 128 dead entries of its class list (of the 128 looked at), or at
+// class rank 31 to 33 (of the 32 named). Each case has its own size class.
+Bytes class_limits_trace() {
+  TraceBuilder t;
+  add_sample_metadata(t);
+  uint64_t now = 1;
+  uint64_t address = 0x7e00'0000'0000ull;
+  PacketBuilder packet(1, 0, 0);
+  bool first = true;
+  auto add = [&](RecordBuilder rec) {
+    if (first) rec.tid(5);
+    first = false;
+    packet.add(rec);
+  };
+  auto alloc = [&](uint64_t p, uint64_t size) {
+    add(std::move(RecordBuilder(kAlloc, now += 9).pointer(p).u64(size).u32(1)));
+  };
+  auto free_chunk = [&](uint64_t p) { add(std::move(RecordBuilder(kFree, now += 9).pointer(p))); };
+  for (uint32_t dead = 125; dead <= 128; ++dead) {
+    const uint64_t size = 16 * dead;
+    std::vector<uint64_t> chunks;
+    for (uint32_t i = 0; i < dead + 80; ++i) chunks.push_back(address += 0x10000);
+    for (const uint64_t p : chunks) alloc(p, size);
+    for (const uint64_t p : chunks) free_chunk(p);
+    // Reuse the chunks just below the newest: `dead` entries die in the
+    // middle of the free list, its newest stays live.
+    for (uint32_t i = 0; i < dead; ++i) alloc(chunks[chunks.size() - 2 - i], size);
+    alloc(chunks[chunks.size() - 2 - dead], size);
+  }
+  for (uint32_t rank = 31; rank <= 33; ++rank) {
+    const uint64_t size = 16 * (200 + rank);
+    std::vector<uint64_t> chunks;
+    for (uint32_t i = 0; i < 40; ++i) chunks.push_back(address += 0x10000);
+    for (const uint64_t p : chunks) alloc(p, size);
+    for (const uint64_t p : chunks) free_chunk(p);
+    alloc(chunks[chunks.size() - rank], size);
+  }
+  t.packet(packet);
+  return blocks_of(t);
+}
+
+TEST(ReferenceColumns, AdversarialHeapRoundTrips) {
+  for (uint32_t seed = 1; seed <= 3; ++seed) {
+    const Bytes blocks = adversarial_heap_trace(seed);
+    EXPECT_EQ(unpack_ok(pack(blocks, fmt::kLayoutReferenceColumns)), blocks) << "seed " << seed;
+  }
+}
+
+// Values that are not heap pointers at all: random 64-bit words (most
+// never repeat), and a few values repeated at random across columns.
+TEST(ReferenceColumns, ClassRankLimitsRoundTrip) {
+  const Bytes blocks = class_limits_trace();
+  EXPECT_EQ(unpack_ok(pack(blocks, fmt::kLayoutReferenceColumns)), blocks);
+}
+
+TEST(ReferenceColumns, RandomValuesRoundTrip) {
+  std::mt19937_64 rng(21);
+  TraceBuilder t;
+  add_sample_metadata(t);
+  std::vector<uint64_t> seen;
+  uint64_t now = 1;
+  for (int p = 0; p < 40; ++p) {
+    PacketBuilder packet(1, 0, static_cast<uint64_t>(p));
+    for (int r = 0; r < 400; ++r) {
+      auto value = [&]() {
+        if (!seen.empty() && rng() % 3 == 0) return seen[rng() % seen.size()];
+        seen.push_back(rng() | 1ull << 40);
+        return seen.back();
+      };
+      const uint16_t key = static_cast<uint16_t>(kAlloc + rng() % 3);
+      RecordBuilder rec(key, now += 7);
+      if (key == kAlloc) rec.pointer(value()).u64(rng() % 5000).u32(1);
+      if (key == kFree) rec.pointer(value());
+      if (key == kRealloc) rec.pointer(value()).pointer(value()).u64(rng() % 5000).u32(2);
+      packet.add(rec);
+    }
+    t.packet(packet);
+  }
+  const Bytes blocks = blocks_of(t);
+  EXPECT_EQ(unpack_ok(pack(blocks, fmt::kLayoutReferenceColumns)), blocks);
+}
+
 // The uncompressed columns of a layout-2 payload, and the payload rebuilt
 // around changed columns.
 Bytes columns_of(const Bytes& payload) {
@@ -301,6 +457,23 @@ TEST(ReferenceColumns, AReferenceToNoLiveValueIsNamed) {
   std::string problem;
   EXPECT_FALSE(compress::unpack(with_columns(payload, packed), back, problem));
   EXPECT_NE(problem.find("which holds no such live value"), std::string::npos) << problem;
+}
+
+// FNV-1a of some bytes.
+uint64_t fnv1a(const Bytes& bytes) {
+  uint64_t h = 1469598103934665603ull;
+  for (const uint8_t b : bytes) h = (h ^ b) * 1099511628211ull;
+  return h;
+}
+
+// The columns (before zstd) are what format 1.2's writer wrote for these
+// traces, byte for byte: a faster model must name every value as the
+// format says (docs/FORMAT.md, layout 2), and a round trip alone would not
+// notice a writer and a reader that changed together.
+TEST(ReferenceColumns, ColumnsAreThoseFormat12Defines) {
+  EXPECT_EQ(fnv1a(columns_of(pack(heap_trace(99, 60, 400), fmt::kLayoutReferenceColumns))), 15473935962568690917ull);
+  EXPECT_EQ(fnv1a(columns_of(pack(adversarial_heap_trace(1), fmt::kLayoutReferenceColumns))), 6524345277117385535ull);
+  EXPECT_EQ(fnv1a(columns_of(pack(class_limits_trace(), fmt::kLayoutReferenceColumns))), 13990999548454095596ull);
 }
 
 }  // namespace

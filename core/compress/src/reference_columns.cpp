@@ -165,7 +165,7 @@ bool join_referenced(std::span<const uint8_t> packed, const ColumnsInfo& info, u
     }
   }
   std::vector<Column> columns;
-  ReferenceModel model;
+  ReferenceModel model(ReferenceModel::Side::kReader);
   auto past_end = [&](uint64_t bytes) { return bytes > static_cast<uint64_t>(data_end - cursor); };
   for (auto& [key, g] : groups) {
     const std::string group_name = "the bodies of key word " + std::to_string(key);

@@ -33,7 +33,7 @@ namespace spoor::compress {
 // Rearranges runs of blocks into the layout, keeping its scratch memory and
 // the model's from one run to the next (reference_split.cpp): one per
 // packing thread. Nothing is allocated per record; on heap traces about
-// 70 ns per record, three quarters of it the model (bench/RESULTS.md).
+// 60 ns per record, two thirds of it the model (bench/RESULTS.md).
 class ReferenceSplitter {
  public:
   ReferenceSplitter();

@@ -21,8 +21,10 @@
 //
 // Cost per value: a hash lookup (writer; its slot also names the entry's
 // class list), a short count from the newest entry (live_ranks.h) or a
-// scan of a few list entries, and the list's upkeep: 40-50 ns on heap
-// traces, most of the packing time (bench/RESULTS.md).
+// scan of a few list entries, and the list's upkeep: about 40 ns on heap
+// traces, most of the packing time (bench/RESULTS.md). The writer keeps
+// no copy of the values by position (its index has them): the reader's
+// arrays, 12 bytes per position, are neither filled nor allocated there.
 #ifndef SPOOR_COMPRESS_REFERENCE_MODEL_H
 #define SPOOR_COMPRESS_REFERENCE_MODEL_H
 
@@ -39,6 +41,10 @@ namespace spoor::compress {
 
 class ReferenceModel {
  public:
+  // The writer calls encode(), the reader literal() and decode().
+  enum class Side { kWriter, kReader };
+  explicit ReferenceModel(Side side) : reader_(side == Side::kReader) {}
+
   static constexpr uint32_t kMaxClassRank = 32;
   static constexpr uint32_t kMaxClassScan = 128;
 
@@ -65,8 +71,8 @@ class ReferenceModel {
     Column& c = columns_[columns_used_];
     c.ranks.reset(positions);
     // values and lists are read only at live positions, which enter() wrote.
-    if (c.values.size() < positions) c.values.resize(positions);
-    if (c.lists.size() < positions) c.lists.resize(positions);
+    if (reader_ && c.values.size() < positions) c.values.resize(positions);
+    if (reader_ && c.lists.size() < positions) c.lists.resize(positions);
     if (!c.small_lists.empty()) std::fill(c.small_lists.begin(), c.small_lists.end(), kNoList);
     return columns_used_++;
   }
@@ -81,7 +87,7 @@ class ReferenceModel {
     if (slot.place == kEmptyPlace) {
       ++index_used_;
       slot.place = pack_place(column, position);
-      slot.list = enter(value, column, position, record_class);
+      slot.list = enter_entry(column, position, record_class);
       return 0;
     }
     // The slot holds the entry's list too: no lookup by position.
@@ -100,7 +106,7 @@ class ReferenceModel {
     source = found.column;
     retire(found, found_list);
     slot.place = pack_place(column, position);
-    slot.list = enter(value, column, position, record_class != 0 ? record_class : found_class);
+    slot.list = enter_entry(column, position, record_class != 0 ? record_class : found_class);
     return code;
   }
 
@@ -171,9 +177,13 @@ class ReferenceModel {
     uint32_t list;   // the entry's class list, kNoList for none
   };
 
+  // The steps of encode() below are forced inline: called apart (as g++
+  // -O2 left them), they cost about 55 more instructions per value in calls
+  // and spills, and some branch misses (cachegrind, bench/RESULTS.md).
+  //
   // The list of `column` and `cls`, made if new. Small classes (blocks
   // under 64 KiB) are looked up in the column's table, the rest hashed.
-  uint32_t list_id(uint32_t column, uint64_t cls) {
+  [[gnu::always_inline]] uint32_t list_id(uint32_t column, uint64_t cls) {
     std::vector<uint32_t>& small = columns_[column].small_lists;
     if (cls < kSmallClasses) {
       if (small.empty()) small.assign(kSmallClasses, kNoList);
@@ -196,9 +206,12 @@ class ReferenceModel {
   }
 
   // The rank of `target` in its list, newest first; 0 beyond the limits.
-  uint32_t class_rank(Place target, const ClassList& list) const {
+  [[gnu::always_inline]] uint32_t class_rank(Place target, const ClassList& list) const {
     const LiveRanks& ranks = columns_[target.column].ranks;
     const std::vector<uint32_t>& e = list.positions;
+    // A list's newest entry is always live (dead ones leave its end at
+    // once), and is the one a malloc() gets back most often: no scan.
+    if (!e.empty() && e.back() == target.position) return 1;
     uint32_t k = 0;
     for (size_t i = e.size(), scanned = 0; i > 0 && scanned < kMaxClassScan && k < kMaxClassRank; --i, ++scanned) {
       if (!ranks.alive(e[i - 1])) continue;
@@ -224,25 +237,27 @@ class ReferenceModel {
     return false;
   }
 
-  // Returns the entry's list.
-  uint32_t enter(uint64_t value, uint32_t column, uint32_t position, uint64_t cls) {
-    Column& c = columns_[column];
-    c.values[position] = value;
-    c.ranks.add(position);
-    if (cls == 0) {
-      c.lists[position] = kNoList;
-      return kNoList;
-    }
+  // Makes `position` of `column` a live entry of class `cls` (0: none);
+  // returns its list.
+  [[gnu::always_inline]] uint32_t enter_entry(uint32_t column, uint32_t position, uint64_t cls) {
+    columns_[column].ranks.add(position);
+    if (cls == 0) return kNoList;
     const uint32_t id = list_id(column, cls);
     ClassList& list = lists_[id];
-    c.lists[position] = id;
     list.positions.push_back(position);
     ++list.live;
     return id;
   }
+  // The reader's enter_entry(), which also notes the entry's value and list
+  // by position (the writer finds both in its index).
+  void enter(uint64_t value, uint32_t column, uint32_t position, uint64_t cls) {
+    Column& c = columns_[column];
+    c.values[position] = value;
+    c.lists[position] = enter_entry(column, position, cls);
+  }
 
   // `id`: the entry's list.
-  void retire(Place p, uint32_t id) {
+  [[gnu::always_inline]] void retire(Place p, uint32_t id) {
     Column& c = columns_[p.column];
     c.ranks.remove(p.position);
     if (id == kNoList) return;
@@ -286,6 +301,7 @@ class ReferenceModel {
   std::vector<ClassList> lists_;  // the first lists_used_ are this run's
   uint32_t lists_used_ = 0;
   std::unordered_map<uint64_t, uint32_t> large_lists_;
+  bool reader_ = false;
   std::vector<Slot> index_;  // writer only
   size_t index_used_ = 0;
   uint32_t index_bits_ = 0;

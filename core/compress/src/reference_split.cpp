@@ -147,7 +147,7 @@ struct ReferenceSplitter::State {
   Scratch<uint32_t> codes;
   Scratch<uint8_t> sources;
   Scratch<uint64_t> literals;
-  ReferenceModel model;
+  ReferenceModel model{ReferenceModel::Side::kWriter};
 
   Group& group_for(uint16_t key, uint32_t& index) {
     uint32_t& slot = group_of_key[key];
