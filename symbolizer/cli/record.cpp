@@ -117,7 +117,8 @@ int run_record_command(const std::vector<std::string>& words) {
   if (!r.preload_attached && !options.no_preload)
     std::fprintf(stderr,
                  "spoor record: the program never loaded libspoor-preload.so (a static or setuid "
-                 "program ignores LD_PRELOAD): no events from it\n");
+                 "program ignores LD_PRELOAD): no events from it; to still profile it, record with "
+                 "--no-preload --kernel=samples,switches,faults\n");
   for (const std::string& u : r.untraceable)
     std::fprintf(stderr, "spoor record: not traced (LD_PRELOAD cannot reach it, but it ran): %s\n", u.c_str());
   if (r.kernel_opened)

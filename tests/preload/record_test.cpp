@@ -469,6 +469,7 @@ TEST(Record, AStaticProgramRunsAndIsReportedUntraceable) {
   EXPECT_EQ(r.status, 7);
   EXPECT_EQ(r.out, "static\n");
   EXPECT_NE(r.err.find("never loaded libspoor-preload.so"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("--no-preload --kernel=samples,switches,faults"), std::string::npos) << r.err;
 }
 
 TEST(Record, AProgramWithItsOwnMallocThreadsAndTimerSignalsIsUnchanged) {
