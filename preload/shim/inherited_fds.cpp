@@ -37,17 +37,8 @@ int fd_number(const char* name) {
 }
 
 void describe(int fd) {
-  char link[32];
-  std::memcpy(link, "/proc/self/fd/", 14);
-  // The number backwards, then reversed into place.
-  char digits[12];
-  int n = 0;
-  for (unsigned v = static_cast<unsigned>(fd); n == 0 || v != 0; v /= 10) digits[n++] = static_cast<char>('0' + v % 10);
-  for (int i = 0; i < n; ++i) link[14 + i] = digits[n - 1 - i];
-  link[14 + n] = '\0';
   char path[PATH_MAX];
-  const long len = syscall(SYS_readlinkat, AT_FDCWD, link, path, sizeof path);
-  const size_t path_len = len > 0 ? static_cast<size_t>(len) : 0;
+  const size_t path_len = fd_link(fd, path, sizeof path);
   long flags = syscall(SYS_fcntl, fd, F_GETFL);
   if (flags < 0) return;  // closed since the listing
   if (syscall(SYS_fcntl, fd, F_GETFD) > 0) flags |= O_CLOEXEC;
@@ -57,6 +48,21 @@ void describe(int fd) {
 }
 
 }  // namespace
+
+size_t fd_link(int fd, char* out, size_t capacity) {
+  char link[32];
+  std::memcpy(link, "/proc/self/fd/", 14);
+  // The number backwards, then reversed into place.
+  char digits[12];
+  int n = 0;
+  for (unsigned v = static_cast<unsigned>(fd); n == 0 || v != 0; v /= 10) digits[n++] = static_cast<char>('0' + v % 10);
+  for (int i = 0; i < n; ++i) link[14 + i] = digits[n - 1 - i];
+  link[14 + n] = '\0';
+  const int saved_errno = errno;
+  const long len = syscall(SYS_readlinkat, AT_FDCWD, link, out, capacity);
+  errno = saved_errno;
+  return len > 0 ? static_cast<size_t>(len) : 0;
+}
 
 void describe_inherited_fds(int own_fd) {
   if (!kIoFdInherited.enabled()) return;

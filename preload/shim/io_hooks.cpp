@@ -40,6 +40,7 @@ void register_io_events_added_later() {
   register_event(kIoFdInherited);
   register_event(kIoCloseRange);
   register_event(kIoCopy);
+  register_event(kIoFdCreated);
 }
 
 namespace {

@@ -25,7 +25,7 @@
 // Results follow the kernel's convention: bytes or a new fd when the call
 // succeeded, -errno when it failed.
 //
-// Paths appear only in the open events and FdInherited. To attribute a read to its file, a
+// Paths appear only in the open events, FdInherited and FdCreated. To attribute a read to its file, a
 // consumer follows the fd through Open, Dup (the new fd refers to the same
 // file; a dup2/dup3 target's previous file is closed) and Close events, and
 // a stream through FOpen/FDOpen/FReopen/FClose. Events are written after
@@ -178,11 +178,32 @@ SPOOR_EVENT(kIoCopy, g_io,
             Field<int64_t>{"target_offset"}, Field<uint8_t>{"call"}, Field<uint64_t>{"requested"},
             Field<int64_t>{"result"}, Field<uint64_t>{"start_ticks"}, Field<uint32_t>{"stack"});
 
+// A descriptor the process made without opening a path: pipe, pipe2 and
+// socketpair (one event per end), socket, accept, accept4, eventfd,
+// memfd_create, epoll_create, epoll_create1, timerfd_create and signalfd
+// (when it makes a new descriptor). Written after the call succeeds; a
+// failed call writes nothing. path: what /proc/self/fd/N links to, the
+// text FdInherited gives every other process's copy ("pipe:[ino]",
+// "socket:[ino]", "anon_inode:[eventfd]", "/memfd:name (deleted)"), so
+// that both ends of a pipe, and each process's copy of it, share a name.
+// call: kIoCreate* below. A dup of the descriptor is a Dup event, as for
+// any other.
+inline constexpr uint8_t kIoCreatePipe = 0, kIoCreatePipe2 = 1, kIoCreateSocket = 2, kIoCreateSocketpair = 3,
+                         kIoCreateAccept = 4, kIoCreateAccept4 = 5, kIoCreateEventfd = 6,
+                         kIoCreateMemfd = 7, kIoCreateEpoll = 8, kIoCreateTimerfd = 9, kIoCreateSignalfd = 10;
+SPOOR_EVENT(kIoFdCreated, g_io,
+            (EventInfo{.name = "FdCreated", .id = 11, .level = Level::info, .keywords = kKeywordIoFd}),
+            Field<int32_t>{"fd"}, Field<Str>{"path"}, Field<uint8_t>{"call"}, Field<uint64_t>{"start_ticks"});
+
 // Registers Spoor.IO and its events, always in the same order (attach.cpp
 // calls it in its fixed-order block, so keys survive an exec).
 void register_io_provider();
 // The events added later, registered by attach.cpp after all the others.
 void register_io_events_added_later();
+
+// What /proc/self/fd/`fd` links to, into `out` (not NUL-terminated):
+// its length, 0 when it cannot be read. System calls only (no hook runs).
+size_t fd_link(int fd, char* out, size_t capacity);
 
 // Writes FdInherited for every descriptor open now but the shim's own
 // (`own_fd`: the recorder connection). Called once the ring is installed.

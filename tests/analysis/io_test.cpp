@@ -94,4 +94,57 @@ TEST(Io, AForkChildInheritsItsParentsDescriptors) {
   EXPECT_EQ(shared->pids, (std::vector<uint32_t>{100, 200}));
 }
 
+// fd 6 of one process and fd 6 of another are unrelated descriptors: with
+// no name for them, each process's is its own row, never one "fd 6".
+TEST(Io, UnnamedDescriptorsOfDifferentProcessesStayApart) {
+  SpoorTrace t;
+  t.process(100, 1, "sort", {"sort"});
+  t.process(200, 1, "uniq", {"uniq"});
+  t.read(100, 100, 1000, 10, 6, 40);
+  t.write(200, 200, 2000, 10, 6, 7);
+  t.read(100, 100, 3000, 10, 6, 2);
+  an::IoAnalysis io(spoor::reader::Clock{});
+  Loaded l = load(t, {&io});
+  EXPECT_EQ(file(io, "fd 6"), nullptr);
+  const an::IoFile* in_100 = file(io, "fd 6 in pid 100");
+  const an::IoFile* in_200 = file(io, "fd 6 in pid 200");
+  ASSERT_NE(in_100, nullptr);
+  ASSERT_NE(in_200, nullptr);
+  EXPECT_EQ(in_100->totals.bytes_read, 42u);
+  EXPECT_EQ(in_100->totals.bytes_written, 0u);
+  EXPECT_EQ(in_100->pids, (std::vector<uint32_t>{100}));
+  EXPECT_EQ(in_200->totals.bytes_written, 7u);
+  EXPECT_EQ(in_200->totals.bytes_read, 0u);
+  EXPECT_EQ(in_200->pids, (std::vector<uint32_t>{200}));
+}
+
+// A pipe named by its inode is one object wherever it is held: the writes
+// into one end (here by the process that made it) and the reads from the
+// other (by a process that has it as stdin, possibly under another
+// number) are one row; another pipe stays another row.
+TEST(Io, OnePipeIsOneRowAcrossItsEndsAndProcesses) {
+  SpoorTrace t;
+  t.process(100, 1, "sh", {"sh"});
+  t.process(200, 1, "wc", {"wc"});
+  t.fd_created(100, 100, 1000, 5, "pipe:[777]");
+  t.fd_created(100, 100, 1000, 6, "pipe:[777]");
+  t.fd_created(100, 100, 1100, 7, "pipe:[888]");
+  t.write(100, 100, 2000, 10, 6, 30);
+  t.write(100, 100, 2100, 10, 7, 5);
+  t.fd_created(200, 200, 2600, 9, "pipe:[777]");
+  t.read(200, 200, 3000, 10, 9, 30);
+  an::IoAnalysis io(spoor::reader::Clock{});
+  Loaded l = load(t, {&io});
+  const an::IoFile* pipe = file(io, "pipe:[777]");
+  ASSERT_NE(pipe, nullptr);
+  EXPECT_EQ(pipe->totals.bytes_written, 30u);
+  EXPECT_EQ(pipe->totals.bytes_read, 30u);
+  EXPECT_EQ(pipe->totals.opens, 3u);
+  EXPECT_EQ(pipe->pids, (std::vector<uint32_t>{100, 200}));
+  const an::IoFile* other = file(io, "pipe:[888]");
+  ASSERT_NE(other, nullptr);
+  EXPECT_EQ(other->totals.bytes_written, 5u);
+  EXPECT_EQ(other->totals.bytes_read, 0u);
+}
+
 }  // namespace

@@ -18,7 +18,7 @@ namespace spoor::testing {
 enum Key : uint16_t {
   kModuleLoad = 1, kProcessStart, kFork, kProcessExit, kThreadStart, kThreadEnd, kThreadName, kStack,
   kAlloc, kFree, kRealloc, kOpen, kRead, kWrite, kClose, kDup, kSample, kJobStart, kJobStop, kTick,
-  kModuleImage, kSamplerStart, kExec, kExecFailed,
+  kModuleImage, kSamplerStart, kExec, kExecFailed, kFdCreated,
 };
 
 class SpoorTrace {
@@ -59,6 +59,7 @@ class SpoorTrace {
     ev(kWrite, 4, "Write", transfer);
     ev(kClose, 4, "Close", {{kFieldI32, "fd"}, {kFieldI32, "result"}, {kFieldU64, "start_ticks"}});
     ev(kDup, 4, "Dup", {{kFieldI32, "fd"}, {kFieldI32, "target"}, {kFieldI32, "flags"}, {kFieldI32, "result"}, {kFieldU64, "start_ticks"}});
+    ev(kFdCreated, 4, "FdCreated", {{kFieldI32, "fd"}, {kFieldString, "path"}, {kFieldU8, "call"}, {kFieldU64, "start_ticks"}});
     ev(kSample, 5, "Sample", {{kFieldU32, "stack"}, {kFieldU32, "periods"}});
     ev(kJobStart, 6, "JobStart", {{kFieldU32, "job"}}, kOpStart);
     ev(kJobStop, 6, "JobStop", {}, kOpStop);
@@ -128,6 +129,10 @@ class SpoorTrace {
   }
   void dup(uint32_t pid, uint32_t tid, uint64_t t, int32_t fd, int32_t result) {
     add(pid, R(kDup, t, tid).i32(fd).i32(-1).i32(0).i32(result).u64(t));
+  }
+  // pipe(), socketpair()...: one per new descriptor, `path` its /proc link.
+  void fd_created(uint32_t pid, uint32_t tid, uint64_t t, int32_t fd, const std::string& path) {
+    add(pid, R(kFdCreated, t, tid).i32(fd).string(path).u8(0).u64(t));
   }
   void module_image(uint32_t pid, uint64_t t, uint64_t bias, const std::string& path, uint64_t offset,
                     const Bytes& image) {

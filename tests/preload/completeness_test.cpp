@@ -1,6 +1,7 @@
 // What a trace of an unmodified program holds beyond the program's own
 // calls: threads still running when the process ends get their ThreadEnd,
-// descriptors the process inherited are named (FdInherited), bytes moved
+// descriptors the process inherited or made (pipe, socketpair, eventfd,
+// memfd) are named (FdInherited, FdCreated), bytes moved
 // inside the kernel (sendfile, splice, tee, copy_file_range) and
 // descriptors closed by range are recorded, and allocations made before
 // the shim attached are in the trace.
@@ -202,6 +203,56 @@ TEST_F(IoMoves, KernelCopiesAndRangeClosesAreRecordedWithTheirResults) {
   ASSERT_EQ(ranges.size(), 2u) << "close_range and closefrom";
   EXPECT_EQ(ranges[0], std::make_pair(int64_t{200}, uint64_t{203}));
   EXPECT_EQ(ranges[1], std::make_pair(int64_t{900}, uint64_t{0xffffffff})) << "closefrom: to the last";
+}
+
+// --- descriptors the program makes (pipe, socketpair, eventfd, memfd) -----
+
+// fd_pipes.c: a pipe and a socketpair shared by a parent and its fork
+// child, an eventfd and a memfd. Every one is named by what it is, and a
+// pipe's two ends in two processes are one row.
+TEST(FdCreated, MadeDescriptorsAreNamedAndAPipeIsOneRowAcrossProcesses) {
+  const std::string trace = temp_path("fd_pipes") + ".spoor";
+  const Process recorded = run(kSpoor + " record -o " + trace + " -- " + SPOOR_FD_PIPES);
+  ASSERT_EQ(recorded.status, 0) << recorded.err;
+  std::istringstream names(recorded.out);
+  std::string pipe, parent_end, child_end;
+  names >> pipe >> parent_end >> child_end;
+  ASSERT_EQ(pipe.rfind("pipe:[", 0), 0u) << recorded.out;
+
+  std::map<std::string, int> created;  // path -> FdCreated events
+  each_event(trace, [&](const std::string& name, const reader::Event& e) {
+    if (name != "FdCreated") return;
+    created[str(e, "path")]++;
+    EXPECT_GT(u64(e, "start_ticks"), 0u);
+  });
+  EXPECT_EQ(created[pipe], 2) << "one per end";
+  EXPECT_EQ(created[parent_end], 1);
+  EXPECT_EQ(created[child_end], 1);
+  EXPECT_EQ(created["anon_inode:[eventfd]"], 1);
+  EXPECT_EQ(created["/memfd:spoor-test (deleted)"], 1);
+
+  const Process report = run(kSpoor + " report --io --format json " + trace);
+  fs::remove(trace);
+  ASSERT_EQ(report.status, 0) << report.err;
+  const auto j = nlohmann::json::parse(report.out, nullptr, false);
+  ASSERT_FALSE(j.is_discarded()) << report.out;
+  std::map<std::string, nlohmann::json> files;
+  for (const auto& f : j["io"]["files"]) {
+    const std::string path = f["path"].get<std::string>();
+    files[path] = f;
+    // "fd 6" alone would be a number shared by unrelated descriptors.
+    if (path.rfind("fd ", 0) == 0) EXPECT_NE(path.find(" in pid "), std::string::npos) << path;
+  }
+  ASSERT_TRUE(files.count(pipe)) << report.out;
+  EXPECT_EQ(files[pipe]["bytes_written"], 100) << "the parent's end";
+  EXPECT_EQ(files[pipe]["bytes_read"], 100) << "the child's end, the same pipe";
+  EXPECT_EQ(files[pipe]["pids"].size(), 2u) << report.out;
+  ASSERT_TRUE(files.count(child_end)) << report.out;
+  EXPECT_EQ(files[child_end]["bytes_written"], 10);
+  ASSERT_TRUE(files.count(parent_end)) << report.out;
+  EXPECT_EQ(files[parent_end]["bytes_read"], 10);
+  EXPECT_EQ(files["anon_inode:[eventfd]"]["bytes_written"], 8);
+  EXPECT_EQ(files["/memfd:spoor-test (deleted)"]["bytes_written"], 5);
 }
 
 // --- allocations before the shim attached ----------------------------------

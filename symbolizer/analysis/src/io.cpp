@@ -18,22 +18,38 @@ struct Slower {
   bool operator()(const IoOperation& a, const IoOperation& b) const { return a.duration_ns > b.duration_ns; }
 };
 
-std::string unknown_fd_name(int32_t fd) {
+// A descriptor the trace never saw named (opened before the shim attached
+// and not described, or made by a call the shim does not interpose). Its
+// number means nothing outside its process: fd 6 of one process and fd 6
+// of another are different files, so the name carries the pid. The
+// standard streams keep their own names, shared by every process (most
+// inherit one terminal).
+std::string unknown_fd_name(int32_t fd, uint32_t pid) {
   switch (fd) {
     case 0: return "stdin";
     case 1: return "stdout";
     case 2: return "stderr";
-    default: return fd < 0 ? "(stdio stream without a descriptor)" : "fd " + std::to_string(fd);
+    default:
+      return fd < 0 ? "(stdio stream without a descriptor)"
+                    : "fd " + std::to_string(fd) + " in pid " + std::to_string(pid);
   }
 }
 
-// A descriptor the process had at attach: its link's target, or for the
-// standard streams when that is no path (a pipe, a socket, a terminal's
-// device is a path), "stdin: pipe:[123]".
-std::string inherited_fd_name(int32_t fd, std::string_view link) {
-  if (link.empty()) return unknown_fd_name(fd);
-  if (fd > 2 || link.front() == '/') return std::string(link);
-  return unknown_fd_name(fd) + ": " + std::string(link);
+// A pipe's or socket's link names the kernel object by inode, the same in
+// every process that holds it: both ends of one pipe, and each process's
+// copy, are one row.
+bool names_a_kernel_object(std::string_view link) {
+  return link.starts_with("pipe:[") || link.starts_with("socket:[");
+}
+
+// A descriptor the process had at attach or made itself (FdInherited,
+// FdCreated): its link's target, or for the standard streams when that is
+// neither a path nor a pipe or socket (an anonymous inode), "stdin:
+// anon_inode:[eventfd]".
+std::string described_fd_name(int32_t fd, std::string_view link, uint32_t pid) {
+  if (link.empty()) return unknown_fd_name(fd, pid);
+  if (fd > 2 || link.front() == '/' || names_a_kernel_object(link)) return std::string(link);
+  return unknown_fd_name(fd, pid) + ": " + std::string(link);
 }
 
 enum class Counted { open, read, write, other };
@@ -72,10 +88,10 @@ struct IoAnalysis::State {
     return it->second;
   }
 
-  uint32_t file_of_fd(FdTable& table, int32_t fd) {
+  uint32_t file_of_fd(FdTable& table, int32_t fd, const EventContext& c) {
     auto it = table.find(fd);
     if (it != table.end()) return it->second;
-    const uint32_t file = file_named(unknown_fd_name(fd));
+    const uint32_t file = file_named(unknown_fd_name(fd, c.model->processes[c.process].pid));
     if (fd >= 0) table[fd] = file;
     return file;
   }
@@ -154,7 +170,7 @@ struct IoAnalysis::State {
       }
       case EventKind::io_fdopen: {
         const auto fd = static_cast<int32_t>(field_i64(e, k, f::kIoFd, -1));
-        const uint32_t file = file_of_fd(fds(c), fd);
+        const uint32_t file = file_of_fd(fds(c), fd, c);
         stream_fds_by_pid[e.pid][field_u64(e, k, f::kIoStream)] = fd;
         count(e, c, file, Counted::open, field_i64(e, k, f::kIoResult));
         return;
@@ -165,7 +181,7 @@ struct IoAnalysis::State {
         const uint64_t old_stream = field_u64(e, k, f::kIoOldStream);
         uint32_t file = kNone;
         if (auto it = streams.find(old_stream); it != streams.end()) {
-          file = file_of_fd(table, it->second);
+          file = file_of_fd(table, it->second, c);
           table.erase(it->second);
           streams.erase(it);
         }
@@ -183,7 +199,7 @@ struct IoAnalysis::State {
       case EventKind::io_fclose: {
         FdTable& table = fds(c);
         const auto fd = static_cast<int32_t>(field_i64(e, k, f::kIoFd, -1));
-        const uint32_t file = file_of_fd(table, fd);
+        const uint32_t file = file_of_fd(table, fd, c);
         table.erase(fd);
         if (k.kind == EventKind::io_fclose) stream_fds_by_pid[e.pid].erase(field_u64(e, k, f::kIoStream));
         count(e, c, file, Counted::other, field_i64(e, k, f::kIoResult));
@@ -191,7 +207,7 @@ struct IoAnalysis::State {
       }
       case EventKind::io_dup: {
         FdTable& table = fds(c);
-        const uint32_t file = file_of_fd(table, static_cast<int32_t>(field_i64(e, k, f::kIoFd, -1)));
+        const uint32_t file = file_of_fd(table, static_cast<int32_t>(field_i64(e, k, f::kIoFd, -1)), c);
         const int64_t result = field_i64(e, k, f::kIoResult, -1);
         if (result >= 0) table[static_cast<int32_t>(result)] = file;
         count(e, c, file, Counted::other, result);
@@ -201,7 +217,7 @@ struct IoAnalysis::State {
       case EventKind::io_fread:
       case EventKind::io_write:
       case EventKind::io_fwrite: {
-        const uint32_t file = file_of_fd(fds(c), static_cast<int32_t>(field_i64(e, k, f::kIoFd, -1)));
+        const uint32_t file = file_of_fd(fds(c), static_cast<int32_t>(field_i64(e, k, f::kIoFd, -1)), c);
         const bool read = k.kind == EventKind::io_read || k.kind == EventKind::io_fread;
         count(e, c, file, read ? Counted::read : Counted::write, field_i64(e, k, f::kIoResult));
         return;
@@ -212,7 +228,17 @@ struct IoAnalysis::State {
         // keeps its file; the others are named by their link.
         const auto fd = static_cast<int32_t>(field_i64(e, k, f::kIoFd, -1));
         FdTable& table = fds(c);
-        if (fd >= 0 && table.find(fd) == table.end()) table[fd] = file_named(inherited_fd_name(fd, field_str(e, k, f::kIoPath)));
+        if (fd >= 0 && table.find(fd) == table.end())
+          table[fd] = file_named(described_fd_name(fd, field_str(e, k, f::kIoPath), e.pid));
+        return;
+      }
+      case EventKind::io_fd_created: {
+        // pipe, socket, eventfd...: the new descriptor is named by its link,
+        // and the call counts as its file's open.
+        const auto fd = static_cast<int32_t>(field_i64(e, k, f::kIoFd, -1));
+        const uint32_t file = file_named(described_fd_name(fd, field_str(e, k, f::kIoPath), e.pid));
+        if (fd >= 0) fds(c)[fd] = file;
+        count(e, c, file, Counted::open, fd);
         return;
       }
       case EventKind::io_close_range: {
@@ -234,8 +260,8 @@ struct IoAnalysis::State {
         // write of the second. The call's time is counted once, with the
         // write; a failed call is one error, also the write's.
         FdTable& table = fds(c);
-        const uint32_t from = file_of_fd(table, static_cast<int32_t>(field_i64(e, k, f::kIoFd, -1)));
-        const uint32_t to = file_of_fd(table, static_cast<int32_t>(field_i64(e, k, f::kIoTarget, -1)));
+        const uint32_t from = file_of_fd(table, static_cast<int32_t>(field_i64(e, k, f::kIoFd, -1)), c);
+        const uint32_t to = file_of_fd(table, static_cast<int32_t>(field_i64(e, k, f::kIoTarget, -1)), c);
         const int64_t result = field_i64(e, k, f::kIoResult);
         constexpr uint64_t kTee = 2;  // io_provider.h: kIoCopyTee
         if (field_u64(e, k, f::kIoCall) != kTee && result >= 0) count_untimed(e, c, from, Counted::read, result);
@@ -250,7 +276,7 @@ struct IoAnalysis::State {
         [[fallthrough]];
       case EventKind::io_seek:
       case EventKind::io_sync: {
-        const uint32_t file = file_of_fd(fds(c), static_cast<int32_t>(field_i64(e, k, f::kIoFd, -1)));
+        const uint32_t file = file_of_fd(fds(c), static_cast<int32_t>(field_i64(e, k, f::kIoFd, -1)), c);
         count(e, c, file, Counted::other, field_i64(e, k, f::kIoResult));
         return;
       }
@@ -269,7 +295,7 @@ IoAnalysis& IoAnalysis::operator=(IoAnalysis&&) noexcept = default;
 IoAnalysis::~IoAnalysis() = default;
 
 void IoAnalysis::on_event(const reader::Event& e, const EventContext& c) {
-  if (c.known->kind < EventKind::io_open || c.known->kind > EventKind::io_copy) return;
+  if (c.known->kind < EventKind::io_open || c.known->kind > EventKind::io_fd_created) return;
   state_->on_event(e, c);
 }
 

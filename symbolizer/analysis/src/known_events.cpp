@@ -55,6 +55,7 @@ const KindSpec kSpecs[] = {
     {"Spoor.IO", "FdInherited", EventKind::io_fd_inherited, SPOOR_IO_FIELDS},
     {"Spoor.IO", "CloseRange", EventKind::io_close_range, SPOOR_IO_FIELDS},
     {"Spoor.IO", "Copy", EventKind::io_copy, SPOOR_IO_FIELDS},
+    {"Spoor.IO", "FdCreated", EventKind::io_fd_created, SPOOR_IO_FIELDS},
     {"Spoor.Samples", "Sample", EventKind::sample, {"stack", "periods"}},
     {"Spoor.Samples", "SamplerStart", EventKind::sampler_start, {"hz"}},
     {"Spoor.Kernel", "CpuSample", EventKind::kernel_sample,

@@ -4,8 +4,11 @@
 // for each call by following its descriptor through Open, Dup and Close
 // (and FOpen/FDOpen/FClose for stdio streams, which carry their fd) in
 // each process; a fork child starts with its parent's table. A descriptor
-// the trace never saw opened is named "fd N" ("stdin", "stdout", "stderr"
-// for 0-2). Reads and writes of both layers (fd and stdio) add up: they do
+// made by pipe, socket, eventfd... (FdCreated) or held at attach
+// (FdInherited) is named by its /proc link: "pipe:[123]" is one row for
+// both ends of that pipe in every process that holds it. A descriptor the
+// trace never saw named is "fd N in pid P" (never merged across
+// processes), or "stdin", "stdout", "stderr" for 0-2. Reads and writes of both layers (fd and stdio) add up: they do
 // not overlap (io_provider.h). A call's time is its record's timestamp
 // minus its start_ticks.
 #ifndef SPOOR_ANALYSIS_IO_H

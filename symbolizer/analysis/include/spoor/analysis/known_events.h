@@ -29,7 +29,7 @@ enum class EventKind : uint8_t {
   // Spoor.IO
   io_open, io_close, io_read, io_write, io_seek, io_sync, io_dup,
   io_fopen, io_fdopen, io_freopen, io_fclose, io_fread, io_fwrite, io_fflush,
-  io_fd_inherited, io_close_range, io_copy,
+  io_fd_inherited, io_close_range, io_copy, io_fd_created,  // io_fd_created: keep last of Spoor.IO
   // Spoor.Samples
   sample, sampler_start,
   // Spoor.Kernel (kernelsrc/: perf_event_open's records, in the recorder's stream)
