@@ -147,4 +147,25 @@ TEST(Io, OnePipeIsOneRowAcrossItsEndsAndProcesses) {
   EXPECT_EQ(other->totals.bytes_read, 0u);
 }
 
+// The parent reuses a number right after the fork, before the child's first
+// event: the child's descriptors are the parent's at the Fork event.
+TEST(Io, AForkChildGetsItsParentsDescriptorsAsAtTheFork) {
+  SpoorTrace t;
+  t.process(100, 1, "sh", {"sh"});
+  t.process(200, 100, "sh", {"sh"});
+  t.fd_created(100, 100, 1000, 4, "pipe:[1]");
+  t.fork(100, 1100, 200);
+  t.close(100, 100, 1200, 5, 4);
+  t.fd_created(100, 100, 1300, 4, "pipe:[2]");
+  t.write(200, 200, 1400, 10, 4, 9);
+  an::IoAnalysis io(spoor::reader::Clock{});
+  Loaded l = load(t, {&io});
+  const an::IoFile* first = file(io, "pipe:[1]");
+  ASSERT_NE(first, nullptr);
+  EXPECT_EQ(first->totals.bytes_written, 9u);
+  const an::IoFile* second = file(io, "pipe:[2]");
+  ASSERT_NE(second, nullptr);
+  EXPECT_EQ(second->totals.bytes_written, 0u);
+}
+
 }  // namespace

@@ -79,10 +79,16 @@ struct IoAnalysis::State {
 
   FdTable& fds(const EventContext& c) {
     const ProcessInfo& p = c.model->processes[c.process];
-    auto [it, inserted] = fds_by_pid.try_emplace(p.pid);
+    return fds_of(p.pid, p.ppid);
+  }
+
+  // A fork child starts with its parent's descriptors: copied at the
+  // parent's Fork event, or at the child's first event when that comes
+  // first (the parent has then done nothing since the fork).
+  FdTable& fds_of(uint32_t pid, uint32_t ppid) {
+    auto [it, inserted] = fds_by_pid.try_emplace(pid);
     if (inserted) {
-      // A fork child starts with its parent's descriptors.
-      auto parent = fds_by_pid.find(p.ppid);
+      auto parent = fds_by_pid.find(ppid);
       if (parent != fds_by_pid.end()) it->second = parent->second;
     }
     return it->second;
@@ -226,10 +232,16 @@ struct IoAnalysis::State {
         // What the process had when the shim attached. A descriptor the
         // trace already follows (kept across an exec, copied by a fork)
         // keeps its file; the others are named by their link.
+        // A link that is no path (a pipe, a socket) names the object
+        // itself, and wins over what the trace followed: that may be
+        // stale when the parent reused the number before the child's
+        // first event.
         const auto fd = static_cast<int32_t>(field_i64(e, k, f::kIoFd, -1));
+        const std::string_view link = field_str(e, k, f::kIoPath);
         FdTable& table = fds(c);
-        if (fd >= 0 && table.find(fd) == table.end())
-          table[fd] = file_named(described_fd_name(fd, field_str(e, k, f::kIoPath), e.pid));
+        const bool authoritative = !link.empty() && link.front() != '/';
+        if (fd >= 0 && (authoritative || table.find(fd) == table.end()))
+          table[fd] = file_named(described_fd_name(fd, link, e.pid));
         return;
       }
       case EventKind::io_fd_created: {
@@ -295,6 +307,12 @@ IoAnalysis& IoAnalysis::operator=(IoAnalysis&&) noexcept = default;
 IoAnalysis::~IoAnalysis() = default;
 
 void IoAnalysis::on_event(const reader::Event& e, const EventContext& c) {
+  if (c.known->kind == EventKind::process_fork) {
+    const auto child = static_cast<uint32_t>(field_u64(e, *c.known, f::kChildPid));
+    const uint32_t parent = c.model->processes[c.process].pid;
+    if (child != 0 && state_->fds_by_pid.count(parent) != 0) state_->fds_of(child, parent);
+    return;
+  }
   if (c.known->kind < EventKind::io_open || c.known->kind > EventKind::io_fd_created) return;
   state_->on_event(e, c);
 }
