@@ -7,12 +7,14 @@
 // When on: a readlinkat per new descriptor (~1-2 us) and an event write.
 // Descriptors are made rarely next to the reads and writes on them.
 //
+// signalfd is not here: signal_hooks.cpp interposes it (to keep the
+// sampler's signal out of its mask), and its descriptor stays unnamed.
+//
 // Calls libc makes internally (popen's pipe2, a resolver's socket) reach
 // the kernel without passing here: such a descriptor stays unnamed.
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/mman.h>
-#include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/timerfd.h>
@@ -36,7 +38,6 @@ using EventfdFn = int (*)(unsigned, int);
 using MemfdFn = int (*)(const char*, unsigned);
 using EpollCreateFn = int (*)(int);
 using TimerfdFn = int (*)(int, int);
-using SignalfdFn = int (*)(int, const sigset_t*, int);
 
 constinit NextFunction<PipeFn> g_pipe{"pipe"};
 constinit NextFunction<Pipe2Fn> g_pipe2{"pipe2"};
@@ -48,7 +49,6 @@ constinit NextFunction<EventfdFn> g_eventfd{"eventfd"};
 constinit NextFunction<MemfdFn> g_memfd_create{"memfd_create"};
 constinit NextFunction<EpollCreateFn> g_epoll_create{"epoll_create"}, g_epoll_create1{"epoll_create1"};
 constinit NextFunction<TimerfdFn> g_timerfd_create{"timerfd_create"};
-constinit NextFunction<SignalfdFn> g_signalfd{"signalfd"};
 
 // One FdCreated per descriptor in fds[0..count); nothing when the call
 // failed (result < 0).
@@ -181,18 +181,6 @@ SPOOR_INTERPOSE int timerfd_create(int clock, int flags) noexcept {
   const uint64_t start = spoor_port_ticks();
   const int result = next(clock, flags);
   record_created(kIoCreateTimerfd, &result, 1, result, start);
-  return result;
-}
-
-// signalfd(fd, ...) with fd != -1 changes an existing descriptor's mask:
-// only fd == -1 makes one.
-SPOOR_INTERPOSE int signalfd(int fd, const sigset_t* mask, int flags) noexcept {
-  const SignalfdFn next = g_signalfd.get();
-  if (SPOOR_UNLIKELY(next == nullptr)) return sys_int(syscall(SYS_signalfd4, fd, mask, _NSIG / 8, flags));
-  if (SPOOR_LIKELY(fd != -1 || !kIoFdCreated.enabled())) return next(fd, mask, flags);
-  const uint64_t start = spoor_port_ticks();
-  const int result = next(fd, mask, flags);
-  record_created(kIoCreateSignalfd, &result, 1, result, start);
   return result;
 }
 

@@ -241,7 +241,9 @@ TEST(FdCreated, MadeDescriptorsAreNamedAndAPipeIsOneRowAcrossProcesses) {
     const std::string path = f["path"].get<std::string>();
     files[path] = f;
     // "fd 6" alone would be a number shared by unrelated descriptors.
-    if (path.rfind("fd ", 0) == 0) EXPECT_NE(path.find(" in pid "), std::string::npos) << path;
+    if (path.rfind("fd ", 0) == 0) {
+      EXPECT_NE(path.find(" in pid "), std::string::npos) << path;
+    }
   }
   ASSERT_TRUE(files.count(pipe)) << report.out;
   EXPECT_EQ(files[pipe]["bytes_written"], 100) << "the parent's end";
