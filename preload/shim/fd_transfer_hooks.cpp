@@ -83,8 +83,9 @@ SPOOR_INTERPOSE void closefrom(int first) noexcept {
   record_close_range(static_cast<unsigned>(first), ~0U, 0, 0, start);
 }
 
-SPOOR_INTERPOSE ssize_t sendfile(int target, int fd, off_t* offset, size_t n) noexcept {
-  const SendfileFn next = g_sendfile.get();
+// sendfile and sendfile64 are one system call on 64-bit targets; each
+// hook forwards to its own next symbol.
+static ssize_t traced_sendfile(SendfileFn next, int target, int fd, off_t* offset, size_t n) {
   if (SPOOR_UNLIKELY(next == nullptr)) return syscall(SYS_sendfile, target, fd, offset, n);
   if (SPOOR_LIKELY(!kIoCopy.enabled())) return next(target, fd, offset, n);
   const int64_t from = offset_of(offset);
@@ -94,15 +95,12 @@ SPOOR_INTERPOSE ssize_t sendfile(int target, int fd, off_t* offset, size_t n) no
   return result;
 }
 
+SPOOR_INTERPOSE ssize_t sendfile(int target, int fd, off_t* offset, size_t n) noexcept {
+  return traced_sendfile(g_sendfile.get(), target, fd, offset, n);
+}
+
 SPOOR_INTERPOSE ssize_t sendfile64(int target, int fd, off_t* offset, size_t n) noexcept {
-  const SendfileFn next = g_sendfile64.get();
-  if (SPOOR_UNLIKELY(next == nullptr)) return syscall(SYS_sendfile, target, fd, offset, n);
-  if (SPOOR_LIKELY(!kIoCopy.enabled())) return next(target, fd, offset, n);
-  const int64_t from = offset_of(offset);
-  const uint64_t start = spoor_port_ticks();
-  const ssize_t result = next(target, fd, offset, n);
-  record_copy(kIoCopySendfile, fd, from, target, -1, n, result, start);
-  return result;
+  return traced_sendfile(g_sendfile64.get(), target, fd, offset, n);
 }
 
 SPOOR_INTERPOSE ssize_t splice(int fd, off_t* offset, int target, off_t* target_offset, size_t n, unsigned flags) {
