@@ -260,6 +260,10 @@ struct ProcessUnwinder::State {
     Dwarf_Addr pc = 0;
     bool activation = false;
     if (!dwfl_frame_pc(state, &pc, nullptr)) return DWARF_CB_ABORT;
+    // A read that failed on the way to this frame did not stop the walk
+    // (libdw leaves a register it could not restore undefined): only the
+    // failures of the step after the last frame say why it ended.
+    s->memory_error.clear();
     // The module must be known before libdw asks whether this frame is an
     // activation (which reads its CFI), and before it unwinds past it.
     s->report(s->pcs->empty() || pc == 0 ? pc : pc - 1);
