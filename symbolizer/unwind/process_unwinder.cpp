@@ -310,13 +310,11 @@ struct ProcessUnwinder::State {
       return "the sample has no copy of the user stack (taken in execve once the old image was gone, or the "
              "kernel could not read it)";
     const std::string where = " (" + std::to_string(copied) + " bytes from sp " + hex(current_sp) + ")";
-    if (address >= current_sp + copied)
-      return "the stack copy" + where + " ends before the caller's frame at " + hex(address) +
-             ": the stack is deeper than the copy";
     if (address < current_sp)
       return "memory at " + hex(address) + " is below the sampled sp" + where +
              ": the CFI gave a frame address the stack does not hold";
-    return "memory at " + hex(address) + " is outside the copied stack" + where + " and every module";
+    return "the stack copy" + where + " ends before the caller's frame at " + hex(address) +
+           ": the stack is deeper than the copy";
   }
 
   // DWARF unwinding; false when it could not start, with the reason in `out`.

@@ -168,7 +168,7 @@ TEST(OfflineUnwind, EmptyStackGivesAShortStackAndSaysWhy) {
   ASSERT_FALSE(u.pcs.empty());
   EXPECT_EQ(u.pcs[0], s.regs[uw::kPerfIp]);
   EXPECT_LE(u.pcs.size(), 2u);
-  EXPECT_NE(u.stop_reason.find("outside the copied stack"), std::string::npos) << u.stop_reason;
+  EXPECT_NE(u.stop_reason.find("no copy of the user stack"), std::string::npos) << u.stop_reason;
 }
 
 TEST(OfflineUnwind, GarbageRegistersDoNotCrash) {

@@ -48,8 +48,10 @@ struct UnwoundStack {
   std::vector<uint64_t> pcs;
   UnwindMethod method = UnwindMethod::ip_only;
   // Why the walk stopped before the outermost frame ("" when it reached
-  // it): "no user registers", "memory at 0x... is outside the copied stack
-  // and every module", libdw's message, ...
+  // it: a frame whose return address the CFI leaves undefined, or the
+  // loader's entry code, which has no CFI): "no user registers", "the
+  // sample has no copy of the user stack", "the stack copy ... ends before
+  // the caller's frame", libdw's message, ...
   std::string stop_reason;
 };
 
