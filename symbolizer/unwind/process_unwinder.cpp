@@ -76,6 +76,11 @@ struct ProcessUnwinder::State {
   bool attached = false;
   std::vector<Mod> modules;  // in load order; the latest wins an overlap
   std::vector<symbolizer::ModuleProblem> problems;
+  struct Unbacked {
+    uint64_t start, size;
+    std::string name;
+  };
+  std::vector<Unbacked> unbacked;  // in map order; the latest wins an overlap
 
   // The walk in progress.
   const UserSample* current = nullptr;
@@ -104,6 +109,18 @@ struct ProcessUnwinder::State {
     for (auto it = modules.rbegin(); it != modules.rend(); ++it)
       if (address >= it->info.start && address - it->info.start < it->info.size) return &*it;
     return nullptr;
+  }
+
+  // Why `pc` (a frame's, in no module) cannot be unwound from.
+  std::string no_module(uint64_t pc) const {
+    for (auto it = unbacked.rbegin(); it != unbacked.rend(); ++it) {
+      if (pc < it->start || pc - it->start >= it->size) continue;
+      if (it->name.empty() || it->name == "//anon")
+        return "pc " + hex(pc) + " is in anonymous executable memory (JIT code?): no CFI to unwind it";
+      if (it->name == "[vdso]") return "pc " + hex(pc) + " is in [vdso], of which no image was recorded";
+      return "pc " + hex(pc) + " is in " + it->name + ", which no file backs";
+    }
+    return "pc " + hex(pc) + " is in no known module";
   }
 
   void problem(const Mod& m, std::string message) {
@@ -342,7 +359,9 @@ struct ProcessUnwinder::State {
       // process mapped: give it the x86-64 module the sample ran in.
       Elf* machine = x86_64_elf_at(*ip);
       if (machine == nullptr) {
-        out.stop_reason = "pc " + hex(*ip) + " is in no module of the host's architecture to unwind from";
+        out.stop_reason = module_at(*ip) == nullptr
+                              ? no_module(*ip)
+                              : "pc " + hex(*ip) + " is in no module of the host's architecture to unwind from";
         return false;
       }
       if (!dwfl_attach_state(dwfl, machine, kUnwoundPid, &thread_callbacks, this)) {
@@ -370,7 +389,7 @@ struct ProcessUnwinder::State {
     else if (!memory_error.empty())
       out.stop_reason = memory_error;
     else if (module_at(last_lookup) == nullptr)
-      out.stop_reason = "pc " + hex(last) + " is in no known module";
+      out.stop_reason = no_module(last);
     else if (rc != 0 && !in_entry_code(last_lookup))
       out.stop_reason = libdw_error.empty() ? "libdw stopped" : "libdw: " + libdw_error;
     return true;
@@ -407,6 +426,10 @@ void ProcessUnwinder::add_module(const symbolizer::ModuleInfo& module) {
 }
 
 size_t ProcessUnwinder::module_count() const { return state_->modules.size(); }
+
+void ProcessUnwinder::add_unbacked(uint64_t start, uint64_t size, std::string name) {
+  state_->unbacked.push_back({start, size, std::move(name)});
+}
 
 const std::vector<symbolizer::ModuleProblem>& ProcessUnwinder::problems() const { return state_->problems; }
 

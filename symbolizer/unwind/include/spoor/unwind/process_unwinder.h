@@ -79,6 +79,11 @@ class ProcessUnwinder {
   void add_module(const symbolizer::ModuleInfo& module);
   size_t module_count() const;
 
+  // Executable memory no file backs ("//anon": JIT code, "[vdso]" without a
+  // recorded image, ...): nothing to unwind with, but a walk that ends
+  // there says so by name instead of "in no known module".
+  void add_unbacked(uint64_t start, uint64_t size, std::string name);
+
   // Cost: per frame, a CFI lookup (binary search of .eh_frame_hdr) and the
   // register rules; about as much as perf's unwinder minus its per-sample
   // Dwfl setup (bench/RESULTS.md, "offline unwinding").
