@@ -331,7 +331,7 @@ struct ProcessUnwinder::State {
       return "memory at " + hex(address) + " is below the sampled sp" + where +
              ": the CFI gave a frame address the stack does not hold";
     return "the stack copy" + where + " ends before the caller's frame at " + hex(address) +
-           ": the stack is deeper than the copy";
+           ": the stack is deeper than the copy (spoor record --kernel-stack-size)";
   }
 
   // DWARF unwinding; false when it could not start, with the reason in `out`.
