@@ -16,6 +16,7 @@
 #include <cinttypes>
 #include <cstdio>
 #include <cstring>
+#include <optional>
 
 namespace spoor::unwind {
 
@@ -75,6 +76,11 @@ struct ProcessUnwinder::State {
   bool attached = false;
   std::vector<Mod> modules;  // in load order; the latest wins an overlap
   std::vector<symbolizer::ModuleProblem> problems;
+  struct Unbacked {
+    uint64_t start, size;
+    std::string name;
+  };
+  std::vector<Unbacked> unbacked;  // in map order; the latest wins an overlap
 
   // The walk in progress.
   const UserSample* current = nullptr;
@@ -103,6 +109,18 @@ struct ProcessUnwinder::State {
     for (auto it = modules.rbegin(); it != modules.rend(); ++it)
       if (address >= it->info.start && address - it->info.start < it->info.size) return &*it;
     return nullptr;
+  }
+
+  // Why `pc` (a frame's, in no module) cannot be unwound from.
+  std::string no_module(uint64_t pc) const {
+    for (auto it = unbacked.rbegin(); it != unbacked.rend(); ++it) {
+      if (pc < it->start || pc - it->start >= it->size) continue;
+      if (it->name.empty() || it->name == "//anon")
+        return "pc " + hex(pc) + " is in anonymous executable memory (JIT code?): no CFI to unwind it";
+      if (it->name == "[vdso]") return "pc " + hex(pc) + " is in [vdso], of which no image was recorded";
+      return "pc " + hex(pc) + " is in " + it->name + ", which no file backs";
+    }
+    return "pc " + hex(pc) + " is in no known module";
   }
 
   void problem(const Mod& m, std::string message) {
@@ -200,6 +218,29 @@ struct ProcessUnwinder::State {
     return dwfl_pid(dwfl);
   }
 
+  // At a sampled `ret`, GCC's CFI still says the register its last pop
+  // restored is saved just below the return address (it emits no
+  // .cfi_restore after `leave` or `pop`), so libdw reads sp - 8, which the
+  // copy does not hold. The pop loaded that word into the register: its
+  // sampled value is the word. The instruction before the ret says which
+  // register: leave (rbp), pop r (0x58 + r), or REX.B pop (r8..r15).
+  std::optional<uint64_t> popped_at_ret(uint64_t address) {
+    if (pcs == nullptr || pcs->size() != 1 || address != current_sp - 8) return std::nullopt;
+    const uint64_t pc = pcs->front();
+    Dwarf_Word code = 0;
+    if (pc < 7 || !read_module(pc - 7, &code)) return std::nullopt;
+    uint8_t b[8];
+    std::memcpy(b, &code, 8);  // b[7] is the byte at pc
+    if (b[7] != 0xc3) return std::nullopt;
+    static constexpr PerfRegX86 kLow[8] = {kPerfAx, kPerfCx, kPerfDx, kPerfBx, kPerfSp, kPerfBp, kPerfSi, kPerfDi};
+    unsigned reg = kPerfSp;
+    if (b[6] == 0xc9) reg = kPerfBp;
+    else if (b[6] >= 0x58 && b[6] <= 0x5f && b[5] == 0x41) reg = kPerfR8 + (b[6] - 0x58u);
+    else if (b[6] >= 0x58 && b[6] <= 0x5f) reg = kLow[b[6] - 0x58];
+    if (reg == kPerfSp) return std::nullopt;
+    return current->regs.get(reg);
+  }
+
   static bool memory_read(Dwfl*, Dwarf_Addr address, Dwarf_Word* result, void* dwfl_arg) {
     auto* s = static_cast<State*>(dwfl_arg);
     const std::span<const uint8_t> stack = s->current->stack;
@@ -209,9 +250,11 @@ struct ProcessUnwinder::State {
       return true;
     }
     if (s->read_module(address, result)) return true;
-    if (s->memory_error.empty())
-      s->memory_error = "memory at " + hex(address) + " is outside the copied stack (" +
-                        std::to_string(stack.size()) + " bytes from sp " + hex(s->current_sp) + ") and every module";
+    if (const auto popped = s->popped_at_ret(address)) {
+      *result = *popped;
+      return true;
+    }
+    if (s->memory_error.empty()) s->memory_error = s->memory_problem(address);
     return false;
   }
 
@@ -234,6 +277,10 @@ struct ProcessUnwinder::State {
     Dwarf_Addr pc = 0;
     bool activation = false;
     if (!dwfl_frame_pc(state, &pc, nullptr)) return DWARF_CB_ABORT;
+    // A read that failed on the way to this frame did not stop the walk
+    // (libdw leaves a register it could not restore undefined): only the
+    // failures of the step after the last frame say why it ended.
+    s->memory_error.clear();
     // The module must be known before libdw asks whether this frame is an
     // activation (which reads its CFI), and before it unwinds past it.
     s->report(s->pcs->empty() || pc == 0 ? pc : pc - 1);
@@ -254,6 +301,37 @@ struct ProcessUnwinder::State {
     GElf_Ehdr header;
     if (elf == nullptr || gelf_getehdr(elf, &header) == nullptr || header.e_machine != EM_X86_64) return nullptr;
     return elf;
+  }
+
+  // glibc's ld.so starts every dynamically linked process at _start and
+  // _dl_start_user: hand-written assembly without CFI (RTLD_START), about
+  // 0x40 bytes from the ELF entry point. A walk that ends on a pc there
+  // found no CFI because it reached the bottom of the stack: before main,
+  // those are the outermost frames, not a stop.
+  bool in_entry_code(uint64_t address) {
+    constexpr uint64_t kEntryCodeBytes = 0x40;
+    Mod* m = module_at(address);
+    if (m == nullptr || m->state != ModuleState::reported) return false;
+    Dwarf_Addr bias = 0;
+    Elf* elf = dwfl_module_getelf(m->dwfl_module, &bias);
+    GElf_Ehdr header;
+    if (elf == nullptr || gelf_getehdr(elf, &header) == nullptr || header.e_entry == 0) return false;
+    const uint64_t entry = header.e_entry + bias;
+    return address >= entry && address - entry < kEntryCodeBytes;
+  }
+
+  // Why a read of the sample's memory failed, in the words of its cause.
+  std::string memory_problem(uint64_t address) const {
+    const size_t copied = current->stack.size();
+    if (copied == 0)
+      return "the sample has no copy of the user stack (taken in execve once the old image was gone, or the "
+             "kernel could not read it)";
+    const std::string where = " (" + std::to_string(copied) + " bytes from sp " + hex(current_sp) + ")";
+    if (address < current_sp)
+      return "memory at " + hex(address) + " is below the sampled sp" + where +
+             ": the CFI gave a frame address the stack does not hold";
+    return "the stack copy" + where + " ends before the caller's frame at " + hex(address) +
+           ": the stack is deeper than the copy (spoor record --kernel-stack-size)";
   }
 
   // DWARF unwinding; false when it could not start, with the reason in `out`.
@@ -281,7 +359,9 @@ struct ProcessUnwinder::State {
       // process mapped: give it the x86-64 module the sample ran in.
       Elf* machine = x86_64_elf_at(*ip);
       if (machine == nullptr) {
-        out.stop_reason = "pc " + hex(*ip) + " is in no module of the host's architecture to unwind from";
+        out.stop_reason = module_at(*ip) == nullptr
+                              ? no_module(*ip)
+                              : "pc " + hex(*ip) + " is in no module of the host's architecture to unwind from";
         return false;
       }
       if (!dwfl_attach_state(dwfl, machine, kUnwoundPid, &thread_callbacks, this)) {
@@ -303,13 +383,14 @@ struct ProcessUnwinder::State {
     // address is undefined) and when a read for the return address failed:
     // a failed read, or a last pc in no module, says which it was.
     const uint64_t last = out.pcs.empty() ? *ip : out.pcs.back();
+    const uint64_t last_lookup = out.pcs.size() > 1 ? last - 1 : last;
     if (out.pcs.size() >= options.max_frames)
       out.stop_reason = "stopped at " + std::to_string(options.max_frames) + " frames";
     else if (!memory_error.empty())
       out.stop_reason = memory_error;
-    else if (module_at(out.pcs.size() > 1 ? last - 1 : last) == nullptr)
-      out.stop_reason = "pc " + hex(last) + " is in no known module";
-    else if (rc != 0)
+    else if (module_at(last_lookup) == nullptr)
+      out.stop_reason = no_module(last);
+    else if (rc != 0 && !in_entry_code(last_lookup))
       out.stop_reason = libdw_error.empty() ? "libdw stopped" : "libdw: " + libdw_error;
     return true;
   }
@@ -345,6 +426,10 @@ void ProcessUnwinder::add_module(const symbolizer::ModuleInfo& module) {
 }
 
 size_t ProcessUnwinder::module_count() const { return state_->modules.size(); }
+
+void ProcessUnwinder::add_unbacked(uint64_t start, uint64_t size, std::string name) {
+  state_->unbacked.push_back({start, size, std::move(name)});
+}
 
 const std::vector<symbolizer::ModuleProblem>& ProcessUnwinder::problems() const { return state_->problems; }
 

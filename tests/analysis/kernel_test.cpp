@@ -184,6 +184,39 @@ TEST(Kernel, ForkedProcessKeepsItsParentsModules) {
   EXPECT_EQ(l.model.process(300)->forked, std::vector<uint32_t>{301});
 }
 
+// The kernel's exec Comm record comes before execve returns: a sample in
+// between has the old image's registers (pc in its libc's execve) and no
+// stack copy. It counts for the image before the exec; a sample of the new
+// image's code after it, for the new one.
+TEST(Kernel, ASampleInExecvesTailBelongsToTheImageBefore) {
+  KernelTrace t;
+  t.comm(600, 600, 5, "old", true);
+  t.mmap(600, 6, 0x7f0000000000, 0x1000, 0, 5, "/nonexistent/libc-old");
+  t.comm(600, 600, 20, "new", true);
+  t.mmap(600, 21, 0x500000, 0x1000, 0, 5, "/nonexistent/new");
+  std::vector<uint64_t> regs;
+  auto sample_at = [&](uint64_t time, uint64_t pc) {
+    regs.clear();
+    for (unsigned bit = 0; bit < 64; ++bit)
+      if (spoor::unwind::kPerfRegsDwarfMask >> bit & 1)
+        regs.push_back(bit == spoor::unwind::kPerfIp ? pc : bit == spoor::unwind::kPerfSp ? 0x7ffd0000 : 0);
+    t.cpu_sample(600, 600, time, 0xffffffff81000000, spoor::unwind::kPerfRegsDwarfMask, regs, {}, {});
+  };
+  sample_at(30, 0x7f0000000010);
+  sample_at(40, 0x500010);
+  struct SampleImages : an::EventVisitor {
+    std::vector<an::ImageIndex> images;
+    void on_event(const spoor::reader::Event&, const an::EventContext& c) override {
+      if (c.known->kind == an::EventKind::kernel_sample) images.push_back(c.image);
+    }
+  } seen;
+  Loaded l = load(t, {&seen});
+  const an::ProcessInfo* p = l.model.process(600);
+  ASSERT_NE(p, nullptr);
+  ASSERT_EQ(p->images.size(), 2u);
+  EXPECT_EQ(seen.images, (std::vector<an::ImageIndex>{p->images[0], p->images[1]}));
+}
+
 // Samples the capture program took of itself (registers + stack copies,
 // -fomit-frame-pointer chain) as Spoor.Kernel CpuSamples of a preloaded
 // process: the loader unwinds them with DWARF, and the kernel profile has

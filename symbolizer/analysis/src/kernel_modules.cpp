@@ -45,8 +45,13 @@ KernelModules::KernelModules(TraceModel& model, const LoadOptions& options)
 void KernelModules::mmap(const reader::Event& e, const KnownEvent& k, ImageIndex image) {
   if ((field_u64(e, k, f::kKProt) & kProtExec) == 0) return;
   const std::string_view path = field_str(e, k, f::kKMmapPath);
-  if (path.empty() || path.front() != '/') return;  // anonymous, [vdso], [stack], ...
   const uint64_t start = field_u64(e, k, f::kKMmapStart);
+  if (path.empty() || path.front() != '/' || path.starts_with("//anon")) {
+    // Anonymous (JIT code), [vdso], ...: no file, but the unwinder names
+    // them when a walk ends there.
+    unwinder_of(image).add_unbacked(start, field_u64(e, k, f::kKMmapLength), std::string(path));
+    return;
+  }
   Image& im = m_.images[image];
   for (const Module& mod : im.modules)
     if (mod.start == start && mod.path == path) return;
@@ -70,9 +75,16 @@ void KernelModules::mmap(const reader::Event& e, const KnownEvent& k, ImageIndex
   im.modules.push_back(std::move(mod));
 }
 
+unwind::ProcessUnwinder& KernelModules::unwinder_of(ImageIndex image) {
+  return image_unwinder(image).unwinder;
+}
+
+KernelModules::ImageUnwinder& KernelModules::image_unwinder(ImageIndex image) {
+  return unwinders_.try_emplace(image, ImageUnwinder{unwind::ProcessUnwinder(unwind_options_), 0, {}}).first->second;
+}
+
 StackKey KernelModules::unwind(const reader::Event& e, const KnownEvent& k, ImageIndex image) {
-  ImageUnwinder& u = unwinders_.try_emplace(image, ImageUnwinder{unwind::ProcessUnwinder(unwind_options_), 0, {}})
-                         .first->second;
+  ImageUnwinder& u = image_unwinder(image);
   const Image& im = m_.images[image];
   for (; u.modules_added < im.modules.size(); ++u.modules_added)
     u.unwinder.add_module(module_info(im.modules[u.modules_added]));

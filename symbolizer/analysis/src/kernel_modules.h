@@ -21,7 +21,8 @@ class KernelModules {
   KernelModules(TraceModel& model, const LoadOptions& options);
 
   // An executable file mapping of `image` as a module (bias from the file's
-  // program headers); anonymous, non-executable, unreadable and already
+  // program headers); an executable one without a file (anonymous, [vdso])
+  // as a region the unwinder names; non-executable, unreadable and already
   // known mappings change nothing.
   void mmap(const reader::Event& e, const KnownEvent& k, ImageIndex image);
 
@@ -40,6 +41,9 @@ class KernelModules {
     size_t modules_added = 0;
     std::unordered_map<std::string, uint32_t> ids;  // stack bytes -> ID
   };
+
+  ImageUnwinder& image_unwinder(ImageIndex image);
+  unwind::ProcessUnwinder& unwinder_of(ImageIndex image);
 
   TraceModel& m_;
   unwind::UnwindOptions unwind_options_;

@@ -58,6 +58,7 @@ class Loader {
       p.end_ns = std::max(p.end_ns, e.time_ns);
       if (k.kind != EventKind::other) take_in(e, k, ctx.process);
       ctx.image = current_image(ctx.process, e.time_ns);
+      if (k.kind == EventKind::kernel_sample) ctx.image = sampled_image(e, k, ctx.process, ctx.image);
       ctx.thread = thread_of(ctx.process, tid, e.time_ns);
       ++m_.threads[ctx.thread].events;
       ctx.unwound = k.kind == EventKind::kernel_sample ? kernel_.unwind(e, k, ctx.image) : 0;
@@ -102,6 +103,27 @@ class Loader {
   ImageIndex current_image(ProcessIndex process, int64_t time_ns) {
     const ProcessInfo& p = m_.processes[process];
     return p.images.empty() ? new_image(process, 0, time_ns) : p.images.back();
+  }
+
+  // The kernel reports an exec (its Comm record) before execve returns: a
+  // sample taken in between carries the old image's user registers (its
+  // pc at the execve call in the old libc) and no stack copy (the old
+  // memory is gone), yet comes after the new image began. It belongs to
+  // the image before when its pc is in none of the new image's modules
+  // and in one of the old's. Cost: a scan of the modules, only for samples
+  // without a stack copy.
+  ImageIndex sampled_image(const reader::Event& e, const KnownEvent& k, ProcessIndex process, ImageIndex image) {
+    const ProcessInfo& p = m_.processes[process];
+    if (p.images.size() < 2 || p.images.back() != image || !field_blob(e, k, f::kKStack).empty()) return image;
+    const unwind::PerfRegisters regs{field_u64(e, k, f::kKRegsMask), field_blob(e, k, f::kKRegs)};
+    const auto pc = regs.get(unwind::kPerfIp);
+    if (!pc) return image;
+    auto mapped_in = [&](ImageIndex i) {
+      return std::any_of(m_.images[i].modules.begin(), m_.images[i].modules.end(),
+                         [&](const Module& m) { return m.contains(*pc); });
+    };
+    const ImageIndex before = p.images[p.images.size() - 2];
+    return !mapped_in(image) && mapped_in(before) ? before : image;
   }
 
   ThreadIndex new_thread(ProcessIndex process, uint32_t tid, int64_t time_ns) {

@@ -168,7 +168,7 @@ TEST(OfflineUnwind, EmptyStackGivesAShortStackAndSaysWhy) {
   ASSERT_FALSE(u.pcs.empty());
   EXPECT_EQ(u.pcs[0], s.regs[uw::kPerfIp]);
   EXPECT_LE(u.pcs.size(), 2u);
-  EXPECT_NE(u.stop_reason.find("outside the copied stack"), std::string::npos) << u.stop_reason;
+  EXPECT_NE(u.stop_reason.find("no copy of the user stack"), std::string::npos) << u.stop_reason;
 }
 
 TEST(OfflineUnwind, GarbageRegistersDoNotCrash) {
@@ -294,6 +294,31 @@ TEST(MappingBias, ExecutableMappingOfThisTestGivesTheLoaderBias) {
       EXPECT_EQ(m->build_id, own.build_id);
     }
   EXPECT_FALSE(biases.module({"/nonexistent/lib.so", 0x1000, 0x1000, 0, {}}));
+}
+
+}  // namespace
+
+namespace {
+
+// A pc in executable memory no file backs: the stop names it.
+TEST(OfflineUnwind, APcInUnbackedMemorySaysWhatMemory) {
+  uw::ProcessUnwinder unwinder;
+  unwinder.add_unbacked(0x10000, 0x1000, "//anon");
+  unwinder.add_unbacked(0x20000, 0x2000, "[vdso]");
+  std::vector<uint64_t> regs;
+  auto stop_at = [&](uint64_t pc) {
+    regs.clear();
+    for (unsigned bit = 0; bit < 64; ++bit)
+      if (uw::kPerfRegsDwarfMask >> bit & 1) regs.push_back(bit == uw::kPerfIp ? pc : bit == uw::kPerfSp ? 0x7ffd0000 : 0);
+    uw::UserSample s;
+    s.ip = pc;
+    s.regs_abi = uw::kRegsAbi64;
+    s.regs = {uw::kPerfRegsDwarfMask, bytes_of(regs)};
+    return unwinder.unwind(s).stop_reason;
+  };
+  EXPECT_NE(stop_at(0x10010).find("anonymous executable memory (JIT code?)"), std::string::npos) << stop_at(0x10010);
+  EXPECT_NE(stop_at(0x21000).find("in [vdso]"), std::string::npos) << stop_at(0x21000);
+  EXPECT_NE(stop_at(0x30000).find("in no known module"), std::string::npos) << stop_at(0x30000);
 }
 
 }  // namespace

@@ -25,7 +25,8 @@ struct EventContext {
   const TraceModel* model = nullptr;  // partial: only what came before this event
   const KnownEvent* known = nullptr;  // never null
   ProcessIndex process = kNone;       // never kNone for an event
-  ImageIndex image = kNone;           // the process's current image
+  ImageIndex image = kNone;           // the process's current image (the one before it for a
+                                      // kernel sample taken in an exec's tail: Loader::sampled_image)
   ThreadIndex thread = kNone;
   // A Spoor.Kernel CpuSample's stack, unwound by the loader (model.stacks
   // has it); 0 for every other event and for a sample without a pc.

@@ -158,7 +158,7 @@ struct KernelUnwindSummary {
   uint64_t pc_only = 0;        // nothing to unwind: the sampled pc alone
   uint64_t frames = 0;         // over every sample
   // Why DWARF walks stopped before the outermost frame, addresses masked
-  // ("memory at 0x… is outside the copied stack"), with how often.
+  // ("the stack copy (N bytes from sp 0x…) ends before the caller's frame at 0x…: …"), with how often.
   std::map<std::string, uint64_t> stops;
   // Modules the unwinder could not use (file missing, build ID differs),
   // once per file and message: (path, message).

@@ -48,8 +48,10 @@ struct UnwoundStack {
   std::vector<uint64_t> pcs;
   UnwindMethod method = UnwindMethod::ip_only;
   // Why the walk stopped before the outermost frame ("" when it reached
-  // it): "no user registers", "memory at 0x... is outside the copied stack
-  // and every module", libdw's message, ...
+  // it: a frame whose return address the CFI leaves undefined, or the
+  // loader's entry code, which has no CFI): "no user registers", "the
+  // sample has no copy of the user stack", "the stack copy ... ends before
+  // the caller's frame", libdw's message, ...
   std::string stop_reason;
 };
 
@@ -76,6 +78,11 @@ class ProcessUnwinder {
   // mmap record and the preload's ModuleLoad of one mapping) is one module.
   void add_module(const symbolizer::ModuleInfo& module);
   size_t module_count() const;
+
+  // Executable memory no file backs ("//anon": JIT code, "[vdso]" without a
+  // recorded image, ...): nothing to unwind with, but a walk that ends
+  // there says so by name instead of "in no known module".
+  void add_unbacked(uint64_t start, uint64_t size, std::string name);
 
   // Cost: per frame, a CFI lookup (binary search of .eh_frame_hdr) and the
   // register rules; about as much as perf's unwinder minus its per-sample
