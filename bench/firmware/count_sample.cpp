@@ -9,19 +9,7 @@
 
 #include "spoor/spoor.hpp"
 
-extern "C" {
-void* memcpy(void* dst, const void* src, size_t n) {
-  auto* d = static_cast<unsigned char*>(dst);
-  const auto* s = static_cast<const unsigned char*>(src);
-  while (n--) *d++ = *s++;
-  return dst;
-}
-void* memset(void* dst, int c, size_t n) {
-  auto* d = static_cast<unsigned char*>(dst);
-  while (n--) *d++ = static_cast<unsigned char>(c);
-  return dst;
-}
-}
+#include "byte_loops.h"
 
 #if !defined(SPOOR_PORT_HEADER)
 // The hooks as functions the core calls (the default way a firmware ports

@@ -8,21 +8,7 @@
 
 #include "spoor/spoor.hpp"
 
-extern "C" {
-// The only libc the core may use; byte loops, so their size is known (and
-// reported apart from the core's).
-void* memcpy(void* dst, const void* src, size_t n) {
-  auto* d = static_cast<unsigned char*>(dst);
-  const auto* s = static_cast<const unsigned char*>(src);
-  while (n--) *d++ = *s++;
-  return dst;
-}
-void* memset(void* dst, int c, size_t n) {
-  auto* d = static_cast<unsigned char*>(dst);
-  while (n--) *d++ = static_cast<unsigned char>(c);
-  return dst;
-}
-}
+#include "byte_loops.h"
 
 namespace {
 volatile uint32_t g_work;  // what the loop does besides tracing

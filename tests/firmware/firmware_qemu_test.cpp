@@ -18,11 +18,15 @@
 #include <string>
 #include <vector>
 
+#include "command_output.h"
+
 namespace spoor::firmware_test {
 namespace {
 
 namespace fs = std::filesystem;
 using nlohmann::json;
+using spoor::symbolizer::test::CommandResult;
+using spoor::symbolizer::test::run;
 
 const std::string kTool = SPOOR_TOOL;
 const std::string kFirmware = FIRMWARE_ELF;
@@ -39,23 +43,6 @@ constexpr uint32_t kSysTickException = 15;
 // SysTick counts the 25 MHz CPU clock (40 ns a tick) and wraps every 250 us.
 constexpr int64_t kNsPerTick = 40;
 constexpr int64_t kTickPeriodNs = 250'000;
-
-struct CommandResult {
-  int status = -1;  // the exit status; -1 when it did not exit normally
-  std::string out;
-};
-
-CommandResult run(const std::string& command) {
-  CommandResult result;
-  FILE* pipe = popen(command.c_str(), "r");
-  if (pipe == nullptr) return result;
-  char buf[65536];
-  size_t n;
-  while ((n = std::fread(buf, 1, sizeof buf, pipe)) > 0) result.out.append(buf, n);
-  const int status = pclose(pipe);
-  result.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return result;
-}
 
 std::vector<std::string> lines(const std::string& text) {
   std::vector<std::string> out;

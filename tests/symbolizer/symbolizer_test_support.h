@@ -16,26 +16,10 @@
 #include <vector>
 
 #include "addr2line_format.h"
+#include "command_output.h"
 #include "spoor/symbolizer/symbolizer.h"
 
 namespace spoor::symbolizer::test {
-
-struct CommandResult {
-  std::string out;
-  int status = -1;  // the exit status; -1 when it did not exit normally
-};
-
-inline CommandResult run(const std::string& command) {
-  CommandResult result;
-  FILE* pipe = popen(command.c_str(), "r");
-  if (pipe == nullptr) return result;
-  char buf[65536];
-  size_t n;
-  while ((n = std::fread(buf, 1, sizeof buf, pipe)) > 0) result.out.append(buf, n);
-  const int status = pclose(pipe);
-  result.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return result;
-}
 
 // Every instruction address objdump disassembles in `elf`, every `step`th,
 // but those of .init and .fini: crti.o's code there sits under an STT_FILE
