@@ -228,15 +228,34 @@ TEST(OfflineUnwind, RegistersShorterThanTheirMaskReadAsMissing) {
 
 TEST(OfflineUnwind, AModuleWhoseBuildIdChangedIsNotUsed) {
   const Capture& c = capture();
+  // A sample that unwinds cleanly from a pc in a module with a build ID:
+  // one that landed in the vDSO or the timer's return path would stop, or
+  // not, for reasons of its own.
+  uw::ProcessUnwinder intact;
+  for (const auto& m : c.modules) intact.add_module(m);
+  const CapturedSample* chosen = nullptr;
+  for (const CapturedSample& candidate : c.samples) {
+    const uw::UserSample u = user_sample(candidate);
+    bool in_identified_module = false;
+    for (const auto& m : c.modules)
+      if (u.ip >= m.start && u.ip - m.start < m.size && !m.build_id.empty()) in_identified_module = true;
+    if (in_identified_module && intact.unwind(u).stop_reason.empty()) {
+      chosen = &candidate;
+      break;
+    }
+  }
+  ASSERT_NE(chosen, nullptr) << "no sample unwound cleanly from a module with a build ID";
   uw::ProcessUnwinder unwinder;
   for (auto m : c.modules) {
     if (!m.build_id.empty()) m.build_id[0] ^= 0xff;
     unwinder.add_module(m);
   }
-  const uw::UnwoundStack u = unwinder.unwind(user_sample(c.samples[0]));
+  const uw::UnwoundStack u = unwinder.unwind(user_sample(*chosen));
   EXPECT_LE(u.pcs.size(), 1u);
-  ASSERT_FALSE(unwinder.problems().empty());
-  EXPECT_NE(unwinder.problems()[0].message.find("changed since recording"), std::string::npos);
+  bool said_changed = false;
+  for (const auto& p : unwinder.problems())
+    said_changed |= p.message.find("changed since recording") != std::string::npos;
+  EXPECT_TRUE(said_changed) << unwinder.problems().size() << " problems listed";
 }
 
 // The kernel's mmap record (the executable segment, at the exec: the
