@@ -76,19 +76,19 @@ void ExportEvents::on_event(const reader::Event& e, const analysis::EventContext
   if (is_io(k.kind)) return io_slice(e, k);
   switch (k.kind) {
     case EventKind::heap_alloc: {
-      ProcessHeap& h = heaps_[e.pid];
+      ProcessHeap& h = heaps_[c.image];
       allocated(h, analysis::field_u64(e, k, field::kPtr), analysis::field_u64(e, k, field::kAllocSize));
       heap_changed(h, e.pid, e.time_ns);
       break;
     }
     case EventKind::heap_free: {
-      ProcessHeap& h = heaps_[e.pid];
+      ProcessHeap& h = heaps_[c.image];
       freed(h, analysis::field_u64(e, k, field::kPtr));
       heap_changed(h, e.pid, e.time_ns);
       break;
     }
     case EventKind::heap_realloc: {
-      ProcessHeap& h = heaps_[e.pid];
+      ProcessHeap& h = heaps_[c.image];
       const uint64_t old_ptr = analysis::field_u64(e, k, field::kReallocOld);
       const uint64_t ptr = analysis::field_u64(e, k, field::kReallocPtr);
       const uint64_t size = analysis::field_u64(e, k, field::kReallocSize);

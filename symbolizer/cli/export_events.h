@@ -32,7 +32,11 @@ class ExportEvents : public analysis::EventVisitor {
 
   std::vector<exporter::Slice> io_slices;
   std::vector<exporter::Instant> instants;
-  std::vector<exporter::CounterValue> heap_size;  // per process, at most one value per kHeapSizeStepNs
+  // Per process, at most one value per kHeapSizeStepNs. Counted per image,
+  // as `spoor report` does: after an exec the counter starts again from the
+  // new program's own blocks, and a fork child's from none (the blocks it
+  // inherited are its parent's).
+  std::vector<exporter::CounterValue> heap_size;
   std::vector<SampleAt> samples;         // the preload sampler's (Spoor.Samples)
   std::vector<SampleAt> kernel_samples;  // the kernel's (Spoor.Kernel CpuSample), unwound while loading
 
@@ -49,7 +53,7 @@ class ExportEvents : public analysis::EventVisitor {
     std::unordered_map<uint64_t, uint64_t> live;  // block sizes by address
     int64_t bytes = 0;
     int64_t last_point_ns = INT64_MIN;
-    size_t last_point = SIZE_MAX;  // index into heap_size of this process's last value
+    size_t last_point = SIZE_MAX;  // index into heap_size of this image's last value
   };
 
   void allocated(ProcessHeap& h, uint64_t ptr, uint64_t size);
@@ -59,7 +63,7 @@ class ExportEvents : public analysis::EventVisitor {
 
   const reader::Trace& trace_;
   reader::ActivityMatcher activities_;
-  std::unordered_map<uint32_t, ProcessHeap> heaps_;  // by pid
+  std::unordered_map<analysis::ImageIndex, ProcessHeap> heaps_;  // by image
 };
 
 }  // namespace spoor::cli

@@ -5,7 +5,9 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <algorithm>
 #include <fstream>
+#include <map>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -206,6 +208,41 @@ TEST(ReportHeapForkExec, EachImageHasItsOwnHeapAndForkChildrenInheritTheirParent
   EXPECT_NE(text.out.find("inherited from the parent and not freed"), std::string::npos) << text.out;
   EXPECT_NE(text.out.find(", first image ("), std::string::npos) << "the parent, which exec'd: " << text.out;
   EXPECT_EQ(text.out.find("unknown frees"), std::string::npos) << text.out;
+  std::filesystem::remove(path);
+}
+
+// The export's heap-size counter counts as the report does: per image. Its
+// last value for a process is what its last image left live, so the
+// parent's 4 x 3000 + 10 x 2000 bytes live at its exec do not follow it into
+// the exec'd image, nor its 10 x 2000 into the fork child.
+TEST(ReportHeapForkExec, TheExportsHeapCounterStartsAgainAtAnExecAndAFork) {
+  const std::string path = record("fork-exec-export", SPOOR_REPORT_FORK_EXEC, "--sample-hz 0");
+  const json r = report_json(path, "--heap --top 50");
+  ASSERT_TRUE(r.contains("heap")) << r.dump(1).substr(0, 2000);
+  const std::string out = spoor::test::temp_path("report-fork-exec.json");
+  const Process p = run(kSpoor + " export " + path + " --format chrome -o " + out);
+  ASSERT_EQ(p.status, 0) << p.err;
+  std::ifstream in(out);
+  const json doc = json::parse(in, nullptr, false);
+  ASSERT_FALSE(doc.is_discarded());
+  std::map<int64_t, std::vector<int64_t>> values;  // by pid, in time order
+  for (const json& e : doc.at("traceEvents"))
+    if (e.at("ph") == "C" && e.at("name") == "heap size") values[e.at("pid")].push_back(e.at("args").at("bytes"));
+  size_t checked = 0;
+  for (const json& h : r["heap"]) {
+    const bool last_image = h["images_in_process"] == h["exec_count"].get<uint64_t>() + 1;
+    if (!last_image) continue;
+    const auto it = values.find(h["pid"].get<int64_t>());
+    ASSERT_NE(it, values.end()) << "no heap counter for pid " << h["pid"];
+    EXPECT_EQ(it->second.back(), h["leaked_bytes"].get<int64_t>()) << h["command_line"];
+    if (h["exec_count"] == 1u) {
+      EXPECT_GE(*std::max_element(it->second.begin(), it->second.end()), 4 * 3000 + 10 * 2000)
+          << "the first image's peak is on the counter before the exec";
+    }
+    ++checked;
+  }
+  EXPECT_EQ(checked, 3u) << "the exec'd parent, the fork child and the spawned child";
+  std::filesystem::remove(out);
   std::filesystem::remove(path);
 }
 
