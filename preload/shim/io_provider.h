@@ -180,7 +180,8 @@ SPOOR_EVENT(kIoCopy, g_io,
 
 // A descriptor the process made without opening a path: pipe, pipe2 and
 // socketpair (one event per end), socket, accept, accept4, eventfd,
-// memfd_create, epoll_create, epoll_create1 and timerfd_create. Written
+// memfd_create, epoll_create, epoll_create1, timerfd_create and tmpfile
+// (temp_file_hooks.cpp; the mkstemp family writes Open). Written
 // after the call succeeds; a failed call writes nothing. path: what /proc/self/fd/N links to, the
 // text FdInherited gives every other process's copy ("pipe:[ino]",
 // "socket:[ino]", "anon_inode:[eventfd]", "/memfd:name (deleted)"), so
@@ -189,7 +190,8 @@ SPOOR_EVENT(kIoCopy, g_io,
 // any other.
 inline constexpr uint8_t kIoCreatePipe = 0, kIoCreatePipe2 = 1, kIoCreateSocket = 2, kIoCreateSocketpair = 3,
                          kIoCreateAccept = 4, kIoCreateAccept4 = 5, kIoCreateEventfd = 6,
-                         kIoCreateMemfd = 7, kIoCreateEpoll = 8, kIoCreateTimerfd = 9;
+                         kIoCreateMemfd = 7, kIoCreateEpoll = 8, kIoCreateTimerfd = 9,
+                         kIoCreateTmpfile = 10;
 SPOOR_EVENT(kIoFdCreated, g_io,
             (EventInfo{.name = "FdCreated", .id = 11, .level = Level::info, .keywords = kKeywordIoFd}),
             Field<int32_t>{"fd"}, Field<Str>{"path"}, Field<uint8_t>{"call"}, Field<uint64_t>{"start_ticks"});

@@ -277,6 +277,40 @@ TEST(ReportIo, BytesPerFileFollowDescriptorsThroughDupAndStdio) {
   std::filesystem::remove(path);
 }
 
+// libc opens the mkstemp family's files and tmpfile's with its own internal
+// open: the shim names them itself, so the bytes written through the
+// descriptor mkstemp returned and those read after a reopen by name are one
+// row (report_temp_files.c's header comment has the figures).
+TEST(ReportIo, TemporaryFilesAreNamedFromTheirCreation) {
+  const std::string dir = spoor::test::temp_path("report-temp-dir");
+  std::filesystem::create_directories(dir);
+  const std::string path = record("temp", std::string(SPOOR_REPORT_TEMP_FILES) + " " + dir);
+  const json r = report_json(path, "--io --top 100");
+  ASSERT_TRUE(r.contains("io")) << r.dump(1).substr(0, 1000);
+  const json* spill = nullptr;
+  const json* suffixed = nullptr;
+  const json* anonymous = nullptr;
+  size_t spill_rows = 0;
+  for (const json& f : r["io"]["files"]) {
+    const std::string name = f["path"];
+    if (name.rfind(dir + "/spill", 0) == 0) spill = &f, ++spill_rows;
+    if (name.rfind(dir + "/s", 0) == 0 && name.size() > 4 && name.substr(name.size() - 4) == ".txt") suffixed = &f;
+    if (name.find("(deleted)") != std::string::npos && f["bytes_written"] == 300u) anonymous = &f;
+  }
+  ASSERT_NE(spill, nullptr) << r["io"]["files"].dump(1);
+  EXPECT_EQ(spill_rows, 1u) << "mkstemp's descriptor and the reopen are one file";
+  EXPECT_EQ((*spill)["opens"], 3u) << "mkstemp, fdopen (the stdio layer's open of it) and the reopen";
+  EXPECT_EQ((*spill)["bytes_written"], 1234u) << "by write and through the fdopen'd stream";
+  EXPECT_EQ((*spill)["bytes_read"], 1234u);
+  EXPECT_EQ((*spill)["path"].get<std::string>().size(), (dir + "/spillXXXXXX").size()) << "the name chosen";
+  EXPECT_EQ((*spill)["path"].get<std::string>().find("XXXXXX"), std::string::npos);
+  ASSERT_NE(suffixed, nullptr) << r["io"]["files"].dump(1);
+  EXPECT_EQ((*suffixed)["bytes_written"], 50u);
+  EXPECT_NE(anonymous, nullptr) << "tmpfile's file, by its descriptor's link: " << r["io"]["files"].dump(1);
+  std::filesystem::remove_all(dir);
+  std::filesystem::remove(path);
+}
+
 TEST(ReportThreads, ProcessTreeExitCodesAndThreadNames) {
   const std::string path = record("children", SPOOR_CHILDREN);
   const json r = report_json(path, "--threads");
