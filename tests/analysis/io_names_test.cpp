@@ -21,15 +21,21 @@ Bytes inet(uint8_t a, uint8_t b, uint8_t c, uint8_t d, uint16_t port) {
 
 // sockaddr_in6: family 10, port, flowinfo, 16 address bytes, scope id.
 Bytes inet6(const Bytes& address, uint16_t port, uint32_t scope = 0) {
-  Bytes b = {10, 0, static_cast<uint8_t>(port >> 8), static_cast<uint8_t>(port), 0, 0, 0, 0};
-  b.insert(b.end(), address.begin(), address.end());
-  for (int i = 0; i < 4; ++i) b.push_back(static_cast<uint8_t>(scope >> (8 * i)));
+  // Built byte by byte: GCC 12 warns (wrongly) on inserting into a vector
+  // made from a braced list.
+  Bytes b(28, 0);
+  b[0] = 10;
+  b[2] = static_cast<uint8_t>(port >> 8);
+  b[3] = static_cast<uint8_t>(port);
+  for (size_t i = 0; i < 16 && i < address.size(); ++i) b[8 + i] = address[i];
+  for (size_t i = 0; i < 4; ++i) b[24 + i] = static_cast<uint8_t>(scope >> (8 * i));
   return b;
 }
 
 Bytes unix_address(const std::string& name) {
-  Bytes b = {1, 0};
-  b.insert(b.end(), name.begin(), name.end());
+  Bytes b(2 + name.size(), 0);
+  b[0] = 1;
+  for (size_t i = 0; i < name.size(); ++i) b[2 + i] = static_cast<uint8_t>(name[i]);
   return b;
 }
 

@@ -236,6 +236,7 @@ TEST(Io, ASocketIsNamedByItsPeer) {
   ASSERT_NE(named, nullptr);
   EXPECT_EQ(named->totals.opens, 1u) << "the socket() call, folded in";
   EXPECT_EQ(named->totals.other, 1u) << "the connect";
+  EXPECT_EQ(named->totals.errors, 0u) << "EINPROGRESS is no failure";
   EXPECT_EQ(named->totals.bytes_written, 10u);
   EXPECT_EQ(named->totals.bytes_read, 4u) << "the fork child's copy";
   EXPECT_EQ(named->pids, (std::vector<uint32_t>{100, 200}));

@@ -215,7 +215,9 @@ struct IoAnalysis::State {
     return threads[thread_slot[t]].totals;
   }
 
-  static void add(IoTotals& t, Counted what, int64_t result, int64_t ns) {
+  // `failed`: the call counts as an error (result < 0, but for a connect
+  // under way).
+  static void add(IoTotals& t, Counted what, int64_t result, int64_t ns, bool failed) {
     t.total_ns += ns;
     switch (what) {
       case Counted::open: t.opens++; break;
@@ -231,7 +233,7 @@ struct IoAnalysis::State {
         break;
       case Counted::other: t.other++; break;
     }
-    if (result < 0) t.errors++;
+    if (failed) t.errors++;
   }
 
   // The bytes of a call whose time is counted elsewhere (Copy's read side).
@@ -240,17 +242,18 @@ struct IoAnalysis::State {
   }
 
   void count(const reader::Event& e, const EventContext& c, uint32_t file, Counted what, int64_t result,
-             bool timed = true) {
+             bool timed = true, bool failed_if_negative = true) {
+    const bool failed = failed_if_negative && result < 0;
     const KnownEvent& k = *c.known;
     int64_t ns = 0;
     if (timed && has_field(k, f::kIoStartTicks))
       ns = std::max<int64_t>(0, e.time_ns - clock.to_ns(field_u64(e, k, f::kIoStartTicks)));
     IoFile& io_file = files[file];
-    add(io_file.totals, what, result, ns);
+    add(io_file.totals, what, result, ns, failed);
     const uint32_t pid = c.model->processes[c.process].pid;
     if (std::find(io_file.pids.begin(), io_file.pids.end(), pid) == io_file.pids.end()) io_file.pids.push_back(pid);
-    add(thread_totals(c.thread), what, result, ns);
-    add(totals, what, result, ns);
+    add(thread_totals(c.thread), what, result, ns, failed);
+    add(totals, what, result, ns, failed);
     if (keep_slowest == 0 || !timed) return;
     if (slowest.size() == keep_slowest && slowest.top().duration_ns >= ns) return;
     IoOperation op;
@@ -393,8 +396,9 @@ struct IoAnalysis::State {
       }
       case EventKind::io_connect: {
         // Named by the peer once the kernel took the address: also a
-        // non-blocking connect still under way. A refused one counts as
-        // an error of the peer's row and leaves the socket's name alone.
+        // non-blocking connect still under way (EINPROGRESS, not counted
+        // as an error). A refused one counts as an error of the peer's
+        // row and leaves the socket's name alone.
         FdTable& table = fds(c);
         const auto fd = static_cast<int32_t>(field_i64(e, k, f::kIoFd, -1));
         const std::span<const uint8_t> address = field_blob(e, k, f::kIoAddress);
@@ -407,7 +411,7 @@ struct IoAnalysis::State {
         } else {
           file = file_of_fd(table, fd, c);
         }
-        count(e, c, file, Counted::other, result);
+        count(e, c, file, Counted::other, result, true, result != kInProgress);
         return;
       }
       case EventKind::io_bind: {
