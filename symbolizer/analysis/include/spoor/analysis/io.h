@@ -80,7 +80,8 @@ class IoAnalysis final : public EventVisitor {
   ~IoAnalysis() override;
 
   // Cost per I/O event: one or two hash lookups (the process's fd table);
-  // other events return after one compare.
+  // an open also builds its absolute path (a string the length of the
+  // path and the working directory). Other events return after one compare.
   void on_event(const reader::Event& event, const EventContext& context) override;
   // Merges the rows of sockets that got their name from a later call.
   void on_end(const TraceModel& model) override;
