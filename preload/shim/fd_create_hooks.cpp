@@ -10,6 +10,9 @@
 // signalfd is not here: signal_hooks.cpp interposes it (to keep the
 // sampler's signal out of its mask), and its descriptor stays unnamed.
 //
+// accept and accept4 are in socket_hooks.cpp: they write FdCreated and
+// Accept (the peer's address) together.
+//
 // Calls libc makes internally (popen's pipe2, a resolver's socket) reach
 // the kernel without passing here: such a descriptor stays unnamed.
 #include <sys/epoll.h>
@@ -32,8 +35,6 @@ using PipeFn = int (*)(int*);
 using Pipe2Fn = int (*)(int*, int);
 using SocketFn = int (*)(int, int, int);
 using SocketpairFn = int (*)(int, int, int, int*);
-using AcceptFn = int (*)(int, sockaddr*, socklen_t*);
-using Accept4Fn = int (*)(int, sockaddr*, socklen_t*, int);
 using EventfdFn = int (*)(unsigned, int);
 using MemfdFn = int (*)(const char*, unsigned);
 using EpollCreateFn = int (*)(int);
@@ -43,8 +44,6 @@ constinit NextFunction<PipeFn> g_pipe{"pipe"};
 constinit NextFunction<Pipe2Fn> g_pipe2{"pipe2"};
 constinit NextFunction<SocketFn> g_socket{"socket"};
 constinit NextFunction<SocketpairFn> g_socketpair{"socketpair"};
-constinit NextFunction<AcceptFn> g_accept{"accept"};
-constinit NextFunction<Accept4Fn> g_accept4{"accept4"};
 constinit NextFunction<EventfdFn> g_eventfd{"eventfd"};
 constinit NextFunction<MemfdFn> g_memfd_create{"memfd_create"};
 constinit NextFunction<EpollCreateFn> g_epoll_create{"epoll_create"}, g_epoll_create1{"epoll_create1"};
@@ -57,16 +56,19 @@ SPOOR_NOINLINE void record_created(uint8_t call, const int* fds, int count, int 
   KeptErrno kept;
   ReentryGuard guard;
   if (!guard.entered()) return;
-  for (int i = 0; i < count; ++i) {
-    char path[PATH_MAX];
-    const size_t len = fd_link(fds[i], path, sizeof path);
-    kIoFdCreated.write(fds[i], Str(path, len), call, start);
-  }
+  for (int i = 0; i < count; ++i) write_fd_created(fds[i], call, start);
 }
 
 SPOOR_ALWAYS_INLINE int sys_int(long result) { return static_cast<int>(result); }
 
 }  // namespace
+
+void write_fd_created(int fd, uint8_t call, uint64_t start) {
+  char path[PATH_MAX];
+  const size_t len = fd_link(fd, path, sizeof path);
+  kIoFdCreated.write(fd, Str(path, len), call, start);
+}
+
 }  // namespace spoor::preload
 
 using namespace spoor::preload;
@@ -110,27 +112,6 @@ SPOOR_INTERPOSE int socketpair(int domain, int type, int protocol, int fds[2]) n
   const uint64_t start = spoor_port_ticks();
   const int result = next(domain, type, protocol, fds);
   record_created(kIoCreateSocketpair, fds, 2, result, start);
-  return result;
-}
-
-// accept and accept4 are cancellation points (not noexcept).
-SPOOR_INTERPOSE int accept(int fd, sockaddr* address, socklen_t* length) {
-  const AcceptFn next = g_accept.get();
-  if (SPOOR_UNLIKELY(next == nullptr)) return sys_int(syscall(SYS_accept4, fd, address, length, 0));
-  if (SPOOR_LIKELY(!kIoFdCreated.enabled())) return next(fd, address, length);
-  const uint64_t start = spoor_port_ticks();
-  const int result = next(fd, address, length);
-  record_created(kIoCreateAccept, &result, 1, result, start);
-  return result;
-}
-
-SPOOR_INTERPOSE int accept4(int fd, sockaddr* address, socklen_t* length, int flags) {
-  const Accept4Fn next = g_accept4.get();
-  if (SPOOR_UNLIKELY(next == nullptr)) return sys_int(syscall(SYS_accept4, fd, address, length, flags));
-  if (SPOOR_LIKELY(!kIoFdCreated.enabled())) return next(fd, address, length, flags);
-  const uint64_t start = spoor_port_ticks();
-  const int result = next(fd, address, length, flags);
-  record_created(kIoCreateAccept4, &result, 1, result, start);
   return result;
 }
 

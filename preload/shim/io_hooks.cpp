@@ -41,6 +41,13 @@ void register_io_events_added_later() {
   register_event(kIoCloseRange);
   register_event(kIoCopy);
   register_event(kIoFdCreated);
+  // After FdCreated, in this order (socket_hooks.cpp, cwd_hooks.cpp).
+  register_event(kIoConnect);
+  register_event(kIoBind);
+  register_event(kIoAccept);
+  register_event(kIoSend);
+  register_event(kIoReceive);
+  register_event(kIoChdir);
 }
 
 namespace {

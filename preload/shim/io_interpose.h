@@ -107,6 +107,18 @@ SPOOR_ALWAYS_INLINE Str path_value(const char* path, bool unreadable) {
   return Str(path, strnlen(path, 4096));
 }
 
+// A socket address the kernel has read or written: `length` bytes at
+// `address`, at most sockaddr_storage's 128; empty when there is none or
+// the call failed with EFAULT (the memory may be unreadable).
+SPOOR_ALWAYS_INLINE Blob address_value(const void* address, size_t length, bool unreadable) {
+  if (address == nullptr || unreadable) return Blob{nullptr, 0};
+  return Blob{address, static_cast<uint32_t>(length < 128 ? length : 128)};
+}
+
+// One FdCreated for `fd`, named by its /proc/self/fd link (fd_create_hooks.cpp).
+// The caller holds the reentry guard.
+void write_fd_created(int fd, uint8_t call, uint64_t start);
+
 }  // namespace spoor::preload
 
 // Interposed functions are the only symbols the shim exports.

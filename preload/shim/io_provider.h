@@ -5,7 +5,9 @@
 //                                  read/write and their positional and
 //                                  vector forms, sendfile, splice, tee,
 //                                  copy_file_range, lseek, fsync, dup* and
-//                                  fcntl(F_DUPFD*); and the descriptors
+//                                  fcntl(F_DUPFD*); connect, bind,
+//                                  accept, send/recv and their to/from/msg
+//                                  forms, chdir, fchdir; and the descriptors
 //                                  the process had when the shim attached.
 //   stdio layer (kKeywordIoStdio): fopen, fdopen, freopen, fclose, fread,
 //                                  fgets, fwrite, fputs, fprintf, fflush.
@@ -25,7 +27,9 @@
 // Results follow the kernel's convention: bytes or a new fd when the call
 // succeeded, -errno when it failed.
 //
-// Paths appear only in the open events, FdInherited and FdCreated. To attribute a read to its file, a
+// Paths appear only in the open events, FdInherited, FdCreated and Chdir;
+// open paths are as the program passed them (relative to the working
+// directory, or to openat's dirfd). To attribute a read to its file, a
 // consumer follows the fd through Open, Dup (the new fd refers to the same
 // file; a dup2/dup3 target's previous file is closed) and Close events, and
 // a stream through FOpen/FDOpen/FReopen/FClose. Events are written after
@@ -195,6 +199,70 @@ inline constexpr uint8_t kIoCreatePipe = 0, kIoCreatePipe2 = 1, kIoCreateSocket 
 SPOOR_EVENT(kIoFdCreated, g_io,
             (EventInfo{.name = "FdCreated", .id = 11, .level = Level::info, .keywords = kKeywordIoFd}),
             Field<int32_t>{"fd"}, Field<Str>{"path"}, Field<uint8_t>{"call"}, Field<uint64_t>{"start_ticks"});
+
+// --- sockets and the working directory (added after FdCreated) -----------
+//
+// A socket's address is the raw sockaddr the call took or gave back (at
+// most 128 bytes, sockaddr_storage's size), as a blob: the hook copies it
+// and nothing more, and readers decode it (family, port, address, unix
+// path). The family is a native-endian u16 at offset 0, as Linux lays it
+// out. socket_type: SO_TYPE (1 stream, 2 datagram, 3 raw, 5 seqpacket),
+// asked with one getsockopt system call in the rare calls that name a
+// socket (connect, bind, accept), 0 when it cannot be read; it tells tcp
+// from udp, which the address does not.
+
+// connect. result: 0, or -errno; -EINPROGRESS (-115) is a non-blocking
+// connect under way, already headed for `address`. address: empty when
+// the call failed with EFAULT (unreadable).
+SPOOR_EVENT(kIoConnect, g_io,
+            (EventInfo{.name = "Connect", .id = 12, .level = Level::info, .keywords = kKeywordIoFd}),
+            Field<int32_t>{"fd"}, Field<Blob>{"address"}, Field<uint8_t>{"socket_type"}, Field<int32_t>{"result"},
+            Field<uint64_t>{"start_ticks"}, Field<uint32_t>{"stack"});
+// bind, fields as Connect. address: the local address the socket has
+// after a successful call (getsockname: with the port the kernel chose
+// when asked for port 0), the one asked for when the call failed.
+SPOOR_EVENT(kIoBind, g_io,
+            (EventInfo{.name = "Bind", .id = 13, .level = Level::info, .keywords = kKeywordIoFd}),
+            Field<int32_t>{"fd"}, Field<Blob>{"address"}, Field<uint8_t>{"socket_type"}, Field<int32_t>{"result"},
+            Field<uint64_t>{"start_ticks"}, Field<uint32_t>{"stack"});
+// accept, accept4 on the listening socket `fd`. result: the new
+// descriptor (which also gets its FdCreated, written just before) or
+// -errno. address: the peer's, as the kernel gave it back (also when the
+// caller passed no buffer: the hook then lends one); empty on failure.
+// call: kIoCreateAccept or kIoCreateAccept4.
+SPOOR_EVENT(kIoAccept, g_io,
+            (EventInfo{.name = "Accept", .id = 14, .level = Level::info, .keywords = kKeywordIoFd}),
+            Field<int32_t>{"fd"}, Field<Blob>{"address"}, Field<uint8_t>{"socket_type"}, Field<uint8_t>{"call"},
+            Field<int32_t>{"result"}, Field<uint64_t>{"start_ticks"}, Field<uint32_t>{"stack"});
+// send, sendto, sendmsg (Send) and recv, recvfrom, recvmsg and their
+// _FORTIFY_SOURCE forms (Receive): transfers like Write and Read, counted
+// with them. address: sendto's destination or sendmsg's msg_name; for a
+// receive, the source the kernel filled in (recvfrom, recvmsg) when the
+// caller asked for it and the call succeeded; empty otherwise. call:
+// kIoSocket* below. flags: the MSG_* flags passed. vectors: sendmsg's and
+// recvmsg's iovec count, 0 for a plain buffer. requested, result: as Read.
+// stack: as Read's (kKeywordIoTransferStacks).
+inline constexpr uint8_t kIoSocketSend = 0, kIoSocketSendTo = 1, kIoSocketSendMsg = 2, kIoSocketRecv = 3,
+                         kIoSocketRecvFrom = 4, kIoSocketRecvMsg = 5;
+SPOOR_EVENT(kIoSend, g_io,
+            (EventInfo{.name = "Send", .id = 15, .level = Level::info, .keywords = kKeywordIoFd}),
+            Field<int32_t>{"fd"}, Field<Blob>{"address"}, Field<uint8_t>{"call"}, Field<int32_t>{"flags"},
+            Field<uint32_t>{"vectors"}, Field<uint64_t>{"requested"}, Field<int64_t>{"result"},
+            Field<uint64_t>{"start_ticks"}, Field<uint32_t>{"stack"});
+SPOOR_EVENT(kIoReceive, g_io,
+            (EventInfo{.name = "Receive", .id = 16, .level = Level::info, .keywords = kKeywordIoFd}),
+            Field<int32_t>{"fd"}, Field<Blob>{"address"}, Field<uint8_t>{"call"}, Field<int32_t>{"flags"},
+            Field<uint32_t>{"vectors"}, Field<uint64_t>{"requested"}, Field<int64_t>{"result"},
+            Field<uint64_t>{"start_ticks"}, Field<uint32_t>{"stack"});
+// chdir (fd -1, path its argument) and fchdir (fd its argument, path
+// empty). cwd: the working directory after a successful call, from the
+// getcwd system call (absolute, symbolic links resolved); empty when the
+// call failed. With ProcessStart's cwd it lets a reader resolve the
+// relative paths of later opens. result: 0 or -errno.
+SPOOR_EVENT(kIoChdir, g_io,
+            (EventInfo{.name = "Chdir", .id = 17, .level = Level::info, .keywords = kKeywordIoFd}),
+            Field<int32_t>{"fd"}, Field<Str>{"path"}, Field<Str>{"cwd"}, Field<int32_t>{"result"},
+            Field<uint64_t>{"start_ticks"}, Field<uint32_t>{"stack"});
 
 // Registers Spoor.IO and its events, always in the same order (attach.cpp
 // calls it in its fixed-order block, so keys survive an exec).

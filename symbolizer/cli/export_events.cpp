@@ -10,7 +10,7 @@ namespace field = analysis::field;
 
 // Calls only: FdInherited describes a descriptor, it took no time.
 bool is_io(EventKind k) {
-  return (k >= EventKind::io_open && k <= EventKind::io_fd_created) && k != EventKind::io_fd_inherited;
+  return (k >= EventKind::io_open && k <= EventKind::io_chdir) && k != EventKind::io_fd_inherited;
 }
 
 }  // namespace

@@ -168,4 +168,84 @@ TEST(Io, AForkChildGetsItsParentsDescriptorsAsAtTheFork) {
   EXPECT_EQ(second->totals.bytes_written, 0u);
 }
 
+// A relative path is the file under the working directory the process had
+// then: ProcessStart's ("/work" in these traces), then each Chdir's; an
+// openat's is under its directory descriptor's path.
+TEST(Io, RelativeOpensAreTheirAbsoluteFile) {
+  SpoorTrace t;
+  t.process(100, 1, "db", {"db"});
+  t.process_start(100, 900, 1, 0, "/bin/db");
+  t.open(100, 100, 1000, 10, "t.db", -2);           // ENOENT: not made yet
+  t.open(100, 100, 1100, 10, "/work/t.db", 3);
+  t.write(100, 100, 1200, 10, 3, 5);
+  t.open(100, 100, 1300, 10, "sub/.././t.db", 4);
+  t.read(100, 100, 1400, 10, 4, 5);
+  t.open(100, 100, 1500, 10, "/data", 5);
+  t.open_at(100, 100, 1600, 5, "x/../y", 6);
+  t.chdir(100, 100, 1700, -1, "/tmp/q", "", -2);    // failed: the directory stays
+  t.open(100, 100, 1800, 10, "t.db", 7);
+  t.chdir(100, 100, 1900, -1, "../srv", "/srv", 0);
+  t.open(100, 100, 2000, 10, "t.db", 8);
+  t.chdir(100, 100, 2100, 5, "", "", 0);            // fchdir(/data), no cwd given: from the descriptor
+  t.open(100, 100, 2200, 10, "./z", 9);
+  an::IoAnalysis io(spoor::reader::Clock{});
+  Loaded l = load(t, {&io});
+  const an::IoFile* db = file(io, "/work/t.db");
+  ASSERT_NE(db, nullptr);
+  EXPECT_EQ(db->totals.opens, 4u);
+  EXPECT_EQ(db->totals.errors, 1u);
+  EXPECT_EQ(db->totals.bytes_written, 5u);
+  EXPECT_EQ(db->totals.bytes_read, 5u);
+  EXPECT_EQ(file(io, "t.db"), nullptr);
+  EXPECT_EQ(file(io, "sub/.././t.db"), nullptr);
+  EXPECT_NE(file(io, "/data/y"), nullptr) << "openat on /data";
+  EXPECT_NE(file(io, "/srv/t.db"), nullptr) << "after chdir";
+  EXPECT_NE(file(io, "/data/z"), nullptr) << "after fchdir";
+}
+
+// Without ProcessStart the working directory is unknown: paths stay as passed.
+TEST(Io, RelativeOpensStayRelativeWhenTheDirectoryIsUnknown) {
+  SpoorTrace t;
+  t.process(100, 1, "db", {"db"});
+  t.open(100, 100, 1000, 10, "t.db", 3);
+  an::IoAnalysis io(spoor::reader::Clock{});
+  Loaded l = load(t, {&io});
+  EXPECT_NE(file(io, "t.db"), nullptr);
+}
+
+// A socket's row is its peer's from its connect on, also one in progress
+// (non-blocking); what its "socket:[ino]" row counted before, and what a
+// fork child does with its copy, fold into it. A refused connect is an
+// error of the peer it tried, and leaves the socket unnamed.
+TEST(Io, ASocketIsNamedByItsPeer) {
+  const Bytes peer = {2, 0, 0x1f, 0x90, 127, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0};  // 127.0.0.1:8080
+  const Bytes refused = {2, 0, 0, 9, 127, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0};    // 127.0.0.1:9
+  SpoorTrace t;
+  t.process(100, 1, "client", {"client"});
+  t.process(200, 100, "client", {"client"});
+  t.fd_created(100, 100, 1000, 3, "socket:[77]");
+  t.connect(100, 100, 1100, 3, peer, 1, -115);  // EINPROGRESS
+  t.write(100, 100, 1200, 10, 3, 10);
+  t.fork(100, 1300, 200);
+  t.read(200, 200, 1400, 10, 3, 4);
+  t.fd_created(100, 100, 1500, 4, "socket:[78]");
+  t.connect(100, 100, 1600, 4, refused, 1, -111);  // ECONNREFUSED
+  an::IoAnalysis io(spoor::reader::Clock{}, 10);
+  Loaded l = load(t, {&io});
+  const an::IoFile* named = file(io, "tcp 127.0.0.1:8080 (socket)");
+  ASSERT_NE(named, nullptr);
+  EXPECT_EQ(named->totals.opens, 1u) << "the socket() call, folded in";
+  EXPECT_EQ(named->totals.other, 1u) << "the connect";
+  EXPECT_EQ(named->totals.errors, 0u) << "EINPROGRESS is no failure";
+  EXPECT_EQ(named->totals.bytes_written, 10u);
+  EXPECT_EQ(named->totals.bytes_read, 4u) << "the fork child's copy";
+  EXPECT_EQ(named->pids, (std::vector<uint32_t>{100, 200}));
+  EXPECT_EQ(file(io, "socket:[77]"), nullptr);
+  const an::IoFile* tried = file(io, "tcp 127.0.0.1:9 (socket)");
+  ASSERT_NE(tried, nullptr);
+  EXPECT_EQ(tried->totals.errors, 1u);
+  EXPECT_NE(file(io, "socket:[78]"), nullptr) << "never connected";
+  for (const an::IoOperation& op : io.slowest()) EXPECT_LT(op.file, io.files().size());
+}
+
 }  // namespace

@@ -18,7 +18,7 @@ namespace spoor::testing {
 enum Key : uint16_t {
   kModuleLoad = 1, kProcessStart, kFork, kProcessExit, kThreadStart, kThreadEnd, kThreadName, kStack,
   kAlloc, kFree, kRealloc, kOpen, kRead, kWrite, kClose, kDup, kSample, kJobStart, kJobStop, kTick,
-  kModuleImage, kSamplerStart, kExec, kExecFailed, kFdCreated,
+  kModuleImage, kSamplerStart, kExec, kExecFailed, kFdCreated, kConnect, kChdir,
 };
 
 class SpoorTrace {
@@ -60,6 +60,12 @@ class SpoorTrace {
     ev(kClose, 4, "Close", {{kFieldI32, "fd"}, {kFieldI32, "result"}, {kFieldU64, "start_ticks"}});
     ev(kDup, 4, "Dup", {{kFieldI32, "fd"}, {kFieldI32, "target"}, {kFieldI32, "flags"}, {kFieldI32, "result"}, {kFieldU64, "start_ticks"}});
     ev(kFdCreated, 4, "FdCreated", {{kFieldI32, "fd"}, {kFieldString, "path"}, {kFieldU8, "call"}, {kFieldU64, "start_ticks"}});
+    ev(kConnect, 4, "Connect",
+       {{kFieldI32, "fd"}, {kFieldBlob, "address"}, {kFieldU8, "socket_type"}, {kFieldI32, "result"},
+        {kFieldU64, "start_ticks"}, {kFieldU32, "stack"}});
+    ev(kChdir, 4, "Chdir",
+       {{kFieldI32, "fd"}, {kFieldString, "path"}, {kFieldString, "cwd"}, {kFieldI32, "result"},
+        {kFieldU64, "start_ticks"}, {kFieldU32, "stack"}});
     ev(kSample, 5, "Sample", {{kFieldU32, "stack"}, {kFieldU32, "periods"}});
     ev(kJobStart, 6, "JobStart", {{kFieldU32, "job"}}, kOpStart);
     ev(kJobStop, 6, "JobStop", {}, kOpStop);
@@ -117,6 +123,20 @@ class SpoorTrace {
   // I/O calls that took `ns` and returned at t.
   void open(uint32_t pid, uint32_t tid, uint64_t t, uint64_t ns, const std::string& path, int32_t fd) {
     add(pid, R(kOpen, t, tid).i32(-100).string(path).i32(0).u32(0).i32(fd).u64(t - ns).u32(0));
+  }
+  // openat: `path` relative to `dirfd` (-100: the working directory).
+  void open_at(uint32_t pid, uint32_t tid, uint64_t t, int32_t dirfd, const std::string& path, int32_t fd) {
+    add(pid, R(kOpen, t, tid).i32(dirfd).string(path).i32(0).u32(0).i32(fd).u64(t).u32(0));
+  }
+  // `address`: a raw sockaddr; type: SO_TYPE.
+  void connect(uint32_t pid, uint32_t tid, uint64_t t, int32_t fd, const Bytes& address, uint8_t type,
+               int32_t result) {
+    add(pid, R(kConnect, t, tid).i32(fd).blob(address).u8(type).i32(result).u64(t).u32(0));
+  }
+  // chdir (fd -1) or fchdir; cwd: the directory after it, "" when the call failed.
+  void chdir(uint32_t pid, uint32_t tid, uint64_t t, int32_t fd, const std::string& path, const std::string& cwd,
+             int32_t result) {
+    add(pid, R(kChdir, t, tid).i32(fd).string(path).string(cwd).i32(result).u64(t).u32(0));
   }
   void read(uint32_t pid, uint32_t tid, uint64_t t, uint64_t ns, int32_t fd, int64_t result) {
     add(pid, R(kRead, t, tid).i32(fd).i64(-1).u32(0).u64(result > 0 ? static_cast<uint64_t>(result) : 0).i64(result).u64(t - ns).u32(0));

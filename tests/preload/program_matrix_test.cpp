@@ -58,6 +58,23 @@ const Case kCases[] = {
      "python3 -c 'import subprocess, json, sys; r = subprocess.run([\"echo\", \"child\"], capture_output=True); "
      "print(json.dumps({\"sum\": sum(range(100000)), \"child\": r.stdout.decode()}))'",
      2},
+    // Loopback only: a TCP server thread and its client, then a datagram.
+    {"python3_sockets", "python3", "",
+     "python3 -c 'import socket, threading\n"
+     "srv = socket.socket(); srv.bind((\"127.0.0.1\", 0)); srv.listen(1)\n"
+     "def serve():\n"
+     "    c, _ = srv.accept(); data = b\"\"\n"
+     "    while len(data) < 100000: data += c.recv(65536)\n"
+     "    c.sendall(data[::-1][:5000]); c.close()\n"
+     "t = threading.Thread(target=serve); t.start()\n"
+     "cl = socket.create_connection(srv.getsockname()); cl.sendall(b\"x\" * 99999 + b\"y\")\n"
+     "got = b\"\"\n"
+     "while len(got) < 5000: got += cl.recv(65536)\n"
+     "t.join(); print(len(got), got[:3])\n"
+     "u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); u.bind((\"127.0.0.1\", 0))\n"
+     "v = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); v.sendto(b\"ping\", u.getsockname())\n"
+     "print(u.recvfrom(16)[0])'",
+     1},
     {"git", "git", "",
      "export GIT_AUTHOR_NAME=a GIT_AUTHOR_EMAIL=a@b GIT_COMMITTER_NAME=a GIT_COMMITTER_EMAIL=a@b "
      "GIT_AUTHOR_DATE='2026-01-01T00:00:00Z' GIT_COMMITTER_DATE='2026-01-01T00:00:00Z' HOME=$PWD; "

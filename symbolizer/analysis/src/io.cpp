@@ -2,10 +2,13 @@
 
 #include <algorithm>
 #include <functional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <queue>
 #include <unordered_map>
+
+#include "spoor/analysis/io_names.h"
 
 namespace spoor::analysis {
 namespace {
@@ -54,13 +57,48 @@ std::string described_fd_name(int32_t fd, std::string_view link, uint32_t pid) {
 
 enum class Counted { open, read, write, other };
 
+constexpr int32_t kAtFdcwd = -100;  // openat's "relative to the working directory"
+constexpr int64_t kInProgress = -115;  // -EINPROGRESS: a non-blocking connect under way
+constexpr uint8_t kStream = 1, kSeqpacket = 5;  // SO_TYPE
+
+// A row that stands for one socket until its address is known: renaming
+// it (Connect, Bind, Accept) folds it into the named row. "fd N in pid P"
+// is not one: that name is the descriptor number's, which a later,
+// unrelated descriptor may take.
+bool names_a_socket_object(std::string_view path) { return path.starts_with("socket:["); }
+
+// A socket address that names something: not AF_UNSPEC (connect's way of
+// dissolving a datagram socket's association), not missing.
+bool names_an_endpoint(std::span<const uint8_t> address) {
+  return address.size() >= 2 && (address[0] != 0 || address[1] != 0);
+}
+
+void add_totals(IoTotals& into, const IoTotals& from) {
+  into.opens += from.opens;
+  into.reads += from.reads;
+  into.writes += from.writes;
+  into.other += from.other;
+  into.errors += from.errors;
+  into.bytes_read += from.bytes_read;
+  into.bytes_written += from.bytes_written;
+  into.read_ns += from.read_ns;
+  into.write_ns += from.write_ns;
+  into.total_ns += from.total_ns;
+}
+
 }  // namespace
 
 struct IoAnalysis::State {
   reader::Clock clock;
   size_t keep_slowest;
   std::vector<IoFile> files;
+  // Per file, the row it was folded into when a socket got its name
+  // (kNone: none). Calls count on the end of the chain; on_end merges.
+  std::vector<uint32_t> folded_into;
   std::unordered_map<std::string, uint32_t> file_by_path;
+  // An image's working directory since its last Chdir (before one, the
+  // model's: ProcessStart's cwd).
+  std::unordered_map<ImageIndex, std::string> cwd_by_image;
   std::unordered_map<uint32_t, FdTable> fds_by_pid;
   std::unordered_map<uint32_t, std::unordered_map<uint64_t, int32_t>> stream_fds_by_pid;  // FILE* -> fd
   std::vector<IoThread> threads;
@@ -73,8 +111,74 @@ struct IoAnalysis::State {
     if (inserted) {
       files.emplace_back();
       files.back().path = path;
+      folded_into.push_back(kNone);
     }
-    return it->second;
+    return live(it->second);
+  }
+
+  uint32_t live(uint32_t file) const {
+    while (folded_into[file] != kNone) file = folded_into[file];
+    return file;
+  }
+
+  std::string_view cwd(const EventContext& c) const {
+    auto it = cwd_by_image.find(c.image);
+    if (it != cwd_by_image.end()) return it->second;
+    return c.image < c.model->images.size() ? std::string_view(c.model->images[c.image].cwd) : std::string_view();
+  }
+
+  // A path as the program passed it, made absolute: relative to the
+  // working directory, or to openat's directory when the trace knows its
+  // path. Left as it is when neither is known.
+  std::string absolute_path(std::string_view path, int32_t dirfd, const EventContext& c) {
+    if (path.empty() || path.front() == '/' || dirfd == kAtFdcwd) return resolve_path(cwd(c), path);
+    auto& table = fds(c);
+    auto it = table.find(dirfd);
+    if (it == table.end()) return std::string(path);
+    return resolve_path(files[live(it->second)].path, path);
+  }
+
+  // Gives `fd` of this process the row `name`. Its row so far, when that
+  // was the socket's kernel object ("socket:[ino]", the name every copy of
+  // it in any process has), is folded into the new one.
+  uint32_t rename_socket(FdTable& table, int32_t fd, const std::string& name, const EventContext& c) {
+    const uint32_t old_file = file_of_fd(table, fd, c);
+    const uint32_t new_file = file_named(name);
+    if (old_file == new_file || fd < 0) return new_file;
+    table[fd] = new_file;
+    if (names_a_socket_object(files[old_file].path)) folded_into[old_file] = new_file;
+    return new_file;
+  }
+
+  // Merges the folded rows into theirs, keeping first-use order.
+  void fold() {
+    std::vector<uint32_t> index(files.size(), kNone);
+    std::vector<IoFile> kept;
+    for (uint32_t f = 0; f < files.size(); ++f) {
+      if (folded_into[f] != kNone) continue;
+      index[f] = static_cast<uint32_t>(kept.size());
+      kept.push_back(std::move(files[f]));
+    }
+    for (uint32_t f = 0; f < files.size(); ++f) {
+      if (folded_into[f] == kNone) continue;
+      IoFile& into = kept[index[live(f)]];
+      add_totals(into.totals, files[f].totals);
+      for (uint32_t pid : files[f].pids)
+        if (std::find(into.pids.begin(), into.pids.end(), pid) == into.pids.end()) into.pids.push_back(pid);
+    }
+    for (uint32_t f = 0; f < files.size(); ++f) index[f] = index[live(f)];
+    decltype(slowest) remapped;
+    while (!slowest.empty()) {
+      IoOperation op = slowest.top();
+      slowest.pop();
+      op.file = index[op.file];
+      remapped.push(std::move(op));
+    }
+    slowest = std::move(remapped);
+    files = std::move(kept);
+    folded_into.assign(files.size(), kNone);
+    file_by_path.clear();
+    for (uint32_t f = 0; f < files.size(); ++f) file_by_path[files[f].path] = f;
   }
 
   FdTable& fds(const EventContext& c) {
@@ -96,7 +200,7 @@ struct IoAnalysis::State {
 
   uint32_t file_of_fd(FdTable& table, int32_t fd, const EventContext& c) {
     auto it = table.find(fd);
-    if (it != table.end()) return it->second;
+    if (it != table.end()) return live(it->second);
     const uint32_t file = file_named(unknown_fd_name(fd, c.model->processes[c.process].pid));
     if (fd >= 0) table[fd] = file;
     return file;
@@ -112,7 +216,9 @@ struct IoAnalysis::State {
     return threads[thread_slot[t]].totals;
   }
 
-  static void add(IoTotals& t, Counted what, int64_t result, int64_t ns) {
+  // `failed`: the call counts as an error (result < 0, but for a connect
+  // under way).
+  static void add(IoTotals& t, Counted what, int64_t result, int64_t ns, bool failed) {
     t.total_ns += ns;
     switch (what) {
       case Counted::open: t.opens++; break;
@@ -128,7 +234,7 @@ struct IoAnalysis::State {
         break;
       case Counted::other: t.other++; break;
     }
-    if (result < 0) t.errors++;
+    if (failed) t.errors++;
   }
 
   // The bytes of a call whose time is counted elsewhere (Copy's read side).
@@ -137,17 +243,18 @@ struct IoAnalysis::State {
   }
 
   void count(const reader::Event& e, const EventContext& c, uint32_t file, Counted what, int64_t result,
-             bool timed = true) {
+             bool timed = true, bool failed_if_negative = true) {
+    const bool failed = failed_if_negative && result < 0;
     const KnownEvent& k = *c.known;
     int64_t ns = 0;
     if (timed && has_field(k, f::kIoStartTicks))
       ns = std::max<int64_t>(0, e.time_ns - clock.to_ns(field_u64(e, k, f::kIoStartTicks)));
     IoFile& io_file = files[file];
-    add(io_file.totals, what, result, ns);
+    add(io_file.totals, what, result, ns, failed);
     const uint32_t pid = c.model->processes[c.process].pid;
     if (std::find(io_file.pids.begin(), io_file.pids.end(), pid) == io_file.pids.end()) io_file.pids.push_back(pid);
-    add(thread_totals(c.thread), what, result, ns);
-    add(totals, what, result, ns);
+    add(thread_totals(c.thread), what, result, ns, failed);
+    add(totals, what, result, ns, failed);
     if (keep_slowest == 0 || !timed) return;
     if (slowest.size() == keep_slowest && slowest.top().duration_ns >= ns) return;
     IoOperation op;
@@ -167,7 +274,8 @@ struct IoAnalysis::State {
       case EventKind::io_open:
       case EventKind::io_fopen: {
         const auto fd = static_cast<int32_t>(field_i64(e, k, f::kIoFd, -1));
-        const uint32_t file = file_named(field_str(e, k, f::kIoPath));
+        const auto dirfd = static_cast<int32_t>(field_i64(e, k, f::kIoDirfd, kAtFdcwd));
+        const uint32_t file = file_named(absolute_path(field_str(e, k, f::kIoPath), dirfd, c));
         if (fd >= 0) fds(c)[fd] = file;
         if (k.kind == EventKind::io_fopen && fd >= 0)
           stream_fds_by_pid[e.pid][field_u64(e, k, f::kIoStream)] = fd;
@@ -191,7 +299,7 @@ struct IoAnalysis::State {
           table.erase(it->second);
           streams.erase(it);
         }
-        const std::string_view path = field_str(e, k, f::kIoPath);
+        const std::string path = absolute_path(field_str(e, k, f::kIoPath), kAtFdcwd, c);
         if (!path.empty() || file == kNone) file = file_named(path.empty() ? "(reopened stream)" : path);
         const auto fd = static_cast<int32_t>(field_i64(e, k, f::kIoFd, -1));
         if (fd >= 0) {
@@ -280,6 +388,93 @@ struct IoAnalysis::State {
         count(e, c, to, Counted::write, result);
         return;
       }
+      case EventKind::io_send:
+      case EventKind::io_receive: {
+        const uint32_t file = file_of_fd(fds(c), static_cast<int32_t>(field_i64(e, k, f::kIoFd, -1)), c);
+        const bool read = k.kind == EventKind::io_receive;
+        count(e, c, file, read ? Counted::read : Counted::write, field_i64(e, k, f::kIoResult));
+        return;
+      }
+      case EventKind::io_connect: {
+        // Named by the peer once the kernel took the address: also a
+        // non-blocking connect still under way (EINPROGRESS, not counted
+        // as an error). A refused one counts as an error of the peer's
+        // row and leaves the socket's name alone.
+        FdTable& table = fds(c);
+        const auto fd = static_cast<int32_t>(field_i64(e, k, f::kIoFd, -1));
+        const std::span<const uint8_t> address = field_blob(e, k, f::kIoAddress);
+        const int64_t result = field_i64(e, k, f::kIoResult);
+        uint32_t file = kNone;
+        if (names_an_endpoint(address)) {
+          const std::string name =
+              describe_socket_address(address, static_cast<uint8_t>(field_u64(e, k, f::kIoSocketType))) + " (socket)";
+          file = result == 0 || result == kInProgress ? rename_socket(table, fd, name, c) : file_named(name);
+        } else {
+          file = file_of_fd(table, fd, c);
+        }
+        count(e, c, file, Counted::other, result, true, result != kInProgress);
+        return;
+      }
+      case EventKind::io_bind: {
+        // A socket not yet named by a peer takes its local address: a
+        // stream socket bound is a listener (a client binding its source
+        // address is renamed by its connect).
+        FdTable& table = fds(c);
+        const auto fd = static_cast<int32_t>(field_i64(e, k, f::kIoFd, -1));
+        const std::span<const uint8_t> address = field_blob(e, k, f::kIoAddress);
+        const int64_t result = field_i64(e, k, f::kIoResult);
+        uint32_t file = file_of_fd(table, fd, c);
+        const std::string_view current = files[file].path;
+        const bool unnamed = names_a_socket_object(current) || current.starts_with("fd ");
+        if (result == 0 && unnamed && names_an_endpoint(address)) {
+          const auto type = static_cast<uint8_t>(field_u64(e, k, f::kIoSocketType));
+          const bool listens = type == kStream || type == kSeqpacket;
+          file = rename_socket(table, fd, describe_socket_address(address, type) + (listens ? " (listening)" : " (bound)"), c);
+        }
+        count(e, c, file, Counted::other, result);
+        return;
+      }
+      case EventKind::io_accept: {
+        // The wait counts on the listener; the new descriptor (its
+        // FdCreated came first) is named by its peer, or, for a peer
+        // without an address (a unix client that never bound), by the
+        // listener it came through.
+        FdTable& table = fds(c);
+        const uint32_t listener = file_of_fd(table, static_cast<int32_t>(field_i64(e, k, f::kIoFd, -1)), c);
+        const int64_t result = field_i64(e, k, f::kIoResult, -1);
+        count(e, c, listener, Counted::other, result);
+        if (result < 0) return;
+        const auto type = static_cast<uint8_t>(field_u64(e, k, f::kIoSocketType));
+        std::string name = describe_socket_address(field_blob(e, k, f::kIoAddress), type);
+        const std::string_view listening = files[listener].path;
+        constexpr std::string_view kListening = " (listening)";
+        if ((name == "unix (unnamed)" || name == "(no address)") && listening.ends_with(kListening))
+          name = std::string(listening.substr(0, listening.size() - kListening.size())) + " (accepted)";
+        else
+          name += " (socket)";
+        rename_socket(table, static_cast<int32_t>(result), name, c);
+        return;
+      }
+      case EventKind::io_chdir: {
+        // The new directory: getcwd's answer, or what the trace knows of
+        // the path or descriptor when the event has none.
+        const int64_t result = field_i64(e, k, f::kIoResult);
+        const auto fd = static_cast<int32_t>(field_i64(e, k, f::kIoFd, -1));
+        std::string dir(field_str(e, k, f::kIoCwd));
+        if (dir.empty()) {
+          if (fd >= 0) {
+            auto& table = fds(c);
+            auto it = table.find(fd);
+            if (it != table.end()) dir = files[live(it->second)].path;
+          } else {
+            dir = absolute_path(field_str(e, k, f::kIoPath), kAtFdcwd, c);
+          }
+        }
+        if (result == 0 && !dir.empty() && dir.front() == '/') cwd_by_image[c.image] = dir;
+        const std::string_view row = dir.empty() ? std::string_view("(working directory)") : std::string_view(dir);
+        count(e, c, file_named(row), Counted::other, result);
+        return;
+      }
       case EventKind::io_fflush:
         if (field_u64(e, k, f::kIoStream) == 0) {  // fflush(NULL): every output stream
           count(e, c, file_named("(every stdio stream: fflush(NULL))"), Counted::other, field_i64(e, k, f::kIoResult));
@@ -313,8 +508,13 @@ void IoAnalysis::on_event(const reader::Event& e, const EventContext& c) {
     if (child != 0 && state_->fds_by_pid.count(parent) != 0) state_->fds_of(child, parent);
     return;
   }
-  if (c.known->kind < EventKind::io_open || c.known->kind > EventKind::io_fd_created) return;
+  if (c.known->kind < EventKind::io_open || c.known->kind > EventKind::io_chdir) return;
   state_->on_event(e, c);
+}
+
+void IoAnalysis::on_end(const TraceModel& model) {
+  (void)model;
+  state_->fold();
 }
 
 const std::vector<IoFile>& IoAnalysis::files() const { return state_->files; }

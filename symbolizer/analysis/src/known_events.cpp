@@ -17,7 +17,8 @@ struct KindSpec {
 
 // Every Spoor.IO kind shares one slot layout (field::kIo*).
 #define SPOOR_IO_FIELDS \
-  {"fd", "path", "result", "start_ticks", "requested", "stack", "target", "stream", "old_stream", "flags", "last", "call"}
+  {"fd",    "path", "result", "start_ticks", "requested", "stack",       "target", "stream", \
+   "old_stream", "flags", "last", "call",   "address",     "socket_type", "dirfd",  "cwd"}
 
 const KindSpec kSpecs[] = {
     {"Spoor.Process", "ModuleLoad", EventKind::module_load, {"bias", "start", "size", "path", "build_id"}},
@@ -56,6 +57,12 @@ const KindSpec kSpecs[] = {
     {"Spoor.IO", "CloseRange", EventKind::io_close_range, SPOOR_IO_FIELDS},
     {"Spoor.IO", "Copy", EventKind::io_copy, SPOOR_IO_FIELDS},
     {"Spoor.IO", "FdCreated", EventKind::io_fd_created, SPOOR_IO_FIELDS},
+    {"Spoor.IO", "Connect", EventKind::io_connect, SPOOR_IO_FIELDS},
+    {"Spoor.IO", "Bind", EventKind::io_bind, SPOOR_IO_FIELDS},
+    {"Spoor.IO", "Accept", EventKind::io_accept, SPOOR_IO_FIELDS},
+    {"Spoor.IO", "Send", EventKind::io_send, SPOOR_IO_FIELDS},
+    {"Spoor.IO", "Receive", EventKind::io_receive, SPOOR_IO_FIELDS},
+    {"Spoor.IO", "Chdir", EventKind::io_chdir, SPOOR_IO_FIELDS},
     {"Spoor.Samples", "Sample", EventKind::sample, {"stack", "periods"}},
     {"Spoor.Samples", "SamplerStart", EventKind::sampler_start, {"hz"}},
     {"Spoor.Kernel", "CpuSample", EventKind::kernel_sample,

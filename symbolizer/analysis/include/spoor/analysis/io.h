@@ -9,8 +9,22 @@
 // both ends of that pipe in every process that holds it. A descriptor the
 // trace never saw named is "fd N in pid P" (never merged across
 // processes), or "stdin", "stdout", "stderr" for 0-2. Reads and writes of both layers (fd and stdio) add up: they do
-// not overlap (io_provider.h). A call's time is its record's timestamp
-// minus its start_ticks.
+// not overlap (io_provider.h); a socket's Send and Receive count as its
+// writes and reads. A call's time is its record's timestamp minus its
+// start_ticks.
+//
+// Sockets: a connected one is named by its peer ("tcp 127.0.0.1:8080
+// (socket)", from Connect, also one still in progress, or Accept), a bound
+// one not connected by its local address ("tcp 0.0.0.0:80 (listening)",
+// "udp 0.0.0.0:53 (bound)"), an accepted unix one without a peer address
+// by its listener's ("unix /run/x.sock (accepted)"); its "socket:[ino]"
+// row is folded into that name when the trace ends (io_names.h decodes).
+//
+// Paths: an open's relative path is made absolute against the working
+// directory (ProcessStart's cwd, then each Chdir's) or openat's directory
+// descriptor when its path is known, and "." and ".." are taken out
+// lexically: "t.db" opened in /srv and "/srv/./t.db" are one row. A trace
+// without ProcessStart keeps relative paths as they were passed.
 #ifndef SPOOR_ANALYSIS_IO_H
 #define SPOOR_ANALYSIS_IO_H
 
@@ -26,9 +40,9 @@ namespace spoor::analysis {
 
 struct IoTotals {
   uint64_t opens = 0;     // Open, FOpen, FReopen, FDOpen
-  uint64_t reads = 0;     // Read, FRead calls
-  uint64_t writes = 0;    // Write, FWrite calls
-  uint64_t other = 0;     // Close, Seek, Sync, Dup, FClose, FFlush
+  uint64_t reads = 0;     // Read, FRead, Receive calls
+  uint64_t writes = 0;    // Write, FWrite, Send calls
+  uint64_t other = 0;     // Close, Seek, Sync, Dup, FClose, FFlush, Connect, Bind, Accept, Chdir
   uint64_t errors = 0;    // calls that returned -errno (or a failed open)
   uint64_t bytes_read = 0;
   uint64_t bytes_written = 0;
@@ -66,8 +80,11 @@ class IoAnalysis final : public EventVisitor {
   ~IoAnalysis() override;
 
   // Cost per I/O event: one or two hash lookups (the process's fd table);
-  // other events return after one compare.
+  // an open also builds its absolute path (a string the length of the
+  // path and the working directory). Other events return after one compare.
   void on_event(const reader::Event& event, const EventContext& context) override;
+  // Merges the rows of sockets that got their name from a later call.
+  void on_end(const TraceModel& model) override;
 
   const std::vector<IoFile>& files() const;      // in order of first use
   const std::vector<IoThread>& threads() const;  // threads that made a call, in order of first one
