@@ -20,6 +20,7 @@
 
 #include <cstdarg>
 
+#include "char_run.h"
 #include "io_interpose.h"
 #include "reentry_guard.h"
 
@@ -41,6 +42,8 @@ void register_io_events_added_later() {
   register_event(kIoCloseRange);
   register_event(kIoCopy);
   register_event(kIoFdCreated);
+  register_event(kIoFPutcRun);
+  register_event(kIoFGetcRun);
 }
 
 namespace {
@@ -127,6 +130,7 @@ SPOOR_NOINLINE void record_open(int dirfd, const char* path, int flags, mode_t m
   KeptErrno kept;
   ReentryGuard guard;
   if (!guard.entered()) return;
+  end_char_run();  // the thread's pending putc/getc run comes first
   const int result = fd >= 0 ? fd : -kept.value();
   kIoOpen.write(dirfd, path_value(path, result == -EFAULT), flags, static_cast<uint32_t>(mode),
                 result, start, caller_stack());
@@ -140,6 +144,7 @@ SPOOR_NOINLINE void record_transfer(int fd, int64_t offset, const iovec* iov, in
   KeptErrno kept;
   ReentryGuard guard;
   if (!guard.entered()) return;
+  end_char_run();  // the thread's pending putc/getc run comes first
   if (iov != nullptr && result >= 0) {
     for (int i = 0; i < count; ++i) requested += iov[i].iov_len;
   }
@@ -164,25 +169,33 @@ SPOOR_ALWAYS_INLINE ssize_t forward_transfer(Fn next, int fd, int64_t offset, co
 SPOOR_NOINLINE void record_close(int fd, int result, uint64_t start) {
   KeptErrno kept;
   ReentryGuard guard;
-  if (guard.entered()) kIoClose.write(fd, result == 0 ? 0 : -kept.value(), start);
+  if (!guard.entered()) return;
+  end_char_run();
+  kIoClose.write(fd, result == 0 ? 0 : -kept.value(), start);
 }
 
 SPOOR_NOINLINE void record_seek(int fd, off_t offset, int whence, off_t result, uint64_t start) {
   KeptErrno kept;
   ReentryGuard guard;
-  if (guard.entered()) kIoSeek.write(fd, offset, whence, result >= 0 ? result : -kept.value(), start);
+  if (!guard.entered()) return;
+  end_char_run();
+  kIoSeek.write(fd, offset, whence, result >= 0 ? result : -kept.value(), start);
 }
 
 SPOOR_NOINLINE void record_sync(int fd, bool data_only, int result, uint64_t start) {
   KeptErrno kept;
   ReentryGuard guard;
-  if (guard.entered()) kIoSync.write(fd, data_only, result == 0 ? 0 : -kept.value(), start);
+  if (!guard.entered()) return;
+  end_char_run();
+  kIoSync.write(fd, data_only, result == 0 ? 0 : -kept.value(), start);
 }
 
 SPOOR_NOINLINE void record_dup(int fd, int target, int flags, int result, uint64_t start) {
   KeptErrno kept;
   ReentryGuard guard;
-  if (guard.entered()) kIoDup.write(fd, target, flags, result >= 0 ? result : -kept.value(), start);
+  if (!guard.entered()) return;
+  end_char_run();
+  kIoDup.write(fd, target, flags, result >= 0 ? result : -kept.value(), start);
 }
 
 SPOOR_ALWAYS_INLINE bool needs_mode(int flags) {
