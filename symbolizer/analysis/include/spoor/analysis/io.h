@@ -10,7 +10,8 @@
 // trace never saw named is "fd N in pid P" (never merged across
 // processes), or "stdin", "stdout", "stderr" for 0-2. Reads and writes of both layers (fd and stdio) add up: they do
 // not overlap (io_provider.h). A call's time is its record's timestamp
-// minus its start_ticks.
+// minus its start_ticks; a run of character calls' (FPutcRun, FGetcRun)
+// is its end_ticks minus its start_ticks, and counts as its `calls` calls.
 #ifndef SPOOR_ANALYSIS_IO_H
 #define SPOOR_ANALYSIS_IO_H
 
@@ -26,8 +27,8 @@ namespace spoor::analysis {
 
 struct IoTotals {
   uint64_t opens = 0;     // Open, FOpen, FReopen, FDOpen
-  uint64_t reads = 0;     // Read, FRead calls
-  uint64_t writes = 0;    // Write, FWrite calls
+  uint64_t reads = 0;     // Read, FRead calls and the calls of FGetcRun runs
+  uint64_t writes = 0;    // Write, FWrite calls and the calls of FPutcRun runs
   uint64_t other = 0;     // Close, Seek, Sync, Dup, FClose, FFlush
   uint64_t errors = 0;    // calls that returned -errno (or a failed open)
   uint64_t bytes_read = 0;
