@@ -39,20 +39,20 @@ std::string base_name(std::string_view path) {
 }
 
 // One FPutcRun or FGetcRun.
-struct Run {
+struct CharRun {
   uint64_t calls = 0;
   int64_t result = 0;
-  bool operator==(const Run&) const = default;
+  bool operator==(const CharRun&) const = default;
 };
 
 // What went through one file, stdin or stdout (or one phase of stdout).
 struct Traffic {
   int fwrites = 0, freads = 0;
   int64_t written = 0, read = 0;  // by FWrite, FRead
-  std::vector<Run> put_runs, get_runs;
+  std::vector<CharRun> put_runs, get_runs;
   int64_t put_bytes() const {
     int64_t n = 0;
-    for (const Run& r : put_runs) n += r.result;
+    for (const CharRun& r : put_runs) n += r.result;
     return n;
   }
 };
@@ -116,7 +116,7 @@ StdioReplay replay(const std::string& path) {
     } else {
       const uint64_t start = u64(e, "start_ticks"), end = u64(e, "end_ticks");
       if (start == 0 || end < start || end > e.ticks) ++r.untimed;
-      (name == "FPutcRun" ? t->put_runs : t->get_runs).push_back(Run{u64(e, "calls"), result});
+      (name == "FPutcRun" ? t->put_runs : t->get_runs).push_back(CharRun{u64(e, "calls"), result});
     }
   }
   return r;
@@ -178,7 +178,7 @@ TEST_P(IoStdio, EveryCallAndByteIsCountedPerFunction) {
   ASSERT_EQ(chars.put_runs.size(), static_cast<size_t>(2 * kChars / kEvery));
   int64_t putc_bytes = 0;
   for (size_t i = 0; i < chars.put_runs.size(); ++i) {
-    const Run expected = i % 2 == 0 ? Run{kEvery, kEvery} : Run{1, 1};  // putc's, fputc's
+    const CharRun expected = i % 2 == 0 ? CharRun{kEvery, kEvery} : CharRun{1, 1};  // putc's, fputc's
     EXPECT_EQ(chars.put_runs[i], expected) << "run " << i;
     if (i % 2 == 0) putc_bytes += chars.put_runs[i].result;
   }
@@ -186,11 +186,12 @@ TEST_P(IoStdio, EveryCallAndByteIsCountedPerFunction) {
   EXPECT_EQ(chars.put_bytes(), size("chars.txt"));
   EXPECT_EQ(chars.fwrites, 0) << "no character call is also an FWrite";
   const Traffic& marks = r.files.at("marks.txt");
-  EXPECT_EQ(marks.put_runs, std::vector<Run>(kChars / kEvery, Run{1, 1})) << "fputc on another stream";
-  EXPECT_EQ(r.files.at("io_putc.txt").put_runs, std::vector<Run>({{300, 300}})) << "_IO_putc";
-  if (!fortified)
-    EXPECT_EQ(r.files.at("unlocked.txt").put_runs, std::vector<Run>({{200, 200}, {100, 100}}))
+  EXPECT_EQ(marks.put_runs, std::vector<CharRun>(kChars / kEvery, CharRun{1, 1})) << "fputc on another stream";
+  EXPECT_EQ(r.files.at("io_putc.txt").put_runs, std::vector<CharRun>({{300, 300}})) << "_IO_putc";
+  if (!fortified) {
+    EXPECT_EQ(r.files.at("unlocked.txt").put_runs, std::vector<CharRun>({{200, 200}, {100, 100}}))
         << "putc_unlocked, fputc_unlocked";
+  }
 
   // stdout, phase by phase (each ends with fflush(stdout)).
   ASSERT_EQ(r.stdout_phases.size(), 6u);
@@ -200,9 +201,11 @@ TEST_P(IoStdio, EveryCallAndByteIsCountedPerFunction) {
   EXPECT_EQ(r.stdout_phases[1].written, 10 * 12);
   EXPECT_EQ(r.stdout_phases[2].fwrites, 10) << "puts";
   EXPECT_EQ(r.stdout_phases[2].written, 10 * 10) << "puts counts its newline";
-  EXPECT_EQ(r.stdout_phases[3].put_runs, std::vector<Run>({{1000, 1000}})) << (fortified ? "putc" : "putchar");
+  EXPECT_EQ(r.stdout_phases[3].put_runs, std::vector<CharRun>({{1000, 1000}})) << (fortified ? "putc" : "putchar");
   EXPECT_EQ(r.stdout_phases[3].fwrites, 0);
-  if (!fortified) EXPECT_EQ(r.stdout_phases[4].put_runs, std::vector<Run>({{500, 500}})) << "putchar_unlocked";
+  if (!fortified) {
+    EXPECT_EQ(r.stdout_phases[4].put_runs, std::vector<CharRun>({{500, 500}})) << "putchar_unlocked";
+  }
 
   // printf to a descriptor.
   EXPECT_EQ(r.files.at("dprintf.txt").fwrites, 10);
@@ -211,16 +214,16 @@ TEST_P(IoStdio, EveryCallAndByteIsCountedPerFunction) {
   EXPECT_EQ(r.files.at("vdprintf.txt").written, size("vdprintf.txt"));
 
   // getc to the end of a file: one run, its last call the EOF.
-  EXPECT_EQ(chars.get_runs, std::vector<Run>({{static_cast<uint64_t>(size("chars.txt")) + 1, size("chars.txt")}}));
-  EXPECT_EQ(marks.get_runs, std::vector<Run>({{101, 100}})) << "fgetc";
-  EXPECT_EQ(r.files.at("io_putc.txt").get_runs, std::vector<Run>({{301, 300}})) << "_IO_getc";
+  EXPECT_EQ(chars.get_runs, std::vector<CharRun>({{static_cast<uint64_t>(size("chars.txt")) + 1, size("chars.txt")}}));
+  EXPECT_EQ(marks.get_runs, std::vector<CharRun>({{101, 100}})) << "fgetc";
+  EXPECT_EQ(r.files.at("io_putc.txt").get_runs, std::vector<CharRun>({{301, 300}})) << "_IO_getc";
   if (!fortified) {
-    EXPECT_EQ(r.files.at("unlocked.txt").get_runs, std::vector<Run>({{150, 150}, {100, 100}, {51, 50}}))
+    EXPECT_EQ(r.files.at("unlocked.txt").get_runs, std::vector<CharRun>({{150, 150}, {100, 100}, {51, 50}}))
         << "getc_unlocked, fgetc_unlocked, getc: one run per call site";
-    EXPECT_EQ(r.files.at("stdin").get_runs, std::vector<Run>({{100, 100}, {kInput - 100 + 1, kInput - 100}}))
+    EXPECT_EQ(r.files.at("stdin").get_runs, std::vector<CharRun>({{100, 100}, {kInput - 100 + 1, kInput - 100}}))
         << "getchar_unlocked, getchar";
   } else {
-    EXPECT_EQ(r.files.at("stdin").get_runs, std::vector<Run>({{kInput + 1, kInput}})) << "getchar as getc(stdin)";
+    EXPECT_EQ(r.files.at("stdin").get_runs, std::vector<CharRun>({{kInput + 1, kInput}})) << "getchar as getc(stdin)";
   }
 
   // getline and getdelim: one FRead per line, one for the end of the file.
@@ -231,7 +234,7 @@ TEST_P(IoStdio, EveryCallAndByteIsCountedPerFunction) {
   const size_t at = traced.out.find("getdelim ") + 9;
   EXPECT_EQ(lines.freads, 41 + std::stoi(traced.out.substr(at)));
   // The failed fputc: a run of its own, with its errno.
-  EXPECT_EQ(lines.put_runs, std::vector<Run>({{1, -EBADF}}));
+  EXPECT_EQ(lines.put_runs, std::vector<CharRun>({{1, -EBADF}}));
 }
 
 TEST_P(IoStdio, OutputIsByteIdenticalTracedAndUntraced) {
@@ -270,6 +273,6 @@ TEST_P(IoStdio, TheReportCountsStdioBytesAndCallsPerFile) {
 }
 
 INSTANTIATE_TEST_SUITE_P(AsWrittenAndFortified, IoStdio, ::testing::Bool(),
-                         [](const auto& info) { return info.param ? "Fortified" : "AsWritten"; });
+                         [](const auto& param_info) { return param_info.param ? "Fortified" : "AsWritten"; });
 
 }  // namespace
