@@ -58,7 +58,7 @@ SPOOR_NOINLINE void record_created(uint8_t call, const int* fds, int count, int 
   KeptErrno kept;
   ReentryGuard guard;
   if (!guard.entered()) return;
-  end_char_run();  // the thread's pending putc/getc run comes first
+  end_char_runs();  // the thread's pending putc/getc runs come first
   for (int i = 0; i < count; ++i) {
     char path[PATH_MAX];
     const size_t len = fd_link(fds[i], path, sizeof path);

@@ -37,7 +37,7 @@ SPOOR_NOINLINE void record_close_range(unsigned first, unsigned last, int flags,
   KeptErrno kept;
   ReentryGuard guard;
   if (!guard.entered()) return;
-  end_char_run();
+  end_char_runs();
   kIoCloseRange.write(static_cast<int32_t>(first), last, flags, result == 0 ? 0 : -kept.value(), start);
 }
 
@@ -48,7 +48,7 @@ SPOOR_NOINLINE void record_copy(uint8_t call, int fd, int64_t offset, int target
   KeptErrno kept;
   ReentryGuard guard;
   if (!guard.entered()) return;
-  end_char_run();  // the thread's pending putc/getc run comes first
+  end_char_runs();  // the thread's pending putc/getc runs come first
   kIoCopy.write(fd, offset, target, target_offset, call, static_cast<uint64_t>(requested),
                 static_cast<int64_t>(result >= 0 ? result : -kept.value()), start, transfer_stack());
 }

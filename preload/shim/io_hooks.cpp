@@ -130,7 +130,7 @@ SPOOR_NOINLINE void record_open(int dirfd, const char* path, int flags, mode_t m
   KeptErrno kept;
   ReentryGuard guard;
   if (!guard.entered()) return;
-  end_char_run();  // the thread's pending putc/getc run comes first
+  end_char_runs();  // the thread's pending putc/getc runs come first
   const int result = fd >= 0 ? fd : -kept.value();
   kIoOpen.write(dirfd, path_value(path, result == -EFAULT), flags, static_cast<uint32_t>(mode),
                 result, start, caller_stack());
@@ -144,7 +144,7 @@ SPOOR_NOINLINE void record_transfer(int fd, int64_t offset, const iovec* iov, in
   KeptErrno kept;
   ReentryGuard guard;
   if (!guard.entered()) return;
-  end_char_run();  // the thread's pending putc/getc run comes first
+  end_char_runs();  // the thread's pending putc/getc runs come first
   if (iov != nullptr && result >= 0) {
     for (int i = 0; i < count; ++i) requested += iov[i].iov_len;
   }
@@ -170,7 +170,7 @@ SPOOR_NOINLINE void record_close(int fd, int result, uint64_t start) {
   KeptErrno kept;
   ReentryGuard guard;
   if (!guard.entered()) return;
-  end_char_run();
+  end_char_runs();
   kIoClose.write(fd, result == 0 ? 0 : -kept.value(), start);
 }
 
@@ -178,7 +178,7 @@ SPOOR_NOINLINE void record_seek(int fd, off_t offset, int whence, off_t result, 
   KeptErrno kept;
   ReentryGuard guard;
   if (!guard.entered()) return;
-  end_char_run();
+  end_char_runs();
   kIoSeek.write(fd, offset, whence, result >= 0 ? result : -kept.value(), start);
 }
 
@@ -186,7 +186,7 @@ SPOOR_NOINLINE void record_sync(int fd, bool data_only, int result, uint64_t sta
   KeptErrno kept;
   ReentryGuard guard;
   if (!guard.entered()) return;
-  end_char_run();
+  end_char_runs();
   kIoSync.write(fd, data_only, result == 0 ? 0 : -kept.value(), start);
 }
 
@@ -194,7 +194,7 @@ SPOOR_NOINLINE void record_dup(int fd, int target, int flags, int result, uint64
   KeptErrno kept;
   ReentryGuard guard;
   if (!guard.entered()) return;
-  end_char_run();
+  end_char_runs();
   kIoDup.write(fd, target, flags, result >= 0 ? result : -kept.value(), start);
 }
 

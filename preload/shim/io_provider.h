@@ -203,13 +203,16 @@ SPOOR_EVENT(kIoFdCreated, g_io,
             (EventInfo{.name = "FdCreated", .id = 11, .level = Level::info, .keywords = kKeywordIoFd}),
             Field<int32_t>{"fd"}, Field<Str>{"path"}, Field<uint8_t>{"call"}, Field<uint64_t>{"start_ticks"});
 
-// Runs of character calls (char_run.h): consecutive calls from one call
-// site on one stream, one event for the run. FPutcRun: putc, fputc,
+// Runs of character calls (char_run.h): the calls from one call site on
+// one stream between two other Spoor.IO events of the thread, one event
+// for the run (character calls from other sites, on other streams, may
+// come between them: their runs overlap in time). FPutcRun: putc, fputc,
 // putchar, _IO_putc and their _unlocked forms. FGetcRun: getc, fgetc,
 // getchar, _IO_getc and their _unlocked forms. calls: the calls in the run.
 // result: the bytes they moved (a getc that returned EOF at the end of the
-// file is a call without a byte), or -errno for a one-call run whose call
-// failed (putc's EOF, getc's EOF with the stream's error flag newly set).
+// file is a call without a byte; an ungetc takes one back from the
+// stream's latest run), or -errno for a one-call run whose call failed
+// (putc's EOF, getc's EOF with the stream's error flag set).
 // start_ticks: before the first call; end_ticks: after the last one (the
 // record's own timestamp is when the run was written, which may be later).
 // stack: the first call's, under kKeywordIoTransferStacks as FRead's.

@@ -98,7 +98,7 @@ SPOOR_NOINLINE void record_fopen(const char* path, const char* mode, FILE* strea
   KeptErrno kept;
   ReentryGuard guard;
   if (!guard.entered()) return;
-  end_char_run();  // the thread's pending putc/getc run comes first
+  end_char_runs();  // the thread's pending putc/getc runs come first
   // libc reads the mode first: an invalid one (EINVAL) leaves the path unread.
   const bool unread = stream == nullptr && (kept.value() == EFAULT || kept.value() == EINVAL);
   kIoFOpen.write(stream, stream != nullptr ? stream_fd(stream) : -kept.value(),
@@ -109,7 +109,7 @@ SPOOR_NOINLINE void record_fdopen(int fd, const char* mode, FILE* stream, uint64
   KeptErrno kept;
   ReentryGuard guard;
   if (!guard.entered()) return;
-  end_char_run();  // the thread's pending putc/getc run comes first
+  end_char_runs();  // the thread's pending putc/getc runs come first
   kIoFDOpen.write(stream, fd, Str(mode, strnlen(mode, 64)), stream != nullptr ? 0 : -kept.value(), start,
                   caller_stack());
 }
@@ -119,7 +119,7 @@ SPOOR_NOINLINE void record_freopen(const char* path, const char* mode, FILE* old
   KeptErrno kept;
   ReentryGuard guard;
   if (!guard.entered()) return;
-  end_char_run();  // the thread's pending putc/getc run comes first
+  end_char_runs();  // the thread's pending putc/getc runs come first
   const bool unread = stream == nullptr && (kept.value() == EFAULT || kept.value() == EINVAL);
   kIoFReopen.write(old, stream, stream != nullptr ? stream_fd(stream) : -kept.value(),
                    path_value(path, unread), Str(mode, strnlen(mode, 64)), start, caller_stack());
@@ -129,7 +129,7 @@ SPOOR_NOINLINE void record_fclose(FILE* stream, int fd, int result, uint64_t sta
   KeptErrno kept;
   ReentryGuard guard;
   if (!guard.entered()) return;
-  end_char_run();
+  end_char_runs();
   kIoFClose.write(stream, fd, result == 0 ? 0 : -kept.value(), start);
 }
 
@@ -137,7 +137,7 @@ SPOOR_NOINLINE void record_fflush(FILE* stream, int result, uint64_t start) {
   KeptErrno kept;
   ReentryGuard guard;
   if (!guard.entered()) return;
-  end_char_run();
+  end_char_runs();
   kIoFFlush.write(stream, stream_fd(stream), result == 0 ? 0 : -kept.value(), start);
 }
 
@@ -147,7 +147,7 @@ SPOOR_NOINLINE void record_fread(FILE* stream, uint64_t requested, uint64_t byte
   KeptErrno kept;
   ReentryGuard guard;
   if (!guard.entered()) return;
-  end_char_run();  // the thread's pending putc/getc run comes first
+  end_char_runs();  // the thread's pending putc/getc runs come first
   const bool failed = !had_error && ferror_unlocked(stream) != 0;
   kIoFRead.write(stream, stream_fd(stream), requested, transfer_result(bytes, failed, kept.value()), start,
                  transfer_stack());
@@ -159,7 +159,7 @@ SPOOR_NOINLINE void record_fwrite(FILE* stream, uint64_t requested, uint64_t byt
   KeptErrno kept;
   ReentryGuard guard;
   if (!guard.entered()) return;
-  end_char_run();  // the thread's pending putc/getc run comes first
+  end_char_runs();  // the thread's pending putc/getc runs come first
   kIoFWrite.write(stream, stream_fd(stream), requested, transfer_result(bytes, failed, kept.value()),
                   start, transfer_stack());
 }
@@ -169,7 +169,7 @@ SPOOR_NOINLINE void record_dprintf(int fd, int result, uint64_t start) {
   KeptErrno kept;
   ReentryGuard guard;
   if (!guard.entered()) return;
-  end_char_run();  // the thread's pending putc/getc run comes first
+  end_char_runs();  // the thread's pending putc/getc runs come first
   const uint64_t bytes = result >= 0 ? static_cast<uint64_t>(result) : 0;
   kIoFWrite.write(static_cast<FILE*>(nullptr), fd, bytes, transfer_result(bytes, result < 0, kept.value()),
                   start, transfer_stack());

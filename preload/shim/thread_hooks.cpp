@@ -124,7 +124,7 @@ void on_thread_exit(void* marker) {
     return;
   }
   const uint32_t tid = current_tid();
-  end_char_run();  // the thread's pending putc/getc run (char_run.h)
+  end_char_runs();  // the thread's pending putc/getc runs (char_run.h)
   if (note_thread_ended(tid)) kThreadEnd.write(tid, false);
 }
 

@@ -95,6 +95,9 @@ int main(int argc, char** argv) {
   for (int i = 0; i < 100; ++i) fputc_unlocked('v', unlocked);
   fclose(unlocked);
 #endif
+  FILE* peek = open_stream("peek.txt", "w");
+  fputs("0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef", peek);  // 64 bytes
+  fclose(peek);
   FILE* lines = open_stream("lines.txt", "w");
   for (int i = 0; i < kLines; ++i) fprintf(lines, "line %d of %d\n", i, kLines);
   fclose(lines);
@@ -125,6 +128,20 @@ int main(int argc, char** argv) {
   // --- character input --------------------------------------------------------
   FILE* in = open_stream("chars.txt", "r");
   const long getc_calls = drain_with_getc(in);
+  fclose(in);
+  // The copy loop: getc and putc from two sites, on two streams, in turn.
+  in = open_stream("chars.txt", "r");
+  FILE* copy = open_stream("copy.txt", "w");
+  for (int c; (c = getc(in)) != EOF;) putc(c, copy);
+  fclose(copy);
+  fclose(in);
+  // A peek before each read (as libstdc++'s synced std::cin does): every
+  // character is read twice and given back once.
+  in = open_stream("peek.txt", "r");
+  for (int c; (c = getc(in)) != EOF;) {
+    ungetc(c, in);
+    getc(in);
+  }
   fclose(in);
   in = open_stream("marks.txt", "r");
   long fgetc_calls = 1;
