@@ -4,6 +4,7 @@
 //
 //   spoor_bench_stdio_chars putc 20000000 /dev/null    # putc to a stream
 //   spoor_bench_stdio_chars getc 0 FILE                # getc to its end
+//   spoor_bench_stdio_chars copy 0 FILE                # getc, putc to /dev/null
 //   time spoor record -o t.spoor -- spoor_bench_stdio_chars putc ...
 //
 // Built without optimization of the calls away: putc and getc stay calls
@@ -16,7 +17,7 @@
 
 int main(int argc, char** argv) {
   if (argc != 4) {
-    fprintf(stderr, "usage: %s putc N FILE | getc 0 FILE\n", argv[0]);
+    fprintf(stderr, "usage: %s putc N FILE | getc 0 FILE | copy 0 FILE\n", argv[0]);
     return 2;
   }
   const long n = atol(argv[2]);
@@ -30,6 +31,13 @@ int main(int argc, char** argv) {
     FILE* in = fopen(argv[3], "r");
     if (in == NULL) return 2;
     while (getc(in) != EOF) ++moved;
+    fclose(in);
+  } else if (strcmp(argv[1], "copy") == 0) {  // two call sites on two streams, in turn
+    FILE* in = fopen(argv[3], "r");
+    FILE* out = fopen("/dev/null", "w");
+    if (in == NULL || out == NULL) return 2;
+    for (int c; (c = getc(in)) != EOF;) moved += putc(c, out) != EOF;
+    fclose(out);
     fclose(in);
   } else {
     return 2;
