@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <cerrno>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -62,6 +63,9 @@ struct StdioReplay {
   std::vector<Traffic> stdout_phases;    // split at each fflush(stdout)
   int unattributed = 0;
   int untimed = 0;  // runs whose end is before their start, or after their record
+  std::vector<uint64_t> run_stacks;                   // every run's stack ID
+  std::map<uint64_t, uint64_t> innermost_frame;       // by stack ID
+  std::map<std::string, std::pair<uint64_t, uint64_t>> modules;  // path -> [start, end)
 };
 
 StdioReplay replay(const std::string& path) {
@@ -75,8 +79,17 @@ StdioReplay replay(const std::string& path) {
   reader::EventReader events(trace.value());
   reader::Event e;
   while (events.next(e)) {
-    if (e.provider->name != "Spoor.IO") continue;
     const std::string& name = e.descriptor->name;
+    if (name == "Stack") {
+      const auto frames = std::get<reader::Blob>(*e.field("frames")).bytes;
+      uint64_t ip = 0;
+      if (frames.size() >= 8) std::memcpy(&ip, frames.data(), 8);
+      r.innermost_frame[u64(e, "id")] = ip;
+    } else if (name == "ModuleLoad") {
+      const uint64_t start = ptr(e, "start");
+      r.modules[std::string(std::get<std::string_view>(*e.field("path")))] = {start, start + u64(e, "size")};
+    }
+    if (e.provider->name != "Spoor.IO") continue;
     if (name == "Open") {
       if (i64(e, "fd") >= 0) fds[i64(e, "fd")] = base_name(std::get<std::string_view>(*e.field("path")));
       continue;
@@ -116,6 +129,7 @@ StdioReplay replay(const std::string& path) {
     } else {
       const uint64_t start = u64(e, "start_ticks"), end = u64(e, "end_ticks");
       if (start == 0 || end < start || end > e.ticks) ++r.untimed;
+      r.run_stacks.push_back(u64(e, "stack"));
       (name == "FPutcRun" ? t->put_runs : t->get_runs).push_back(CharRun{u64(e, "calls"), result});
     }
   }
@@ -238,6 +252,23 @@ TEST_P(IoStdio, EveryCallAndByteIsCountedPerFunction) {
   EXPECT_EQ(lines.freads, 41 + std::stoi(traced.out.substr(at)));
   // The failed fputc: a run of its own, with its errno.
   EXPECT_EQ(lines.put_runs, std::vector<CharRun>({{1, -EBADF}}));
+}
+
+TEST_P(IoStdio, EachRunCarriesTheStackOfTheProgramsCall) {
+  const std::string trace = dir_ + ".spoor";
+  ASSERT_EQ(record(trace).status, 0);
+  const StdioReplay r = replay(trace);
+  fs::remove(trace);
+  const auto exe = r.modules.find(fs::canonical(program()).string());
+  ASSERT_NE(exe, r.modules.end());
+  ASSERT_FALSE(r.run_stacks.empty());
+  // The default spec asks for read and write stacks; the shim's frames are
+  // skipped, so the innermost frame is the program's call.
+  for (uint64_t stack : r.run_stacks) {
+    const auto frame = r.innermost_frame.find(stack);
+    ASSERT_NE(frame, r.innermost_frame.end()) << "stack " << stack;
+    EXPECT_TRUE(frame->second >= exe->second.first && frame->second < exe->second.second) << "stack " << stack;
+  }
 }
 
 TEST_P(IoStdio, OutputIsByteIdenticalTracedAndUntraced) {
