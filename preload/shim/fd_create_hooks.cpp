@@ -25,6 +25,7 @@
 
 #include <climits>
 
+#include "char_run.h"
 #include "io_interpose.h"
 #include "reentry_guard.h"
 
@@ -56,6 +57,7 @@ SPOOR_NOINLINE void record_created(uint8_t call, const int* fds, int count, int 
   KeptErrno kept;
   ReentryGuard guard;
   if (!guard.entered()) return;
+  end_char_runs();  // the thread's pending putc/getc runs come first
   for (int i = 0; i < count; ++i) write_fd_created(fds[i], call, start);
 }
 

@@ -12,6 +12,7 @@
 #include <sys/types.h>
 #include <unistd.h>
 
+#include "char_run.h"
 #include "io_interpose.h"
 #include "reentry_guard.h"
 
@@ -35,8 +36,9 @@ constinit NextFunction<CopyFileRangeFn> g_copy_file_range{"copy_file_range"};
 SPOOR_NOINLINE void record_close_range(unsigned first, unsigned last, int flags, int result, uint64_t start) {
   KeptErrno kept;
   ReentryGuard guard;
-  if (guard.entered())
-    kIoCloseRange.write(static_cast<int32_t>(first), last, flags, result == 0 ? 0 : -kept.value(), start);
+  if (!guard.entered()) return;
+  end_char_runs();
+  kIoCloseRange.write(static_cast<int32_t>(first), last, flags, result == 0 ? 0 : -kept.value(), start);
 }
 
 // `offset`: the caller's offset pointer as it was before the call (the
@@ -46,6 +48,7 @@ SPOOR_NOINLINE void record_copy(uint8_t call, int fd, int64_t offset, int target
   KeptErrno kept;
   ReentryGuard guard;
   if (!guard.entered()) return;
+  end_char_runs();  // the thread's pending putc/getc runs come first
   kIoCopy.write(fd, offset, target, target_offset, call, static_cast<uint64_t>(requested),
                 static_cast<int64_t>(result >= 0 ? result : -kept.value()), start, transfer_stack());
 }

@@ -20,6 +20,7 @@
 
 #include <cstdarg>
 
+#include "char_run.h"
 #include "io_interpose.h"
 #include "reentry_guard.h"
 
@@ -48,6 +49,9 @@ void register_io_events_added_later() {
   register_event(kIoSend);
   register_event(kIoReceive);
   register_event(kIoChdir);
+  // Then stdio_char_hooks.cpp's runs.
+  register_event(kIoFPutcRun);
+  register_event(kIoFGetcRun);
 }
 
 namespace {
@@ -134,6 +138,7 @@ SPOOR_NOINLINE void record_open(int dirfd, const char* path, int flags, mode_t m
   KeptErrno kept;
   ReentryGuard guard;
   if (!guard.entered()) return;
+  end_char_runs();  // the thread's pending putc/getc runs come first
   const int result = fd >= 0 ? fd : -kept.value();
   kIoOpen.write(dirfd, path_value(path, result == -EFAULT), flags, static_cast<uint32_t>(mode),
                 result, start, caller_stack());
@@ -147,6 +152,7 @@ SPOOR_NOINLINE void record_transfer(int fd, int64_t offset, const iovec* iov, in
   KeptErrno kept;
   ReentryGuard guard;
   if (!guard.entered()) return;
+  end_char_runs();  // the thread's pending putc/getc runs come first
   if (iov != nullptr && result >= 0) {
     for (int i = 0; i < count; ++i) requested += iov[i].iov_len;
   }
@@ -171,25 +177,33 @@ SPOOR_ALWAYS_INLINE ssize_t forward_transfer(Fn next, int fd, int64_t offset, co
 SPOOR_NOINLINE void record_close(int fd, int result, uint64_t start) {
   KeptErrno kept;
   ReentryGuard guard;
-  if (guard.entered()) kIoClose.write(fd, result == 0 ? 0 : -kept.value(), start);
+  if (!guard.entered()) return;
+  end_char_runs();
+  kIoClose.write(fd, result == 0 ? 0 : -kept.value(), start);
 }
 
 SPOOR_NOINLINE void record_seek(int fd, off_t offset, int whence, off_t result, uint64_t start) {
   KeptErrno kept;
   ReentryGuard guard;
-  if (guard.entered()) kIoSeek.write(fd, offset, whence, result >= 0 ? result : -kept.value(), start);
+  if (!guard.entered()) return;
+  end_char_runs();
+  kIoSeek.write(fd, offset, whence, result >= 0 ? result : -kept.value(), start);
 }
 
 SPOOR_NOINLINE void record_sync(int fd, bool data_only, int result, uint64_t start) {
   KeptErrno kept;
   ReentryGuard guard;
-  if (guard.entered()) kIoSync.write(fd, data_only, result == 0 ? 0 : -kept.value(), start);
+  if (!guard.entered()) return;
+  end_char_runs();
+  kIoSync.write(fd, data_only, result == 0 ? 0 : -kept.value(), start);
 }
 
 SPOOR_NOINLINE void record_dup(int fd, int target, int flags, int result, uint64_t start) {
   KeptErrno kept;
   ReentryGuard guard;
-  if (guard.entered()) kIoDup.write(fd, target, flags, result >= 0 ? result : -kept.value(), start);
+  if (!guard.entered()) return;
+  end_char_runs();
+  kIoDup.write(fd, target, flags, result >= 0 ? result : -kept.value(), start);
 }
 
 SPOOR_ALWAYS_INLINE bool needs_mode(int flags) {

@@ -10,7 +10,11 @@
 //                                  forms, chdir, fchdir; and the descriptors
 //                                  the process had when the shim attached.
 //   stdio layer (kKeywordIoStdio): fopen, fdopen, freopen, fclose, fread,
-//                                  fgets, fwrite, fputs, fprintf, fflush.
+//                                  fgets, getline, getdelim, fwrite, fputs,
+//                                  puts, the printf family (printf,
+//                                  fprintf, dprintf and their v and _chk
+//                                  forms), fflush; putc, getc and the
+//                                  other character calls, as runs.
 //
 // The layers do not overlap: the reads and writes stdio makes inside libc
 // (a refill of fread's buffer, the flush of fwrite's) call libc's internal
@@ -127,16 +131,21 @@ SPOOR_EVENT(kIoFClose, g_io,
             (EventInfo{.name = "FClose", .id = 23, .level = Level::info, .keywords = kKeywordIoStdio}),
             Field<Ptr>{"stream"}, Field<int32_t>{"fd"}, Field<int32_t>{"result"},
             Field<uint64_t>{"start_ticks"});
-// fread, fgets and their _unlocked and _chk forms. requested: size * count
-// (fread) or the buffer size (fgets). result: the bytes read, or -errno
-// when the call failed without reading any.
+// fread, fgets, getline, getdelim (and __getdelim) and their _unlocked and
+// _chk forms. requested: size * count (fread), the buffer size (fgets), 0
+// (getline: the line's length is not known before). result: the bytes read,
+// or -errno when the call failed without reading any (getline at the end of
+// the file: 0).
 SPOOR_EVENT(kIoFRead, g_io,
             (EventInfo{.name = "FRead", .id = 24, .level = Level::info, .keywords = kKeywordIoStdio}),
             Field<Ptr>{"stream"}, Field<int32_t>{"fd"}, Field<uint64_t>{"requested"},
             Field<int64_t>{"result"}, Field<uint64_t>{"start_ticks"}, Field<uint32_t>{"stack"});
-// fwrite, fputs, fprintf, vfprintf and their _unlocked and _chk forms.
+// fwrite, fputs, puts, and the printf family (printf, vprintf, fprintf,
+// vfprintf, dprintf, vdprintf) and their _unlocked and _chk forms.
 // requested: the bytes handed over (for the formatted forms, the bytes the
-// format produced, 0 when it failed). result: as FRead.
+// format produced, 0 when it failed; puts counts its newline). result: as
+// FRead. dprintf and vdprintf write to a descriptor through a stream of
+// their own inside libc: stream is null, fd the descriptor.
 SPOOR_EVENT(kIoFWrite, g_io,
             (EventInfo{.name = "FWrite", .id = 25, .level = Level::info, .keywords = kKeywordIoStdio}),
             Field<Ptr>{"stream"}, Field<int32_t>{"fd"}, Field<uint64_t>{"requested"},
@@ -263,6 +272,28 @@ SPOOR_EVENT(kIoChdir, g_io,
             (EventInfo{.name = "Chdir", .id = 17, .level = Level::info, .keywords = kKeywordIoFd}),
             Field<int32_t>{"fd"}, Field<Str>{"path"}, Field<Str>{"cwd"}, Field<int32_t>{"result"},
             Field<uint64_t>{"start_ticks"}, Field<uint32_t>{"stack"});
+
+// Runs of character calls (char_run.h): the calls from one call site on
+// one stream between two other Spoor.IO events of the thread, one event
+// for the run (character calls from other sites, on other streams, may
+// come between them: their runs overlap in time). FPutcRun: putc, fputc,
+// putchar, _IO_putc and their _unlocked forms. FGetcRun: getc, fgetc,
+// getchar, _IO_getc and their _unlocked forms. calls: the calls in the run.
+// result: the bytes they moved (a getc that returned EOF at the end of the
+// file is a call without a byte; an ungetc takes one back from the
+// stream's latest run), or -errno for a one-call run whose call failed
+// (putc's EOF, getc's EOF with the stream's error flag set).
+// start_ticks: before the first call; end_ticks: after the last one (the
+// record's own timestamp is when the run was written, which may be later).
+// stack: the first call's, under kKeywordIoTransferStacks as FRead's.
+SPOOR_EVENT(kIoFPutcRun, g_io,
+            (EventInfo{.name = "FPutcRun", .id = 27, .level = Level::info, .keywords = kKeywordIoStdio}),
+            Field<Ptr>{"stream"}, Field<int32_t>{"fd"}, Field<uint64_t>{"calls"}, Field<int64_t>{"result"},
+            Field<uint64_t>{"start_ticks"}, Field<uint64_t>{"end_ticks"}, Field<uint32_t>{"stack"});
+SPOOR_EVENT(kIoFGetcRun, g_io,
+            (EventInfo{.name = "FGetcRun", .id = 28, .level = Level::info, .keywords = kKeywordIoStdio}),
+            Field<Ptr>{"stream"}, Field<int32_t>{"fd"}, Field<uint64_t>{"calls"}, Field<int64_t>{"result"},
+            Field<uint64_t>{"start_ticks"}, Field<uint64_t>{"end_ticks"}, Field<uint32_t>{"stack"});
 
 // Registers Spoor.IO and its events, always in the same order (attach.cpp
 // calls it in its fixed-order block, so keys survive an exec).

@@ -14,6 +14,7 @@
 
 #include <type_traits>
 
+#include "char_run.h"
 #include "io_interpose.h"
 #include "reentry_guard.h"
 
@@ -51,6 +52,7 @@ SPOOR_NOINLINE void record_socket_transfer(int fd, uint8_t call, int flags, cons
   KeptErrno kept;
   ReentryGuard guard;
   if (!guard.entered()) return;
+  end_char_runs();  // the thread's pending putc/getc runs come first
   uint32_t vectors = 0;
   if (message != nullptr) {
     vectors = static_cast<uint32_t>(message->msg_iovlen);

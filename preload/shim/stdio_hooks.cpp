@@ -9,9 +9,13 @@
 // fread and fgets also read the stream's error flag before and after, to
 // tell a failure from the end of the file.
 //
-// printf, puts, putc and the other stdout and character functions are not
-// interposed: their volume would dwarf the file traffic, and stdout's
-// writes are the program's output, not its files.
+// printf, puts and getline are one event each, as fputs and fgets; putc,
+// getc and the other character calls are coalesced into runs
+// (stdio_char_hooks.cpp, char_run.h). Under _FORTIFY_SOURCE and
+// optimization, compilers turn printf("x\n") into puts, printf("x") into
+// putchar, printf with a format into __printf_chk, vprintf into
+// __vfprintf_chk(stdout), dprintf into __dprintf_chk and getline into
+// __getdelim: each of those is interposed too.
 //
 // A hook whose next definition is unknown (a lookup running on this thread:
 // dlsym does no stdio, so this does not arise in practice) fails with
@@ -20,6 +24,7 @@
 #include <cstdarg>
 #include <cstdio>
 
+#include "char_run.h"
 #include "io_interpose.h"
 #include "reentry_guard.h"
 
@@ -38,6 +43,11 @@ using FGetsChkFn = char* (*)(char*, size_t, int, FILE*);
 using FPutsFn = int (*)(const char*, FILE*);
 using VFPrintfFn = int (*)(FILE*, const char*, va_list);
 using VFPrintfChkFn = int (*)(FILE*, int, const char*, va_list);
+using PutsFn = int (*)(const char*);
+using VDPrintfFn = int (*)(int, const char*, va_list);
+using VDPrintfChkFn = int (*)(int, int, const char*, va_list);
+using GetlineFn = ssize_t (*)(char**, size_t*, FILE*);
+using GetdelimFn = ssize_t (*)(char**, size_t*, int, FILE*);
 
 constinit NextFunction<FOpenFn> g_fopen{"fopen"}, g_fopen64{"fopen64"};
 constinit NextFunction<FDOpenFn> g_fdopen{"fdopen"};
@@ -48,7 +58,12 @@ constinit NextFunction<FReadChkFn> g_fread_chk{"__fread_chk"}, g_fread_unlocked_
 constinit NextFunction<FWriteFn> g_fwrite{"fwrite"}, g_fwrite_unlocked{"fwrite_unlocked"};
 constinit NextFunction<FGetsFn> g_fgets{"fgets"}, g_fgets_unlocked{"fgets_unlocked"};
 constinit NextFunction<FGetsChkFn> g_fgets_chk{"__fgets_chk"}, g_fgets_unlocked_chk{"__fgets_unlocked_chk"};
-constinit NextFunction<FPutsFn> g_fputs{"fputs"}, g_fputs_unlocked{"fputs_unlocked"};
+constinit NextFunction<FPutsFn> g_fputs{"fputs"}, g_fputs_unlocked{"fputs_unlocked"}, g_io_fputs{"_IO_fputs"};
+constinit NextFunction<PutsFn> g_puts{"puts"}, g_io_puts{"_IO_puts"};
+constinit NextFunction<VDPrintfFn> g_vdprintf{"vdprintf"};
+constinit NextFunction<VDPrintfChkFn> g_vdprintf_chk{"__vdprintf_chk"};
+constinit NextFunction<GetlineFn> g_getline{"getline"};
+constinit NextFunction<GetdelimFn> g_getdelim{"getdelim"}, g_getdelim_internal{"__getdelim"};
 constinit NextFunction<VFPrintfFn> g_vfprintf{"vfprintf"};
 constinit NextFunction<VFPrintfChkFn> g_vfprintf_chk{"__vfprintf_chk"};
 
@@ -83,6 +98,7 @@ SPOOR_NOINLINE void record_fopen(const char* path, const char* mode, FILE* strea
   KeptErrno kept;
   ReentryGuard guard;
   if (!guard.entered()) return;
+  end_char_runs();  // the thread's pending putc/getc runs come first
   // libc reads the mode first: an invalid one (EINVAL) leaves the path unread.
   const bool unread = stream == nullptr && (kept.value() == EFAULT || kept.value() == EINVAL);
   kIoFOpen.write(stream, stream != nullptr ? stream_fd(stream) : -kept.value(),
@@ -93,6 +109,7 @@ SPOOR_NOINLINE void record_fdopen(int fd, const char* mode, FILE* stream, uint64
   KeptErrno kept;
   ReentryGuard guard;
   if (!guard.entered()) return;
+  end_char_runs();  // the thread's pending putc/getc runs come first
   kIoFDOpen.write(stream, fd, Str(mode, strnlen(mode, 64)), stream != nullptr ? 0 : -kept.value(), start,
                   caller_stack());
 }
@@ -102,6 +119,7 @@ SPOOR_NOINLINE void record_freopen(const char* path, const char* mode, FILE* old
   KeptErrno kept;
   ReentryGuard guard;
   if (!guard.entered()) return;
+  end_char_runs();  // the thread's pending putc/getc runs come first
   const bool unread = stream == nullptr && (kept.value() == EFAULT || kept.value() == EINVAL);
   kIoFReopen.write(old, stream, stream != nullptr ? stream_fd(stream) : -kept.value(),
                    path_value(path, unread), Str(mode, strnlen(mode, 64)), start, caller_stack());
@@ -110,13 +128,17 @@ SPOOR_NOINLINE void record_freopen(const char* path, const char* mode, FILE* old
 SPOOR_NOINLINE void record_fclose(FILE* stream, int fd, int result, uint64_t start) {
   KeptErrno kept;
   ReentryGuard guard;
-  if (guard.entered()) kIoFClose.write(stream, fd, result == 0 ? 0 : -kept.value(), start);
+  if (!guard.entered()) return;
+  end_char_runs();
+  kIoFClose.write(stream, fd, result == 0 ? 0 : -kept.value(), start);
 }
 
 SPOOR_NOINLINE void record_fflush(FILE* stream, int result, uint64_t start) {
   KeptErrno kept;
   ReentryGuard guard;
-  if (guard.entered()) kIoFFlush.write(stream, stream_fd(stream), result == 0 ? 0 : -kept.value(), start);
+  if (!guard.entered()) return;
+  end_char_runs();
+  kIoFFlush.write(stream, stream_fd(stream), result == 0 ? 0 : -kept.value(), start);
 }
 
 // fread and fgets. had_error: the stream's error flag before the call.
@@ -125,6 +147,7 @@ SPOOR_NOINLINE void record_fread(FILE* stream, uint64_t requested, uint64_t byte
   KeptErrno kept;
   ReentryGuard guard;
   if (!guard.entered()) return;
+  end_char_runs();  // the thread's pending putc/getc runs come first
   const bool failed = !had_error && ferror_unlocked(stream) != 0;
   kIoFRead.write(stream, stream_fd(stream), requested, transfer_result(bytes, failed, kept.value()), start,
                  transfer_stack());
@@ -136,7 +159,19 @@ SPOOR_NOINLINE void record_fwrite(FILE* stream, uint64_t requested, uint64_t byt
   KeptErrno kept;
   ReentryGuard guard;
   if (!guard.entered()) return;
+  end_char_runs();  // the thread's pending putc/getc runs come first
   kIoFWrite.write(stream, stream_fd(stream), requested, transfer_result(bytes, failed, kept.value()),
+                  start, transfer_stack());
+}
+
+// dprintf and vdprintf: a descriptor, no stream of the program's.
+SPOOR_NOINLINE void record_dprintf(int fd, int result, uint64_t start) {
+  KeptErrno kept;
+  ReentryGuard guard;
+  if (!guard.entered()) return;
+  end_char_runs();  // the thread's pending putc/getc runs come first
+  const uint64_t bytes = result >= 0 ? static_cast<uint64_t>(result) : 0;
+  kIoFWrite.write(static_cast<FILE*>(nullptr), fd, bytes, transfer_result(bytes, result < 0, kept.value()),
                   start, transfer_stack());
 }
 
@@ -238,6 +273,40 @@ SPOOR_ALWAYS_INLINE int traced_vfprintf_chk(FILE* stream, int flag, const char* 
   const uint64_t bytes = result >= 0 ? static_cast<uint64_t>(result) : 0;
   record_fwrite(stream, bytes, bytes, result < 0, start);
   return result;
+}
+
+SPOOR_ALWAYS_INLINE int traced_puts(PutsFn next, const char* s) {
+  if (SPOOR_UNLIKELY(next == nullptr)) return unavailable(EOF);
+  if (SPOOR_LIKELY(!kIoFWrite.enabled())) return next(s);
+  FILE* stream = stdout;  // the stream puts writes to, as it names it
+  const uint64_t start = spoor_port_ticks();
+  const int result = next(s);
+  const uint64_t length = result != EOF ? strlen(s) + 1 : 0;  // and the newline
+  record_fwrite(stream, length, length, result == EOF, start);
+  return result;
+}
+
+template <class Call>
+SPOOR_ALWAYS_INLINE int traced_dprintf(bool known, int fd, Call&& call) {
+  if (SPOOR_UNLIKELY(!known)) return unavailable(-1);
+  if (SPOOR_LIKELY(!kIoFWrite.enabled())) return call();
+  const uint64_t start = spoor_port_ticks();
+  const int result = call();
+  record_dprintf(fd, result, start);
+  return result;
+}
+
+// getline, getdelim: -1 at the end of the file and on failure; the error
+// flag tells them apart, as for fgets.
+template <class Call>
+SPOOR_ALWAYS_INLINE ssize_t traced_getdelim(bool known, FILE* stream, Call&& call) {
+  if (SPOOR_UNLIKELY(!known)) return unavailable<ssize_t>(-1);
+  if (SPOOR_LIKELY(!kIoFRead.enabled())) return call();
+  const bool had_error = ferror_unlocked(stream) != 0;
+  const uint64_t start = spoor_port_ticks();
+  const ssize_t length = call();
+  record_fread(stream, 0, length > 0 ? static_cast<uint64_t>(length) : 0, had_error, start);
+  return length;
 }
 
 }  // namespace
@@ -358,6 +427,12 @@ SPOOR_INTERPOSE int fputs_unlocked(const char* s, FILE* stream) {
   return traced_fputs(g_fputs_unlocked.get(), s, stream);
 }
 
+SPOOR_INTERPOSE int _IO_fputs(const char* s, FILE* stream) { return traced_fputs(g_io_fputs.get(), s, stream); }
+
+SPOOR_INTERPOSE int puts(const char* s) { return traced_puts(g_puts.get(), s); }
+
+SPOOR_INTERPOSE int _IO_puts(const char* s) { return traced_puts(g_io_puts.get(), s); }
+
 SPOOR_INTERPOSE int vfprintf(FILE* stream, const char* format, va_list ap) {
   return traced_vfprintf(stream, format, ap);
 }
@@ -382,6 +457,89 @@ SPOOR_INTERPOSE int __fprintf_chk(FILE* stream, int flag, const char* format, ..
   const int result = traced_vfprintf_chk(stream, flag, format, ap);
   va_end(ap);
   return result;
+}
+
+// printf and vprintf forward to vfprintf on the stream `stdout` names,
+// which is what glibc's own do.
+SPOOR_INTERPOSE int printf(const char* format, ...) {
+  va_list ap;
+  va_start(ap, format);
+  const int result = traced_vfprintf(stdout, format, ap);
+  va_end(ap);
+  return result;
+}
+
+SPOOR_INTERPOSE int _IO_printf(const char* format, ...) {
+  va_list ap;
+  va_start(ap, format);
+  const int result = traced_vfprintf(stdout, format, ap);
+  va_end(ap);
+  return result;
+}
+
+SPOOR_INTERPOSE int vprintf(const char* format, va_list ap) { return traced_vfprintf(stdout, format, ap); }
+
+SPOOR_INTERPOSE int __printf_chk(int flag, const char* format, ...) {
+  va_list ap;
+  va_start(ap, format);
+  const int result = traced_vfprintf_chk(stdout, flag, format, ap);
+  va_end(ap);
+  return result;
+}
+
+SPOOR_INTERPOSE int __vprintf_chk(int flag, const char* format, va_list ap) {
+  return traced_vfprintf_chk(stdout, flag, format, ap);
+}
+
+// --- printf to a descriptor -------------------------------------------------------
+// libc writes through a stream of its own on the stack, with its internal
+// write: the fd hooks do not see it, so the layers still do not overlap.
+
+SPOOR_INTERPOSE int vdprintf(int fd, const char* format, va_list ap) {
+  const VDPrintfFn next = g_vdprintf.get();
+  return traced_dprintf(next != nullptr, fd, SPOOR_CALL(next, fd, format, ap));
+}
+
+SPOOR_INTERPOSE int dprintf(int fd, const char* format, ...) {
+  const VDPrintfFn next = g_vdprintf.get();
+  va_list ap;
+  va_start(ap, format);
+  const int result = traced_dprintf(next != nullptr, fd, SPOOR_CALL(next, fd, format, ap));
+  va_end(ap);
+  return result;
+}
+
+SPOOR_INTERPOSE int __vdprintf_chk(int fd, int flag, const char* format, va_list ap) {
+  const VDPrintfChkFn next = g_vdprintf_chk.get();
+  return traced_dprintf(next != nullptr, fd, SPOOR_CALL(next, fd, flag, format, ap));
+}
+
+SPOOR_INTERPOSE int __dprintf_chk(int fd, int flag, const char* format, ...) {
+  const VDPrintfChkFn next = g_vdprintf_chk.get();
+  va_list ap;
+  va_start(ap, format);
+  const int result = traced_dprintf(next != nullptr, fd, SPOOR_CALL(next, fd, flag, format, ap));
+  va_end(ap);
+  return result;
+}
+
+// --- lines ------------------------------------------------------------------------
+
+SPOOR_INTERPOSE ssize_t getline(char** line, size_t* capacity, FILE* stream) {
+  const GetlineFn next = g_getline.get();
+  return traced_getdelim(next != nullptr, stream, SPOOR_CALL(next, line, capacity, stream));
+}
+
+SPOOR_INTERPOSE ssize_t getdelim(char** line, size_t* capacity, int delimiter, FILE* stream) {
+  const GetdelimFn next = g_getdelim.get();
+  return traced_getdelim(next != nullptr, stream, SPOOR_CALL(next, line, capacity, delimiter, stream));
+}
+
+// What an optimized getline() call becomes (glibc's headers inline getline
+// as __getdelim(..., '\n', ...)).
+SPOOR_INTERPOSE ssize_t __getdelim(char** line, size_t* capacity, int delimiter, FILE* stream) {
+  const GetdelimFn next = g_getdelim_internal.get();
+  return traced_getdelim(next != nullptr, stream, SPOOR_CALL(next, line, capacity, delimiter, stream));
 }
 
 }  // extern "C"

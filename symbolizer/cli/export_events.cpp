@@ -45,7 +45,10 @@ void ExportEvents::io_slice(const reader::Event& e, const analysis::KnownEvent& 
   exporter::Slice s;
   s.pid = e.pid;
   s.tid = e.tid;
-  s.end_ns = e.time_ns;
+  // A run of character calls (FPutcRun, FGetcRun) ends at its end_ticks.
+  s.end_ns = analysis::has_field(k, field::kIoEndTicks)
+                 ? trace_.clock().to_ns(analysis::field_u64(e, k, field::kIoEndTicks))
+                 : e.time_ns;
   s.begin_ns = analysis::has_field(k, field::kIoStartTicks)
                    ? trace_.clock().to_ns(analysis::field_u64(e, k, field::kIoStartTicks))
                    : e.time_ns;

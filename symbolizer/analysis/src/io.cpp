@@ -217,18 +217,19 @@ struct IoAnalysis::State {
   }
 
   // `failed`: the call counts as an error (result < 0, but for a connect
-  // under way).
-  static void add(IoTotals& t, Counted what, int64_t result, int64_t ns, bool failed) {
+  // under way). calls: more than 1 for a run of character calls (FPutcRun,
+  // FGetcRun).
+  static void add(IoTotals& t, Counted what, int64_t result, int64_t ns, bool failed, uint64_t calls) {
     t.total_ns += ns;
     switch (what) {
       case Counted::open: t.opens++; break;
       case Counted::read:
-        t.reads++;
+        t.reads += calls;
         t.read_ns += ns;
         if (result > 0) t.bytes_read += static_cast<uint64_t>(result);
         break;
       case Counted::write:
-        t.writes++;
+        t.writes += calls;
         t.write_ns += ns;
         if (result > 0) t.bytes_written += static_cast<uint64_t>(result);
         break;
@@ -247,21 +248,24 @@ struct IoAnalysis::State {
     const bool failed = failed_if_negative && result < 0;
     const KnownEvent& k = *c.known;
     int64_t ns = 0;
+    // A run of character calls ends at its end_ticks; it was written later.
+    const int64_t end_ns = has_field(k, f::kIoEndTicks) ? clock.to_ns(field_u64(e, k, f::kIoEndTicks)) : e.time_ns;
     if (timed && has_field(k, f::kIoStartTicks))
-      ns = std::max<int64_t>(0, e.time_ns - clock.to_ns(field_u64(e, k, f::kIoStartTicks)));
+      ns = std::max<int64_t>(0, end_ns - clock.to_ns(field_u64(e, k, f::kIoStartTicks)));
+    const uint64_t calls = has_field(k, f::kIoCalls) ? field_u64(e, k, f::kIoCalls) : 1;
     IoFile& io_file = files[file];
-    add(io_file.totals, what, result, ns, failed);
+    add(io_file.totals, what, result, ns, failed, calls);
     const uint32_t pid = c.model->processes[c.process].pid;
     if (std::find(io_file.pids.begin(), io_file.pids.end(), pid) == io_file.pids.end()) io_file.pids.push_back(pid);
-    add(thread_totals(c.thread), what, result, ns, failed);
-    add(totals, what, result, ns, failed);
+    add(thread_totals(c.thread), what, result, ns, failed, calls);
+    add(totals, what, result, ns, failed, calls);
     if (keep_slowest == 0 || !timed) return;
     if (slowest.size() == keep_slowest && slowest.top().duration_ns >= ns) return;
     IoOperation op;
     op.call = e.descriptor->name;
     op.file = file;
     op.thread = c.thread;
-    op.start_ns = e.time_ns - ns;
+    op.start_ns = end_ns - ns;
     op.duration_ns = ns;
     op.result = result;
     slowest.push(std::move(op));
@@ -330,9 +334,12 @@ struct IoAnalysis::State {
       case EventKind::io_read:
       case EventKind::io_fread:
       case EventKind::io_write:
-      case EventKind::io_fwrite: {
+      case EventKind::io_fwrite:
+      case EventKind::io_fgetc_run:
+      case EventKind::io_fputc_run: {
         const uint32_t file = file_of_fd(fds(c), static_cast<int32_t>(field_i64(e, k, f::kIoFd, -1)), c);
-        const bool read = k.kind == EventKind::io_read || k.kind == EventKind::io_fread;
+        const bool read =
+            k.kind == EventKind::io_read || k.kind == EventKind::io_fread || k.kind == EventKind::io_fgetc_run;
         count(e, c, file, read ? Counted::read : Counted::write, field_i64(e, k, f::kIoResult));
         return;
       }

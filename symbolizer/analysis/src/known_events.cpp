@@ -18,7 +18,7 @@ struct KindSpec {
 // Every Spoor.IO kind shares one slot layout (field::kIo*).
 #define SPOOR_IO_FIELDS \
   {"fd",    "path", "result", "start_ticks", "requested", "stack",       "target", "stream", \
-   "old_stream", "flags", "last", "call",   "address",     "socket_type", "dirfd",  "cwd"}
+   "old_stream", "flags", "last", "call",   "address",     "socket_type", "dirfd",  "cwd", "calls", "end_ticks"}
 
 const KindSpec kSpecs[] = {
     {"Spoor.Process", "ModuleLoad", EventKind::module_load, {"bias", "start", "size", "path", "build_id"}},
@@ -56,6 +56,8 @@ const KindSpec kSpecs[] = {
     {"Spoor.IO", "FdInherited", EventKind::io_fd_inherited, SPOOR_IO_FIELDS},
     {"Spoor.IO", "CloseRange", EventKind::io_close_range, SPOOR_IO_FIELDS},
     {"Spoor.IO", "Copy", EventKind::io_copy, SPOOR_IO_FIELDS},
+    {"Spoor.IO", "FPutcRun", EventKind::io_fputc_run, SPOOR_IO_FIELDS},
+    {"Spoor.IO", "FGetcRun", EventKind::io_fgetc_run, SPOOR_IO_FIELDS},
     {"Spoor.IO", "FdCreated", EventKind::io_fd_created, SPOOR_IO_FIELDS},
     {"Spoor.IO", "Connect", EventKind::io_connect, SPOOR_IO_FIELDS},
     {"Spoor.IO", "Bind", EventKind::io_bind, SPOOR_IO_FIELDS},

@@ -11,7 +11,8 @@
 // processes), or "stdin", "stdout", "stderr" for 0-2. Reads and writes of both layers (fd and stdio) add up: they do
 // not overlap (io_provider.h); a socket's Send and Receive count as its
 // writes and reads. A call's time is its record's timestamp minus its
-// start_ticks.
+// start_ticks; a run of character calls' (FPutcRun, FGetcRun) is its
+// end_ticks minus its start_ticks, and counts as its `calls` calls.
 //
 // Sockets: a connected one is named by its peer ("tcp 127.0.0.1:8080
 // (socket)", from Connect, also one still in progress, or Accept), a bound
@@ -40,8 +41,8 @@ namespace spoor::analysis {
 
 struct IoTotals {
   uint64_t opens = 0;     // Open, FOpen, FReopen, FDOpen
-  uint64_t reads = 0;     // Read, FRead, Receive calls
-  uint64_t writes = 0;    // Write, FWrite, Send calls
+  uint64_t reads = 0;     // Read, FRead, Receive calls and the calls of FGetcRun runs
+  uint64_t writes = 0;    // Write, FWrite, Send calls and the calls of FPutcRun runs
   uint64_t other = 0;     // Close, Seek, Sync, Dup, FClose, FFlush, Connect, Bind, Accept, Chdir
   uint64_t errors = 0;    // calls that returned -errno (or a failed open)
   uint64_t bytes_read = 0;
