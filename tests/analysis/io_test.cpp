@@ -118,6 +118,22 @@ TEST(Io, UnnamedDescriptorsOfDifferentProcessesStayApart) {
   EXPECT_EQ(in_200->pids, (std::vector<uint32_t>{200}));
 }
 
+// A call given no descriptor (a shell's close(-1), a write to a stream
+// that has none) is one row that says so, not "fd -1 in pid P" and not a
+// stdio stream.
+TEST(Io, ANegativeDescriptorIsARowSayingThereIsNone) {
+  SpoorTrace t;
+  t.process(100, 1, "sh", {"sh"});
+  t.write(100, 100, 1000, 10, -1, -9);
+  an::IoAnalysis io(spoor::reader::Clock{});
+  Loaded l = load(t, {&io});
+  EXPECT_EQ(file(io, "fd -1 in pid 100"), nullptr);
+  const an::IoFile* none = file(io, "(no descriptor: fd -1)");
+  ASSERT_NE(none, nullptr);
+  EXPECT_EQ(none->totals.errors, 1u);
+  EXPECT_EQ(none->totals.writes, 1u);
+}
+
 // A pipe named by its inode is one object wherever it is held: the writes
 // into one end (here by the process that made it) and the reads from the
 // other (by a process that has it as stdin, possibly under another

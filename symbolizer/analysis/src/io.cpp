@@ -33,7 +33,9 @@ std::string unknown_fd_name(int32_t fd, uint32_t pid) {
     case 1: return "stdout";
     case 2: return "stderr";
     default:
-      return fd < 0 ? "(stdio stream without a descriptor)"
+      // A negative fd: a call given none (close(-1), as shells do) or a
+      // stdio stream that has none (fmemopen's, open_memstream's).
+      return fd < 0 ? "(no descriptor: fd " + std::to_string(fd) + ")"
                     : "fd " + std::to_string(fd) + " in pid " + std::to_string(pid);
   }
 }
