@@ -112,6 +112,8 @@ StackKey KernelModules::unwind(const reader::Event& e, const KnownEvent& k, Imag
   }
   sum.frames += r.pcs.size();
   if (!r.stop_reason.empty()) ++sum.stops[masked(r.stop_reason)];
+  if (r.stack_copy_short) ++sum.stack_copy_short;
+  sum.largest_stack_copy = std::max<uint64_t>(sum.largest_stack_copy, s.stack.size());
   if (r.pcs.empty()) return 0;
   std::string bytes(r.pcs.size() * 8, '\0');
   std::memcpy(bytes.data(), r.pcs.data(), bytes.size());
