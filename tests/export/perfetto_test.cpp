@@ -159,8 +159,8 @@ TEST(PerfettoFlow, TheFlowsIdIsOnBothSlicesBeginEvents) {
   ASSERT_EQ(begins.size(), 2u);
   EXPECT_EQ(begins["\"wakes\""].first, "5000");
   EXPECT_EQ(begins["\"runs\""].first, "7000");
-  EXPECT_EQ(begins["\"wakes\""].second, "0x0000000000000001/");
-  EXPECT_EQ(begins["\"runs\""].second, "/0x0000000000000001");
+  EXPECT_EQ(begins["\"wakes\""].second, "0x0000000000000001/<none>");
+  EXPECT_EQ(begins["\"runs\""].second, "<none>/0x0000000000000001");
 }
 
 }  // namespace
