@@ -56,8 +56,10 @@ AttrPlan plan_attrs(const PlanOptions& o, const TracepointLookup& lookup) {
   const Privilege& priv = o.privilege;
   const KernelRequest& r = o.request;
   // 512 KiB per CPU is what an unprivileged user may lock by default
-  // (perf_event_mlock_kb 516 = 128 data pages + the header page); a
-  // privileged recorder takes 2 MiB, room for ~250 DWARF samples of 8 KiB.
+  // (perf_event_mlock_kb 516 = 128 data pages + the header page): room for
+  // 32 DWARF samples of 16 KiB (the kernel reserves the full copy size per
+  // sample), 32 ms at 1 kHz where the recorder drains every millisecond; a
+  // privileged recorder takes 2 MiB, room for 128.
   plan.ring_data_pages = priv.perfmon ? 512 : 128;
   const perf_event_attr base = base_attr(priv, plan.ring_data_pages);
 

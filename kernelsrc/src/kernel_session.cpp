@@ -15,6 +15,7 @@
 #include <functional>
 #include <set>
 
+#include "spoor/kernelsrc/block_devices.h"
 #include "spoor/kernelsrc/kernel_convert.h"
 #include "spoor/kernelsrc/kernel_events.h"
 #include "spoor/kernelsrc/kernel_stream.h"
@@ -262,6 +263,11 @@ void KernelSession::drain(TraceWriter& writer, const TickConversion& clock) {
     const uint64_t at = s.snapshot_ticks != 0 ? s.snapshot_ticks : clock.ticks(now_ns);
     s.cpus[0].stream->append(writer, kSession, at, s.sample_hz, Str(s.sample_event.data(), s.sample_event.size()),
                              Str(s.sources.data(), s.sources.size()));
+    // The devices' names beside it: the block records name devices by
+    // dev_t only, and sysfs is only on this machine, now.
+    if (("," + s.sources + ",").find(",block,") != std::string::npos)
+      for (const BlockDeviceName& d : block_device_names())
+        s.cpus[0].stream->append(writer, kBlockDevice, at, d.dev, Str(d.name.data(), d.name.size()));
     s.session_written = true;
   }
   for (uint32_t cpu = 0; cpu < s.cpus.size(); ++cpu) {

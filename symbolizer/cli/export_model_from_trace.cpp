@@ -94,8 +94,9 @@ class StackTables {
 // the CPU (from switch-out to switch-in), its system calls, its page faults.
 // With the scheduler's records (--kernel=sched), the off-CPU slices say why
 // (sleeping, disk sleep, runnable) instead, each wakeup is an instant on
-// the woken thread naming its waker, and block requests are slices on the
-// traced thread that issued them.
+// the woken thread naming its waker and, when the waker is traced, a flow
+// from the waker at the wakeup to the woken thread's next run, and block
+// requests are slices on the traced thread that issued them.
 void add_kernel_events(const analysis::TraceModel& tm, const analysis::KernelAnalysis& kernel,
                        const analysis::SchedAnalysis& sched, const analysis::BlockAnalysis& block,
                        exporter::ExportModel& m) {
@@ -110,15 +111,37 @@ void add_kernel_events(const analysis::TraceModel& tm, const analysis::KernelAna
                         .category = "sched",
                         .args = {}});
   }
+  auto task = [&](uint32_t tid) {
+    const std::string_view comm = sched.comm(tid);
+    return (comm.empty() ? std::string("?") : std::string(comm)) + " (" + std::to_string(tid) + ")";
+  };
   for (const analysis::Wakeup& w : sched.wakeups()) {
     const analysis::ThreadInfo& t = thread(w.thread);
-    const std::string_view comm = sched.comm(w.waker);
-    m.instants.push_back({.pid = t.pid,
-                          .tid = t.tid,
-                          .time_ns = w.woken_ns,
-                          .name = "woken by " + (comm.empty() ? std::string("?") : std::string(comm)) + " (" +
-                                  std::to_string(w.waker) + ")",
-                          .category = "sched"});
+    m.instants.push_back(
+        {.pid = t.pid, .tid = t.tid, .time_ns = w.woken_ns, .name = "woken by " + task(w.waker), .category = "sched"});
+    // A traced waker: an arrow from a mark on its track at the wakeup to a
+    // mark on the woken thread's where it then ran (zero-length slices: a
+    // flow binds to slices, and these nest in whatever runs there).
+    const analysis::ThreadIndex waker =
+        w.waker == analysis::kInterruptWaker ? analysis::kNone : sched.traced(w.waker);
+    if (waker == analysis::kNone || w.run_ns < w.woken_ns) continue;
+    const analysis::ThreadInfo& from = thread(waker);
+    const auto from_slice = static_cast<uint32_t>(m.slices.size());
+    m.slices.push_back({.pid = from.pid,
+                        .tid = from.tid,
+                        .begin_ns = w.woken_ns,
+                        .end_ns = w.woken_ns,
+                        .name = "wakes " + task(t.tid),
+                        .category = "sched",
+                        .args = {}});
+    m.slices.push_back({.pid = t.pid,
+                        .tid = t.tid,
+                        .begin_ns = w.run_ns,
+                        .end_ns = w.run_ns,
+                        .name = "runs, woken by " + task(w.waker),
+                        .category = "sched",
+                        .args = {{"waited to run", std::to_string(w.run_ns - w.woken_ns) + " ns"}}});
+    m.flows.push_back({.from = from_slice, .to = from_slice + 1});
   }
   for (const analysis::BlockRequestSpan& r : block.requests()) {
     const analysis::ThreadIndex ti = sched.traced(r.tid);
@@ -130,7 +153,7 @@ void add_kernel_events(const analysis::TraceModel& tm, const analysis::KernelAna
                         .end_ns = std::max(r.complete_ns, r.issue_ns),
                         .name = "block " + r.rwbs + " " + std::to_string(r.bytes) + " B",
                         .category = "block",
-                        .args = {{"device", analysis::device_name(r.dev)}, {"sector", std::to_string(r.sector)}}});
+                        .args = {{"device", block.label(r.dev)}, {"sector", std::to_string(r.sector)}}});
   }
   // The switches' off-CPU slices only when the scheduler's (which say why)
   // are not there: both cover the same intervals.

@@ -91,8 +91,9 @@ int run_record_command(const std::vector<std::string>& words) {
     } else if (w == "--kernel-stack-size") {
       const std::string* v = value();
       const size_t n = v ? parse_size(*v) : 0;
-      if (!v || (n == 0 && *v != "0") || n > 16376)
-        return usage_error("record", "--kernel-stack-size needs a byte count from 0 to 16376, like 8K");
+      if (!v || (n == 0 && *v != "0") || n > kernelsrc::kMaxStackBytes)
+        return usage_error("record", "--kernel-stack-size needs a byte count from 0 to " +
+                                         std::to_string(kernelsrc::kMaxStackBytes) + ", like 8K");
       options.kernel_stack_bytes = static_cast<uint32_t>(n) & ~7u;
     } else if (w == "--no-preload") {
       options.no_preload = true;
@@ -202,7 +203,8 @@ options:
                           what would enable it
   --kernel-all            every kernel source this machine allows
   --kernel-stack-size N   user stack bytes copied per kernel CPU sample,
-                          0-16376 (default 8K; 0: registers only)
+                          0-16376, the most a trace holds (the default;
+                          0: registers only)
   --no-preload            do not inject libspoor-preload.so: kernel sources
                           only (--kernel-all unless --kernel says), which
                           works for static and Go programs too

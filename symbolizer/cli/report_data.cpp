@@ -405,6 +405,8 @@ json kernel_json(const Context& c) {
   json stops = json::array();
   for (const auto& [reason, n] : u.stops) stops.push_back({{"reason", reason}, {"count", n}});
   sj["stops"] = std::move(stops);
+  sj["stack_copy_short"] = u.stack_copy_short;
+  sj["largest_stack_copy"] = u.largest_stack_copy;
   json unwind_problems = json::array();
   for (const auto& [module, message] : u.module_problems)
     unwind_problems.push_back({{"module", module}, {"message", message}});

@@ -181,7 +181,9 @@ json block_json(const an::TraceModel& m, const an::BlockAnalysis& block, const a
   json devices = json::array(), issuers = json::array();
   for (const an::BlockDevice& d : block.devices()) {
     json j = tally_json(d.tally);
-    j["device"] = an::device_name(d.dev);
+    j["device"] = block.label(d.dev);  // "sda (8:0)", or "8:0" when the trace has no name for it
+    j["major_minor"] = an::device_name(d.dev);
+    j["name"] = std::string(block.name(d.dev));
     devices.push_back(std::move(j));
   }
   size_t n = 0;

@@ -13,6 +13,7 @@
 #include "event_text.h"
 #include "report_format.h"
 #include "report_sched.h"
+#include "spoor/kernelsrc/attr_plan.h"
 
 namespace spoor::cli {
 namespace {
@@ -391,6 +392,20 @@ void print_cpu(const json& cpu, std::string& out) {
 
 // --- kernel -----------------------------------------------------------------
 
+// When many kernel samples' walks ended at the end of their stack copy:
+// what would give them their outer frames, or that nothing in the
+// recording can. "" when few did (5% of the samples, and 10, is many).
+std::string stack_copy_hint(const json& cpu) {
+  const uint64_t n = u(cpu, "stack_copy_short");
+  if (n < 10 || n * 20 < u(cpu, "samples")) return "";
+  const std::string max = std::to_string(kernelsrc::kMaxStackBytes);
+  if (u(cpu, "largest_stack_copy") < kernelsrc::kMaxStackBytes)
+    return "    " + count_text(n) + " samples stopped because the stack copy was too short; try --kernel-stack-size " +
+           max + "\n";
+  return "    " + count_text(n) + " samples stopped because the stack copy was too short, though it held " + max +
+         " bytes, the most a trace holds: their outer frames are missing\n";
+}
+
 void print_kernel(const json& k, std::string& out) {
   heading(out, "Kernel (perf_event_open records)");
   const json& sw = k["switches"];
@@ -444,6 +459,7 @@ void print_kernel(const json& k, std::string& out) {
       out += "    CPU time per sample unknown: the trace does not say the sampler's rate (recorded before spoor wrote it)\n";
     for (const json& s : cpu["stops"])
       out += "    " + count_text(u(s, "count")) + " stopped early: " + str(s, "reason") + "\n";
+    out += stack_copy_hint(cpu);
     if (cpu.contains("unwind_problems") && !cpu["unwind_problems"].empty()) {
       out += "    modules the unwinder could not use (stacks end at their frames):\n";
       for (const json& p : cpu["unwind_problems"]) out += "      " + str(p, "module") + ": " + str(p, "message") + "\n";

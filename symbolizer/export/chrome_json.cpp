@@ -34,6 +34,21 @@ std::string chrome_trace_json(const ExportModel& model) {
     events.push_back(metadata("thread_name", t.pid, t.tid, name));
   }
 
+  // Flows as the JSON format's version 2 binds them: on the slices' begin
+  // events, "bind_id" with "flow_out" (the source) or "flow_in" (the
+  // target), so neither viewer has to guess which slice an arrow belongs to
+  // (version 1's "s"/"f" events bind to whatever slice encloses them when
+  // read, which for a zero-length slice depends on event order). One flow
+  // per slice: an event has one bind_id.
+  std::map<uint32_t, std::pair<uint64_t, bool>> flow_of;  // slice -> (id, out)
+  for (size_t f = 0; f < model.flows.size(); ++f) {
+    const Flow& flow = model.flows[f];
+    if (flow.from >= model.slices.size() || flow.to >= model.slices.size() || flow.from == flow.to) continue;
+    if (flow_of.count(flow.from) || flow_of.count(flow.to)) continue;
+    flow_of[flow.from] = {f + 1, true};
+    flow_of[flow.to] = {f + 1, false};
+  }
+
   uint32_t next_lane_tid = kFirstLaneTid;
   for (const SliceLane& lane : nest_slices(model.slices)) {
     uint32_t tid = lane.tid;
@@ -55,6 +70,10 @@ std::string chrome_trace_json(const ExportModel& model) {
           json args = json::object();
           for (const auto& [k, v] : s.args) args[k] = v;
           event["args"] = std::move(args);
+        }
+        if (auto f = flow_of.find(e.slice); f != flow_of.end()) {
+          event["bind_id"] = f->second.first;
+          event[f->second.second ? "flow_out" : "flow_in"] = true;
         }
       }
       events.push_back(std::move(event));

@@ -261,6 +261,16 @@ std::string perfetto_trace(const ExportModel& model) {
     file.add(track_packet(thread_track(threads[i])), 0, false, 0);
   }
 
+  // track_event.proto: flow_ids = 47 on the flow's first slice,
+  // terminating_flow_ids = 48 on its last (repeated fixed64).
+  std::map<uint32_t, std::vector<std::pair<uint32_t, uint64_t>>> flows_of;  // slice -> (field, id)
+  for (size_t f = 0; f < model.flows.size(); ++f) {
+    const Flow& flow = model.flows[f];
+    if (flow.from >= model.slices.size() || flow.to >= model.slices.size() || flow.from == flow.to) continue;
+    flows_of[flow.from].push_back({47, f + 1});
+    flows_of[flow.to].push_back({48, f + 1});
+  }
+
   for (const SliceLane& lane : nest_slices(model.slices)) {
     uint64_t track = thread_uuid(lane.pid, lane.tid);
     if (lane.lane > 0) {
@@ -273,9 +283,12 @@ std::string perfetto_trace(const ExportModel& model) {
     }
     for (const SliceEdge& e : lane.edges) {
       const Slice& s = model.slices[e.slice];
-      if (e.begin)
-        file.add(event_packet(slice_event(kTypeSliceBegin, track, &s.name, &s.category, &s.args)), s.begin_ns, true, 0);
-      else
+      if (e.begin) {
+        ProtoMessage begin = slice_event(kTypeSliceBegin, track, &s.name, &s.category, &s.args);
+        if (auto f = flows_of.find(e.slice); f != flows_of.end())
+          for (const auto& [field, id] : f->second) begin.add_fixed64(field, id);
+        file.add(event_packet(begin), s.begin_ns, true, 0);
+      } else
         file.add(event_packet(slice_event(kTypeSliceEnd, track, nullptr, nullptr, nullptr)),
                  std::max(s.end_ns, s.begin_ns), true, 0);
     }

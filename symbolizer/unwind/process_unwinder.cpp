@@ -87,6 +87,7 @@ struct ProcessUnwinder::State {
   uint64_t current_sp = 0;
   std::vector<uint64_t>* pcs = nullptr;
   std::string memory_error;  // the first read the copy and the files could not serve
+  bool memory_past_copy = false;  // ... and it was above the copy's end
 
   explicit State(UnwindOptions o) : options(std::move(o)) {
     for (const std::string& d : options.debug_dirs) debuginfo_path_storage += d + ":";
@@ -254,7 +255,10 @@ struct ProcessUnwinder::State {
       *result = *popped;
       return true;
     }
-    if (s->memory_error.empty()) s->memory_error = s->memory_problem(address);
+    if (s->memory_error.empty()) {
+      s->memory_error = s->memory_problem(address);
+      s->memory_past_copy = !stack.empty() && address >= s->current_sp;
+    }
     return false;
   }
 
@@ -281,6 +285,7 @@ struct ProcessUnwinder::State {
     // (libdw leaves a register it could not restore undefined): only the
     // failures of the step after the last frame say why it ended.
     s->memory_error.clear();
+    s->memory_past_copy = false;
     // The module must be known before libdw asks whether this frame is an
     // activation (which reads its CFI), and before it unwinds past it.
     s->report(s->pcs->empty() || pc == 0 ? pc : pc - 1);
@@ -374,6 +379,7 @@ struct ProcessUnwinder::State {
     current_sp = *sp;
     pcs = &out.pcs;
     memory_error.clear();
+    memory_past_copy = false;
     const int rc = dwfl_getthread_frames(dwfl, kUnwoundPid, frame, this);
     const std::string libdw_error = rc == -1 ? dwfl_errmsg(-1) : "";
     current = nullptr;
@@ -386,9 +392,10 @@ struct ProcessUnwinder::State {
     const uint64_t last_lookup = out.pcs.size() > 1 ? last - 1 : last;
     if (out.pcs.size() >= options.max_frames)
       out.stop_reason = "stopped at " + std::to_string(options.max_frames) + " frames";
-    else if (!memory_error.empty())
+    else if (!memory_error.empty()) {
       out.stop_reason = memory_error;
-    else if (module_at(last_lookup) == nullptr)
+      out.stack_copy_short = memory_past_copy;
+    } else if (module_at(last_lookup) == nullptr)
       out.stop_reason = no_module(last);
     else if (rc != 0 && !in_entry_code(last_lookup))
       out.stop_reason = libdw_error.empty() ? "libdw stopped" : "libdw: " + libdw_error;

@@ -153,6 +153,28 @@ TEST(KernelBlock, RequestsBytesAndLatencyPerDeviceAndIssuer) {
   EXPECT_EQ(b.requests()[0].complete_ns, 3900);
 }
 
+// BlockDevice names devices as the recorder found them in sysfs; a device
+// it did not name (one that appeared later, or any in an older trace)
+// stays major:minor.
+TEST(KernelBlock, DevicesAreNamedByTheirBlockDeviceEventElseMajorMinor) {
+  an::BlockAnalysis b;
+  KernelTrace t = sched_trace();
+  t.block_device(3, kDisk, "sda");
+  t.block_device(3, (259u << 20) | 1u, "nvme0n1p1");
+  t.block_request(5600, 500, (8u << 20) | 16u, 300, 512, "W", true);  // 8:16, unnamed
+  t.block_request(5700, 0, (8u << 20) | 16u, 300, 512, "W", false);
+  load(t, {&b});
+  EXPECT_EQ(b.name(kDisk), "sda");
+  EXPECT_EQ(b.label(kDisk), "sda (8:0)");
+  EXPECT_EQ(b.label((8u << 20) | 16u), "8:16");
+  EXPECT_EQ(b.label((259u << 20) | 1u), "nvme0n1p1 (259:1)");
+
+  an::BlockAnalysis old;
+  KernelTrace o = sched_trace();
+  load(o, {&old});
+  EXPECT_EQ(old.label(kDisk), "8:0") << "no BlockDevice events: major:minor";
+}
+
 TEST(KernelSession, SamplerRateIsReadAndAbsentInOlderTraces) {
   an::KernelAnalysis k;
   KernelTrace t = sched_trace();

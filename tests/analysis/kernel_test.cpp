@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 
@@ -247,6 +248,31 @@ TEST(Kernel, SampledStacksAreUnwoundWhileLoading) {
   EXPECT_EQ(inclusive("main"), c.samples.size());
   EXPECT_GE(inclusive("offline_chain_a"), c.samples.size() * 3 / 4);
   EXPECT_GE(inclusive("offline_spin_leaf"), c.samples.size() * 3 / 4);
+}
+
+// The same samples with only the first 8 bytes of their stack copies: the
+// walks end at the copy's end, and the summary counts them apart from
+// other stops, with the largest copy seen (what the report's hint reads).
+TEST(Kernel, WalksEndingAtTheStackCopysEndAreCounted) {
+  const std::string path = ::testing::TempDir() + "/kernel_test_short.capture";
+  ASSERT_EQ(std::system((std::string(SPOOR_CAPTURE_PROGRAM) + " " + path + " 10 2").c_str()), 0);
+  Capture c;
+  ASSERT_TRUE(read_capture(path, c));
+  KernelTrace t;
+  t.process(400, 1, "capture", {"capture"});
+  for (const auto& m : c.modules)
+    if (m.image.empty()) t.module_load(400, 1, m.bias, m.start, m.size, m.path);
+  uint64_t time = 10;
+  for (const CapturedSample& s : c.samples) {
+    const Bytes first(s.stack.begin(), s.stack.begin() + std::min<size_t>(8, s.stack.size()));
+    t.cpu_sample(400, 400, ++time, s.regs[spoor::unwind::kPerfIp], s.mask, s.regs, first, {});
+  }
+  Loaded l = load(t);
+  const an::KernelUnwindSummary& u = l.model.kernel_unwind;
+  EXPECT_EQ(u.dwarf, c.samples.size());
+  EXPECT_GE(u.stack_copy_short, c.samples.size() * 3 / 4) << "offline_spin_leaf's caller is beyond 8 bytes";
+  EXPECT_LE(u.stack_copy_short, c.samples.size());
+  EXPECT_EQ(u.largest_stack_copy, 8u);
 }
 
 }  // namespace

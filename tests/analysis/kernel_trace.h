@@ -15,7 +15,7 @@ namespace spoor::testing {
 
 enum KernelKey : uint16_t {
   kKCpuSample = 101, kKContextSwitch, kKPageFault, kKSyscallEnter, kKSyscallExit, kKMmap, kKComm, kKFork, kKExit,
-  kKLost, kKSchedSwitch, kKSchedWaking, kKBlockRequest, kKSession,
+  kKLost, kKSchedSwitch, kKSchedWaking, kKBlockRequest, kKSession, kKBlockDevice,
 };
 
 inline Bytes u64_bytes(const std::vector<uint64_t>& v) {
@@ -67,6 +67,7 @@ class KernelTrace : public SpoorTrace {
        {{kFieldU32, "cpu"}, {kFieldU32, "pid"}, {kFieldU32, "dev"}, {kFieldU64, "sector"}, {kFieldU32, "bytes"},
         {kFieldString, "rwbs"}, {kFieldBool, "issue"}});
     ev(kKSession, "Session", {{kFieldU32, "sample_hz"}, {kFieldString, "sample_event"}, {kFieldString, "sources"}});
+    ev(kKBlockDevice, "BlockDevice", {{kFieldU32, "dev"}, {kFieldString, "name"}});
   }
 
   // A sample with registers (perf layout, `mask`) and a stack copy, or
@@ -88,8 +89,9 @@ class KernelTrace : public SpoorTrace {
     kadd(exit, K(kKSyscallExit, exit).u32(pid).u32(tid).u32(0).u32(nr).string(name).i64(ret));
   }
   void mmap(uint32_t pid, uint64_t t, uint64_t start, uint64_t length, uint64_t pgoff, uint32_t prot,
-            const std::string& path) {
-    kadd(t, K(kKMmap, t).u32(pid).u32(pid).u64(start).u64(length).u64(pgoff).u32(prot).u32(2).string(path).blob({}));
+            const std::string& path, const Bytes& build_id = {}) {
+    kadd(t, K(kKMmap, t).u32(pid).u32(pid).u64(start).u64(length).u64(pgoff).u32(prot).u32(2).string(path)
+                .blob(build_id));
   }
   void comm(uint32_t pid, uint32_t tid, uint64_t t, const std::string& comm, bool exec) {
     kadd(t, K(kKComm, t).u32(pid).u32(tid).string(comm).boolean(exec));
@@ -117,6 +119,10 @@ class KernelTrace : public SpoorTrace {
   }
   void session(uint64_t t, uint32_t hz, const std::string& event, const std::string& sources) {
     kadd(t, K(kKSession, t).u32(hz).string(event).string(sources));
+  }
+  // dev: major << 20 | minor, as BlockRequest's.
+  void block_device(uint64_t t, uint32_t dev, const std::string& name) {
+    kadd(t, K(kKBlockDevice, t).u32(dev).string(name));
   }
 
  private:

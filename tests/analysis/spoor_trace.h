@@ -83,8 +83,9 @@ class SpoorTrace {
   }
 
   // --- records (t: ticks, which are ns here) ---
-  void module_load(uint32_t pid, uint64_t t, uint64_t bias, uint64_t start, uint64_t size, const std::string& path) {
-    add(pid, R(kModuleLoad, t, pid).pointer(bias).pointer(start).u64(size).string(path).blob({}));
+  void module_load(uint32_t pid, uint64_t t, uint64_t bias, uint64_t start, uint64_t size, const std::string& path,
+                   const Bytes& build_id = {}) {
+    add(pid, R(kModuleLoad, t, pid).pointer(bias).pointer(start).u64(size).string(path).blob(build_id));
   }
   void process_start(uint32_t pid, uint64_t t, uint32_t ppid, uint32_t exec_count, const std::string& exe) {
     add(pid, R(kProcessStart, t, pid).u32(ppid).u32(exec_count).string(exe).string("/work"));

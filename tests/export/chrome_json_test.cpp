@@ -38,6 +38,34 @@ TEST(ChromeJson, TimesAreMicrosecondsAndArgumentsKept) {
   EXPECT_TRUE(found);
 }
 
+// A wakeup: thread 101's mark at 5 us flows into thread 100's at 7 us. The
+// ids are on the slices' begin events (the format's flow version 2), so the
+// arrow binds to exactly those slices.
+TEST(ChromeJson, AFlowLinksTheBeginEventsOfItsTwoSlices) {
+  ExportModel m;
+  m.slices.push_back({.pid = 100, .tid = 101, .begin_ns = 5000, .end_ns = 5000, .name = "wakes", .category = "sched",
+                      .args = {}});
+  m.slices.push_back({.pid = 100, .tid = 100, .begin_ns = 7000, .end_ns = 7000, .name = "runs", .category = "sched",
+                      .args = {}});
+  m.flows.push_back({.from = 0, .to = 1});
+  const json doc = json::parse(chrome_trace_json(m));
+  std::vector<json> out, in;
+  for (const json& e : doc.at("traceEvents")) {
+    if (e.value("flow_out", false)) out.push_back(e);
+    if (e.value("flow_in", false)) in.push_back(e);
+  }
+  ASSERT_EQ(out.size(), 1u);
+  ASSERT_EQ(in.size(), 1u);
+  EXPECT_EQ(out[0].at("ph"), "B");
+  EXPECT_EQ(out[0].at("tid"), 101);
+  EXPECT_DOUBLE_EQ(out[0].at("ts").get<double>(), 5.0);
+  EXPECT_EQ(in[0].at("ph"), "B");
+  EXPECT_EQ(in[0].at("tid"), 100);
+  EXPECT_DOUBLE_EQ(in[0].at("ts").get<double>(), 7.0);
+  EXPECT_EQ(out[0].at("bind_id"), in[0].at("bind_id"));
+  EXPECT_FALSE(in[0].contains("flow_out"));
+}
+
 TEST(ChromeJson, NamesInstantsAndCounters) {
   const json doc = json::parse(chrome_trace_json(spoor::test::known_model()));
   std::map<std::string, std::vector<json>> by_phase;

@@ -137,4 +137,30 @@ TEST_F(PerfettoTrace, CpuSamplesReferToInternedCallstacks) {
   EXPECT_EQ(samples[0]->scalar(8), "1000");
 }
 
+// A flow: flow_ids (47) on its first slice's begin, terminating_flow_ids
+// (48) on its last's, the same id.
+TEST(PerfettoFlow, TheFlowsIdIsOnBothSlicesBeginEvents) {
+  if (!spoor::test::have_program("protoc")) GTEST_SKIP() << "protoc is not installed";
+  ExportModel m;
+  m.slices.push_back({.pid = 100, .tid = 101, .begin_ns = 5000, .end_ns = 5000, .name = "wakes", .category = "sched",
+                      .args = {}});
+  m.slices.push_back({.pid = 100, .tid = 100, .begin_ns = 7000, .end_ns = 7000, .name = "runs", .category = "sched",
+                      .args = {}});
+  m.flows.push_back({.from = 0, .to = 1});
+  std::string error;
+  const ProtoNode root = spoor::test::decode_raw(perfetto_trace(m), error);
+  ASSERT_TRUE(error.empty()) << error;
+  std::map<std::string, std::pair<std::string, std::string>> begins;  // name -> (time, flow fields)
+  for (const ProtoNode* p : root.all(1)) {
+    const ProtoNode* e = p->first(11);
+    if (e == nullptr || e->scalar(9) != "1") continue;
+    begins[e->scalar(23)] = {p->scalar(8), e->scalar(47) + "/" + e->scalar(48)};
+  }
+  ASSERT_EQ(begins.size(), 2u);
+  EXPECT_EQ(begins["\"wakes\""].first, "5000");
+  EXPECT_EQ(begins["\"runs\""].first, "7000");
+  EXPECT_EQ(begins["\"wakes\""].second, "0x0000000000000001/<none>");
+  EXPECT_EQ(begins["\"runs\""].second, "<none>/0x0000000000000001");
+}
+
 }  // namespace

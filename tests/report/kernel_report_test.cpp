@@ -240,4 +240,27 @@ TEST(KernelRecord, SamplesOfAProgramWithoutFramePointersUnwindToMain) {
   }
 }
 
+// A stack copy of 8 bytes is too short for every caller: the report says
+// how many samples stopped for it, and what would fix it.
+TEST(KernelRecord, ATooShortStackCopyGetsAHint) {
+  if (const std::string why = perf_unavailable(); !why.empty()) GTEST_SKIP() << why;
+  const std::string path = spoor::test::temp_path("kernel-short-stack.spoor");
+  const Process rec = run(kSpoor + " record --no-preload --kernel=samples --kernel-stack-size 8 -o " + path + " -- " +
+                          SPOOR_KERNEL_CHAIN);
+  ASSERT_EQ(rec.status, 0) << rec.err;
+  if (rec.err.find("samples unavailable") != std::string::npos) GTEST_SKIP() << rec.err;
+  const Process j = run(kSpoor + " report --kernel --format json " + path);
+  ASSERT_EQ(j.status, 0) << j.err;
+  const json cpu = json::parse(j.out)["kernel"]["cpu"];
+  ASSERT_GE(cpu["samples"].get<uint64_t>(), 20u) << "~300 ms at 1 kHz";
+  EXPECT_GE(cpu["stack_copy_short"].get<uint64_t>(), cpu["samples"].get<uint64_t>() / 2) << cpu["stops"];
+  EXPECT_LE(cpu["largest_stack_copy"].get<uint64_t>(), 8u);
+  const Process text = run(kSpoor + " report --kernel " + path);
+  ASSERT_EQ(text.status, 0) << text.err;
+  EXPECT_NE(text.out.find("samples stopped because the stack copy was too short; try --kernel-stack-size 16376"),
+            std::string::npos)
+      << text.out;
+  std::filesystem::remove(path);
+}
+
 }  // namespace

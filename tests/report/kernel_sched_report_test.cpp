@@ -1,8 +1,10 @@
-// spoor report --kernel's scheduler and block I/O parts, the sampler's rate
-// (Session), the unwinder's module problems, one row per exec'd thread, and
-// spoor dump's kernel addresses: on hand-built traces with Spoor.Kernel
-// events exactly as the schema gives them; and spoor record --kernel=sched
-// end to end on a ping-pong program, whose threads wake each other.
+// spoor report --kernel's scheduler and block I/O parts (devices by name),
+// the sampler's rate (Session), the unwinder's module problems, one row per
+// exec'd thread, one row per module file however its path is spelled, the
+// export's wakeup flows, and spoor dump's kernel addresses: on hand-built
+// traces with Spoor.Kernel events exactly as the schema gives them; and
+// spoor record --kernel=sched,block end to end (a ping-pong program, whose
+// threads wake each other; the devices' names).
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -125,6 +127,72 @@ TEST(KernelSchedReport, BlockRequestsPerDeviceAndIssuer) {
   std::filesystem::remove(path);
 }
 
+// The recorder names the devices it found in sysfs (BlockDevice): the
+// report shows "sda (8:0)" as iostat does; traces without one keep 8:0.
+TEST(KernelSchedReport, BlockDevicesAreShownByNameAndMajorMinor) {
+  spoor::testing::KernelTrace t = sched_trace();
+  t.block_device(3, kDisk, "sda");
+  const std::string path = written(t, "kernel-block-names.spoor");
+  const Process p = run(kSpoor + " report --kernel --format json " + path);
+  ASSERT_EQ(p.status, 0) << p.err;
+  const json d = json::parse(p.out)["kernel"]["block"]["devices"][0];
+  EXPECT_EQ(d["device"], "sda (8:0)");
+  EXPECT_EQ(d["name"], "sda");
+  EXPECT_EQ(d["major_minor"], "8:0");
+  const Process text = run(kSpoor + " report --kernel " + path);
+  ASSERT_EQ(text.status, 0) << text.err;
+  EXPECT_NE(text.out.find("sda (8:0)"), std::string::npos) << text.out;
+  std::filesystem::remove(path);
+}
+
+// On a machine with block devices, a recording with the block source
+// names them (the names come from sysfs, at record time).
+TEST(KernelSchedRecord, TheRecorderNamesTheBlockDevices) {
+  if (const std::string why = perf_unavailable(); !why.empty()) GTEST_SKIP() << why;
+  std::error_code ec;
+  if (std::filesystem::is_empty("/sys/dev/block", ec) || ec) GTEST_SKIP() << "no /sys/dev/block here";
+  const std::string path = spoor::test::temp_path("kernel-block-names-record.spoor");
+  const Process rec = run(kSpoor + " record --no-preload --kernel=block -o " + path + " -- true");
+  ASSERT_EQ(rec.status, 0) << rec.err;
+  if (rec.err.find("block unavailable") != std::string::npos)
+    GTEST_SKIP() << "the block tracepoints are unavailable here (they need root or CAP_PERFMON): " << rec.err;
+  const Process d = run(kSpoor + " dump --format jsonl " + path);
+  ASSERT_EQ(d.status, 0) << d.err;
+  size_t named = 0;
+  for (size_t at = 0, next; at < d.out.size(); at = next + 1) {
+    next = d.out.find('\n', at);
+    if (next == std::string::npos) next = d.out.size();
+    if (next == at) continue;
+    const json e = json::parse(d.out.substr(at, next - at));
+    if (e["event"] == "BlockDevice" && !e["fields"]["name"].get<std::string>().empty()) ++named;
+  }
+  EXPECT_GE(named, 1u) << rec.err;
+  std::filesystem::remove(path);
+}
+
+// The merged /usr: one library as /lib/... in one process and /usr/lib/...
+// in another (one build ID) is one row of the module problems.
+TEST(KernelSchedReport, OneLibraryUnderTwoSpellingsIsOneModuleRow) {
+  const spoor::testing::Bytes id = {0x6c, 0x69, 0x62, 0x63, 0x0a, 0x0b, 0x0c, 0x0d};
+  spoor::testing::KernelTrace t;
+  t.process(100, 1, "a", {"a"});
+  t.process(200, 1, "b", {"b"});
+  t.module_load(100, 10, 0x7f0000000000, 0x7f0000000000, 0x200000, "/nonexistent/lib/libc.so.6", id);
+  t.module_load(200, 10, 0x7f1000000000, 0x7f1000000000, 0x200000, "/nonexistent/usr/lib/libc.so.6", id);
+  t.sampler_start(100, 11, 1000);
+  t.stack(100, 12, 1, {0x7f0000001234, 0x7f0000005678});
+  t.stack(200, 12, 1, {0x7f1000001234});
+  t.sample(100, 100, 20, 1, 1);
+  t.sample(200, 200, 20, 1, 1);
+  const std::string path = written(t, "kernel-usrmerge.spoor");
+  const Process p = run(kSpoor + " report --format json " + path);
+  ASSERT_EQ(p.status, 0) << p.err;
+  const json problems = json::parse(p.out)["health"]["symbol_problems"];
+  ASSERT_EQ(problems.size(), 1u) << problems;
+  EXPECT_EQ(problems[0]["module"], "/nonexistent/lib/libc.so.6") << "the first spelling seen";
+  std::filesystem::remove(path);
+}
+
 TEST(KernelSchedReport, SampleRateUnwindProblemsAndTheNoteForOlderTraces) {
   const std::string path = written(sched_trace(), "kernel-session-report.spoor");
   const Process p = run(kSpoor + " report --kernel --format json " + path);
@@ -208,7 +276,7 @@ TEST(KernelDump, AddressesAndCallchainsPrintInHex) {
   std::filesystem::remove(path);
 }
 
-TEST(KernelSchedExport, ChromeJsonHasWakeupsOffCpuReasonsAndBlockRequests) {
+TEST(KernelSchedExport, ChromeJsonHasWakeupsOffCpuReasonsBlockRequestsAndWakeupFlows) {
   const std::string path = written(sched_trace(), "kernel-sched-export.spoor");
   const std::string out = spoor::test::temp_path("kernel-sched-export.json");
   const Process p = run(kSpoor + " export " + path + " --format chrome -o " + out);
@@ -228,6 +296,23 @@ TEST(KernelSchedExport, ChromeJsonHasWakeupsOffCpuReasonsAndBlockRequests) {
   EXPECT_EQ(disk, 1u);
   EXPECT_EQ(blocks, 1u) << "on the traced thread that issued it; hog's request is not on the timeline";
   EXPECT_EQ(blocked, 0u) << "no switch records in this trace";
+
+  // The one wakeup by a traced thread (101 woke 100 at 1500 ns; 100 ran at
+  // 1800 ns) is a flow from 101's track to 100's; 101's wakeup by the idle
+  // task (untraced) has none.
+  std::vector<json> out_events, in_events;
+  for (const json& e : doc["traceEvents"]) {
+    if (e.value("flow_out", false)) out_events.push_back(e);
+    if (e.value("flow_in", false)) in_events.push_back(e);
+  }
+  ASSERT_EQ(out_events.size(), 1u) << doc.dump();
+  ASSERT_EQ(in_events.size(), 1u) << doc.dump();
+  EXPECT_EQ(out_events[0]["tid"], 101) << "starts on the waker's thread";
+  EXPECT_DOUBLE_EQ(out_events[0]["ts"].get<double>(), 1.5) << "at the wakeup (us)";
+  EXPECT_EQ(out_events[0]["name"], "wakes prog (100)");
+  EXPECT_EQ(in_events[0]["tid"], 100) << "ends on the woken thread";
+  EXPECT_DOUBLE_EQ(in_events[0]["ts"].get<double>(), 1.8) << "where it next ran";
+  EXPECT_EQ(out_events[0]["bind_id"], in_events[0]["bind_id"]);
   std::filesystem::remove(out);
   std::filesystem::remove(path);
 }

@@ -6,7 +6,7 @@ namespace spoor::analysis {
 namespace {
 namespace f = field;
 
-bool is_kernel(EventKind k) { return k >= EventKind::kernel_sample && k <= EventKind::kernel_session; }
+bool is_kernel(EventKind k) { return k >= EventKind::kernel_sample && k <= EventKind::kernel_block_device; }
 }  // namespace
 
 KernelAnalysis::PerThread& KernelAnalysis::state(ThreadIndex t) {

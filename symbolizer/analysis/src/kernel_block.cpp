@@ -46,8 +46,21 @@ std::vector<T> by_bytes(const std::map<uint32_t, BlockTally>& m, uint32_t T::*ke
 
 std::string device_name(uint32_t dev) { return std::to_string(dev >> 20) + ":" + std::to_string(dev & 0xfffff); }
 
+std::string device_label(uint32_t dev, std::string_view name) {
+  return name.empty() ? device_name(dev) : std::string(name) + " (" + device_name(dev) + ")";
+}
+
+std::string_view BlockAnalysis::name(uint32_t dev) const {
+  auto it = names_.find(dev);
+  return it == names_.end() ? std::string_view{} : std::string_view(it->second);
+}
+
 void BlockAnalysis::on_event(const reader::Event& e, const EventContext& c) {
   const KnownEvent& k = *c.known;
+  if (k.kind == EventKind::kernel_block_device) {
+    names_[static_cast<uint32_t>(field_u64(e, k, f::kKDeviceDev))] = field_str(e, k, f::kKDeviceName);
+    return;
+  }
   if (k.kind != EventKind::kernel_block) return;
   ++events_;
   const auto dev = static_cast<uint32_t>(field_u64(e, k, f::kKDev));

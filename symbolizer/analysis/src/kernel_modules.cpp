@@ -36,8 +36,8 @@ std::string masked(const std::string& reason) {
 
 }  // namespace
 
-KernelModules::KernelModules(TraceModel& model, const LoadOptions& options)
-    : m_(model), biases_(options.sysroot) {
+KernelModules::KernelModules(TraceModel& model, const LoadOptions& options, ModulePaths& paths)
+    : m_(model), paths_(paths), biases_(options.sysroot) {
   unwind_options_.debug_dirs = options.debug_dirs;
   unwind_options_.sysroot = options.sysroot;
 }
@@ -62,9 +62,14 @@ void KernelModules::mmap(const reader::Event& e, const KnownEvent& k, ImageIndex
   mapping.pgoff = field_u64(e, k, f::kKPgoff);
   const auto id = field_blob(e, k, f::kKMmapBuildId);
   mapping.build_id.assign(id.begin(), id.end());
+  // The same mapping under another spelling of its file (the preload's
+  // /lib/... beside the kernel's /usr/lib/...) is known already too.
+  const std::string spelling = paths_.canonical(path, mapping.build_id);
+  for (const Module& mod : im.modules)
+    if (mod.start == start && mod.path == spelling) return;
+  const bool recorded_id = !mapping.build_id.empty();
   const auto info = biases_.module(mapping);
   Module mod;
-  mod.path = mapping.path;
   mod.start = mapping.start;
   mod.size = mapping.length;
   mod.load_ns = e.time_ns;
@@ -72,6 +77,9 @@ void KernelModules::mmap(const reader::Event& e, const KnownEvent& k, ImageIndex
   // module+0xoffset from the mapping's start).
   mod.bias = info ? info->bias : mapping.start - mapping.pgoff;
   mod.build_id = info ? info->build_id : std::move(mapping.build_id);
+  // A build ID read from the file (kernels before 5.12 record none) may
+  // name a module known under another spelling.
+  mod.path = !recorded_id && !mod.build_id.empty() ? paths_.canonical(path, mod.build_id) : spelling;
   im.modules.push_back(std::move(mod));
 }
 
@@ -104,6 +112,8 @@ StackKey KernelModules::unwind(const reader::Event& e, const KnownEvent& k, Imag
   }
   sum.frames += r.pcs.size();
   if (!r.stop_reason.empty()) ++sum.stops[masked(r.stop_reason)];
+  if (r.stack_copy_short) ++sum.stack_copy_short;
+  sum.largest_stack_copy = std::max<uint64_t>(sum.largest_stack_copy, s.stack.size());
   if (r.pcs.empty()) return 0;
   std::string bytes(r.pcs.size() * 8, '\0');
   std::memcpy(bytes.data(), r.pcs.data(), bytes.size());

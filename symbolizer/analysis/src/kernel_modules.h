@@ -11,6 +11,7 @@
 #include "spoor/analysis/known_events.h"
 #include "spoor/analysis/load.h"
 #include "spoor/analysis/model.h"
+#include "module_paths.h"
 #include "spoor/unwind/mapping_bias.h"
 #include "spoor/unwind/process_unwinder.h"
 
@@ -18,7 +19,9 @@ namespace spoor::analysis {
 
 class KernelModules {
  public:
-  KernelModules(TraceModel& model, const LoadOptions& options);
+  // `paths` spells each module file one way (module_paths.h); it must
+  // outlive this object.
+  KernelModules(TraceModel& model, const LoadOptions& options, ModulePaths& paths);
 
   // An executable file mapping of `image` as a module (bias from the file's
   // program headers); an executable one without a file (anonymous, [vdso])
@@ -46,6 +49,7 @@ class KernelModules {
   unwind::ProcessUnwinder& unwinder_of(ImageIndex image);
 
   TraceModel& m_;
+  ModulePaths& paths_;
   unwind::UnwindOptions unwind_options_;
   unwind::MappingBias biases_;
   std::unordered_map<ImageIndex, ImageUnwinder> unwinders_;

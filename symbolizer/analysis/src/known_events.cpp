@@ -86,6 +86,7 @@ const KindSpec kSpecs[] = {
     {"Spoor.Kernel", "BlockRequest", EventKind::kernel_block,
      {"cpu", "pid", "dev", "sector", "bytes", "rwbs", "issue"}},
     {"Spoor.Kernel", "Session", EventKind::kernel_session, {"sample_hz", "sample_event", "sources"}},
+    {"Spoor.Kernel", "BlockDevice", EventKind::kernel_block_device, {"dev", "name"}},
 };
 
 #undef SPOOR_IO_FIELDS

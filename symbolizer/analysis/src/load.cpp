@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "kernel_modules.h"
+#include "module_paths.h"
 #include "spoor/reader/event_reader.h"
 #include "spoor/reader/stream_stats.h"
 
@@ -23,7 +24,7 @@ bool is_recorder_command(const reader::Process& p) {
 class Loader {
  public:
   Loader(const reader::Trace& trace, const LoadOptions& options)
-      : trace_(trace), known_(trace), kernel_(m_, options) {
+      : trace_(trace), known_(trace), paths_(options.sysroot), kernel_(m_, options, paths_) {
     for (const reader::Process& p : trace.processes()) {
       const ProcessIndex i = process_of(p.pid);
       ProcessInfo& info = m_.processes[i];
@@ -160,9 +161,9 @@ class Loader {
         mod.bias = field_u64(e, k, f::kBias);
         mod.start = field_u64(e, k, f::kStart);
         mod.size = field_u64(e, k, f::kSize);
-        mod.path = field_str(e, k, f::kPath);
         const auto id = field_blob(e, k, f::kBuildId);
         mod.build_id.assign(id.begin(), id.end());
+        mod.path = paths_.canonical(field_str(e, k, f::kPath), mod.build_id);
         mod.load_ns = e.time_ns;
         m_.images[current_image(process, e.time_ns)].modules.push_back(std::move(mod));
         return;
@@ -172,7 +173,8 @@ class Loader {
         const uint64_t bias = field_u64(e, k, f::kUnloadBias);
         const std::string_view path = field_str(e, k, f::kUnloadPath);
         for (auto it = image.modules.rbegin(); it != image.modules.rend(); ++it)
-          if (it->bias == bias && it->path == path && it->unload_ns == kNeverNs) {
+          if (it->bias == bias && it->unload_ns == kNeverNs &&
+              (it->path == path || it->path == paths_.canonical(path, it->build_id))) {
             it->unload_ns = e.time_ns;
             break;
           }
@@ -385,6 +387,7 @@ class Loader {
   const reader::Trace& trace_;
   KnownEvents known_;
   TraceModel m_;
+  ModulePaths paths_;  // before kernel_, which uses it
   KernelModules kernel_;
   std::unordered_map<uint64_t, ThreadIndex> thread_by_tid_;  // the current thread of (pid, tid)
   std::unordered_map<uint32_t, std::string> pending_exec_;  // Exec's path until the next image

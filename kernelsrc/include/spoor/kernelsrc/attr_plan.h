@@ -80,10 +80,22 @@ struct AttrPlan {
   uint32_t ring_data_pages = 0;      // per CPU, a power of two (plus one header page mapped)
 };
 
+// The most user stack one CpuSample holds: its `stack` is a Blob, whose
+// length the trace format caps at 16383 bytes (spoor::kMaxValueBytes, a
+// 2-byte length), rounded down to the 8 perf requires. The kernel would copy
+// up to 64 KiB - 8; more than this would be cut off when written.
+inline constexpr uint32_t kMaxStackBytes = 16376;
+
+// The default copy: the most a trace holds. Interpreters recurse through C
+// (Python's eval loop: ~0.5 KiB a level), so 8 KiB, perf's default, cut
+// most of a Python program's samples short (bench/RESULTS.md, "Kernel
+// samples: how much user stack to copy").
+inline constexpr uint32_t kDefaultStackBytes = kMaxStackBytes;
+
 struct PlanOptions {
   KernelRequest request;
   int sample_hz = 1000;           // 1..100000
-  uint32_t stack_bytes = 8192;    // user stack copied per sample, multiple of 8; 0: none
+  uint32_t stack_bytes = kDefaultStackBytes;  // user stack copied per sample, multiple of 8; 0: none
   Privilege privilege;
 };
 

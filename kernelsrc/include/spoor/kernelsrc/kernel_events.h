@@ -67,6 +67,11 @@ SPOOR_KERNEL_EVENT(kBlockRequest, (EventInfo{.name = "BlockRequest", .id = 13}),
 // readers assume nothing about the rate.
 SPOOR_KERNEL_EVENT(kSession, (EventInfo{.name = "Session", .id = 14}), FieldU32{"sample_hz"},
                    Field<Str>{"sample_event"}, Field<Str>{"sources"});
+// A block device's name ("sda") for the dev BlockRequest gives (major << 20
+// | minor), from sysfs at the start of a recording with the block source,
+// one per device the machine has then. Traces before it have none: their
+// readers show devices as major:minor.
+SPOOR_KERNEL_EVENT(kBlockDevice, (EventInfo{.name = "BlockDevice", .id = 15}), FieldU32{"dev"}, Field<Str>{"name"});
 
 #undef SPOOR_KERNEL_EVENT
 

@@ -11,12 +11,16 @@
 // - the issuing task: the task running when the request went to the
 //   driver (the program itself, or a kernel worker flushing for it).
 // - read / write: rwbs holds R / W (D discards, F flushes count as other).
+// - a device's name: the BlockDevice event the recorder wrote for it from
+//   sysfs ("sda"); traces before that event, and devices not there when
+//   the recording started, have none.
 #ifndef SPOOR_ANALYSIS_KERNEL_BLOCK_H
 #define SPOOR_ANALYSIS_KERNEL_BLOCK_H
 
 #include <cstdint>
 #include <map>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -56,6 +60,8 @@ struct BlockRequestSpan {
 
 // "8:16": a dev_t as major:minor.
 std::string device_name(uint32_t dev);
+// "sda (8:0)", as iostat names devices; "8:0" when `name` is empty.
+std::string device_label(uint32_t dev, std::string_view name);
 
 class BlockAnalysis final : public EventVisitor {
  public:
@@ -68,6 +74,10 @@ class BlockAnalysis final : public EventVisitor {
   std::vector<BlockDevice> devices() const;
   std::vector<BlockIssuer> issuers() const;
   const std::vector<BlockRequestSpan>& requests() const { return spans_; }
+  // The device's name from its BlockDevice event, or "".
+  std::string_view name(uint32_t dev) const;
+  // device_label() with that name: "sda (8:0)", else "8:0".
+  std::string label(uint32_t dev) const { return device_label(dev, name(dev)); }
 
  private:
   struct Issued {
@@ -79,6 +89,7 @@ class BlockAnalysis final : public EventVisitor {
   uint64_t events_ = 0;
   std::map<std::pair<uint32_t, uint64_t>, Issued> in_flight_;  // by (dev, sector)
   std::map<uint32_t, BlockTally> devices_, issuers_;
+  std::map<uint32_t, std::string> names_;  // by dev
   std::vector<BlockRequestSpan> spans_;
 };
 

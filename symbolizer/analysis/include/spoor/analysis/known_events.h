@@ -38,8 +38,8 @@ enum class EventKind : uint8_t {
   kernel_comm, kernel_fork, kernel_exit, kernel_lost,
   // Spoor.Kernel, machine-wide (privileged): tasks named by kernel pid (a tid)
   kernel_sched_switch, kernel_sched_waking, kernel_block,
-  // Spoor.Kernel: the recording's settings, once
-  kernel_session,
+  // Spoor.Kernel: the recording's settings, once; the block devices' names
+  kernel_session, kernel_block_device,
 };
 
 // Field slots: the i-th name of the kind's field list (known_events.cpp),
@@ -121,6 +121,8 @@ inline constexpr int kKWakeCpu = 0, kKWaker = 1, kKWoken = 2, kKWokenComm = 3, k
 inline constexpr int kKBlockCpu = 0, kKBlockPid = 1, kKDev = 2, kKSector = 3, kKBytes = 4, kKRwbs = 5, kKIssue = 6;
 // kernel_session: sample_hz, sample_event, sources
 inline constexpr int kKSessionHz = 0, kKSessionEvent = 1, kKSessionSources = 2;
+// kernel_block_device: dev, name
+inline constexpr int kKDeviceDev = 0, kKDeviceName = 1;
 }  // namespace field
 
 // The field at `slot` as an unsigned number: unsigned and signed integers

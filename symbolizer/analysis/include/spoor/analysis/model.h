@@ -160,6 +160,10 @@ struct KernelUnwindSummary {
   // Why DWARF walks stopped before the outermost frame, addresses masked
   // ("the stack copy (N bytes from sp 0x…) ends before the caller's frame at 0x…: …"), with how often.
   std::map<std::string, uint64_t> stops;
+  // Of those, walks that stopped because the caller's frame lay above the
+  // end of the stack copy, and the largest copy any sample had (bytes).
+  uint64_t stack_copy_short = 0;
+  uint64_t largest_stack_copy = 0;
   // Modules the unwinder could not use (file missing, build ID differs),
   // once per file and message: (path, message).
   std::vector<std::pair<std::string, std::string>> module_problems;

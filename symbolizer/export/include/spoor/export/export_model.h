@@ -47,6 +47,14 @@ struct Instant {
   std::string category;
 };
 
+// An arrow from one slice to another, across threads: a wakeup, from the
+// waker's slice at the wakeup to the woken thread's slice where it next ran.
+// Its id in the written file is its index + 1.
+struct Flow {
+  uint32_t from = 0;  // index into ExportModel::slices
+  uint32_t to = 0;
+};
+
 // One value of a per-process counter track (the heap size in bytes).
 struct CounterValue {
   uint32_t pid = 0;
@@ -113,6 +121,7 @@ struct ExportModel {
   std::vector<Thread> threads;
   std::vector<Slice> slices;
   std::vector<Instant> instants;
+  std::vector<Flow> flows;
   std::vector<Counter> counters;
   std::vector<Module> modules;
   std::vector<Location> locations;

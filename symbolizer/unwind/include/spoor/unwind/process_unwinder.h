@@ -53,6 +53,9 @@ struct UnwoundStack {
   // sample has no copy of the user stack", "the stack copy ... ends before
   // the caller's frame", libdw's message, ...
   std::string stop_reason;
+  // It stopped because the caller's frame lies above the end of the stack
+  // copy: a bigger copy (spoor record --kernel-stack-size) would go on.
+  bool stack_copy_short = false;
 };
 
 struct UnwindOptions {
