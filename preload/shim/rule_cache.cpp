@@ -6,9 +6,9 @@
 // key), so a slot being rewritten reads as a miss, never as a rule of
 // another address.
 //
-// It starts small and grows (table_levels.h): levels of 2^10 to 2^16
-// slots (16 KiB to 1 MiB) in one mapping, touched as used, so a short
-// process's few hundred rules fill a few pages rather than one page each.
+// It starts small and grows (table_levels.h): levels of 2^8 to 2^16 slots
+// (4 KiB to 1 MiB) in one mapping, touched as used, so a short process's
+// few hundred rules fill a few pages rather than one page each.
 // Rules go to the newest level; the writer makes the next one the newest
 // when it is half full. A rule that misses in the newest level is looked
 // for in the older ones (without the lock) and copied into the newest
@@ -38,7 +38,7 @@ struct RuleSlot {
   std::atomic<uint64_t> rule;  // an UnwindRule's bytes
 };
 static_assert(sizeof(RuleSlot) == 16);
-using Levels = TableLevels<10, 4>;  // 2^10 .. 2^16 slots; 1.3 MiB of address space
+using Levels = TableLevels<8, 5>;  // 2^8 .. 2^16 slots; 1.3 MiB of address space
 constexpr int kProbes = 8;
 constexpr int kAddressBits = 47;
 constexpr uint64_t kGenerationMask = (uint64_t{1} << (64 - kAddressBits)) - 1;
@@ -98,32 +98,45 @@ uint64_t find_rule_in_older_levels(int newest, uint64_t key, uint64_t address) {
   return 0;
 }
 
+void grow_past(int level) {
+  g_inserted_in_newest = 0;
+  g_newest.store(Levels::pack(level_slots(level + 1), level + 1), std::memory_order_relaxed);
+}
+
 // Under g_build_lock, into the newest level. Takes a free or stale slot in
-// the probe window, else evicts the first one. The insert that fills half
-// the newest level makes the next one the newest.
+// the probe window; with none, grows (the next level has room), or in the
+// last level evicts the first one. The insert that fills half the newest
+// level grows the table too.
 void insert_rule(uint64_t key, uint64_t address, uint64_t rule) {
-  const uintptr_t newest = g_newest.load(std::memory_order_relaxed);
-  const int level = Levels::level_of(newest);
-  RuleSlot* const rules = Levels::base_of<RuleSlot>(newest);
-  const uint64_t mask = Levels::slots(level) - 1;
   const uint64_t generation_bits = key >> kAddressBits;
-  uint64_t i = slot_of(address, level);
-  uint64_t victim = i;
-  for (int probe = 0; probe < kProbes; ++probe, i = (i + 1) & mask) {
-    const uint64_t seen = rules[i].key.load(std::memory_order_relaxed);
-    if (seen == 0 || (seen >> kAddressBits) != generation_bits) {
-      victim = i;
-      break;
+  for (;;) {
+    const uintptr_t newest = g_newest.load(std::memory_order_relaxed);
+    const int level = Levels::level_of(newest);
+    RuleSlot* const rules = Levels::base_of<RuleSlot>(newest);
+    const uint64_t mask = Levels::slots(level) - 1;
+    uint64_t i = slot_of(address, level);
+    uint64_t victim = i;
+    bool room = false;
+    for (int probe = 0; probe < kProbes; ++probe, i = (i + 1) & mask) {
+      const uint64_t seen = rules[i].key.load(std::memory_order_relaxed);
+      if (seen == 0 || (seen >> kAddressBits) != generation_bits) {
+        victim = i;
+        room = true;
+        break;
+      }
     }
-  }
-  RuleSlot& s = rules[victim];
-  s.key.store(0, std::memory_order_relaxed);
-  std::atomic_thread_fence(std::memory_order_release);  // readers see the slot cleared before its new rule
-  s.rule.store(rule, std::memory_order_relaxed);
-  s.key.store(key, std::memory_order_release);
-  if (++g_inserted_in_newest == Levels::slots(level) / 2 && level + 1 < Levels::kLevels) {
-    g_inserted_in_newest = 0;
-    g_newest.store(Levels::pack(level_slots(level + 1), level + 1), std::memory_order_relaxed);
+    const bool last = level + 1 >= Levels::kLevels;
+    if (!room && !last) {
+      grow_past(level);
+      continue;
+    }
+    RuleSlot& s = rules[victim];
+    s.key.store(0, std::memory_order_relaxed);
+    std::atomic_thread_fence(std::memory_order_release);  // readers see the slot cleared before its new rule
+    s.rule.store(rule, std::memory_order_relaxed);
+    s.key.store(key, std::memory_order_release);
+    if (++g_inserted_in_newest == Levels::slots(level) / 2 && !last) grow_past(level);
+    return;
   }
 }
 
@@ -167,8 +180,10 @@ bool init_rule_cache() {
     munmap(p, bytes);
     return false;
   }
-  // Zero pages: every slot free.
+  // Zero pages: every slot free. The first level's one page is written at
+  // once (a read would map the zero page, and the first insert fault again).
   g_rules = static_cast<RuleSlot*>(p);
+  level_slots(0)->rule.store(0, std::memory_order_relaxed);
   g_newest.store(Levels::pack(level_slots(0), 0), std::memory_order_relaxed);
   g_rule_cache_ready.store(true, std::memory_order_release);
   return true;

@@ -3,10 +3,10 @@
 // yet published does not wait: it writes the stack again under a new ID
 // (the reader keeps both). A full probe run does the same.
 //
-// It starts small and grows (table_levels.h): levels of 2^10 to 2^20
-// slots (16 KiB to 16 MiB) in one mapping, reserved at init and touched as
-// used. A short process's few hundred stacks fill a few pages of the first
-// level rather than one page of a 16 MiB table each. New stacks go to the
+// It starts small and grows (table_levels.h): levels of 2^8 to 2^20 slots
+// (4 KiB to 16 MiB) in one mapping, reserved at init and touched as used.
+// A short process's few dozen stacks fill the first level's one page
+// rather than one page of a 16 MiB table each. New stacks go to the
 // newest level; when it is half full the next one becomes the newest, by
 // one CAS (nothing to map: growing stays lock-free and async-signal-safe).
 // A stack that misses in the newest level is looked for in the older ones,
@@ -32,7 +32,7 @@ constinit Provider g_stacks{"Spoor.Stack"};
 
 namespace {
 
-using Levels = TableLevels<10, 6>;  // 2^10 .. 2^20 slots; 21 MiB of address space
+using Levels = TableLevels<8, 7>;  // 2^8 .. 2^20 slots; 21 MiB of address space
 constexpr int kProbes = 32;
 constexpr int kMaxDepth = 128;
 
@@ -87,6 +87,9 @@ uint32_t publish(void* const* frames, int n) {
 Slot* level_slots(int level) { return g_slots + Levels::first_slot(level); }
 
 void start_at_first_level() {
+  // Written at once: a lookup's read of an untouched page would map the
+  // zero page, and its claim fault again to replace it.
+  level_slots(0)->pad = 0;
   for (std::atomic<uint32_t>& c : g_claimed) c.store(0, std::memory_order_relaxed);
   g_newest.store(Levels::pack(level_slots(0), 0), std::memory_order_relaxed);
 }
@@ -131,36 +134,44 @@ uint32_t id_in_older_levels(uint64_t h, int newest) {
 // The stack missed in the newest level: `probe` is where its probe run
 // stopped there (a free slot, or one with `h` still unpublished:
 // `pending`; kProbes: the run was full). From an older level it is copied
-// into the newest under its ID; else it is new, written and given one.
+// into the newest under its ID; else it is new, written and given one. A
+// full run grows the table and goes on in the next level, so a stack is
+// left out (written again each time it is met) only when the last level
+// is crowded.
 __attribute__((noinline)) uint32_t id_beyond_newest(void* const* stack, int n, uint64_t h, uintptr_t newest,
                                                     int probe, bool pending) {
-  const int level = Levels::level_of(newest);
+  int level = Levels::level_of(newest);
   const uint32_t old_id = level > 0 ? id_in_older_levels(h, level) : 0;
   if (pending) return old_id != 0 ? old_id : publish(stack, n);  // being copied, or published: do not wait
-  Slot* const slots = Levels::base_of<Slot>(newest);
-  const uint64_t mask = Levels::slots(level) - 1;
-  for (; probe < kProbes; ++probe) {
-    Slot& s = slots[(h + static_cast<uint64_t>(probe)) & mask];
-    uint64_t seen = 0;
-    if (s.hash.compare_exchange_strong(seen, h, std::memory_order_acq_rel)) {
-      // Ours: write the stack (unless it has an ID already), then publish
-      // its ID to other threads.
-      const uint32_t id = old_id != 0 ? old_id : publish(stack, n);
-      s.id.store(id, std::memory_order_release);
-      count_claim(level);
-      return id;
+  for (;;) {
+    Slot* const slots = Levels::base_of<Slot>(newest);
+    const uint64_t mask = Levels::slots(level) - 1;
+    for (; probe < kProbes; ++probe) {
+      Slot& s = slots[(h + static_cast<uint64_t>(probe)) & mask];
+      uint64_t seen = 0;
+      if (s.hash.compare_exchange_strong(seen, h, std::memory_order_acq_rel)) {
+        // Ours: write the stack (unless it has an ID already), then publish
+        // its ID to other threads.
+        const uint32_t id = old_id != 0 ? old_id : publish(stack, n);
+        s.id.store(id, std::memory_order_release);
+        count_claim(level);
+        return id;
+      }
+      // Another thread claimed it meanwhile; `seen` is its hash.
+      if (seen == h) {
+        const uint32_t id = s.id.load(std::memory_order_acquire);
+        if (id != 0) return id;
+        return old_id != 0 ? old_id : publish(stack, n);  // being published: do not wait
+      }
     }
-    // Another thread claimed it meanwhile; `seen` is its hash.
-    if (seen == h) {
-      const uint32_t id = s.id.load(std::memory_order_acquire);
-      if (id != 0) return id;
-      return old_id != 0 ? old_id : publish(stack, n);  // being published: do not wait
-    }
+    if (level + 1 >= Levels::kLevels) return old_id != 0 ? old_id : publish(stack, n);
+    // Crowded here: on to the next level (which another thread may have
+    // made the newest already).
+    grow_past(level);
+    newest = g_newest.load(std::memory_order_relaxed);
+    level = Levels::level_of(newest);
+    probe = 0;
   }
-  // The newest level crowded here: grow (for later stacks) and leave this
-  // one out of the table.
-  grow_past(level);
-  return old_id != 0 ? old_id : publish(stack, n);
 }
 
 }  // namespace
