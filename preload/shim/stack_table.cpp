@@ -87,9 +87,6 @@ uint32_t publish(void* const* frames, int n) {
 Slot* level_slots(int level) { return g_slots + Levels::first_slot(level); }
 
 void start_at_first_level() {
-  // Written at once: a lookup's read of an untouched page would map the
-  // zero page, and its claim fault again to replace it.
-  level_slots(0)->pad = 0;
   for (std::atomic<uint32_t>& c : g_claimed) c.store(0, std::memory_order_relaxed);
   g_newest.store(Levels::pack(level_slots(0), 0), std::memory_order_relaxed);
 }
@@ -188,6 +185,10 @@ bool init_stack_table(int depth) {
   if (unwinder == nullptr || std::strcmp(unwinder, "libunwind") != 0) g_fast_unwind = init_fast_unwind();
   g_slots = static_cast<Slot*>(p);  // zero pages: every slot free
   start_at_first_level();
+  // The first level's page written at once: a lookup's read of an
+  // untouched page would map the zero page, and its claim fault again to
+  // replace it. (Not after a fork: a child that execs would not use it.)
+  level_slots(0)->pad = 0;
   return true;
 }
 
