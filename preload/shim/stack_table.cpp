@@ -1,7 +1,8 @@
 // The stack table: open addressing over slots of {hash, id}, claimed with
 // one CAS on the hash. A thread that finds a slot claimed but its ID not
 // yet published does not wait: it writes the stack again under a new ID
-// (the reader keeps both). A full probe run does the same.
+// (the reader keeps both). A full probe run in the last level does the
+// same.
 //
 // It starts small and grows (table_levels.h): levels of 2^8 to 2^20 slots
 // (4 KiB to 16 MiB) in one mapping, reserved at init and touched as used.
