@@ -18,6 +18,8 @@
 #   SPOOR_BENCH_SKIP_DEPS  1: do not run scripts/install-bench-deps.sh
 #   SPOOR_BENCH_BASELINE   SPOOR:SHIM, another build's spoor and libspoor-preload.so
 #                          to run beside (a "baseline" row, for before/after figures)
+#   SPOOR_BENCH_TIMEOUT    seconds a run may take before it is killed (with its
+#                          process group) and run again (120)
 #
 # Processes per run are counted, not assumed: `spoor info` of the last
 # traced run says how many processes joined the recording.
@@ -43,11 +45,12 @@ if [ -z "$build" ]; then
 fi
 
 python3 - "$build" "$out" <<'PY' | tee "$out/summary.txt"
-import os, re, resource, shutil, statistics, subprocess, sys, time
+import os, re, resource, shutil, signal, statistics, subprocess, sys, time
 
 build, out = sys.argv[1:3]
 reps = int(os.environ.get("SPOOR_BENCH_REPS", "7"))
 loops = int(os.environ.get("SPOOR_BENCH_LOOPS", "100"))
+timeout = float(os.environ.get("SPOOR_BENCH_TIMEOUT", "120"))
 spoor = os.path.join(build, "symbolizer", "spoor")
 heaptrack = shutil.which("heaptrack")
 loop = ["bash", "-c", f"for i in $(seq {loops}); do x=$(echo $i | cat); done"]
@@ -63,15 +66,29 @@ if heaptrack:
     tools["heaptrack"] = ([heaptrack, "-o", os.path.join(out, "heaptrack.process_start")] + loop, {})
 
 def run(cmd, env):
-    for f in os.listdir(out):
-        if f.startswith("heaptrack.process_start"):
-            os.unlink(os.path.join(out, f))
-    r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
-    t = time.perf_counter()
-    subprocess.run(cmd, env={**os.environ, **env}, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
-    wall = time.perf_counter() - t
-    r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return wall, (r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime)
+    # A run that does not end (heaptrack's fork child can hang on a lock its
+    # parent held) is killed with its whole process group and run again.
+    for attempt in range(3):
+        for f in os.listdir(out):
+            if f.startswith("heaptrack.process_start"):
+                os.unlink(os.path.join(out, f))
+        r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
+        t = time.perf_counter()
+        p = subprocess.Popen(cmd, env={**os.environ, **env}, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                             start_new_session=True)
+        try:
+            rc = p.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            os.killpg(p.pid, signal.SIGKILL)
+            p.wait()
+            print(f"{os.path.basename(cmd[0])}: no end after {timeout} s; killed, running it again", file=sys.stderr)
+            continue
+        wall = time.perf_counter() - t
+        if rc != 0:
+            raise subprocess.CalledProcessError(rc, cmd)
+        r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+        return wall, (r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime)
+    sys.exit(f"{os.path.basename(cmd[0])}: no end after {timeout} s, three times")
 
 print(f"load average before: {os.getloadavg()[0]:.2f}")
 print(f"workload: {' '.join(loop[:2])} '{loop[2]}', {reps} interleaved runs per tool")

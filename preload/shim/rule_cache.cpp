@@ -1,10 +1,18 @@
-// The shared rule cache: open addressing, 2^16 slots of {key, rule}. key =
+// The shared rule cache: open addressing over slots of {key, rule}. key =
 // address | generation << 47 (user-space x86-64 addresses are below
 // 2^47), 0 when free; a key of an older generation is stale: lookups skip
 // it, inserts reuse it. One writer at a time (g_build_lock); readers check
 // the key again after reading the rule (a seqlock whose sequence is the
 // key), so a slot being rewritten reads as a miss, never as a rule of
 // another address.
+//
+// It starts small and grows (table_levels.h): levels of 2^8 to 2^16 slots
+// (4 KiB to 1 MiB) in one mapping, touched as used, so a short process's
+// few hundred rules fill a few pages rather than one page each.
+// Rules go to the newest level; the writer makes the next one the newest
+// when it is half full. A rule that misses in the newest level is looked
+// for in the older ones (without the lock) and copied into the newest
+// when the lock is free, instead of being built again.
 #include "rule_cache.h"
 
 #define UNW_LOCAL_ONLY
@@ -15,6 +23,7 @@
 #include <bit>
 
 #include "fast_unwind.h"
+#include "table_levels.h"
 #include "unwind_rule.h"
 
 namespace spoor::preload {
@@ -28,14 +37,20 @@ struct RuleSlot {
   std::atomic<uint64_t> key;
   std::atomic<uint64_t> rule;  // an UnwindRule's bytes
 };
-constexpr int kRuleSlotBits = 16;
-constexpr uint64_t kRuleSlots = uint64_t{1} << kRuleSlotBits;  // 1 MiB of address space
+static_assert(sizeof(RuleSlot) == 16);
+using Levels = TableLevels<8, 5>;  // 2^8 .. 2^16 slots; 1.3 MiB of address space
 constexpr int kProbes = 8;
 constexpr int kAddressBits = 47;
 constexpr uint64_t kGenerationMask = (uint64_t{1} << (64 - kAddressBits)) - 1;
 constexpr int kGenerationShift = 16;
 
-std::atomic<RuleSlot*> g_rules{nullptr};
+RuleSlot* g_rules = nullptr;  // the mapping: every level
+// The newest level (Levels::pack), 0 until init_rule_cache. Written under
+// g_build_lock; a reader that still sees the one before finds its rules
+// there or in the older levels, so its loads need no ordering but the
+// first one's (the mapping, published with g_rule_cache_ready).
+std::atomic<uintptr_t> g_newest{0};
+uint64_t g_inserted_in_newest = 0;  // under g_build_lock
 
 // Taken with trylock on a miss (a thread that would wait falls back
 // instead, so no thread ever blocks on it from a hook), and across fork so
@@ -44,15 +59,20 @@ pthread_mutex_t g_build_lock = PTHREAD_MUTEX_INITIALIZER;
 
 constinit thread_local uint64_t t_rules_built __attribute__((tls_model("initial-exec"))) = 0;
 
-uint64_t slot_of(uint64_t address) { return (address * 0x9E3779B97F4A7C15ull) >> (64 - kRuleSlotBits); }
+RuleSlot* level_slots(int level) { return g_rules + Levels::first_slot(level); }
+
+uint64_t slot_of(uint64_t address, int level) {
+  return (address * 0x9E3779B97F4A7C15ull) >> (64 - Levels::bits(level));
+}
 
 uint64_t key_of(uint64_t address, uint64_t epoch) {
   return address | (((epoch >> kGenerationShift) & kGenerationMask) << kAddressBits);
 }
 
-uint64_t find_rule(RuleSlot* rules, uint64_t key, uint64_t address) {
-  uint64_t i = slot_of(address);
-  for (int probe = 0; probe < kProbes; ++probe, i = (i + 1) & (kRuleSlots - 1)) {
+uint64_t find_rule(RuleSlot* rules, int level, uint64_t key, uint64_t address) {
+  const uint64_t mask = Levels::slots(level) - 1;
+  uint64_t i = slot_of(address, level);
+  for (int probe = 0; probe < kProbes; ++probe, i = (i + 1) & mask) {
     RuleSlot& s = rules[i];
     const uint64_t seen = s.key.load(std::memory_order_acquire);
     if (seen == key) {
@@ -68,38 +88,77 @@ uint64_t find_rule(RuleSlot* rules, uint64_t key, uint64_t address) {
   return 0;
 }
 
-// Under g_build_lock. Takes a free or stale slot in the probe window, else
-// evicts the first one.
-void insert_rule(RuleSlot* rules, uint64_t key, uint64_t address, uint64_t rule) {
-  const uint64_t generation_bits = key >> kAddressBits;
-  uint64_t i = slot_of(address);
-  uint64_t victim = i;
-  for (int probe = 0; probe < kProbes; ++probe, i = (i + 1) & (kRuleSlots - 1)) {
-    const uint64_t seen = rules[i].key.load(std::memory_order_relaxed);
-    if (seen == 0 || (seen >> kAddressBits) != generation_bits) {
-      victim = i;
-      break;
-    }
+// The rule of `key` in a level older than `newest`, newest first; 0 when
+// none has it.
+uint64_t find_rule_in_older_levels(int newest, uint64_t key, uint64_t address) {
+  for (int level = newest - 1; level >= 0; --level) {
+    const uint64_t rule = find_rule(level_slots(level), level, key, address);
+    if (rule != 0) return rule;
   }
-  RuleSlot& s = rules[victim];
-  s.key.store(0, std::memory_order_relaxed);
-  std::atomic_thread_fence(std::memory_order_release);  // readers see the slot cleared before its new rule
-  s.rule.store(rule, std::memory_order_relaxed);
-  s.key.store(key, std::memory_order_release);
+  return 0;
 }
 
-// The slow path: builds the rule at `address` with libdw and caches it.
-__attribute__((noinline)) uint64_t build_rule(RuleSlot* rules, uint64_t address, uint64_t epoch) {
-  if (pthread_mutex_trylock(&g_build_lock) != 0) return 0;
-  // An unload we were not told of (the C library's own dlclose of NSS or
-  // iconv modules does not go through the interposed dlclose): everything
-  // cached may be stale. This capture finishes on the old generation.
-  if (modules_unloaded_since_last_check()) g_unwind_epoch.fetch_add(uint64_t{1} << kGenerationShift);
+void grow_past(int level) {
+  g_inserted_in_newest = 0;
+  g_newest.store(Levels::pack(level_slots(level + 1), level + 1), std::memory_order_relaxed);
+}
+
+// Under g_build_lock, into the newest level. Takes a free or stale slot in
+// the probe window; with none, grows (the next level has room), or in the
+// last level evicts the first one. The insert that fills half the newest
+// level grows the table too.
+void insert_rule(uint64_t key, uint64_t address, uint64_t rule) {
+  const uint64_t generation_bits = key >> kAddressBits;
+  for (;;) {
+    const uintptr_t newest = g_newest.load(std::memory_order_relaxed);
+    const int level = Levels::level_of(newest);
+    RuleSlot* const rules = Levels::base_of<RuleSlot>(newest);
+    const uint64_t mask = Levels::slots(level) - 1;
+    uint64_t i = slot_of(address, level);
+    uint64_t victim = i;
+    bool room = false;
+    for (int probe = 0; probe < kProbes; ++probe, i = (i + 1) & mask) {
+      const uint64_t seen = rules[i].key.load(std::memory_order_relaxed);
+      if (seen == 0 || (seen >> kAddressBits) != generation_bits) {
+        victim = i;
+        room = true;
+        break;
+      }
+    }
+    const bool last = level + 1 >= Levels::kLevels;
+    if (!room && !last) {
+      grow_past(level);
+      continue;
+    }
+    RuleSlot& s = rules[victim];
+    s.key.store(0, std::memory_order_relaxed);
+    std::atomic_thread_fence(std::memory_order_release);  // readers see the slot cleared before its new rule
+    s.rule.store(rule, std::memory_order_relaxed);
+    s.key.store(key, std::memory_order_release);
+    if (++g_inserted_in_newest == Levels::slots(level) / 2 && !last) grow_past(level);
+    return;
+  }
+}
+
+// The slow path, for a rule the newest level does not have: from an older
+// level (copied into the newest when the lock is free), else built with
+// libdw and cached.
+__attribute__((noinline)) uint64_t rule_beyond_newest(uintptr_t newest, uint64_t address, uint64_t epoch) {
   const uint64_t key = key_of(address, epoch);
-  uint64_t rule = find_rule(rules, key, address);
-  if (rule == 0) {
+  const uint64_t older = find_rule_in_older_levels(Levels::level_of(newest), key, address);
+  if (pthread_mutex_trylock(&g_build_lock) != 0) return older;  // 0: this capture falls back
+  const uintptr_t newest_now = g_newest.load(std::memory_order_relaxed);
+  uint64_t rule = find_rule(Levels::base_of<RuleSlot>(newest_now), Levels::level_of(newest_now), key, address);
+  if (rule == 0 && older != 0) {
+    rule = older;
+    insert_rule(key, address, rule);
+  } else if (rule == 0) {
+    // An unload we were not told of (the C library's own dlclose of NSS or
+    // iconv modules does not go through the interposed dlclose): everything
+    // cached may be stale. This capture finishes on the old generation.
+    if (modules_unloaded_since_last_check()) g_unwind_epoch.fetch_add(uint64_t{1} << kGenerationShift);
     rule = std::bit_cast<uint64_t>(describe_unwind_rule(address, epoch >> kGenerationShift));
-    insert_rule(rules, key, address, rule);
+    insert_rule(key, address, rule);
     ++t_rules_built;
   }
   pthread_mutex_unlock(&g_build_lock);
@@ -114,24 +173,28 @@ void after_fork() { pthread_mutex_unlock(&g_build_lock); }
 bool init_rule_cache() {
   static std::atomic<bool> done{false};
   if (done.exchange(true)) return rule_cache_ready();
-  void* p = mmap(nullptr, kRuleSlots * sizeof(RuleSlot), PROT_READ | PROT_WRITE,
-                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  const size_t bytes = Levels::total_slots() * sizeof(RuleSlot);
+  void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   if (p == MAP_FAILED) return false;
   if (pthread_atfork(prepare_fork, after_fork, after_fork) != 0) {
-    munmap(p, kRuleSlots * sizeof(RuleSlot));
+    munmap(p, bytes);
     return false;
   }
-  // Zero pages: every slot free.
-  g_rules.store(static_cast<RuleSlot*>(p), std::memory_order_release);
+  // Zero pages: every slot free. The first level's one page is written at
+  // once (a read would map the zero page, and the first insert fault again).
+  g_rules = static_cast<RuleSlot*>(p);
+  level_slots(0)->rule.store(0, std::memory_order_relaxed);
+  g_newest.store(Levels::pack(level_slots(0), 0), std::memory_order_relaxed);
   g_rule_cache_ready.store(true, std::memory_order_release);
   return true;
 }
 
 uint64_t cached_rule(uint64_t address, uint64_t epoch) {
-  RuleSlot* const rules = g_rules.load(std::memory_order_acquire);
-  if (rules == nullptr || address >> kAddressBits) return 0;
-  const uint64_t rule = find_rule(rules, key_of(address, epoch), address);
-  return rule != 0 ? rule : build_rule(rules, address, epoch);
+  const uintptr_t newest = g_newest.load(std::memory_order_relaxed);
+  if (newest == 0 || address >> kAddressBits) return 0;
+  const uint64_t rule =
+      find_rule(Levels::base_of<RuleSlot>(newest), Levels::level_of(newest), key_of(address, epoch), address);
+  return rule != 0 ? rule : rule_beyond_newest(newest, address, epoch);
 }
 
 uint64_t rules_built_here() { return t_rules_built; }
@@ -148,10 +211,9 @@ void end_module_unload() {
       (uint64_t{1} << kGenerationShift) - 1;
   // The generation's key bits wrapped: keys of 2^17 unloads ago would look
   // current again. Clear every slot (rare enough to wait for the lock).
-  RuleSlot* const rules = g_rules.load(std::memory_order_acquire);
-  if (((epoch >> kGenerationShift) & kGenerationMask) == 0 && rules != nullptr) {
+  if (((epoch >> kGenerationShift) & kGenerationMask) == 0 && rule_cache_ready()) {
     pthread_mutex_lock(&g_build_lock);
-    for (uint64_t i = 0; i < kRuleSlots; ++i) rules[i].key.store(0, std::memory_order_relaxed);
+    for (uint64_t i = 0; i < Levels::total_slots(); ++i) g_rules[i].key.store(0, std::memory_order_relaxed);
     pthread_mutex_unlock(&g_build_lock);
   }
 }

@@ -448,6 +448,79 @@ TEST(Record, AForkChildWritesTheStacksItSharesWithItsParentInItsOwnStreams) {
   EXPECT_EQ(frames_of_size[2002], frames_of_size[2000]) << "the child's stack is the parent's";
 }
 
+TEST(Record, ManyMoreStacksThanTheTablesFirstLevelEachKeepOneIdAndTheirFrames) {
+  // 2^14 distinct stacks: the stack table grows past its first levels
+  // while they are written, and the stacks of the first levels are found
+  // there later. Each must keep the ID it got first, be written once, and
+  // decode to the call path that made it. The parent takes every path
+  // three times; its fork child, starting from an empty table, twice.
+  const std::string path = trace_path("many-stacks");
+  const Process r = run(kSpoor + " record -o " + path + " -- " + SPOOR_MANY_STACKS);
+  ASSERT_EQ(r.status, 0) << r.err;
+  unsigned long long zero_fn = 0, one_fn = 0, main_fn = 0;
+  int bits = 0, base = 0;
+  ASSERT_EQ(std::sscanf(r.out.c_str(), "zero=%llx one=%llx main=%llx bits=%d base=%d", &zero_fn, &one_fn, &main_fn,
+                        &bits, &base),
+            5)
+      << r.out;
+  const uint64_t paths = uint64_t{1} << bits;
+
+  auto trace = reader::Trace::open(path);
+  ASSERT_TRUE(trace) << trace.error();
+  EXPECT_FALSE(trace->damage());
+  std::map<uint32_t, std::map<uint64_t, std::vector<uint64_t>>> stacks;  // pid -> id -> frames
+  std::map<uint32_t, std::map<uint64_t, int>> times_written;            // pid -> id -> Stack events
+  std::map<uint32_t, std::map<uint64_t, std::vector<uint64_t>>> ids;    // pid -> path -> ID of each pass
+  reader::EventReader events(trace.value());
+  reader::Event e;
+  while (events.next(e)) {
+    if (e.descriptor->name == "Stack") {
+      const uint64_t id = std::get<uint64_t>(*e.field("id"));
+      const auto blob = std::get<reader::Blob>(*e.field("frames")).bytes;
+      std::vector<uint64_t> frames(blob.size() / 8);
+      std::memcpy(frames.data(), blob.data(), frames.size() * 8);
+      stacks[e.pid][id] = frames;
+      times_written[e.pid][id]++;
+    } else if (e.descriptor->name == "Alloc") {
+      const uint64_t size = std::get<uint64_t>(*e.field("size"));
+      if (size < static_cast<uint64_t>(base) || size >= base + paths) continue;
+      const uint64_t id = std::get<uint64_t>(*e.field("stack"));
+      ASSERT_NE(id, 0u) << "path " << size - base;
+      ASSERT_TRUE(stacks[e.pid].count(id)) << "path " << size - base << ": stack " << id
+                                           << " used before it was written";
+      ids[e.pid][size - base].push_back(id);
+    }
+  }
+  ASSERT_EQ(ids.size(), 2u) << "the parent and its fork child";
+  std::map<size_t, int> processes_by_passes;
+  for (const auto& [pid, by_path] : ids) {
+    ASSERT_EQ(by_path.size(), paths) << "pid " << pid;
+    const size_t passes = by_path.begin()->second.size();
+    processes_by_passes[passes]++;
+    std::map<uint64_t, uint64_t> path_of_id;
+    for (const auto& [v, of_pass] : by_path) {
+      ASSERT_EQ(of_pass.size(), passes) << "pid " << pid << " path " << v;
+      const uint64_t id = of_pass[0];
+      for (uint64_t later : of_pass) EXPECT_EQ(later, id) << "pid " << pid << " path " << v << ": a stack keeps its ID";
+      const auto [it, first] = path_of_id.emplace(id, v);
+      EXPECT_TRUE(first) << "pid " << pid << ": paths " << it->second << " and " << v << " share stack " << id;
+      EXPECT_EQ(times_written[pid][id], 1) << "pid " << pid << " path " << v << ": a stack is written once";
+      // frames[k] returns into the function at depth bits-1-k, one() for
+      // a set bit: the nearest of the two below the address (small -O0
+      // bodies), then every_path and main.
+      const std::vector<uint64_t>& frames = stacks[pid][id];
+      ASSERT_GT(frames.size(), static_cast<size_t>(bits)) << "pid " << pid << " path " << v;
+      for (int k = 0; k < bits; ++k) {
+        const uint64_t ip = frames[k];
+        const uint64_t in = ip > one_fn && (ip < zero_fn || one_fn > zero_fn) ? one_fn : zero_fn;
+        ASSERT_TRUE(ip > in && ip < in + 512) << std::hex << ip << " (frame " << std::dec << k << ", path " << v << ")";
+        EXPECT_EQ(in == one_fn, ((v >> (bits - 1 - k)) & 1) != 0) << "pid " << pid << " path " << v << " frame " << k;
+      }
+    }
+  }
+  EXPECT_EQ(processes_by_passes, (std::map<size_t, int>{{2, 1}, {3, 1}})) << "passes: the child's 2, the parent's 3";
+}
+
 TEST(Record, NoFollowTracesTheProgramOnly) {
   const std::string path = trace_path("nofollow");
   const Process r = run(kSpoor + " record --no-follow -o " + path + " -- " + SPOOR_CHILDREN);
