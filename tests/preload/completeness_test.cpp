@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "event_fields.h"
 #include "run_command.h"
 #include "spoor/reader/event_reader.h"
 #include "spoor/reader/trace.h"
@@ -30,11 +31,7 @@ using spoor::test::temp_path;
 
 const std::string kSpoor = SPOOR_TOOL;
 
-uint64_t u64(const reader::Event& e, const char* name) { return std::get<uint64_t>(*e.field(name)); }
-int64_t i64(const reader::Event& e, const char* name) { return std::get<int64_t>(*e.field(name)); }
-std::string str(const reader::Event& e, const char* name) {
-  return std::string(std::get<std::string_view>(*e.field(name)));
-}
+using namespace spoor::test::fields;  // i64, u64, ptr, str, blob
 
 // Every event of the trace, in time order, as (provider.event, event).
 template <class Visit>

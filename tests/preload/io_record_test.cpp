@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "event_fields.h"
 #include "run_command.h"
 #include "spoor/reader/event_reader.h"
 #include "spoor/reader/trace.h"
@@ -46,26 +47,19 @@ struct FOpen {
 
 // The trace replayed: files are named by their base name (every test file
 // has its own).
-struct IoReplay {
+struct IoReplay : spoor::test::fields::CallSites {
   std::map<std::string, int> events;               // by event name
   std::vector<Open> opens;                         // Open events
   std::vector<FOpen> fopens;                       // FOpen events
   std::map<std::string, int64_t> fd_written, fd_read;        // fd layer
   std::map<std::string, int64_t> stdio_written, stdio_read;  // stdio layer
   std::set<std::pair<int64_t, std::string>> write_fds;       // (fd, file) of each Write
-  std::map<uint64_t, uint64_t> innermost_frame;               // by Stack ID
-  std::map<std::string, std::pair<uint64_t, uint64_t>> modules;  // path -> [start, end)
   std::map<std::string, std::vector<uint64_t>> read_stacks;   // Read events' stacks, by file
   int untimed = 0;  // IO events whose start_ticks is not before their timestamp
   int unattributed = 0;  // data events on an fd or stream the replay does not know
 };
 
-int64_t i64(const reader::Event& e, const char* name) { return std::get<int64_t>(*e.field(name)); }
-uint64_t u64(const reader::Event& e, const char* name) { return std::get<uint64_t>(*e.field(name)); }
-uint64_t ptr(const reader::Event& e, const char* name) { return std::get<reader::Pointer>(*e.field(name)).address; }
-std::string str(const reader::Event& e, const char* name) {
-  return std::string(std::get<std::string_view>(*e.field(name)));
-}
+using namespace spoor::test::fields;  // i64, u64, ptr, str, blob
 
 IoReplay replay(const std::string& path) {
   IoReplay r;
@@ -87,15 +81,7 @@ IoReplay replay(const std::string& path) {
   reader::Event e;
   while (events.next(e)) {
     const std::string& name = e.descriptor->name;
-    if (name == "Stack") {
-      const auto frames = std::get<reader::Blob>(*e.field("frames")).bytes;
-      uint64_t ip = 0;
-      if (frames.size() >= 8) std::memcpy(&ip, frames.data(), 8);
-      r.innermost_frame[u64(e, "id")] = ip;
-    } else if (name == "ModuleLoad") {
-      const uint64_t start = ptr(e, "start");
-      r.modules[str(e, "path")] = {start, start + u64(e, "size")};
-    }
+    r.note(e);  // stacks and modules
     if (e.provider->name != "Spoor.IO") continue;
     ++r.events[name];
     if (name == "FdInherited") continue;  // a description, not a call: no start_ticks

@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "event_fields.h"
 #include "run_command.h"
 #include "spoor/reader/event_reader.h"
 #include "spoor/reader/trace.h"
@@ -30,9 +31,7 @@ using spoor::test::temp_path;
 const std::string kSpoor = SPOOR_TOOL;
 constexpr int64_t kChars = 100000, kEvery = 1000, kInput = 777;
 
-int64_t i64(const reader::Event& e, const char* name) { return std::get<int64_t>(*e.field(name)); }
-uint64_t u64(const reader::Event& e, const char* name) { return std::get<uint64_t>(*e.field(name)); }
-uint64_t ptr(const reader::Event& e, const char* name) { return std::get<reader::Pointer>(*e.field(name)).address; }
+using namespace spoor::test::fields;  // i64, u64, ptr, str, blob
 
 std::string base_name(std::string_view path) {
   const size_t slash = path.rfind('/');
@@ -58,14 +57,12 @@ struct Traffic {
   }
 };
 
-struct StdioReplay {
+struct StdioReplay : spoor::test::fields::CallSites {
   std::map<std::string, Traffic> files;  // by base name; "stdin"
   std::vector<Traffic> stdout_phases;    // split at each fflush(stdout)
   int unattributed = 0;
   int untimed = 0;  // runs whose end is before their start, or after their record
   std::vector<uint64_t> run_stacks;                   // every run's stack ID
-  std::map<uint64_t, uint64_t> innermost_frame;       // by stack ID
-  std::map<std::string, std::pair<uint64_t, uint64_t>> modules;  // path -> [start, end)
 };
 
 StdioReplay replay(const std::string& path) {
@@ -80,15 +77,7 @@ StdioReplay replay(const std::string& path) {
   reader::Event e;
   while (events.next(e)) {
     const std::string& name = e.descriptor->name;
-    if (name == "Stack") {
-      const auto frames = std::get<reader::Blob>(*e.field("frames")).bytes;
-      uint64_t ip = 0;
-      if (frames.size() >= 8) std::memcpy(&ip, frames.data(), 8);
-      r.innermost_frame[u64(e, "id")] = ip;
-    } else if (name == "ModuleLoad") {
-      const uint64_t start = ptr(e, "start");
-      r.modules[std::string(std::get<std::string_view>(*e.field("path")))] = {start, start + u64(e, "size")};
-    }
+    r.note(e);  // stacks and modules
     if (e.provider->name != "Spoor.IO") continue;
     if (name == "Open") {
       if (i64(e, "fd") >= 0) fds[i64(e, "fd")] = base_name(std::get<std::string_view>(*e.field("path")));

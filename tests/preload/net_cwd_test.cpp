@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "event_fields.h"
 #include "run_command.h"
 #include "spoor/reader/event_reader.h"
 #include "spoor/reader/trace.h"
@@ -27,15 +28,7 @@ using spoor::test::temp_path;
 
 const std::string kSpoor = SPOOR_TOOL;
 
-int64_t i64(const reader::Event& e, const char* name) { return std::get<int64_t>(*e.field(name)); }
-uint64_t u64(const reader::Event& e, const char* name) { return std::get<uint64_t>(*e.field(name)); }
-std::string str(const reader::Event& e, const char* name) {
-  return std::string(std::get<std::string_view>(*e.field(name)));
-}
-std::vector<uint8_t> blob(const reader::Event& e, const char* name) {
-  const auto bytes = std::get<reader::Blob>(*e.field(name)).bytes;
-  return {bytes.begin(), bytes.end()};
-}
+using namespace spoor::test::fields;  // i64, u64, ptr, str, blob
 
 // An AF_INET sockaddr's port, or -1 when `a` is not one for 127.0.0.1.
 int loopback_port(const std::vector<uint8_t>& a) {
