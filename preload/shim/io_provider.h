@@ -255,8 +255,8 @@ SPOOR_EVENT(kIoAccept, g_io,
 // sendmmsg and recvmmsg (kIoSocketSendMmsg, kIoSocketRecvMmsg) are one
 // event per call, whatever the number of messages: result is the sum of
 // the msg_len of the messages moved, vectors the number of those messages
-// (the call's own return value), requested the bytes of every message
-// passed, address the first message's.
+// (the call's own return value), requested the size of their buffers,
+// address the first message's.
 inline constexpr uint8_t kIoSocketSend = 0, kIoSocketSendTo = 1, kIoSocketSendMsg = 2, kIoSocketRecv = 3,
                          kIoSocketRecvFrom = 4, kIoSocketRecvMsg = 5, kIoSocketSendMmsg = 6,
                          kIoSocketRecvMmsg = 7;

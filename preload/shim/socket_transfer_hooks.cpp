@@ -77,14 +77,15 @@ SPOOR_NOINLINE void record_socket_transfer(int fd, uint8_t call, int flags, cons
 
 // sendmmsg and recvmmsg: one event for the call (io_provider.h), its
 // result the bytes of the `moved` messages (their msg_len, which the
-// kernel wrote), vectors their number; requested: the bytes of all
-// `count` messages passed. address: the first message's (a receive's:
-// when one arrived and the caller asked for it; `capacity` is its buffer
-// size read before the call). The messages are read only after a
-// success: the kernel has then read (and written) every one of them.
+// kernel wrote), vectors their number, requested the size of their
+// buffers. address: the first message's (a receive's: when one arrived
+// and the caller asked for it; `capacity` is its buffer size read before
+// the call). Only the moved messages are read: the kernel has read (and
+// written) those; one after them may be what made the call stop (a bad
+// pointer).
 template <const auto& kEvent>
 SPOOR_NOINLINE void record_message_batch(int fd, uint8_t call, int flags, const mmsghdr* messages,
-                                         unsigned count, socklen_t capacity, int moved, uint64_t start) {
+                                         socklen_t capacity, int moved, uint64_t start) {
   KeptErrno kept;
   ReentryGuard guard;
   if (!guard.entered()) return;
@@ -95,13 +96,13 @@ SPOOR_NOINLINE void record_message_batch(int fd, uint8_t call, int flags, const 
   size_t length = 0;
   if (moved >= 0) {
     bytes = 0;
-    for (unsigned m = 0; m < count; ++m) {
+    for (int m = 0; m < moved; ++m) {
       const msghdr& header = messages[m].msg_hdr;
       for (size_t i = 0; i < header.msg_iovlen; ++i) requested += header.msg_iov[i].iov_len;
-      if (m < static_cast<unsigned>(moved)) bytes += messages[m].msg_len;
+      bytes += messages[m].msg_len;
     }
     const bool receive = &kEvent == &kIoReceive;
-    if (count > 0 && (!receive || moved > 0)) {
+    if (moved > 0) {
       address = messages[0].msg_hdr.msg_name;
       length = receive ? (messages[0].msg_hdr.msg_namelen < capacity ? messages[0].msg_hdr.msg_namelen : capacity)
                        : messages[0].msg_hdr.msg_namelen;
@@ -245,7 +246,7 @@ SPOOR_INTERPOSE int sendmmsg(int fd, mmsghdr* messages, unsigned count, int flag
   if (SPOOR_LIKELY(!kIoSend.enabled())) return next(fd, messages, count, flags);
   const uint64_t start = spoor_port_ticks();
   const int result = next(fd, messages, count, flags);
-  record_message_batch<kIoSend>(fd, kIoSocketSendMmsg, flags, messages, count, 0, result, start);
+  record_message_batch<kIoSend>(fd, kIoSocketSendMmsg, flags, messages, 0, result, start);
   return result;
 }
 
@@ -259,7 +260,7 @@ SPOOR_INTERPOSE int recvmmsg(int fd, mmsghdr* messages, unsigned count, int flag
                                  : 0;
   const uint64_t start = spoor_port_ticks();
   const int result = next(fd, messages, count, flags, timeout);
-  record_message_batch<kIoReceive>(fd, kIoSocketRecvMmsg, flags, messages, count, capacity, result, start);
+  record_message_batch<kIoReceive>(fd, kIoSocketRecvMmsg, flags, messages, capacity, result, start);
   return result;
 }
 
