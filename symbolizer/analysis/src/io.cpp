@@ -221,8 +221,9 @@ struct IoAnalysis::State {
     SocketKind kind;
     if (auto it = socket_kinds.find(file); it != socket_kinds.end()) kind = it->second;
     // A stream socket's destination (TCP fast open) makes a connection,
-    // which its Connect-less sends do not name here.
-    if (kind.type == kStream || kind.type == kSeqpacket) return file;
+    // which its Connect-less sends do not name here. A seqpacket one
+    // (SCTP's one-to-many style) sends to destinations as a datagram one.
+    if (kind.type == kStream) return file;
     // Without a Socket event: a destination per call is a datagram
     // socket's way (a raw socket's too, which needs privileges).
     if (kind.type == 0) kind.type = kDatagram;
