@@ -6,6 +6,7 @@
 // Cost when FdCreated is off: as io_hooks.cpp (three loads, one branch).
 // When on: a readlinkat per new descriptor (~1-2 us) and an event write.
 // Descriptors are made rarely next to the reads and writes on them.
+// socket also writes Socket (its domain, type and protocol, as passed).
 //
 // signalfd is not here: signal_hooks.cpp interposes it (to keep the
 // sampler's signal out of its mask), and its descriptor stays unnamed.
@@ -61,6 +62,19 @@ SPOOR_NOINLINE void record_created(uint8_t call, const int* fds, int count, int 
   for (int i = 0; i < count; ++i) write_fd_created(fds[i], call, start);
 }
 
+// socket's FdCreated, then its Socket: the arguments as passed, no system
+// call beyond FdCreated's readlinkat.
+SPOOR_NOINLINE void record_socket(int domain, int type, int protocol, int result, uint64_t start) {
+  if (result < 0) return;
+  KeptErrno kept;
+  ReentryGuard guard;
+  if (!guard.entered()) return;
+  end_char_runs();  // the thread's pending putc/getc runs come first
+  if (kIoFdCreated.enabled()) write_fd_created(result, kIoCreateSocket, start);
+  constexpr int kTypeFlags = SOCK_NONBLOCK | SOCK_CLOEXEC;
+  kIoSocket.write(result, static_cast<uint16_t>(domain), static_cast<uint8_t>(type & ~kTypeFlags), protocol);
+}
+
 SPOOR_ALWAYS_INLINE int sys_int(long result) { return static_cast<int>(result); }
 
 }  // namespace
@@ -100,10 +114,10 @@ SPOOR_INTERPOSE int pipe2(int fds[2], int flags) noexcept {
 SPOOR_INTERPOSE int socket(int domain, int type, int protocol) noexcept {
   const SocketFn next = g_socket.get();
   if (SPOOR_UNLIKELY(next == nullptr)) return sys_int(syscall(SYS_socket, domain, type, protocol));
-  if (SPOOR_LIKELY(!kIoFdCreated.enabled())) return next(domain, type, protocol);
+  if (SPOOR_LIKELY(!kIoFdCreated.enabled() && !kIoSocket.enabled())) return next(domain, type, protocol);
   const uint64_t start = spoor_port_ticks();
   const int result = next(domain, type, protocol);
-  record_created(kIoCreateSocket, &result, 1, result, start);
+  record_socket(domain, type, protocol, result, start);
   return result;
 }
 

@@ -52,6 +52,9 @@ void register_io_events_added_later() {
   // Then stdio_char_hooks.cpp's runs.
   register_event(kIoFPutcRun);
   register_event(kIoFGetcRun);
+  // Then socket_hooks.cpp's listen and fd_create_hooks.cpp's socket.
+  register_event(kIoListen);
+  register_event(kIoSocket);
 }
 
 namespace {

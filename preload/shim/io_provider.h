@@ -6,8 +6,9 @@
 //                                  vector forms, sendfile, splice, tee,
 //                                  copy_file_range, lseek, fsync, dup* and
 //                                  fcntl(F_DUPFD*); connect, bind,
-//                                  accept, send/recv and their to/from/msg
-//                                  forms, chdir, fchdir; and the descriptors
+//                                  listen, accept, socket, send/recv and
+//                                  their to/from/msg/mmsg forms, chdir,
+//                                  fchdir; and the descriptors
 //                                  the process had when the shim attached.
 //   stdio layer (kKeywordIoStdio): fopen, fdopen, freopen, fclose, fread,
 //                                  fgets, getline, getdelim, fwrite, fputs,
@@ -243,16 +244,22 @@ SPOOR_EVENT(kIoAccept, g_io,
             (EventInfo{.name = "Accept", .id = 14, .level = Level::info, .keywords = kKeywordIoFd}),
             Field<int32_t>{"fd"}, Field<Blob>{"address"}, Field<uint8_t>{"socket_type"}, Field<uint8_t>{"call"},
             Field<int32_t>{"result"}, Field<uint64_t>{"start_ticks"}, Field<uint32_t>{"stack"});
-// send, sendto, sendmsg (Send) and recv, recvfrom, recvmsg and their
-// _FORTIFY_SOURCE forms (Receive): transfers like Write and Read, counted
+// send, sendto, sendmsg, sendmmsg (Send) and recv, recvfrom, recvmsg,
+// recvmmsg and their _FORTIFY_SOURCE forms (Receive): transfers like Write and Read, counted
 // with them. address: sendto's destination or sendmsg's msg_name; for a
 // receive, the source the kernel filled in (recvfrom, recvmsg) when the
 // caller asked for it and the call succeeded; empty otherwise. call:
 // kIoSocket* below. flags: the MSG_* flags passed. vectors: sendmsg's and
 // recvmsg's iovec count, 0 for a plain buffer. requested, result: as Read.
 // stack: as Read's (kKeywordIoTransferStacks).
+// sendmmsg and recvmmsg (kIoSocketSendMmsg, kIoSocketRecvMmsg) are one
+// event per call, whatever the number of messages: result is the sum of
+// the msg_len of the messages moved, vectors the number of those messages
+// (the call's own return value), requested the size of their buffers,
+// address the first message's.
 inline constexpr uint8_t kIoSocketSend = 0, kIoSocketSendTo = 1, kIoSocketSendMsg = 2, kIoSocketRecv = 3,
-                         kIoSocketRecvFrom = 4, kIoSocketRecvMsg = 5;
+                         kIoSocketRecvFrom = 4, kIoSocketRecvMsg = 5, kIoSocketSendMmsg = 6,
+                         kIoSocketRecvMmsg = 7;
 SPOOR_EVENT(kIoSend, g_io,
             (EventInfo{.name = "Send", .id = 15, .level = Level::info, .keywords = kKeywordIoFd}),
             Field<int32_t>{"fd"}, Field<Blob>{"address"}, Field<uint8_t>{"call"}, Field<int32_t>{"flags"},
@@ -294,6 +301,27 @@ SPOOR_EVENT(kIoFGetcRun, g_io,
             (EventInfo{.name = "FGetcRun", .id = 28, .level = Level::info, .keywords = kKeywordIoStdio}),
             Field<Ptr>{"stream"}, Field<int32_t>{"fd"}, Field<uint64_t>{"calls"}, Field<int64_t>{"result"},
             Field<uint64_t>{"start_ticks"}, Field<uint64_t>{"end_ticks"}, Field<uint32_t>{"stack"});
+
+// listen (socket_hooks.cpp). address: the local address the socket
+// listens on after a successful call (getsockname: also the port the
+// kernel chose for a socket listening without a bind), empty when the
+// call failed. socket_type: as Connect's. backlog: as passed. A socket
+// bound but never listening has a Bind and no Listen.
+SPOOR_EVENT(kIoListen, g_io,
+            (EventInfo{.name = "Listen", .id = 18, .level = Level::info, .keywords = kKeywordIoFd}),
+            Field<int32_t>{"fd"}, Field<Blob>{"address"}, Field<uint8_t>{"socket_type"},
+            Field<int32_t>{"backlog"}, Field<int32_t>{"result"}, Field<uint64_t>{"start_ticks"},
+            Field<uint32_t>{"stack"});
+// socket(domain, type, protocol), as passed (socket_type without
+// SOCK_NONBLOCK and SOCK_CLOEXEC), written just after the new
+// descriptor's FdCreated: what a socket is before any call names it, with
+// no system call (a datagram socket that only uses sendto is never
+// connected nor bound). Not written for sockets made elsewhere (accept
+// has its own event; socketpair's are unix sockets named by inode).
+SPOOR_EVENT(kIoSocket, g_io,
+            (EventInfo{.name = "Socket", .id = 19, .level = Level::info, .keywords = kKeywordIoFd}),
+            Field<int32_t>{"fd"}, Field<uint16_t>{"domain"}, Field<uint8_t>{"socket_type"},
+            Field<int32_t>{"protocol"});
 
 // Registers Spoor.IO and its events, always in the same order (attach.cpp
 // calls it in its fixed-order block, so keys survive an exec).

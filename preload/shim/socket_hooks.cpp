@@ -1,15 +1,15 @@
 // Interposed functions that give a socket its name: connect (the peer),
-// bind (the local address) and accept/accept4 (the peer of the new
-// descriptor). Each records the raw sockaddr (io_provider.h: Connect, Bind,
-// Accept); readers decode it, so the hook neither formats nor resolves
-// anything, allocates nothing and takes no lock.
+// bind (the local address), listen (the address it listens on) and
+// accept/accept4 (the peer of the new descriptor). Each records the raw
+// sockaddr (io_provider.h: Connect, Bind, Listen, Accept); readers decode
+// it, so the hook neither formats nor resolves anything, allocates nothing
+// and takes no lock.
 //
 // Cost when the events are off: as io_hooks.cpp (three loads, one branch).
-// When on: one getsockopt(SO_TYPE) system call (~0.3 us; bind adds a
-// getsockname), a copy of at most
-// 128 bytes and an event write, next to a connect or accept that costs
-// tens of microseconds. Sockets are named rarely next to their transfers
-// (socket_transfer_hooks.cpp).
+// When on: one getsockopt(SO_TYPE) system call (~0.3 us; bind and listen
+// add a getsockname), a copy of at most 128 bytes and an event write,
+// next to a connect or accept that costs tens of microseconds. Sockets
+// are named rarely next to their transfers (socket_transfer_hooks.cpp).
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -22,10 +22,12 @@ namespace spoor::preload {
 namespace {
 
 using ConnectFn = int (*)(int, const sockaddr*, socklen_t);
+using ListenFn = int (*)(int, int);
 using AcceptFn = int (*)(int, sockaddr*, socklen_t*);
 using Accept4Fn = int (*)(int, sockaddr*, socklen_t*, int);
 
 constinit NextFunction<ConnectFn> g_connect{"connect"}, g_bind{"bind"};
+constinit NextFunction<ListenFn> g_listen{"listen"};
 constinit NextFunction<AcceptFn> g_accept{"accept"};
 constinit NextFunction<Accept4Fn> g_accept4{"accept4"};
 
@@ -67,6 +69,22 @@ SPOOR_NOINLINE void record_bind(int fd, const sockaddr* address, socklen_t lengt
   }
   kIoBind.write(fd, address_value(address, length, value == -EFAULT), socket_type(fd), value, start,
                 caller_stack());
+}
+
+// listen: the address the socket listens on (getsockname, as bind's:
+// a socket listening without a bind got its port from the kernel here).
+SPOOR_NOINLINE void record_listen(int fd, int backlog, int result, uint64_t start) {
+  KeptErrno kept;
+  ReentryGuard guard;
+  if (!guard.entered()) return;
+  end_char_runs();  // the thread's pending putc/getc runs come first
+  const int value = result == 0 ? 0 : -kept.value();
+  sockaddr_storage local;
+  socklen_t local_length = sizeof local;
+  if (value != 0 || syscall(SYS_getsockname, fd, &local, &local_length) != 0) local_length = 0;
+  if (local_length > sizeof local) local_length = sizeof local;
+  kIoListen.write(fd, address_value(&local, local_length, false), socket_type(fd), backlog, value, start,
+                  caller_stack());
 }
 
 // The new descriptor's FdCreated, then Accept. `length`: what the kernel
@@ -136,6 +154,16 @@ SPOOR_INTERPOSE int bind(int fd, const sockaddr* address, socklen_t length) noex
   const uint64_t start = spoor_port_ticks();
   const int result = next(fd, address, length);
   record_bind(fd, address, length, result, start);
+  return result;
+}
+
+SPOOR_INTERPOSE int listen(int fd, int backlog) noexcept {
+  const ListenFn next = g_listen.get();
+  if (SPOOR_UNLIKELY(next == nullptr)) return sys_int(syscall(SYS_listen, fd, backlog));
+  if (SPOOR_LIKELY(!kIoListen.enabled())) return next(fd, backlog);
+  const uint64_t start = spoor_port_ticks();
+  const int result = next(fd, backlog);
+  record_listen(fd, backlog, result, start);
   return result;
 }
 

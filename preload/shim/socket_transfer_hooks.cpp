@@ -1,15 +1,17 @@
-// Interposed socket transfers: send, sendto, sendmsg (Send) and recv,
-// recvfrom, recvmsg and the _FORTIFY_SOURCE forms __recv_chk and
-// __recvfrom_chk (Receive). Readers count them with Write and Read, so a
+// Interposed socket transfers: send, sendto, sendmsg, sendmmsg (Send) and
+// recv, recvfrom, recvmsg, recvmmsg and the _FORTIFY_SOURCE forms
+// __recv_chk and __recvfrom_chk (Receive). Readers count them with Write and Read, so a
 // socket's bytes are in its row whichever call moved them (a socket read
 // with read() is a Read, as before).
 //
 // Same shape and cost as io_hooks.cpp's read and write: three loads and a
 // branch when off; when on, two clock reads and an event write, plus a
 // copy of the peer address (at most 128 bytes) for the forms that carry
-// one. sendmmsg and recvmmsg are not covered.
+// one. sendmmsg and recvmmsg add a walk over the messages passed (their
+// msg_len and iovec lengths), after the call.
 #include <sys/socket.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <type_traits>
@@ -29,6 +31,8 @@ using RecvChkFn = ssize_t (*)(int, void*, size_t, size_t, int);
 using RecvFromFn = ssize_t (*)(int, void*, size_t, int, sockaddr*, socklen_t*);
 using RecvFromChkFn = ssize_t (*)(int, void*, size_t, size_t, int, sockaddr*, socklen_t*);
 using RecvMsgFn = ssize_t (*)(int, msghdr*, int);
+using SendMmsgFn = int (*)(int, mmsghdr*, unsigned, int);
+using RecvMmsgFn = int (*)(int, mmsghdr*, unsigned, int, timespec*);
 
 constinit NextFunction<SendFn> g_send{"send"};
 constinit NextFunction<SendToFn> g_sendto{"sendto"};
@@ -38,6 +42,8 @@ constinit NextFunction<RecvChkFn> g_recv_chk{"__recv_chk"};
 constinit NextFunction<RecvFromFn> g_recvfrom{"recvfrom"};
 constinit NextFunction<RecvFromChkFn> g_recvfrom_chk{"__recvfrom_chk"};
 constinit NextFunction<RecvMsgFn> g_recvmsg{"recvmsg"};
+constinit NextFunction<SendMmsgFn> g_sendmmsg{"sendmmsg"};
+constinit NextFunction<RecvMmsgFn> g_recvmmsg{"recvmmsg"};
 
 // What a call moved and where to. `message`: sendmsg's or recvmsg's
 // header, whose vector is summed (only when the call succeeded: the kernel
@@ -67,6 +73,43 @@ SPOOR_NOINLINE void record_socket_transfer(int fd, uint8_t call, int flags, cons
   const int64_t value = result >= 0 ? result : -kept.value();
   kEvent.write(fd, address_value(address, length, unreadable), call, flags, vectors, requested, value, start,
                transfer_stack());
+}
+
+// sendmmsg and recvmmsg: one event for the call (io_provider.h), its
+// result the bytes of the `moved` messages (their msg_len, which the
+// kernel wrote), vectors their number, requested the size of their
+// buffers. address: the first message's (a receive's: when one arrived
+// and the caller asked for it; `capacity` is its buffer size read before
+// the call). Only the moved messages are read: the kernel has read (and
+// written) those; one after them may be what made the call stop (a bad
+// pointer).
+template <const auto& kEvent>
+SPOOR_NOINLINE void record_message_batch(int fd, uint8_t call, int flags, const mmsghdr* messages,
+                                         socklen_t capacity, int moved, uint64_t start) {
+  KeptErrno kept;
+  ReentryGuard guard;
+  if (!guard.entered()) return;
+  end_char_runs();  // the thread's pending putc/getc runs come first
+  uint64_t requested = 0;
+  int64_t bytes = -kept.value();
+  const void* address = nullptr;
+  size_t length = 0;
+  if (moved >= 0) {
+    bytes = 0;
+    for (int m = 0; m < moved; ++m) {
+      const msghdr& header = messages[m].msg_hdr;
+      for (size_t i = 0; i < header.msg_iovlen; ++i) requested += header.msg_iov[i].iov_len;
+      bytes += messages[m].msg_len;
+    }
+    const bool receive = &kEvent == &kIoReceive;
+    if (moved > 0) {
+      address = messages[0].msg_hdr.msg_name;
+      length = receive ? (messages[0].msg_hdr.msg_namelen < capacity ? messages[0].msg_hdr.msg_namelen : capacity)
+                       : messages[0].msg_hdr.msg_namelen;
+    }
+  }
+  kEvent.write(fd, address_value(address, length, false), call, flags, static_cast<uint32_t>(moved < 0 ? 0 : moved),
+               requested, bytes, start, transfer_stack());
 }
 
 // A receive's source address, as the kernel left it: `capacity` is the
@@ -192,6 +235,32 @@ SPOOR_INTERPOSE ssize_t recvmsg(int fd, msghdr* message, int flags) {
   record_socket_transfer<kIoReceive>(fd, kIoSocketRecvMsg, flags, done ? message : nullptr,
                                      done ? message->msg_name : nullptr,
                                      done ? received_length(&message->msg_namelen, capacity) : 0, 0, result, start);
+  return result;
+}
+
+// sendmmsg and recvmmsg return the number of messages moved, not bytes.
+SPOOR_INTERPOSE int sendmmsg(int fd, mmsghdr* messages, unsigned count, int flags) {
+  const SendMmsgFn next = g_sendmmsg.get();
+  if (SPOOR_UNLIKELY(next == nullptr))
+    return static_cast<int>(sys_socket_call(SYS_sendmmsg, fd, word(messages), count, flags, 0, 0));
+  if (SPOOR_LIKELY(!kIoSend.enabled())) return next(fd, messages, count, flags);
+  const uint64_t start = spoor_port_ticks();
+  const int result = next(fd, messages, count, flags);
+  record_message_batch<kIoSend>(fd, kIoSocketSendMmsg, flags, messages, 0, result, start);
+  return result;
+}
+
+SPOOR_INTERPOSE int recvmmsg(int fd, mmsghdr* messages, unsigned count, int flags, timespec* timeout) {
+  const RecvMmsgFn next = g_recvmmsg.get();
+  if (SPOOR_UNLIKELY(next == nullptr))
+    return static_cast<int>(sys_socket_call(SYS_recvmmsg, fd, word(messages), count, flags, word(timeout), 0));
+  if (SPOOR_LIKELY(!kIoReceive.enabled())) return next(fd, messages, count, flags, timeout);
+  const socklen_t capacity = messages != nullptr && count > 0 && messages[0].msg_hdr.msg_name != nullptr
+                                 ? messages[0].msg_hdr.msg_namelen
+                                 : 0;
+  const uint64_t start = spoor_port_ticks();
+  const int result = next(fd, messages, count, flags, timeout);
+  record_message_batch<kIoReceive>(fd, kIoSocketRecvMmsg, flags, messages, capacity, result, start);
   return result;
 }
 

@@ -8,9 +8,11 @@ namespace {
 using analysis::EventKind;
 namespace field = analysis::field;
 
-// Calls only: FdInherited describes a descriptor, it took no time.
+// Calls only: FdInherited describes a descriptor and Socket the one its
+// FdCreated made; neither took time of its own.
 bool is_io(EventKind k) {
-  return (k >= EventKind::io_open && k <= EventKind::io_chdir) && k != EventKind::io_fd_inherited;
+  return (k >= EventKind::io_open && k <= EventKind::io_chdir) && k != EventKind::io_fd_inherited &&
+         k != EventKind::io_socket;
 }
 
 }  // namespace

@@ -264,4 +264,120 @@ TEST(Io, ASocketIsNamedByItsPeer) {
   for (const an::IoOperation& op : io.slowest()) EXPECT_LT(op.file, io.files().size());
 }
 
+// A datagram socket that only sends to destinations it names (sendto),
+// never connected nor bound, is named by the first destination; a second
+// one in the same row is counted in the name. Receives on it count there.
+TEST(Io, ADatagramSenderIsNamedByItsDestinations) {
+  const Bytes dns = {2, 0, 0, 53, 10, 0, 0, 53, 0, 0, 0, 0, 0, 0, 0, 0};      // 10.0.0.53:53
+  const Bytes other = {2, 0, 0, 53, 10, 0, 0, 54, 0, 0, 0, 0, 0, 0, 0, 0};    // 10.0.0.54:53
+  const Bytes third = {2, 0, 0, 53, 10, 0, 0, 55, 0, 0, 0, 0, 0, 0, 0, 0};    // 10.0.0.55:53
+  SpoorTrace t;
+  t.process(100, 1, "resolver", {"resolver"});
+  t.fd_created(100, 100, 1000, 3, "socket:[50]");
+  t.socket(100, 100, 1000, 3, 2, 2, 0);
+  t.send(100, 100, 1100, 3, dns, 30);
+  t.receive(100, 100, 1200, 3, dns, 120);
+  t.send(100, 100, 1300, 3, dns, 31);
+  // A second socket: two destinations, one of them twice.
+  t.fd_created(100, 100, 2000, 4, "socket:[51]");
+  t.socket(100, 100, 2000, 4, 2, 2, 17);
+  t.send(100, 100, 2100, 4, other, 10);
+  t.send(100, 100, 2200, 4, third, 11);
+  t.send(100, 100, 2300, 4, third, 12);
+  t.send(100, 100, 2400, 4, other, -111);  // a failure names nothing new
+  an::IoAnalysis io(spoor::reader::Clock{}, 10);
+  Loaded l = load(t, {&io});
+  const an::IoFile* one = file(io, "udp 10.0.0.53:53 (sendto)");
+  ASSERT_NE(one, nullptr);
+  EXPECT_EQ(one->totals.opens, 1u) << "the socket() call, folded in";
+  EXPECT_EQ(one->totals.bytes_written, 61u);
+  EXPECT_EQ(one->totals.bytes_read, 120u);
+  EXPECT_EQ(file(io, "socket:[50]"), nullptr);
+  const an::IoFile* two = file(io, "udp 10.0.0.54:53 (sendto, +1 more destination)");
+  ASSERT_NE(two, nullptr);
+  EXPECT_EQ(two->totals.writes, 4u);
+  EXPECT_EQ(two->totals.bytes_written, 33u);
+  EXPECT_EQ(two->totals.errors, 1u);
+  EXPECT_EQ(file(io, "socket:[51]"), nullptr);
+  for (const an::IoOperation& op : io.slowest()) EXPECT_LT(op.file, io.files().size());
+}
+
+// What the trace says the socket is decides its protocol: an ICMP
+// datagram socket (an unprivileged ping) is no udp; without a Socket event
+// a socket sending to named destinations is taken for a datagram one; a
+// stream socket's destination (TCP fast open) does not name it, nor does
+// a send to a socket already named.
+TEST(Io, ASendersProtocolIsItsSocketsKind) {
+  const Bytes host = {2, 0, 0, 0, 192, 0, 2, 1, 0, 0, 0, 0, 0, 0, 0, 0};   // 192.0.2.1, port 0
+  const Bytes peer = {2, 0, 0x1f, 0x90, 192, 0, 2, 2, 0, 0, 0, 0, 0, 0, 0, 0};  // 192.0.2.2:8080
+  const Bytes local = {2, 0, 0x13, 0x88, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};  // 0.0.0.0:5000
+  SpoorTrace t;
+  t.process(100, 1, "ping", {"ping"});
+  t.fd_created(100, 100, 1000, 3, "socket:[60]");
+  t.socket(100, 100, 1000, 3, 2, 2, 1);  // AF_INET, SOCK_DGRAM, IPPROTO_ICMP
+  t.send(100, 100, 1100, 3, host, 64);
+  t.fd_created(100, 100, 1200, 4, "socket:[61]");  // no Socket event
+  t.send(100, 100, 1300, 4, peer, 5);
+  t.fd_created(100, 100, 1400, 5, "socket:[62]");
+  t.socket(100, 100, 1400, 5, 2, 1, 0);  // SOCK_STREAM
+  t.send(100, 100, 1500, 5, peer, 7);
+  t.fd_created(100, 100, 1600, 6, "socket:[63]");
+  t.bind(100, 100, 1700, 6, local, 2, 0);
+  t.send(100, 100, 1800, 6, peer, 9);
+  an::IoAnalysis io(spoor::reader::Clock{}, 10);
+  Loaded l = load(t, {&io});
+  EXPECT_NE(file(io, "icmp 192.0.2.1:0 (sendto)"), nullptr);
+  const an::IoFile* guessed = file(io, "udp 192.0.2.2:8080 (sendto)");
+  ASSERT_NE(guessed, nullptr);
+  EXPECT_EQ(guessed->totals.bytes_written, 5u) << "the stream socket's send is not in it";
+  EXPECT_NE(file(io, "socket:[62]"), nullptr);
+  const an::IoFile* bound = file(io, "udp 0.0.0.0:5000 (bound)");
+  ASSERT_NE(bound, nullptr);
+  EXPECT_EQ(bound->totals.bytes_written, 9u);
+}
+
+// A stream socket is a listener from its listen on, not from its bind:
+// one bound and never listening stays "(bound)". A listen without a bind
+// is named by the address the kernel gave it. In a trace without Listen
+// events, an accept shows that the bound socket listens.
+TEST(Io, AStreamSocketListensOnlyAfterListen) {
+  const Bytes server = {2, 0, 0x1f, 0x90, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};  // 0.0.0.0:8080
+  const Bytes idle = {2, 0, 0x1f, 0x91, 127, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0};  // 127.0.0.1:8081
+  const Bytes chosen = {2, 0, 0x9c, 0x40, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};  // 0.0.0.0:40000
+  const Bytes old = {2, 0, 0x1f, 0x92, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};     // 0.0.0.0:8082
+  const Bytes client = {2, 0, 0xc3, 0x50, 127, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0};  // 127.0.0.1:50000
+  SpoorTrace t;
+  t.process(100, 1, "server", {"server"});
+  t.fd_created(100, 100, 1000, 3, "socket:[70]");
+  t.bind(100, 100, 1100, 3, server, 1, 0);
+  t.listen(100, 100, 1200, 3, server, 1, 0);
+  t.fd_created(100, 100, 1300, 5, "socket:[90]");
+  t.accept(100, 100, 1300, 3, client, 1, 5);
+  t.fd_created(100, 100, 1400, 4, "socket:[71]");
+  t.bind(100, 100, 1500, 4, idle, 1, 0);
+  t.listen(100, 100, 1550, 4, {}, 1, -22);  // a failed listen leaves it bound
+  t.fd_created(100, 100, 1600, 6, "socket:[72]");
+  t.listen(100, 100, 1700, 6, chosen, 1, 0);
+  t.fd_created(100, 100, 1800, 7, "socket:[73]");
+  t.bind(100, 100, 1900, 7, old, 1, 0);
+  t.fd_created(100, 100, 2000, 8, "socket:[91]");
+  t.accept(100, 100, 2000, 7, client, 1, 8);
+  an::IoAnalysis io(spoor::reader::Clock{}, 10);
+  Loaded l = load(t, {&io});
+  const an::IoFile* listening = file(io, "tcp 0.0.0.0:8080 (listening)");
+  ASSERT_NE(listening, nullptr);
+  EXPECT_EQ(listening->totals.opens, 1u) << "the socket() call, folded in";
+  EXPECT_EQ(listening->totals.other, 3u) << "bind, listen and accept";
+  EXPECT_EQ(file(io, "tcp 0.0.0.0:8080 (bound)"), nullptr) << "folded into the listener";
+  const an::IoFile* bound = file(io, "tcp 127.0.0.1:8081 (bound)");
+  ASSERT_NE(bound, nullptr);
+  EXPECT_EQ(bound->totals.errors, 1u) << "the failed listen";
+  EXPECT_EQ(file(io, "tcp 127.0.0.1:8081 (listening)"), nullptr);
+  EXPECT_NE(file(io, "tcp 0.0.0.0:40000 (listening)"), nullptr);
+  EXPECT_NE(file(io, "tcp 0.0.0.0:8082 (listening)"), nullptr);
+  EXPECT_EQ(file(io, "tcp 0.0.0.0:8082 (bound)"), nullptr);
+  EXPECT_NE(file(io, "tcp 127.0.0.1:50000 (socket)"), nullptr);
+  for (const an::IoOperation& op : io.slowest()) EXPECT_LT(op.file, io.files().size());
+}
+
 }  // namespace

@@ -18,7 +18,8 @@ namespace spoor::testing {
 enum Key : uint16_t {
   kModuleLoad = 1, kProcessStart, kFork, kProcessExit, kThreadStart, kThreadEnd, kThreadName, kStack,
   kAlloc, kFree, kRealloc, kOpen, kRead, kWrite, kClose, kDup, kSample, kJobStart, kJobStop, kTick,
-  kModuleImage, kSamplerStart, kExec, kExecFailed, kFdCreated, kConnect, kChdir,
+  kModuleImage, kSamplerStart, kExec, kExecFailed, kFdCreated, kConnect, kChdir, kBind, kListen, kAccept, kSend,
+  kReceive, kSocket,
 };
 
 class SpoorTrace {
@@ -63,6 +64,23 @@ class SpoorTrace {
     ev(kConnect, 4, "Connect",
        {{kFieldI32, "fd"}, {kFieldBlob, "address"}, {kFieldU8, "socket_type"}, {kFieldI32, "result"},
         {kFieldU64, "start_ticks"}, {kFieldU32, "stack"}});
+    const std::vector<FieldSpec> naming = {{kFieldI32, "fd"}, {kFieldBlob, "address"}, {kFieldU8, "socket_type"},
+                                           {kFieldI32, "result"}, {kFieldU64, "start_ticks"}, {kFieldU32, "stack"}};
+    ev(kBind, 4, "Bind", naming);
+    ev(kListen, 4, "Listen",
+       {{kFieldI32, "fd"}, {kFieldBlob, "address"}, {kFieldU8, "socket_type"}, {kFieldI32, "backlog"},
+        {kFieldI32, "result"}, {kFieldU64, "start_ticks"}, {kFieldU32, "stack"}});
+    ev(kAccept, 4, "Accept",
+       {{kFieldI32, "fd"}, {kFieldBlob, "address"}, {kFieldU8, "socket_type"}, {kFieldU8, "call"},
+        {kFieldI32, "result"}, {kFieldU64, "start_ticks"}, {kFieldU32, "stack"}});
+    const std::vector<FieldSpec> socket_transfer = {
+        {kFieldI32, "fd"},        {kFieldBlob, "address"}, {kFieldU8, "call"},          {kFieldI32, "flags"},
+        {kFieldU32, "vectors"},   {kFieldU64, "requested"}, {kFieldI64, "result"}, {kFieldU64, "start_ticks"},
+        {kFieldU32, "stack"}};
+    ev(kSend, 4, "Send", socket_transfer);
+    ev(kReceive, 4, "Receive", socket_transfer);
+    ev(kSocket, 4, "Socket",
+       {{kFieldI32, "fd"}, {kFieldU16, "domain"}, {kFieldU8, "socket_type"}, {kFieldI32, "protocol"}});
     ev(kChdir, 4, "Chdir",
        {{kFieldI32, "fd"}, {kFieldString, "path"}, {kFieldString, "cwd"}, {kFieldI32, "result"},
         {kFieldU64, "start_ticks"}, {kFieldU32, "stack"}});
@@ -133,6 +151,33 @@ class SpoorTrace {
   void connect(uint32_t pid, uint32_t tid, uint64_t t, int32_t fd, const Bytes& address, uint8_t type,
                int32_t result) {
     add(pid, R(kConnect, t, tid).i32(fd).blob(address).u8(type).i32(result).u64(t).u32(0));
+  }
+  void bind(uint32_t pid, uint32_t tid, uint64_t t, int32_t fd, const Bytes& address, uint8_t type,
+            int32_t result) {
+    add(pid, R(kBind, t, tid).i32(fd).blob(address).u8(type).i32(result).u64(t).u32(0));
+  }
+  // `address`: the local address (empty when the call failed).
+  void listen(uint32_t pid, uint32_t tid, uint64_t t, int32_t fd, const Bytes& address, uint8_t type,
+              int32_t result) {
+    add(pid, R(kListen, t, tid).i32(fd).blob(address).u8(type).i32(128).i32(result).u64(t).u32(0));
+  }
+  // On listener `fd`; result: the new descriptor, `address` its peer's.
+  void accept(uint32_t pid, uint32_t tid, uint64_t t, int32_t fd, const Bytes& address, uint8_t type,
+              int32_t result) {
+    add(pid, R(kAccept, t, tid).i32(fd).blob(address).u8(type).u8(4).i32(result).u64(t).u32(0));
+  }
+  // sendto (call 1) with a destination, send (call 0) without.
+  void send(uint32_t pid, uint32_t tid, uint64_t t, int32_t fd, const Bytes& address, int64_t result) {
+    add(pid, R(kSend, t, tid).i32(fd).blob(address).u8(address.empty() ? 0 : 1).i32(0).u32(0)
+                 .u64(result > 0 ? static_cast<uint64_t>(result) : 0).i64(result).u64(t).u32(0));
+  }
+  void receive(uint32_t pid, uint32_t tid, uint64_t t, int32_t fd, const Bytes& address, int64_t result) {
+    add(pid, R(kReceive, t, tid).i32(fd).blob(address).u8(address.empty() ? 3 : 4).i32(0).u32(0)
+                 .u64(result > 0 ? static_cast<uint64_t>(result) : 0).i64(result).u64(t).u32(0));
+  }
+  // socket(domain, type, protocol), written after its FdCreated.
+  void socket(uint32_t pid, uint32_t tid, uint64_t t, int32_t fd, uint16_t domain, uint8_t type, int32_t protocol) {
+    add(pid, R(kSocket, t, tid).i32(fd).u16(domain).u8(type).i32(protocol));
   }
   // chdir (fd -1) or fchdir; cwd: the directory after it, "" when the call failed.
   void chdir(uint32_t pid, uint32_t tid, uint64_t t, int32_t fd, const std::string& path, const std::string& cwd,

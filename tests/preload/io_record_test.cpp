@@ -84,7 +84,7 @@ IoReplay replay(const std::string& path) {
     r.note(e);  // stacks and modules
     if (e.provider->name != "Spoor.IO") continue;
     ++r.events[name];
-    if (name == "FdInherited") continue;  // a description, not a call: no start_ticks
+    if (name == "FdInherited" || name == "Socket") continue;  // descriptions, not calls: no start_ticks
     if (u64(e, "start_ticks") == 0 || u64(e, "start_ticks") > e.ticks) ++r.untimed;
     if (name == "Open") {
       Open o{str(e, "path"), i64(e, "dirfd"), i64(e, "fd"), u64(e, "stack")};

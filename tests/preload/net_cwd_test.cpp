@@ -1,8 +1,10 @@
 // Sockets named by their addresses and relative paths made absolute, end
-// to end: programs/net_cwd.c (loopback TCP and UDP, unix sockets, chdir
-// and relative opens) under spoor record. The trace must hold each
-// socket's raw address and every byte sent and received; the report must
-// name socket rows by peer (or local address for a listener) and count a
+// to end: programs/net_cwd.c (loopback TCP and UDP, unix sockets, an
+// unconnected datagram sender, sendmmsg/recvmmsg, chdir and relative
+// opens) under spoor record. The trace must hold each socket's raw
+// address and every byte sent and received; the report must name socket
+// rows by peer (or local address for a bound socket or a listener, or the
+// destination for a socket that only sends to named ones) and count a
 // file opened by relative and absolute paths as one row.
 #include <gtest/gtest.h>
 
@@ -74,6 +76,10 @@ class NetCwd : public ::testing::Test {
 TEST_F(NetCwd, TheTraceHoldsEachSocketsAddressAndEveryByte) {
   ASSERT_EQ(recorded_.status, 0) << recorded_.err;
   const int tcp = std::stoi(printed_.at("tcp")), udp = std::stoi(printed_.at("udp"));
+  const int dgram = std::stoi(printed_.at("dgram")), idle = std::stoi(printed_.at("idle"));
+  int tcp_listens = 0, unix_listens = 0, idle_binds = 0, dgram_binds = 0, inet_datagram_sockets = 0;
+  int64_t sent_to_dgram = 0;
+  std::vector<uint64_t> batch_messages;  // sendmmsg's and recvmmsg's `vectors`
   std::vector<int64_t> connects;  // results of connects to the TCP listener
   int udp_connects = 0, unix_connects = 0, tcp_binds = 0, udp_binds = 0, abstract_binds = 0, accepts = 0;
   std::map<uint64_t, int64_t> sent, received;  // call -> bytes
@@ -100,6 +106,8 @@ TEST_F(NetCwd, TheTraceHoldsEachSocketsAddressAndEveryByte) {
       EXPECT_EQ(i64(e, "result"), 0);
       if (loopback_port(a) == tcp) ++tcp_binds;  // the kernel's port, not the 0 asked for
       if (loopback_port(a) == udp) ++udp_binds;
+      if (loopback_port(a) == idle) ++idle_binds;
+      if (loopback_port(a) == dgram) ++dgram_binds;
       if (a.size() > 3 && a[0] == 1 && a[2] == 0 && std::string(a.begin() + 3, a.end()) == abstract) ++abstract_binds;
     } else if (name == "Accept") {
       ++accepts;
@@ -110,16 +118,28 @@ TEST_F(NetCwd, TheTraceHoldsEachSocketsAddressAndEveryByte) {
       if (a[0] == 2) {
         EXPECT_GT(loopback_port(a), 0);
       }
+    } else if (name == "Listen") {
+      EXPECT_EQ(i64(e, "result"), 0);
+      EXPECT_EQ(u64(e, "socket_type"), 1u) << "SOCK_STREAM";
+      const auto a = blob(e, "address");
+      if (loopback_port(a) == tcp) ++tcp_listens;
+      if (a.size() > 2 && a[0] == 1 && std::string(a.begin() + 2, a.end()).find(unix_path) == 0) ++unix_listens;
+      EXPECT_NE(loopback_port(a), idle) << "the idle socket never listens";
+    } else if (name == "Socket") {
+      if (u64(e, "domain") == 2 && u64(e, "socket_type") == 2) ++inet_datagram_sockets;
     } else if (name == "Send") {
       sent[u64(e, "call")] += i64(e, "result");
+      if (loopback_port(blob(e, "address")) == dgram) sent_to_dgram += i64(e, "result");
+      if (u64(e, "call") == 6) batch_messages.push_back(u64(e, "vectors"));
     } else if (name == "Receive") {
       received[u64(e, "call")] += i64(e, "result");
+      if (u64(e, "call") == 7) batch_messages.push_back(u64(e, "vectors"));
       if (u64(e, "call") == 4 && loopback_port(blob(e, "address")) > 0) ++received_from_loopback;
     } else if (name == "Chdir") {
       EXPECT_EQ(i64(e, "result"), 0);
       cwds.push_back(str(e, "cwd"));
     }
-    if (name != "FdInherited" && name != "FdCreated") {
+    if (name != "FdInherited" && name != "FdCreated" && name != "Socket") {
       EXPECT_GT(u64(e, "start_ticks"), 0u) << name;
     }
   });
@@ -131,10 +151,19 @@ TEST_F(NetCwd, TheTraceHoldsEachSocketsAddressAndEveryByte) {
   EXPECT_EQ(udp_binds, 1);
   EXPECT_EQ(abstract_binds, 1);
   EXPECT_EQ(accepts, 2) << "accept and accept4";
+  EXPECT_EQ(tcp_listens, 1);
+  EXPECT_EQ(unix_listens, 1);
+  EXPECT_EQ(idle_binds, 1);
+  EXPECT_EQ(dgram_binds, 1);
+  EXPECT_EQ(inet_datagram_sockets, 4) << "udp's two sockets and dgram's two";
   EXPECT_EQ(sent[0], 1000 + 64 + 20) << "send: tcp, udp, unix";
-  EXPECT_EQ(sent[1], 7) << "sendto: the abstract socket";
+  EXPECT_EQ(sent[1], 7 + 40) << "sendto: the abstract socket, the datagram sender";
   EXPECT_EQ(sent[2], 300) << "sendmsg";
-  EXPECT_EQ(received[3], 1000 + 20 + 7) << "recv";
+  EXPECT_EQ(sent[6], 10 + 20 + 30) << "sendmmsg: the sum of its messages' msg_len";
+  EXPECT_EQ(received[7], 10 + 20 + 30) << "recvmmsg";
+  EXPECT_EQ(batch_messages, (std::vector<uint64_t>{3, 3})) << "one event per call, with its message count";
+  EXPECT_EQ(sent_to_dgram, 40 + 60) << "sendto's and sendmmsg's destination";
+  EXPECT_EQ(received[3], 1000 + 20 + 7 + 40) << "recv";
   EXPECT_EQ(received[4], 300 + 64) << "recvfrom";
   EXPECT_EQ(received_from_loopback, 1) << "the datagram's source address";
   EXPECT_EQ(cwds, std::vector<std::string>({dir_, dir_ + "/sub", dir_})) << "chdir, chdir, fchdir";
@@ -160,7 +189,9 @@ TEST_F(NetCwd, TheReportNamesSocketsByAddressAndMergesRelativeOpens) {
   // The server's end: named by its peer, the client's port.
   int accepted = 0;
   for (const auto& [path, f] : files) {
-    if (path.rfind("tcp 127.0.0.1:", 0) != 0 || path == tcp + " (socket)" || path == tcp + " (listening)") continue;
+    if (path.rfind("tcp 127.0.0.1:", 0) != 0 || path == tcp + " (socket)" || path == tcp + " (listening)" ||
+        path == "tcp 127.0.0.1:" + printed_.at("idle") + " (bound)")
+      continue;
     ++accepted;
     EXPECT_EQ(f["bytes_read"], 1000 + 50) << path;
     EXPECT_EQ(f["bytes_written"], 300) << path;
@@ -182,12 +213,28 @@ TEST_F(NetCwd, TheReportNamesSocketsByAddressAndMergesRelativeOpens) {
   ASSERT_TRUE(has(abstract)) << report.out;
   EXPECT_EQ(files[abstract]["bytes_read"], 7);
 
-  // Only the abstract socket's sender, never bound nor connected, keeps
-  // its kernel object's name.
-  int64_t unnamed_bytes = 0;
-  for (const auto& [path, f] : files)
-    if (path.rfind("socket:[", 0) == 0) unnamed_bytes += f["bytes_read"].get<int64_t>() + f["bytes_written"].get<int64_t>();
-  EXPECT_EQ(unnamed_bytes, 7);
+  // The abstract socket's sender, never bound nor connected, is named by
+  // where it sent.
+  const std::string abstract_sender = "unix @" + printed_.at("abstract") + " (sendto)";
+  ASSERT_TRUE(has(abstract_sender)) << report.out;
+  EXPECT_EQ(files[abstract_sender]["bytes_written"], 7);
+
+  // The datagram sender: sendto and sendmmsg to one destination, its row.
+  const std::string dgram = "udp 127.0.0.1:" + printed_.at("dgram");
+  ASSERT_TRUE(has(dgram + " (sendto)")) << report.out;
+  EXPECT_EQ(files[dgram + " (sendto)"]["bytes_written"], 40 + 60);
+  EXPECT_EQ(files[dgram + " (sendto)"]["writes"], 2) << "sendto, and sendmmsg as one call";
+  ASSERT_TRUE(has(dgram + " (bound)")) << report.out;
+  EXPECT_EQ(files[dgram + " (bound)"]["bytes_read"], 40 + 60);
+  EXPECT_EQ(files[dgram + " (bound)"]["reads"], 2) << "recv, and recvmmsg as one call";
+
+  // A tcp socket bound but never listening is no listener.
+  const std::string idle = "tcp 127.0.0.1:" + printed_.at("idle");
+  EXPECT_TRUE(has(idle + " (bound)")) << report.out;
+  EXPECT_FALSE(has(idle + " (listening)")) << report.out;
+
+  // No socket keeps its kernel object's name: each was named by an address.
+  for (const auto& [path, f] : files) EXPECT_NE(path.rfind("socket:[", 0), 0u) << path;
 
   const std::string db = dir_ + "/t.db";
   ASSERT_TRUE(has(db)) << report.out;

@@ -7,6 +7,7 @@
 #include <string_view>
 #include <queue>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "spoor/analysis/io_names.h"
 
@@ -61,13 +62,35 @@ enum class Counted { open, read, write, other };
 
 constexpr int32_t kAtFdcwd = -100;  // openat's "relative to the working directory"
 constexpr int64_t kInProgress = -115;  // -EINPROGRESS: a non-blocking connect under way
-constexpr uint8_t kStream = 1, kSeqpacket = 5;  // SO_TYPE
+constexpr uint8_t kStream = 1, kDatagram = 2, kSeqpacket = 5;  // SO_TYPE
+constexpr int32_t kProtocolIcmp = 1, kProtocolIcmp6 = 58;     // IPPROTO_ICMP, IPPROTO_ICMPV6
+constexpr std::string_view kBound = " (bound)", kListening = " (listening)", kSendto = " (sendto)";
 
 // A row that stands for one socket until its address is known: renaming
 // it (Connect, Bind, Accept) folds it into the named row. "fd N in pid P"
 // is not one: that name is the descriptor number's, which a later,
 // unrelated descriptor may take.
 bool names_a_socket_object(std::string_view path) { return path.starts_with("socket:["); }
+
+// A socket's row that no address has named yet: its kernel object's, or
+// the descriptor's when the trace never saw it made.
+bool unnamed_socket(std::string_view path) { return names_a_socket_object(path) || path.starts_with("fd "); }
+
+// What socket() said a socket is (the Socket event); type 0 when the
+// trace did not say.
+struct SocketKind {
+  uint8_t type = 0;
+  int32_t protocol = 0;
+};
+
+// A destination of a socket named by its sends: an ICMP datagram socket
+// (an unprivileged ping) is not udp, though its type says datagram.
+std::string destination_name(std::span<const uint8_t> address, SocketKind kind) {
+  std::string name = describe_socket_address(address, kind.type);
+  const bool icmp = kind.protocol == kProtocolIcmp || kind.protocol == kProtocolIcmp6;
+  if (icmp && name.starts_with("udp ")) name.replace(0, 3, "icmp");
+  return name;
+}
 
 // A socket address that names something: not AF_UNSPEC (connect's way of
 // dissolving a datagram socket's association), not missing.
@@ -107,6 +130,16 @@ struct IoAnalysis::State {
   std::vector<uint32_t> thread_slot;  // ThreadIndex -> index in threads, or kNone
   std::priority_queue<IoOperation, std::vector<IoOperation>, Slower> slowest;  // fastest on top
   IoTotals totals;
+  // Per row of a socket's kernel object ("socket:[ino]"), what socket()
+  // made it.
+  std::unordered_map<uint32_t, SocketKind> socket_kinds;
+  // Per row named by sends ("... (sendto)"), the socket's kind and every
+  // destination its sockets sent to (the row's name is the first's).
+  struct SentTo {
+    SocketKind kind;
+    std::unordered_set<std::string> destinations;
+  };
+  std::unordered_map<uint32_t, SentTo> sent_to;
 
   uint32_t file_named(std::string_view path) {
     auto [it, inserted] = file_by_path.try_emplace(std::string(path), static_cast<uint32_t>(files.size()));
@@ -143,13 +176,75 @@ struct IoAnalysis::State {
   // Gives `fd` of this process the row `name`. Its row so far, when that
   // was the socket's kernel object ("socket:[ino]", the name every copy of
   // it in any process has), is folded into the new one.
-  uint32_t rename_socket(FdTable& table, int32_t fd, const std::string& name, const EventContext& c) {
+  // `fold_bound`: also fold a "... (bound)" row (a listener's, named at
+  // its bind).
+  uint32_t rename_socket(FdTable& table, int32_t fd, const std::string& name, const EventContext& c,
+                         bool fold_bound = false) {
     const uint32_t old_file = file_of_fd(table, fd, c);
     const uint32_t new_file = file_named(name);
     if (old_file == new_file || fd < 0) return new_file;
     table[fd] = new_file;
-    if (names_a_socket_object(files[old_file].path)) folded_into[old_file] = new_file;
+    const std::string_view old_path = files[old_file].path;
+    if (names_a_socket_object(old_path) || (fold_bound && old_path.ends_with(kBound)))
+      folded_into[old_file] = new_file;
     return new_file;
+  }
+
+  // A stream socket starts listening: named by `address` when the Listen
+  // has one, else by its bind's address. A socket named by anything but
+  // its kernel object, descriptor or bind keeps its name.
+  uint32_t name_listener(FdTable& table, int32_t fd, std::span<const uint8_t> address, uint8_t type,
+                         const EventContext& c) {
+    const uint32_t file = file_of_fd(table, fd, c);
+    const std::string_view current = files[file].path;
+    std::string name;
+    if (names_an_endpoint(address) && (unnamed_socket(current) || current.ends_with(kBound)))
+      name = describe_socket_address(address, type) + std::string(kListening);
+    else if (current.ends_with(kBound))
+      name = std::string(current.substr(0, current.size() - kBound.size())) + std::string(kListening);
+    else
+      return file;
+    return rename_socket(table, fd, name, c, true);
+  }
+
+  // A send to `address` on a socket no connect or bind named: its row
+  // takes the destination's name ("udp 10.0.0.53:53 (sendto)"), and a
+  // row so named notes each further destination.
+  uint32_t name_by_destination(FdTable& table, int32_t fd, std::span<const uint8_t> address,
+                               const EventContext& c) {
+    const uint32_t file = file_of_fd(table, fd, c);
+    if (auto it = sent_to.find(file); it != sent_to.end()) {
+      it->second.destinations.insert(destination_name(address, it->second.kind));
+      return file;
+    }
+    if (!unnamed_socket(files[file].path)) return file;
+    SocketKind kind;
+    if (auto it = socket_kinds.find(file); it != socket_kinds.end()) kind = it->second;
+    // A stream socket's destination (TCP fast open) makes a connection,
+    // which its Connect-less sends do not name here. A seqpacket one
+    // (SCTP's one-to-many style) sends to destinations as a datagram one.
+    if (kind.type == kStream) return file;
+    // Without a Socket event: a destination per call is a datagram
+    // socket's way (a raw socket's too, which needs privileges).
+    if (kind.type == 0) kind.type = kDatagram;
+    const std::string destination = destination_name(address, kind);
+    const uint32_t named = rename_socket(table, fd, destination + std::string(kSendto), c);
+    SentTo& row = sent_to[named];
+    if (row.destinations.empty()) row.kind = kind;
+    row.destinations.insert(destination);
+    return named;
+  }
+
+  // A row named by its first destination tells how many others it had.
+  void name_destination_counts() {
+    for (const auto& [file, row] : sent_to) {
+      if (row.destinations.size() < 2 || folded_into[file] != kNone) continue;
+      std::string& path = files[file].path;
+      if (!path.ends_with(kSendto)) continue;
+      const size_t more = row.destinations.size() - 1;
+      path.resize(path.size() - kSendto.size());
+      path += " (sendto, +" + std::to_string(more) + (more == 1 ? " more destination)" : " more destinations)");
+    }
   }
 
   // Merges the folded rows into theirs, keeping first-use order.
@@ -399,9 +494,35 @@ struct IoAnalysis::State {
       }
       case EventKind::io_send:
       case EventKind::io_receive: {
-        const uint32_t file = file_of_fd(fds(c), static_cast<int32_t>(field_i64(e, k, f::kIoFd, -1)), c);
+        FdTable& table = fds(c);
+        const auto fd = static_cast<int32_t>(field_i64(e, k, f::kIoFd, -1));
+        const int64_t result = field_i64(e, k, f::kIoResult);
         const bool read = k.kind == EventKind::io_receive;
-        count(e, c, file, read ? Counted::read : Counted::write, field_i64(e, k, f::kIoResult));
+        const std::span<const uint8_t> address = field_blob(e, k, f::kIoAddress);
+        const uint32_t file = !read && result >= 0 && names_an_endpoint(address)
+                                  ? name_by_destination(table, fd, address, c)
+                                  : file_of_fd(table, fd, c);
+        count(e, c, file, read ? Counted::read : Counted::write, result);
+        return;
+      }
+      case EventKind::io_socket: {
+        // What the socket is, for a name its sends may give it later; it
+        // follows the socket's row (its FdCreated came first) through
+        // dups and forks. Not a call of its own: not counted.
+        const uint32_t file = file_of_fd(fds(c), static_cast<int32_t>(field_i64(e, k, f::kIoFd, -1)), c);
+        socket_kinds[file] = SocketKind{static_cast<uint8_t>(field_u64(e, k, f::kIoSocketType)),
+                                        static_cast<int32_t>(field_i64(e, k, f::kIoProtocol))};
+        return;
+      }
+      case EventKind::io_listen: {
+        FdTable& table = fds(c);
+        const auto fd = static_cast<int32_t>(field_i64(e, k, f::kIoFd, -1));
+        const int64_t result = field_i64(e, k, f::kIoResult);
+        const uint32_t file =
+            result == 0 ? name_listener(table, fd, field_blob(e, k, f::kIoAddress),
+                                        static_cast<uint8_t>(field_u64(e, k, f::kIoSocketType)), c)
+                        : file_of_fd(table, fd, c);
+        count(e, c, file, Counted::other, result);
         return;
       }
       case EventKind::io_connect: {
@@ -425,20 +546,17 @@ struct IoAnalysis::State {
         return;
       }
       case EventKind::io_bind: {
-        // A socket not yet named by a peer takes its local address: a
-        // stream socket bound is a listener (a client binding its source
-        // address is renamed by its connect).
+        // A socket not yet named by a peer takes its local address,
+        // "(bound)" until a Listen makes it a listener (a client binding
+        // its source address is renamed by its connect).
         FdTable& table = fds(c);
         const auto fd = static_cast<int32_t>(field_i64(e, k, f::kIoFd, -1));
         const std::span<const uint8_t> address = field_blob(e, k, f::kIoAddress);
         const int64_t result = field_i64(e, k, f::kIoResult);
         uint32_t file = file_of_fd(table, fd, c);
-        const std::string_view current = files[file].path;
-        const bool unnamed = names_a_socket_object(current) || current.starts_with("fd ");
-        if (result == 0 && unnamed && names_an_endpoint(address)) {
+        if (result == 0 && unnamed_socket(files[file].path) && names_an_endpoint(address)) {
           const auto type = static_cast<uint8_t>(field_u64(e, k, f::kIoSocketType));
-          const bool listens = type == kStream || type == kSeqpacket;
-          file = rename_socket(table, fd, describe_socket_address(address, type) + (listens ? " (listening)" : " (bound)"), c);
+          file = rename_socket(table, fd, describe_socket_address(address, type) + std::string(kBound), c);
         }
         count(e, c, file, Counted::other, result);
         return;
@@ -448,15 +566,17 @@ struct IoAnalysis::State {
         // FdCreated came first) is named by its peer, or, for a peer
         // without an address (a unix client that never bound), by the
         // listener it came through.
+        // A listener still "(bound)" is from a trace without Listen
+        // events: accepting proves it listens.
         FdTable& table = fds(c);
-        const uint32_t listener = file_of_fd(table, static_cast<int32_t>(field_i64(e, k, f::kIoFd, -1)), c);
+        const auto fd = static_cast<int32_t>(field_i64(e, k, f::kIoFd, -1));
+        const auto type = static_cast<uint8_t>(field_u64(e, k, f::kIoSocketType));
         const int64_t result = field_i64(e, k, f::kIoResult, -1);
+        const uint32_t listener = result >= 0 ? name_listener(table, fd, {}, type, c) : file_of_fd(table, fd, c);
         count(e, c, listener, Counted::other, result);
         if (result < 0) return;
-        const auto type = static_cast<uint8_t>(field_u64(e, k, f::kIoSocketType));
         std::string name = describe_socket_address(field_blob(e, k, f::kIoAddress), type);
         const std::string_view listening = files[listener].path;
-        constexpr std::string_view kListening = " (listening)";
         if ((name == "unix (unnamed)" || name == "(no address)") && listening.ends_with(kListening))
           name = std::string(listening.substr(0, listening.size() - kListening.size())) + " (accepted)";
         else
@@ -523,6 +643,7 @@ void IoAnalysis::on_event(const reader::Event& e, const EventContext& c) {
 
 void IoAnalysis::on_end(const TraceModel& model) {
   (void)model;
+  state_->name_destination_counts();
   state_->fold();
 }
 

@@ -18,7 +18,7 @@ struct KindSpec {
 // Every Spoor.IO kind shares one slot layout (field::kIo*).
 #define SPOOR_IO_FIELDS \
   {"fd",    "path", "result", "start_ticks", "requested", "stack",       "target", "stream", \
-   "old_stream", "flags", "last", "call",   "address",     "socket_type", "dirfd",  "cwd", "calls", "end_ticks"}
+   "old_stream", "flags", "last", "call",   "address",     "socket_type", "dirfd",  "cwd", "calls", "end_ticks", "protocol"}
 
 const KindSpec kSpecs[] = {
     {"Spoor.Process", "ModuleLoad", EventKind::module_load, {"bias", "start", "size", "path", "build_id"}},
@@ -64,6 +64,8 @@ const KindSpec kSpecs[] = {
     {"Spoor.IO", "Accept", EventKind::io_accept, SPOOR_IO_FIELDS},
     {"Spoor.IO", "Send", EventKind::io_send, SPOOR_IO_FIELDS},
     {"Spoor.IO", "Receive", EventKind::io_receive, SPOOR_IO_FIELDS},
+    {"Spoor.IO", "Listen", EventKind::io_listen, SPOOR_IO_FIELDS},
+    {"Spoor.IO", "Socket", EventKind::io_socket, SPOOR_IO_FIELDS},
     {"Spoor.IO", "Chdir", EventKind::io_chdir, SPOOR_IO_FIELDS},
     {"Spoor.Samples", "Sample", EventKind::sample, {"stack", "periods"}},
     {"Spoor.Samples", "SamplerStart", EventKind::sampler_start, {"hz"}},

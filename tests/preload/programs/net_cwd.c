@@ -14,13 +14,20 @@
 //         sends 20; accept4 gives the server end, which receives 20. A
 //         datagram socket bound to the abstract name "spoor-net-PID" gets
 //         7 bytes sent with sendto from an unbound one.
+//   dgram a udp socket bound to 127.0.0.1 (port from the kernel) gets,
+//         from a socket never connected nor bound, 40 bytes by sendto,
+//         then 10, 20 and 30 bytes in one sendmmsg; it receives the 40
+//         with recv and the three with one recvmmsg (60 bytes). A tcp
+//         socket is bound to 127.0.0.1 (port from the kernel) and never
+//         listens.
 //   cwd   chdir(DIR); open("t.db") fails (not there yet); DIR/t.db made
 //         by its absolute path (5 bytes written); mkdir sub; reopened as
 //         "sub/../t.db" (5 read), then as "t.db" through openat on a
 //         descriptor of DIR after chdir("sub") (5 read), then after
 //         fchdir back to DIR as "./t.db" (5 read).
 //
-// Prints "tcp PORT", "udp PORT" and "abstract NAME" lines; exits 0 when
+// Prints "tcp PORT", "udp PORT", "abstract NAME", "dgram PORT" and "idle
+// PORT" lines; exits 0 when
 // every byte arrived.
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -137,6 +144,46 @@ static int unix_sockets(const char* dir) {
   return 0;
 }
 
+static int datagrams(void) {
+  struct sockaddr_in address;
+  const int receiver = bound_inet(SOCK_DGRAM, &address);
+  const int sender = socket(AF_INET, SOCK_DGRAM, 0);
+  if (receiver < 0 || sender < 0) return 50;
+  printf("dgram %u\n", ntohs(address.sin_port));
+  if (sendto(sender, buffer, 40, 0, (struct sockaddr*)&address, sizeof address) != 40) return 51;
+  if (recv(receiver, buffer, sizeof buffer, 0) != 40) return 52;
+  struct iovec parts[3] = {{buffer, 10}, {buffer, 20}, {buffer, 30}};
+  struct mmsghdr out[3];
+  memset(out, 0, sizeof out);
+  for (int i = 0; i < 3; ++i) {
+    out[i].msg_hdr.msg_name = &address;
+    out[i].msg_hdr.msg_namelen = sizeof address;
+    out[i].msg_hdr.msg_iov = &parts[i];
+    out[i].msg_hdr.msg_iovlen = 1;
+  }
+  if (sendmmsg(sender, out, 3, 0) != 3) return 53;
+  // Loopback queues the three at once: one recvmmsg gets them all.
+  static char slots[3][100];
+  struct iovec in_parts[3] = {{slots[0], 100}, {slots[1], 100}, {slots[2], 100}};
+  struct mmsghdr in[3];
+  memset(in, 0, sizeof in);
+  for (int i = 0; i < 3; ++i) {
+    in[i].msg_hdr.msg_iov = &in_parts[i];
+    in[i].msg_hdr.msg_iovlen = 1;
+  }
+  if (recvmmsg(receiver, in, 3, MSG_WAITFORONE, NULL) != 3) return 54;
+  if (in[0].msg_len + in[1].msg_len + in[2].msg_len != 60) return 55;
+  close(sender);
+  close(receiver);
+
+  struct sockaddr_in idle_address;
+  const int idle = bound_inet(SOCK_STREAM, &idle_address);
+  if (idle < 0) return 56;
+  printf("idle %u\n", ntohs(idle_address.sin_port));
+  close(idle);
+  return 0;
+}
+
 static int read_five(int fd) {
   const int ok = fd >= 0 && read(fd, buffer, sizeof buffer) == 5;
   if (fd >= 0) close(fd);
@@ -165,6 +212,7 @@ int main(int argc, char** argv) {
   int status = tcp();
   if (status == 0) status = udp();
   if (status == 0) status = unix_sockets(argv[1]);
+  if (status == 0) status = datagrams();
   if (status == 0) status = relative_paths(argv[1]);
   fflush(stdout);
   return status;

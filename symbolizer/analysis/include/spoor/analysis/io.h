@@ -16,10 +16,16 @@
 //
 // Sockets: a connected one is named by its peer ("tcp 127.0.0.1:8080
 // (socket)", from Connect, also one still in progress, or Accept), a bound
-// one not connected by its local address ("tcp 0.0.0.0:80 (listening)",
-// "udp 0.0.0.0:53 (bound)"), an accepted unix one without a peer address
-// by its listener's ("unix /run/x.sock (accepted)"); its "socket:[ino]"
-// row is folded into that name when the trace ends (io_names.h decodes).
+// one not connected by its local address ("udp 0.0.0.0:53 (bound)", "tcp
+// 0.0.0.0:80 (bound)" until its Listen makes it "tcp 0.0.0.0:80
+// (listening)"; in a trace without Listen events, its first Accept does),
+// an accepted unix one without a peer address by its listener's ("unix
+// /run/x.sock (accepted)"), and one that only sends to destinations it
+// names (sendto, sendmsg's msg_name), never connected nor bound, by the
+// first of them ("udp 10.0.0.53:53 (sendto)", "... (sendto, +2 more
+// destinations)": the protocol from its Socket event, a datagram socket's
+// when the trace has none); its "socket:[ino]" row is folded into that
+// name when the trace ends (io_names.h decodes).
 //
 // Paths: an open's relative path is made absolute against the working
 // directory (ProcessStart's cwd, then each Chdir's) or openat's directory
@@ -43,7 +49,7 @@ struct IoTotals {
   uint64_t opens = 0;     // Open, FOpen, FReopen, FDOpen
   uint64_t reads = 0;     // Read, FRead, Receive calls and the calls of FGetcRun runs
   uint64_t writes = 0;    // Write, FWrite, Send calls and the calls of FPutcRun runs
-  uint64_t other = 0;     // Close, Seek, Sync, Dup, FClose, FFlush, Connect, Bind, Accept, Chdir
+  uint64_t other = 0;     // Close, Seek, Sync, Dup, FClose, FFlush, Connect, Bind, Listen, Accept, Chdir
   uint64_t errors = 0;    // calls that returned -errno (or a failed open)
   uint64_t bytes_read = 0;
   uint64_t bytes_written = 0;
