@@ -317,7 +317,9 @@ TEST(KernelRecord, AStackCopyLargerThanOneBlobGoesOnInContinuationFields) {
       EXPECT_EQ(e.blob("stack"), 16376u) << "only a full first field goes on";
       ++long_copies;
     }
-    if (e.blob("stack_3") > 0) EXPECT_EQ(e.blob("stack_2"), 16376u);
+    if (e.blob("stack_3") > 0) {
+      EXPECT_EQ(e.blob("stack_2"), 16376u);
+    }
     EXPECT_LE(joined, 65528u);
     largest = std::max(largest, joined);
   }
