@@ -12,7 +12,7 @@
 # before zstd) and the program's own CPU time (the kernel charges each
 # sample's copy to it).
 #
-#   bench/kernel_stack_size.sh [SIZE...]   (default: 8192 16376)
+#   bench/kernel_stack_size.sh [SIZE...]   (default: 16376 32768 65528)
 # Environment: SPOOR_BENCH_DIR (/tmp/spoor-kernel-stack), SPOOR_TOOL
 # (default: the release preset's build), SPOOR_BENCH_REPS (1),
 # SPOOR_BENCH_HZ (the sample rate, 1000), SPOOR_BENCH_WORK ("walk",
@@ -28,7 +28,7 @@ works=()
 [[ ${SPOOR_BENCH_WORK:-both} == deep ]] || works+=("0 200")
 [[ ${SPOOR_BENCH_WORK:-both} == walk ]] || works+=("40 6000")
 sizes=("$@")
-[[ ${#sizes[@]} -gt 0 ]] || sizes=(8192 16376)
+[[ ${#sizes[@]} -gt 0 ]] || sizes=(16376 32768 65528)
 if [[ ! -x $spoor ]]; then
   cmake --preset release -B build/release >/dev/null
   cmake --build build/release -j2 --target spoor

@@ -73,10 +73,10 @@ AttrPlan plan_attrs(const PlanOptions& o, const TracepointLookup& lookup) {
   const KernelRequest& r = o.request;
   // 512 KiB per CPU is what an unprivileged user may lock by default
   // (perf_event_mlock_kb 516 = 128 data pages + the header page): room for
-  // 32 DWARF samples of 16 KiB (the kernel reserves the full copy size per
-  // sample), 32 ms at 1 kHz where the recorder drains every millisecond,
-  // and 8 of 64 KiB. A privileged recorder takes room for 128 stack copies,
-  // at least 2 MiB: 2 MiB at 16 KiB, 8 MiB at 64 KiB.
+  // 16 DWARF samples of the default 32 KiB (the kernel reserves the full
+  // copy size per sample), 16 ms at 1 kHz where the recorder drains every
+  // millisecond, and 8 of 64 KiB. A privileged recorder takes room for 128
+  // stack copies, at least 2 MiB: 4 MiB at 32 KiB, 8 MiB at 64 KiB.
   const uint32_t stack_pages = ((o.stack_bytes & ~7u) + 4095) / 4096;
   plan.ring_data_pages = priv.perfmon ? std::max(512u, round_up_pow2(128 * stack_pages)) : 128;
   plan.ring_min_data_pages = std::min(plan.ring_data_pages, std::max(8u, round_up_pow2(2 * sample_ring_pages(o))));

@@ -403,7 +403,8 @@ std::string stack_copy_hint(const json& cpu) {
   const uint64_t largest = u(cpu, "largest_stack_copy");
   if (largest + 2048 < kernelsrc::kMaxStackBytes) {
     const uint64_t twice = (2 * largest + 7) & ~uint64_t{7};
-    const uint64_t next = std::min<uint64_t>(kernelsrc::kMaxStackBytes, std::max<uint64_t>(16376, twice));
+    const uint64_t next =
+        std::min<uint64_t>(kernelsrc::kMaxStackBytes, std::max<uint64_t>(kernelsrc::kDefaultStackBytes, twice));
     return "    " + count_text(n) + " samples stopped because the stack copy was too short; try --kernel-stack-size " +
            std::to_string(next) + "\n";
   }

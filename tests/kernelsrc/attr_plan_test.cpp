@@ -103,8 +103,10 @@ TEST(AttrPlan, RingsMakeRoomForTheLargestStackCopy) {
   const AttrPlan root = plan_attrs(o, known_ids);
   EXPECT_EQ(root.ring_data_pages, 2048u) << "128 copies of 16 pages";
   EXPECT_GE(root.ring_min_data_pages * 4096u, 2u * kMaxStackBytes);
-  o.stack_bytes = kDefaultStackBytes;
-  EXPECT_EQ(plan_attrs(o, known_ids).ring_data_pages, 512u) << "2 MiB at the default copy";
+  o.stack_bytes = 16376;
+  EXPECT_EQ(plan_attrs(o, known_ids).ring_data_pages, 512u) << "2 MiB at 16 KiB";
+  o.stack_bytes = 4096;
+  EXPECT_EQ(plan_attrs(o, known_ids).ring_data_pages, 512u) << "never less than 2 MiB";
   o.privilege = kUnprivileged;
   o.stack_bytes = kMaxStackBytes;
   const AttrPlan user = plan_attrs(o, known_ids);

@@ -100,9 +100,11 @@ static_assert(kStackChunks * kStackChunkBytes >= kMaxStackBytes - 8 * 8,
 
 // The default copy. Interpreters recurse through C (Python's eval loop:
 // ~0.5 KiB a level), so 8 KiB, perf's default, cut most of a Python
-// program's samples short (bench/RESULTS.md, "Kernel samples: how much
-// user stack to copy").
-inline constexpr uint32_t kDefaultStackBytes = 16376;
+// program's samples short, and 16 KiB still most of a deeper one's; 32 KiB
+// unwound all of them, and 64 KiB gained nothing more while taking twice
+// the ring (bench/RESULTS.md, "Kernel samples: how much user stack to
+// copy" and "Kernel samples: more than 16 KiB of user stack").
+inline constexpr uint32_t kDefaultStackBytes = 32768;
 
 struct PlanOptions {
   KernelRequest request;
