@@ -25,6 +25,14 @@ Str read_string(Bytes raw, const TracepointField& f) {
 
 Blob u64_blob(const std::vector<uint64_t>& v) { return Blob{v.data(), static_cast<uint32_t>(v.size() * 8)}; }
 
+// The i-th kStackChunkBytes of a stack copy (empty past its end): what
+// CpuSample's stack, stack_2, ... hold.
+Blob stack_chunk(Bytes stack, uint32_t i) {
+  const size_t from = std::min<size_t>(stack.size(), size_t{i} * kStackChunkBytes);
+  const size_t n = std::min<size_t>(stack.size() - from, kStackChunkBytes);
+  return Blob{stack.data() + from, static_cast<uint32_t>(n)};
+}
+
 }  // namespace
 
 const char* syscall_name(uint64_t nr) {
@@ -169,10 +177,14 @@ bool KernelConvert::sample(const EventMeta& m, Bytes record, TraceWriter& w, Ker
   }
   switch (m.role) {
     case Role::cpu_sample:
+      // A copy longer than one Blob holds goes on in stack_2..stack_4; the
+      // kernel keeps every copy below their sum (attr_plan.h).
+      static_assert(kStackChunks == 4, "CpuSample has stack and stack_2..stack_4");
       out.append(w, kCpuSample, t, s.pid, s.tid, s.cpu, s.ip, static_cast<uint32_t>(s.regs_abi),
                  s.regs_abi != 0 ? m.regs_mask : uint64_t{0},
-                 Blob{s.regs.data(), static_cast<uint32_t>(s.regs.size())},
-                 Blob{s.stack.data(), static_cast<uint32_t>(s.stack.size())}, u64_blob(user_), u64_blob(kernel_));
+                 Blob{s.regs.data(), static_cast<uint32_t>(s.regs.size())}, stack_chunk(s.stack, 0),
+                 u64_blob(user_), u64_blob(kernel_), stack_chunk(s.stack, 1), stack_chunk(s.stack, 2),
+                 stack_chunk(s.stack, 3));
       return true;
     case Role::fault_minor:
     case Role::fault_major:

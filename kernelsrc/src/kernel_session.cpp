@@ -74,9 +74,10 @@ struct CpuRing {
 };
 
 // Maps the ring of `fd` (1 + 2^n pages) as the CPU's; when locked memory
-// runs short, with fewer pages. False with errno set when none fits.
-bool map_ring(CpuRing& ring, int fd, uint32_t data_pages) {
-  for (uint32_t pages = data_pages; pages >= 8; pages /= 2) {
+// runs short, with fewer pages, down to `min_pages`. False with errno set
+// when none fits.
+bool map_ring(CpuRing& ring, int fd, uint32_t data_pages, uint32_t min_pages) {
+  for (uint32_t pages = data_pages; pages >= min_pages; pages /= 2) {
     ring.map_bytes = (1 + pages) * kPage;
     ring.map = mmap(nullptr, ring.map_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
     if (ring.map != MAP_FAILED) break;
@@ -209,7 +210,7 @@ bool KernelSession::open(const PlanOptions& requested, pid_t pid, uint32_t ncpus
         s->fds.push_back(fd);
         CpuRing& ring = s->cpus[cpu];
         if (ring.fd < 0) {
-          if (!map_ring(ring, fd, plan.ring_data_pages)) {
+          if (!map_ring(ring, fd, plan.ring_data_pages, plan.ring_min_data_pages)) {
             *error = "cannot map the kernel ring of CPU " + std::to_string(cpu) + ": " + std::strerror(errno) +
                      " (locked memory: ulimit -l, sysctl kernel.perf_event_mlock_kb)";
             return false;

@@ -398,12 +398,18 @@ void print_cpu(const json& cpu, std::string& out) {
 std::string stack_copy_hint(const json& cpu) {
   const uint64_t n = u(cpu, "stack_copy_short");
   if (n < 10 || n * 20 < u(cpu, "samples")) return "";
-  const std::string max = std::to_string(kernelsrc::kMaxStackBytes);
-  if (u(cpu, "largest_stack_copy") < kernelsrc::kMaxStackBytes)
+  // The kernel trims a copy near its 64 KiB cap so the record (registers,
+  // callchain) fits a 16-bit size: within 2 KiB of the cap is the most.
+  const uint64_t largest = u(cpu, "largest_stack_copy");
+  if (largest + 2048 < kernelsrc::kMaxStackBytes) {
+    const uint64_t twice = (2 * largest + 7) & ~uint64_t{7};
+    const uint64_t next =
+        std::min<uint64_t>(kernelsrc::kMaxStackBytes, std::max<uint64_t>(kernelsrc::kDefaultStackBytes, twice));
     return "    " + count_text(n) + " samples stopped because the stack copy was too short; try --kernel-stack-size " +
-           max + "\n";
-  return "    " + count_text(n) + " samples stopped because the stack copy was too short, though it held " + max +
-         " bytes, the most a trace holds: their outer frames are missing\n";
+           std::to_string(next) + "\n";
+  }
+  return "    " + count_text(n) + " samples stopped because the stack copy was too short, though it held " +
+         std::to_string(largest) + " bytes, the most the kernel copies: their outer frames are missing\n";
 }
 
 void print_kernel(const json& k, std::string& out) {

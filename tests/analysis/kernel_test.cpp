@@ -275,4 +275,41 @@ TEST(Kernel, WalksEndingAtTheStackCopysEndAreCounted) {
   EXPECT_EQ(u.largest_stack_copy, 8u);
 }
 
+// The same samples with each stack copy split over stack, stack_2 and
+// stack_3, as the recorder splits a copy longer than one Blob holds: the
+// loader joins them and unwinds each as one copy, to main, with no walk
+// stopped short (a walk of `stack` alone would end after 64 bytes).
+TEST(Kernel, AStackCopySplitOverContinuationFieldsUnwindsAsOne) {
+  const std::string path = ::testing::TempDir() + "/kernel_test_split.capture";
+  ASSERT_EQ(std::system((std::string(SPOOR_CAPTURE_PROGRAM) + " " + path + " 10 2").c_str()), 0);
+  Capture c;
+  ASSERT_TRUE(read_capture(path, c));
+  KernelTrace t;
+  t.process(400, 1, "capture", {"capture"});
+  for (const auto& m : c.modules)
+    if (m.image.empty()) t.module_load(400, 1, m.bias, m.start, m.size, m.path);
+  uint64_t time = 10;
+  size_t largest = 0;
+  for (const CapturedSample& s : c.samples) {
+    ASSERT_GT(s.stack.size(), 128u);
+    const auto at = [&](size_t n) { return s.stack.begin() + static_cast<std::ptrdiff_t>(n); };
+    const Bytes first(s.stack.begin(), at(64)), second(at(64), at(128)), rest(at(128), s.stack.end());
+    t.cpu_sample(400, 400, ++time, s.regs[spoor::unwind::kPerfIp], s.mask, s.regs, first, {}, {second, rest});
+    largest = std::max(largest, s.stack.size());
+  }
+  an::CpuAnalysis kernel(an::SampleSource::kernel);
+  Loaded l = load(t, {&kernel});
+  const an::KernelUnwindSummary& u = l.model.kernel_unwind;
+  EXPECT_EQ(u.dwarf, c.samples.size());
+  EXPECT_EQ(u.stack_copy_short, 0u);
+  EXPECT_TRUE(u.stops.empty());
+  EXPECT_EQ(u.largest_stack_copy, largest) << "the joined copy, not its first field";
+  an::SymbolizedStacks symbols(l.model);
+  const an::CpuProfile p = kernel.profile(symbols);
+  uint64_t main_inclusive = 0;
+  for (const an::FunctionCost& f : p.functions)
+    if (f.function == "main") main_inclusive = f.inclusive;
+  EXPECT_EQ(main_inclusive, c.samples.size());
+}
+
 }  // namespace

@@ -38,7 +38,7 @@ class KernelTrace : public SpoorTrace {
     ev(kKCpuSample, "CpuSample",
        {{kFieldU32, "pid"}, {kFieldU32, "tid"}, {kFieldU32, "cpu"}, {kFieldU64, "ip"}, {kFieldU32, "regs_abi"},
         {kFieldU64, "regs_mask"}, {kFieldBlob, "regs"}, {kFieldBlob, "stack"}, {kFieldBlob, "callchain"},
-        {kFieldBlob, "kernel_callchain"}});
+        {kFieldBlob, "kernel_callchain"}, {kFieldBlob, "stack_2"}, {kFieldBlob, "stack_3"}, {kFieldBlob, "stack_4"}});
     ev(kKContextSwitch, "ContextSwitch",
        {{kFieldU32, "pid"}, {kFieldU32, "tid"}, {kFieldU32, "cpu"}, {kFieldBool, "out"}, {kFieldBool, "preempted"}});
     ev(kKPageFault, "PageFault",
@@ -71,11 +71,15 @@ class KernelTrace : public SpoorTrace {
   }
 
   // A sample with registers (perf layout, `mask`) and a stack copy, or
-  // with only the kernel's callchain (empty regs).
+  // with only the kernel's callchain (empty regs); `more`: the copy's
+  // continuation fields stack_2.. (at most 3), as the recorder splits a
+  // copy longer than one Blob.
   void cpu_sample(uint32_t pid, uint32_t tid, uint64_t t, uint64_t ip, uint64_t mask, const std::vector<uint64_t>& regs,
-                  const Bytes& stack, const std::vector<uint64_t>& callchain) {
-    kadd(t, K(kKCpuSample, t).u32(pid).u32(tid).u32(0).u64(ip).u32(regs.empty() ? 0 : 2).u64(mask)
-                .blob(u64_bytes(regs)).blob(stack).blob(u64_bytes(callchain)).blob({}));
+                  const Bytes& stack, const std::vector<uint64_t>& callchain, const std::vector<Bytes>& more = {}) {
+    RecordBuilder r = K(kKCpuSample, t).u32(pid).u32(tid).u32(0).u64(ip).u32(regs.empty() ? 0 : 2).u64(mask)
+                          .blob(u64_bytes(regs)).blob(stack).blob(u64_bytes(callchain)).blob({});
+    for (size_t i = 0; i < 3; ++i) r.blob(i < more.size() ? more[i] : Bytes{});
+    kadd(t, r);
   }
   void context_switch(uint32_t pid, uint32_t tid, uint64_t t, bool out, bool preempted) {
     kadd(t, K(kKContextSwitch, t).u32(pid).u32(tid).u32(0).boolean(out).boolean(preempted));

@@ -94,6 +94,28 @@ TEST(AttrPlan, SamplesAskForCyclesWithCpuClockFallbackRegistersAndStack) {
   EXPECT_TRUE(s->attr.sample_type & PERF_SAMPLE_CALLCHAIN);
 }
 
+// A 64 KiB copy: a privileged ring still holds 128 of them; an
+// unprivileged one keeps the mlock default; neither falls back to a ring
+// too small for two samples (a record larger than its ring is always lost).
+TEST(AttrPlan, RingsMakeRoomForTheLargestStackCopy) {
+  PlanOptions o = request("samples", kRoot);
+  o.stack_bytes = kMaxStackBytes;
+  const AttrPlan root = plan_attrs(o, known_ids);
+  EXPECT_EQ(root.ring_data_pages, 2048u) << "128 copies of 16 pages";
+  EXPECT_GE(root.ring_min_data_pages * 4096u, 2u * kMaxStackBytes);
+  o.stack_bytes = 16376;
+  EXPECT_EQ(plan_attrs(o, known_ids).ring_data_pages, 512u) << "2 MiB at 16 KiB";
+  o.stack_bytes = 4096;
+  EXPECT_EQ(plan_attrs(o, known_ids).ring_data_pages, 512u) << "never less than 2 MiB";
+  o.privilege = kUnprivileged;
+  o.stack_bytes = kMaxStackBytes;
+  const AttrPlan user = plan_attrs(o, known_ids);
+  EXPECT_EQ(user.ring_data_pages, 128u);
+  EXPECT_GE(user.ring_min_data_pages * 4096u, 2u * kMaxStackBytes);
+  EXPECT_LE(user.ring_min_data_pages, user.ring_data_pages);
+  EXPECT_EQ(user.ring_min_data_pages & (user.ring_min_data_pages - 1), 0u) << "a power of two";
+}
+
 TEST(AttrPlan, NoStackCopyWhenTheSizeIsZero) {
   PlanOptions o = request("samples");
   o.stack_bytes = 0;

@@ -121,6 +121,39 @@ TEST_F(KernelConvertTest, ManyRecordsSpanPacketsAndAllComeBack) {
 }
 
 #if defined(__x86_64__)
+// A stack copy longer than one Blob holds: `stack` takes the first
+// kStackChunkBytes, stack_2.. the rest in order, and joined they are the
+// kernel's copy byte for byte.
+TEST_F(KernelConvertTest, AStackCopyLongerThanOneBlobIsSplitInOrder) {
+  constexpr uint64_t kBits = kSampleIdBits | PERF_SAMPLE_IP | PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_REGS_USER |
+                             PERF_SAMPLE_STACK_USER;
+  convert_.add_event(77, EventMeta{Role::cpu_sample, "samples", "", kBits, 0x7, {}});
+  constexpr size_t kCopy = 40000;  // 2 full chunks and 7248 bytes
+  RecordBuilder b(PERF_RECORD_SAMPLE);
+  b.u64(77).u64(0x401000).u32x2(10, 11).u64(5000).u32x2(1, 0);  // id, ip, pid/tid, time, cpu
+  b.u64(2).u64(static_cast<uint64_t>(PERF_CONTEXT_USER)).u64(0x401000);  // callchain
+  b.u64(PERF_SAMPLE_REGS_ABI_64).u64(1).u64(2).u64(3);
+  b.u64(kCopy);
+  std::vector<uint8_t> copy(kCopy);
+  for (size_t i = 0; i < kCopy; ++i) copy[i] = static_cast<uint8_t>(i * 7 + i / 251);
+  b.put(copy.data(), copy.size()).u64(kCopy);  // dyn_size: all of it copied
+  ASSERT_TRUE(convert_.convert(b.done(), 0, identity_, *writer_, stream_));
+  const auto events = finish();
+  ASSERT_EQ(events.size(), 1u);
+  ASSERT_EQ(events[0].descriptor->name, "CpuSample");
+  std::vector<uint8_t> joined;
+  std::vector<size_t> sizes;
+  for (const char* name : {"stack", "stack_2", "stack_3", "stack_4"}) {
+    const auto* v = events[0].field(name);
+    ASSERT_NE(v, nullptr) << name;
+    const auto& blob = std::get<reader::Blob>(*v);
+    sizes.push_back(blob.bytes.size());
+    joined.insert(joined.end(), blob.bytes.begin(), blob.bytes.end());
+  }
+  EXPECT_EQ(sizes, (std::vector<size_t>{kStackChunkBytes, kStackChunkBytes, kCopy - 2 * kStackChunkBytes, 0}));
+  EXPECT_TRUE(joined == copy) << "the chunks, in order, are the copy";
+}
+
 TEST(SyscallNames, KnowsTheCommonOnes) {
   EXPECT_STREQ(syscall_name(0), "read");
   EXPECT_STREQ(syscall_name(1), "write");

@@ -298,6 +298,36 @@ TEST(KernelRecord, NoPreloadRecordsAStaticProgram) {
   expect_samples_in_spin_here(SPOOR_SPIN_STATIC, "--no-preload --kernel=samples");
 }
 
+// A copy larger than one Blob holds (the program has ~48 KiB of live
+// stack): the recorder splits it over stack and stack_2.., the first
+// field full, so some sample carries more than 16376 bytes in all.
+TEST(KernelRecord, AStackCopyLargerThanOneBlobGoesOnInContinuationFields) {
+  SKIP_WITHOUT_PERF();
+  const std::string path = trace_path("deep");
+  const Process p = run(kSpoor + " record --no-preload --kernel=samples --sample-hz 1000 --kernel-stack-size 65528 -o " +
+                        path + " -- " + SPOOR_DEEP_SPIN + " 200");
+  ASSERT_EQ(p.status, 0) << p.err;
+  const Recording r = read_trace(path);
+  size_t samples = 0, long_copies = 0, largest = 0;
+  for (const KernelEvent& e : r.kernel) {
+    if (e.name != "CpuSample" || e.u("regs_abi") == 0) continue;
+    ++samples;
+    const size_t joined = e.blob("stack") + e.blob("stack_2") + e.blob("stack_3") + e.blob("stack_4");
+    if (e.blob("stack_2") > 0) {
+      EXPECT_EQ(e.blob("stack"), 16376u) << "only a full first field goes on";
+      ++long_copies;
+    }
+    if (e.blob("stack_3") > 0) {
+      EXPECT_EQ(e.blob("stack_2"), 16376u);
+    }
+    EXPECT_LE(joined, 65528u);
+    largest = std::max(largest, joined);
+  }
+  ASSERT_GE(samples, 50u) << p.err;
+  EXPECT_GT(largest, 16376u) << "a copy longer than one Blob";
+  EXPECT_GE(long_copies * 2, samples) << "most samples are taken 48 KiB deep";
+}
+
 TEST(KernelRecord, PrivilegedTierShowsSchedSwitchForTheProgram) {
   SKIP_WITHOUT_PERF();
   if (geteuid() != 0) GTEST_SKIP() << "the privileged tier needs root or CAP_PERFMON";

@@ -257,7 +257,7 @@ TEST(KernelRecord, ATooShortStackCopyGetsAHint) {
   EXPECT_LE(cpu["largest_stack_copy"].get<uint64_t>(), 8u);
   const Process text = run(kSpoor + " report --kernel " + path);
   ASSERT_EQ(text.status, 0) << text.err;
-  EXPECT_NE(text.out.find("samples stopped because the stack copy was too short; try --kernel-stack-size 16376"),
+  EXPECT_NE(text.out.find("samples stopped because the stack copy was too short; try --kernel-stack-size 32768"),
             std::string::npos)
       << text.out;
   std::filesystem::remove(path);

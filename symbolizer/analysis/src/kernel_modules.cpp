@@ -36,6 +36,17 @@ std::string masked(const std::string& reason) {
 
 }  // namespace
 
+std::span<const uint8_t> sample_stack(const reader::Event& e, const KnownEvent& k, std::vector<uint8_t>& joined) {
+  const std::span<const uint8_t> first = field_blob(e, k, f::kKStack);
+  if (field_blob(e, k, f::kKStack2).empty()) return first;  // one Blob held it: no copy
+  joined.assign(first.begin(), first.end());
+  for (int slot : {f::kKStack2, f::kKStack3, f::kKStack4}) {
+    const std::span<const uint8_t> more = field_blob(e, k, slot);
+    joined.insert(joined.end(), more.begin(), more.end());
+  }
+  return joined;
+}
+
 KernelModules::KernelModules(TraceModel& model, const LoadOptions& options, ModulePaths& paths)
     : m_(model), paths_(paths), biases_(options.sysroot) {
   unwind_options_.debug_dirs = options.debug_dirs;
@@ -101,7 +112,7 @@ StackKey KernelModules::unwind(const reader::Event& e, const KnownEvent& k, Imag
   s.regs_abi = static_cast<uint32_t>(field_u64(e, k, f::kKRegsAbi));
   s.regs.mask = field_u64(e, k, f::kKRegsMask);
   s.regs.values = field_blob(e, k, f::kKRegs);
-  s.stack = field_blob(e, k, f::kKStack);
+  s.stack = sample_stack(e, k, stack_);
   s.callchain = field_blob(e, k, f::kKCallchain);
   const unwind::UnwoundStack r = u.unwinder.unwind(s);
   KernelUnwindSummary& sum = m_.kernel_unwind;

@@ -5,8 +5,10 @@
 #ifndef SPOOR_ANALYSIS_KERNEL_MODULES_H
 #define SPOOR_ANALYSIS_KERNEL_MODULES_H
 
+#include <span>
 #include <string>
 #include <unordered_map>
+#include <vector>
 
 #include "spoor/analysis/known_events.h"
 #include "spoor/analysis/load.h"
@@ -16,6 +18,11 @@
 #include "spoor/unwind/process_unwinder.h"
 
 namespace spoor::analysis {
+
+// A CpuSample's user stack copy: `stack`, then its continuations
+// stack_2..stack_4 when the copy was longer than one Blob holds (joined
+// into `joined`, which the result then points into; else `stack` itself).
+std::span<const uint8_t> sample_stack(const reader::Event& e, const KnownEvent& k, std::vector<uint8_t>& joined);
 
 class KernelModules {
  public:
@@ -53,6 +60,7 @@ class KernelModules {
   unwind::UnwindOptions unwind_options_;
   unwind::MappingBias biases_;
   std::unordered_map<ImageIndex, ImageUnwinder> unwinders_;
+  std::vector<uint8_t> stack_;  // a sample's stack joined from its Blobs (sample_stack)
 };
 
 }  // namespace spoor::analysis

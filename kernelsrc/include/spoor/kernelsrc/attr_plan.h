@@ -78,19 +78,33 @@ struct AttrPlan {
   std::vector<Unavailable> unavailable;
   std::vector<std::string> notes;
   uint32_t ring_data_pages = 0;      // per CPU, a power of two (plus one header page mapped)
+  // The fewest a ring may have when locked memory runs short: room for two
+  // CPU samples of the planned stack copy (a record larger than the ring is
+  // always lost).
+  uint32_t ring_min_data_pages = 8;
 };
 
-// The most user stack one CpuSample holds: its `stack` is a Blob, whose
-// length the trace format caps at 16383 bytes (spoor::kMaxValueBytes, a
-// 2-byte length), rounded down to the 8 perf requires. The kernel would copy
-// up to 64 KiB - 8; more than this would be cut off when written.
-inline constexpr uint32_t kMaxStackBytes = 16376;
+// One Blob of a CpuSample's stack copy: the trace format caps a Blob at
+// 16383 bytes (spoor::kMaxValueBytes, a 2-byte length), rounded down to the
+// 8 perf copies in. A longer copy goes on in the sample's stack_2..stack_4.
+inline constexpr uint32_t kStackChunkBytes = 16376;
+inline constexpr uint32_t kStackChunks = 4;  // stack, stack_2, stack_3, stack_4
 
-// The default copy: the most a trace holds. Interpreters recurse through C
-// (Python's eval loop: ~0.5 KiB a level), so 8 KiB, perf's default, cut
-// most of a Python program's samples short (bench/RESULTS.md, "Kernel
-// samples: how much user stack to copy").
-inline constexpr uint32_t kDefaultStackBytes = kMaxStackBytes;
+// The most user stack the kernel copies per sample (perf_event_attr's
+// sample_stack_user: below 64 KiB, a multiple of 8). It trims the copy
+// further so the whole record fits its 16-bit size (regs and callchain
+// take a few hundred bytes), so kStackChunks chunks always hold it.
+inline constexpr uint32_t kMaxStackBytes = 65528;
+static_assert(kStackChunks * kStackChunkBytes >= kMaxStackBytes - 8 * 8,
+              "the chunks hold every copy the kernel gives (a record has at least 8 u64s beside the stack)");
+
+// The default copy. Interpreters recurse through C (Python's eval loop:
+// ~0.5 KiB a level), so 8 KiB, perf's default, cut most of a Python
+// program's samples short, and 16 KiB still most of a deeper one's; 32 KiB
+// unwound all of them, and 64 KiB gained nothing more while taking twice
+// the ring (bench/RESULTS.md, "Kernel samples: how much user stack to
+// copy" and "Kernel samples: more than 16 KiB of user stack").
+inline constexpr uint32_t kDefaultStackBytes = 32768;
 
 struct PlanOptions {
   KernelRequest request;

@@ -28,10 +28,14 @@ using FieldU64 = Field<uint64_t>;
 
 // regs: one u64 per set bit of regs_mask, ascending; stack: the user stack
 // copied from the sampled sp upward; callchain/kernel_callchain: u64 ips
-// with the PERF_CONTEXT_* markers removed.
+// with the PERF_CONTEXT_* markers removed. stack_2..stack_4: the rest of a
+// copy longer than one Blob holds (kStackChunkBytes each, in order; empty
+// when it ends before), appended so that readers before them still read
+// `stack` (its first kStackChunkBytes); traces before them have none.
 SPOOR_KERNEL_EVENT(kCpuSample, (EventInfo{.name = "CpuSample", .id = 1}), FieldU32{"pid"}, FieldU32{"tid"}, FieldU32{"cpu"},
                    FieldU64{"ip"}, FieldU32{"regs_abi"}, FieldU64{"regs_mask"}, Field<Blob>{"regs"}, Field<Blob>{"stack"},
-                   Field<Blob>{"callchain"}, Field<Blob>{"kernel_callchain"});
+                   Field<Blob>{"callchain"}, Field<Blob>{"kernel_callchain"}, Field<Blob>{"stack_2"},
+                   Field<Blob>{"stack_3"}, Field<Blob>{"stack_4"});
 // out: 1 switched out, 0 switched in; preempted: switched out while runnable.
 SPOOR_KERNEL_EVENT(kContextSwitch, (EventInfo{.name = "ContextSwitch", .id = 2}), FieldU32{"pid"}, FieldU32{"tid"},
                    FieldU32{"cpu"}, Field<bool>{"out"}, Field<bool>{"preempted"});

@@ -98,9 +98,11 @@ inline constexpr int kImageBias = 0, kImagePath = 1, kImageOffset = 2, kImageByt
 inline constexpr int kSampleStack = 0, kPeriods = 1, kSamplerHz = 0;
 // Spoor.Kernel (every kind but kernel_lost starts with pid, tid):
 inline constexpr int kKernelPid = 0, kKernelTid = 1, kKernelCpu = 2;
-// kernel_sample: pid, tid, cpu, ip, regs_abi, regs_mask, regs, stack, callchain, kernel_callchain
+// kernel_sample: pid, tid, cpu, ip, regs_abi, regs_mask, regs, stack, callchain, kernel_callchain,
+// stack_2, stack_3, stack_4 (a copy longer than one Blob goes on in these;
+// traces before them have none)
 inline constexpr int kKSampleIp = 3, kKRegsAbi = 4, kKRegsMask = 5, kKRegs = 6, kKStack = 7, kKCallchain = 8,
-                     kKKernelCallchain = 9;
+                     kKKernelCallchain = 9, kKStack2 = 10, kKStack3 = 11, kKStack4 = 12;
 // kernel_switch: pid, tid, cpu, out, preempted
 inline constexpr int kKOut = 3, kKPreempted = 4;
 // kernel_fault: pid, tid, cpu, address, ip, major, callchain
