@@ -42,7 +42,7 @@ perf_event_attr machine_wide_attr(perf_event_attr a) {
 // whole requested stack copy, beside the registers and a callchain (up to
 // perf's 127 frames by default), whatever it then copies.
 uint32_t sample_ring_pages(const PlanOptions& o) {
-  const uint32_t bytes = (o.stack_bytes & ~7u) + 8 * 17 + 8 * 128 + 128;
+  const uint32_t bytes = o.stack_copy_bytes() + 8 * 17 + 8 * 128 + 128;
   return (bytes + 4095) / 4096;
 }
 
@@ -73,11 +73,11 @@ AttrPlan plan_attrs(const PlanOptions& o, const TracepointLookup& lookup) {
   const KernelRequest& r = o.request;
   // 512 KiB per CPU is what an unprivileged user may lock by default
   // (perf_event_mlock_kb 516 = 128 data pages + the header page): room for
-  // 16 DWARF samples of the default 32 KiB (the kernel reserves the full
-  // copy size per sample), 16 ms at 1 kHz where the recorder drains every
+  // 32 DWARF samples of its default 16 KiB (the kernel reserves the full
+  // copy size per sample), 32 ms at 1 kHz where the recorder drains every
   // millisecond, and 8 of 64 KiB. A privileged recorder takes room for 128
   // stack copies, at least 2 MiB: 4 MiB at 32 KiB, 8 MiB at 64 KiB.
-  const uint32_t stack_pages = ((o.stack_bytes & ~7u) + 4095) / 4096;
+  const uint32_t stack_pages = (o.stack_copy_bytes() + 4095) / 4096;
   plan.ring_data_pages = priv.perfmon ? std::max(512u, round_up_pow2(128 * stack_pages)) : 128;
   plan.ring_min_data_pages = std::min(plan.ring_data_pages, std::max(8u, round_up_pow2(2 * sample_ring_pages(o))));
   const perf_event_attr base = base_attr(priv, plan.ring_data_pages);
@@ -123,9 +123,9 @@ AttrPlan plan_attrs(const PlanOptions& o, const TracepointLookup& lookup) {
         s.attr.sample_type |= PERF_SAMPLE_REGS_USER;
         s.attr.sample_regs_user = regs;
       }
-      if (o.stack_bytes > 0 && regs != 0) {
+      if (o.stack_copy_bytes() > 0 && regs != 0) {
         s.attr.sample_type |= PERF_SAMPLE_STACK_USER;
-        s.attr.sample_stack_user = o.stack_bytes & ~7u;
+        s.attr.sample_stack_user = o.stack_copy_bytes();
       }
       perf_event_attr clock = s.attr;
       clock.type = PERF_TYPE_SOFTWARE;

@@ -27,7 +27,7 @@ struct RecordOptions {
   uint32_t packet_bytes = 128u << 10;
   bool compress = true;                  // zstd COMPRESSED blocks (docs/FORMAT.md)
   kernelsrc::KernelRequest kernel;       // kernel sources (perf_event_open); none by default
-  uint32_t kernel_stack_bytes = kernelsrc::kDefaultStackBytes;  // user stack copied per kernel CPU sample
+  uint32_t kernel_stack_bytes = kernelsrc::kStackBytesByPrivilege;  // user stack copied per kernel CPU sample
   bool no_preload = false;               // no shim: kernel sources only (static programs too)
 };
 

@@ -203,7 +203,9 @@ options:
                           what would enable it
   --kernel-all            every kernel source this machine allows
   --kernel-stack-size N   user stack bytes copied per kernel CPU sample,
-                          0-65528 (default 32768; 0: registers only)
+                          0-65528 (default 32768 as root or with
+                          CAP_PERFMON, else 16376, for the smaller ring
+                          an unprivileged user may lock; 0: registers only)
   --no-preload            do not inject libspoor-preload.so: kernel sources
                           only (--kernel-all unless --kernel says), which
                           works for static and Go programs too

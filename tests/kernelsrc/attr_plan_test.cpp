@@ -116,6 +116,28 @@ TEST(AttrPlan, RingsMakeRoomForTheLargestStackCopy) {
   EXPECT_EQ(user.ring_min_data_pages & (user.ring_min_data_pages - 1), 0u) << "a power of two";
 }
 
+// Unset, the copy follows the privilege: 32 KiB where the ring holds 128
+// of them, 16 KiB in the 512 KiB an unprivileged user may lock.
+TEST(AttrPlan, TheDefaultStackCopyFollowsThePrivilege) {
+  PlanOptions o = request("samples", kRoot);
+  ASSERT_EQ(o.stack_bytes, kStackBytesByPrivilege);
+  AttrPlan plan = plan_attrs(o, known_ids);
+  const PlannedEvent* s = find(plan, Role::cpu_sample);
+  ASSERT_NE(s, nullptr);
+  EXPECT_EQ(s->attr.sample_stack_user, kDefaultStackBytes);
+  o.privilege = kUnprivileged;
+  plan = plan_attrs(o, known_ids);
+  s = find(plan, Role::cpu_sample);
+  ASSERT_NE(s, nullptr);
+  EXPECT_EQ(s->attr.sample_stack_user, kDefaultUnprivilegedStackBytes);
+  EXPECT_EQ(plan.ring_data_pages, 128u);
+  o.stack_bytes = 4096;
+  plan = plan_attrs(o, known_ids);
+  s = find(plan, Role::cpu_sample);
+  ASSERT_NE(s, nullptr);
+  EXPECT_EQ(s->attr.sample_stack_user, 4096u) << "a size asked for is kept";
+}
+
 TEST(AttrPlan, NoStackCopyWhenTheSizeIsZero) {
   PlanOptions o = request("samples");
   o.stack_bytes = 0;
