@@ -52,6 +52,14 @@ SPOOR_NOINLINE void record_connect(int fd, const sockaddr* address, socklen_t le
                    caller_stack());
 }
 
+// The socket's local address (getsockname, a system call: libc's may be
+// interposed by the program), cut to the buffer; 0 when it cannot be read.
+socklen_t local_address(int fd, sockaddr_storage& out) {
+  socklen_t length = sizeof out;
+  if (syscall(SYS_getsockname, fd, &out, &length) != 0) return 0;
+  return length < sizeof out ? length : sizeof out;
+}
+
 // A bound socket's address as the kernel settled it (getsockname: the
 // port it chose for port 0, which is what a listener is known by); the
 // address asked for when the call failed.
@@ -62,10 +70,11 @@ SPOOR_NOINLINE void record_bind(int fd, const sockaddr* address, socklen_t lengt
   end_char_runs();  // the thread's pending putc/getc runs come first
   const int value = result == 0 ? 0 : -kept.value();
   sockaddr_storage local;
-  socklen_t local_length = sizeof local;
-  if (value == 0 && syscall(SYS_getsockname, fd, &local, &local_length) == 0) {
-    address = reinterpret_cast<const sockaddr*>(&local);
-    length = local_length < sizeof local ? local_length : sizeof local;
+  if (value == 0) {
+    if (const socklen_t n = local_address(fd, local); n > 0) {
+      address = reinterpret_cast<const sockaddr*>(&local);
+      length = n;
+    }
   }
   kIoBind.write(fd, address_value(address, length, value == -EFAULT), socket_type(fd), value, start,
                 caller_stack());
@@ -80,9 +89,7 @@ SPOOR_NOINLINE void record_listen(int fd, int backlog, int result, uint64_t star
   end_char_runs();  // the thread's pending putc/getc runs come first
   const int value = result == 0 ? 0 : -kept.value();
   sockaddr_storage local;
-  socklen_t local_length = sizeof local;
-  if (value != 0 || syscall(SYS_getsockname, fd, &local, &local_length) != 0) local_length = 0;
-  if (local_length > sizeof local) local_length = sizeof local;
+  const socklen_t local_length = value == 0 ? local_address(fd, local) : 0;
   kIoListen.write(fd, address_value(&local, local_length, false), socket_type(fd), backlog, value, start,
                   caller_stack());
 }

@@ -21,6 +21,25 @@ namespace {
 using namespace spoor::testing;
 namespace an = spoor::analysis;
 
+// Samples the capture program took of itself (10, the chain with up to 2
+// recursive frames: registers and stack copies, -fomit-frame-pointer) and
+// a trace of its process, 400, with its modules that are files (no vDSO
+// image here), ready for CpuSamples made from them.
+struct CapturedProcess {
+  Capture capture;
+  KernelTrace trace;
+};
+CapturedProcess capture_process(const std::string& name) {
+  CapturedProcess out;
+  const std::string path = ::testing::TempDir() + "/" + name + ".capture";
+  EXPECT_EQ(std::system((std::string(SPOOR_CAPTURE_PROGRAM) + " " + path + " 10 2").c_str()), 0);
+  EXPECT_TRUE(read_capture(path, out.capture));
+  out.trace.process(400, 1, "capture", {"capture"});
+  for (const auto& m : out.capture.modules)
+    if (m.image.empty()) out.trace.module_load(400, 1, m.bias, m.start, m.size, m.path);
+  return out;
+}
+
 // prog (pid 100, threads 100 and 101, preloaded: its module is known from
 // ModuleLoad) and the kernel's view of it in the recorder's stream.
 KernelTrace switches_faults_syscalls() {
@@ -223,14 +242,8 @@ TEST(Kernel, ASampleInExecvesTailBelongsToTheImageBefore) {
 // process: the loader unwinds them with DWARF, and the kernel profile has
 // the chain's functions and main.
 TEST(Kernel, SampledStacksAreUnwoundWhileLoading) {
-  const std::string path = ::testing::TempDir() + "/kernel_test.capture";
-  ASSERT_EQ(std::system((std::string(SPOOR_CAPTURE_PROGRAM) + " " + path + " 10 2").c_str()), 0);
-  Capture c;
-  ASSERT_TRUE(read_capture(path, c));
-  KernelTrace t;
-  t.process(400, 1, "capture", {"capture"});
-  for (const auto& m : c.modules)
-    if (m.image.empty()) t.module_load(400, 1, m.bias, m.start, m.size, m.path);  // files only: no vDSO image here
+  auto [c, t] = capture_process("kernel_test");
+  ASSERT_FALSE(c.samples.empty());
   uint64_t time = 10;
   for (const CapturedSample& s : c.samples)
     t.cpu_sample(400, 400, ++time, s.regs[spoor::unwind::kPerfIp], s.mask, s.regs, s.stack, {});
@@ -254,14 +267,8 @@ TEST(Kernel, SampledStacksAreUnwoundWhileLoading) {
 // walks end at the copy's end, and the summary counts them apart from
 // other stops, with the largest copy seen (what the report's hint reads).
 TEST(Kernel, WalksEndingAtTheStackCopysEndAreCounted) {
-  const std::string path = ::testing::TempDir() + "/kernel_test_short.capture";
-  ASSERT_EQ(std::system((std::string(SPOOR_CAPTURE_PROGRAM) + " " + path + " 10 2").c_str()), 0);
-  Capture c;
-  ASSERT_TRUE(read_capture(path, c));
-  KernelTrace t;
-  t.process(400, 1, "capture", {"capture"});
-  for (const auto& m : c.modules)
-    if (m.image.empty()) t.module_load(400, 1, m.bias, m.start, m.size, m.path);
+  auto [c, t] = capture_process("kernel_test_short");
+  ASSERT_FALSE(c.samples.empty());
   uint64_t time = 10;
   for (const CapturedSample& s : c.samples) {
     const Bytes first(s.stack.begin(), s.stack.begin() + std::min<size_t>(8, s.stack.size()));
@@ -280,14 +287,8 @@ TEST(Kernel, WalksEndingAtTheStackCopysEndAreCounted) {
 // loader joins them and unwinds each as one copy, to main, with no walk
 // stopped short (a walk of `stack` alone would end after 64 bytes).
 TEST(Kernel, AStackCopySplitOverContinuationFieldsUnwindsAsOne) {
-  const std::string path = ::testing::TempDir() + "/kernel_test_split.capture";
-  ASSERT_EQ(std::system((std::string(SPOOR_CAPTURE_PROGRAM) + " " + path + " 10 2").c_str()), 0);
-  Capture c;
-  ASSERT_TRUE(read_capture(path, c));
-  KernelTrace t;
-  t.process(400, 1, "capture", {"capture"});
-  for (const auto& m : c.modules)
-    if (m.image.empty()) t.module_load(400, 1, m.bias, m.start, m.size, m.path);
+  auto [c, t] = capture_process("kernel_test_split");
+  ASSERT_FALSE(c.samples.empty());
   uint64_t time = 10;
   size_t largest = 0;
   for (const CapturedSample& s : c.samples) {
