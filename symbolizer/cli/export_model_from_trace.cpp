@@ -101,16 +101,22 @@ void add_kernel_events(const analysis::TraceModel& tm, const analysis::KernelAna
                        const analysis::SchedAnalysis& sched, const analysis::BlockAnalysis& block,
                        exporter::ExportModel& m) {
   auto thread = [&](analysis::ThreadIndex t) -> const analysis::ThreadInfo& { return tm.threads[t]; };
-  for (const analysis::SchedOffCpu& o : sched.off_cpu()) {
-    const analysis::ThreadInfo& t = thread(o.thread);
+  using Args = std::vector<std::pair<std::string, std::string>>;
+  // A slice on a traced thread's track; an end before the begin (the
+  // records that bound it came apart) makes it zero-length.
+  auto slice = [&](const analysis::ThreadInfo& t, int64_t begin_ns, int64_t end_ns, std::string name,
+                   const char* category, Args args = {}) {
     m.slices.push_back({.pid = t.pid,
                         .tid = t.tid,
-                        .begin_ns = o.start_ns,
-                        .end_ns = std::max(o.end_ns, o.start_ns),
-                        .name = std::string("off-CPU (") + analysis::off_cpu_reason_name(o.reason) + ")",
-                        .category = "sched",
-                        .args = {}});
-  }
+                        .begin_ns = begin_ns,
+                        .end_ns = std::max(end_ns, begin_ns),
+                        .name = std::move(name),
+                        .category = category,
+                        .args = std::move(args)});
+  };
+  for (const analysis::SchedOffCpu& o : sched.off_cpu())
+    slice(thread(o.thread), o.start_ns, o.end_ns,
+          std::string("off-CPU (") + analysis::off_cpu_reason_name(o.reason) + ")", "sched");
   auto task = [&](uint32_t tid) {
     const std::string_view comm = sched.comm(tid);
     return (comm.empty() ? std::string("?") : std::string(comm)) + " (" + std::to_string(tid) + ")";
@@ -125,59 +131,26 @@ void add_kernel_events(const analysis::TraceModel& tm, const analysis::KernelAna
     const analysis::ThreadIndex waker =
         w.waker == analysis::kInterruptWaker ? analysis::kNone : sched.traced(w.waker);
     if (waker == analysis::kNone || w.run_ns < w.woken_ns) continue;
-    const analysis::ThreadInfo& from = thread(waker);
     const auto from_slice = static_cast<uint32_t>(m.slices.size());
-    m.slices.push_back({.pid = from.pid,
-                        .tid = from.tid,
-                        .begin_ns = w.woken_ns,
-                        .end_ns = w.woken_ns,
-                        .name = "wakes " + task(t.tid),
-                        .category = "sched",
-                        .args = {}});
-    m.slices.push_back({.pid = t.pid,
-                        .tid = t.tid,
-                        .begin_ns = w.run_ns,
-                        .end_ns = w.run_ns,
-                        .name = "runs, woken by " + task(w.waker),
-                        .category = "sched",
-                        .args = {{"waited to run", std::to_string(w.run_ns - w.woken_ns) + " ns"}}});
+    slice(thread(waker), w.woken_ns, w.woken_ns, "wakes " + task(t.tid), "sched");
+    slice(t, w.run_ns, w.run_ns, "runs, woken by " + task(w.waker), "sched",
+          {{"waited to run", std::to_string(w.run_ns - w.woken_ns) + " ns"}});
     m.flows.push_back({.from = from_slice, .to = from_slice + 1});
   }
   for (const analysis::BlockRequestSpan& r : block.requests()) {
     const analysis::ThreadIndex ti = sched.traced(r.tid);
     if (ti == analysis::kNone) continue;
-    const analysis::ThreadInfo& t = thread(ti);
-    m.slices.push_back({.pid = t.pid,
-                        .tid = t.tid,
-                        .begin_ns = r.issue_ns,
-                        .end_ns = std::max(r.complete_ns, r.issue_ns),
-                        .name = "block " + r.rwbs + " " + std::to_string(r.bytes) + " B",
-                        .category = "block",
-                        .args = {{"device", block.label(r.dev)}, {"sector", std::to_string(r.sector)}}});
+    slice(thread(ti), r.issue_ns, r.complete_ns, "block " + r.rwbs + " " + std::to_string(r.bytes) + " B", "block",
+          {{"device", block.label(r.dev)}, {"sector", std::to_string(r.sector)}});
   }
   // The switches' off-CPU slices only when the scheduler's (which say why)
   // are not there: both cover the same intervals.
   static const std::vector<analysis::OffCpuInterval> kNoIntervals;
-  for (const analysis::OffCpuInterval& o : sched.off_cpu().empty() ? kernel.off_cpu() : kNoIntervals) {
-    const analysis::ThreadInfo& t = thread(o.thread);
-    m.slices.push_back({.pid = t.pid,
-                        .tid = t.tid,
-                        .begin_ns = o.start_ns,
-                        .end_ns = std::max(o.end_ns, o.start_ns),
-                        .name = o.preempted ? "off-CPU (preempted)" : "off-CPU (blocked)",
-                        .category = "kernel",
-                        .args = {}});
-  }
-  for (const analysis::SyscallInterval& s : kernel.syscall_intervals()) {
-    const analysis::ThreadInfo& t = thread(s.thread);
-    m.slices.push_back({.pid = t.pid,
-                        .tid = t.tid,
-                        .begin_ns = s.start_ns,
-                        .end_ns = std::max(s.end_ns, s.start_ns),
-                        .name = kernel.syscalls()[s.syscall].name,
-                        .category = "syscall",
-                        .args = {{"ret", std::to_string(s.ret)}}});
-  }
+  for (const analysis::OffCpuInterval& o : sched.off_cpu().empty() ? kernel.off_cpu() : kNoIntervals)
+    slice(thread(o.thread), o.start_ns, o.end_ns, o.preempted ? "off-CPU (preempted)" : "off-CPU (blocked)", "kernel");
+  for (const analysis::SyscallInterval& s : kernel.syscall_intervals())
+    slice(thread(s.thread), s.start_ns, s.end_ns, kernel.syscalls()[s.syscall].name, "syscall",
+          {{"ret", std::to_string(s.ret)}});
   for (const analysis::PageFaultEvent& f : kernel.faults()) {
     const analysis::ThreadInfo& t = thread(f.thread);
     m.instants.push_back({.pid = t.pid,
