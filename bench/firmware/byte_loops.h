@@ -1,6 +1,7 @@
-// memcpy and memset for the bench's bare-metal programs, the only libc the
-// core may use: byte loops, so their size is known (and reported apart from
-// the core's). Included by exactly one file of each program.
+// memcpy and memset for the bench's bare-metal programs and the core's
+// no-libc test (tests/core/freestanding_main.cpp), the only libc the core
+// may use: byte loops, so their size is known (and reported apart from the
+// core's). Included by exactly one file of each program.
 #ifndef SPOOR_BENCH_FIRMWARE_BYTE_LOOPS_H
 #define SPOOR_BENCH_FIRMWARE_BYTE_LOOPS_H
 

@@ -5,21 +5,12 @@
 // syscall. If the core referenced anything else, linking this would fail.
 #include "spoor/spoor.hpp"
 
-extern "C" {
+// memcpy and memset as byte loops, shared with the bare-metal benchmarks.
 // -fno-tree-loop-distribute-patterns (set by the test) keeps GCC from
 // turning these loops into calls to themselves.
-void* memcpy(void* dst, const void* src, size_t n) {
-  auto* d = static_cast<unsigned char*>(dst);
-  const auto* s = static_cast<const unsigned char*>(src);
-  while (n--) *d++ = *s++;
-  return dst;
-}
-void* memset(void* dst, int c, size_t n) {
-  auto* d = static_cast<unsigned char*>(dst);
-  while (n--) *d++ = static_cast<unsigned char>(c);
-  return dst;
-}
+#include "../../bench/firmware/byte_loops.h"
 
+extern "C" {
 uint64_t g_fake_ticks = 1000;
 uint64_t spoor_port_ticks(void) { return g_fake_ticks += 3; }
 uint32_t spoor_port_cpu(void) { return 0; }
