@@ -118,6 +118,18 @@ void stack_notes(Table& t, const json& site, size_t max_frames) {
 
 // --- processes --------------------------------------------------------------
 
+// What a process was started as: its first image's command line when it
+// execs (the row's exec notes then list the images that followed, each with
+// its own), else the process's.
+std::string started_as(const json& p) {
+  const json& images = p["images"];
+  if (images.size() > 1) {
+    if (!str(images[0], "command_line").empty()) return str(images[0], "command_line");
+    if (!str(images[0], "exe").empty()) return str(images[0], "exe");
+  }
+  return str(p, "command_line");
+}
+
 void print_processes(const json& procs, std::string& out) {
   heading(out, "Processes and threads");
   if (procs.empty()) {
@@ -138,7 +150,7 @@ void print_processes(const json& procs, std::string& out) {
   std::function<void(const json&, int)> add = [&](const json& p, int depth) {
     t.row({std::string(static_cast<size_t>(depth) * 2, ' ') + std::to_string(u(p, "pid")), ms_text(i64(p, "start_ns")),
            ms_text(i64(p, "duration_ns")), str(p, "ended"), std::to_string(p["threads"].size()),
-           clipped(str(p, "command_line"), 100)});
+           clipped(started_as(p), 100)});
     const json& images = p["images"];
     for (size_t i = 1; i < images.size(); ++i)
       t.note("exec #" + std::to_string(u(images[i], "exec_count")) + " at " + ms_text(i64(images[i], "start_ns")) + ": " +

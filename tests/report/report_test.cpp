@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <fstream>
 #include <map>
+#include <sstream>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -208,6 +209,21 @@ TEST(ReportHeapForkExec, EachImageHasItsOwnHeapAndForkChildrenInheritTheirParent
   EXPECT_NE(text.out.find("inherited from the parent and not freed"), std::string::npos) << text.out;
   EXPECT_NE(text.out.find(", first image ("), std::string::npos) << "the parent, which exec'd: " << text.out;
   EXPECT_EQ(text.out.find("unknown frees"), std::string::npos) << text.out;
+
+  // The process table names the parent by what it was started as; its exec
+  // note names what it ran next.
+  const Process tree = run(kSpoor + " report --threads " + path);
+  EXPECT_EQ(tree.status, 0) << tree.err;
+  const std::string pid = std::to_string((*parent)["pid"].get<uint64_t>());
+  std::istringstream lines(tree.out);
+  std::string row, note;
+  for (std::string line; std::getline(lines, line);) {
+    if (line.find("  " + pid + "  ") != std::string::npos && line.find("exit") != std::string::npos) row = line;
+    else if (!row.empty() && note.empty() && line.find("exec #1 at") != std::string::npos) note = line;
+  }
+  EXPECT_NE(row.find("report_fork_exec"), std::string::npos) << tree.out;
+  EXPECT_EQ(row.find("execd"), std::string::npos) << "the row is the first image's: " << tree.out;
+  EXPECT_NE(note.find("execd"), std::string::npos) << tree.out;
   std::filesystem::remove(path);
 }
 
