@@ -206,7 +206,18 @@ json totals_json(const an::IoTotals& t) {
 json thread_ref(const Context& c, an::ThreadIndex t) {
   if (t >= c.model().threads.size()) return {{"pid", 0}, {"tid", 0}, {"name", ""}};
   const an::ThreadInfo& th = c.model().threads[t];
-  return {{"pid", th.pid}, {"tid", th.tid}, {"name", th.name()}};
+  json j = {{"pid", th.pid}, {"tid", th.tid}, {"name", th.name()}};
+  // A process that execs has one thread per image under one tid: the image
+  // the thread ran in tells its rows apart.
+  if (th.process < c.model().processes.size()) {
+    const an::ProcessInfo& p = c.model().processes[th.process];
+    if (p.images.size() > 1)
+      for (an::ImageIndex i : p.images) {
+        const an::Image& im = c.model().images[i];
+        if (th.start_ns >= im.start_ns && th.start_ns < im.end_ns) j["exec_count"] = im.exec_count;
+      }
+  }
+  return j;
 }
 
 json io_json(const Context& c) {

@@ -118,6 +118,22 @@ void stack_notes(Table& t, const json& site, size_t max_frames) {
 
 // --- processes --------------------------------------------------------------
 
+// In a process that execs, the image a thread ran in: "exec #2", "first
+// image"; "" otherwise.
+std::string thread_image_text(const json& th) {
+  if (!th.contains("exec_count")) return "";
+  const uint64_t n = u(th, "exec_count");
+  return n == 0 ? "first image" : "exec #" + std::to_string(n);
+}
+
+// A thread's name for a table, "-" when it has none, with its image when
+// its process execs ("bash (exec #2)").
+std::string thread_name_text(const json& th) {
+  const std::string name = str(th, "name").empty() ? "-" : str(th, "name");
+  const std::string image = thread_image_text(th);
+  return image.empty() ? name : name + " (" + image + ")";
+}
+
 // What a process was started as: its first image's command line when it
 // execs (the row's exec notes then list the images that followed, each with
 // its own), else the process's.
@@ -349,7 +365,7 @@ void print_io(const json& io, std::string& out) {
   busy.resize(busy.size() - hidden);
   for (const json* xp : busy) {
     const json& x = *xp;
-    th.row({std::to_string(u(x, "pid")), std::to_string(u(x, "tid")), str(x, "name").empty() ? "-" : str(x, "name"),
+    th.row({std::to_string(u(x, "pid")), std::to_string(u(x, "tid")), thread_name_text(x),
             count_text(u(x, "reads")), bytes_text(u(x, "bytes_read")), count_text(u(x, "writes")),
             bytes_text(u(x, "bytes_written")), ms_text(i64(x, "total_ns"))});
   }
@@ -395,7 +411,10 @@ void print_cpu(const json& cpu, std::string& out) {
   // One sampled thread: its table would repeat the one above.
   for (const json& th : cpu["threads"].size() > 1 ? cpu["threads"] : json::array()) {
     if (!th.contains("functions")) break;  // beyond --top
-    out += "\n  thread " + std::to_string(u(th, "tid")) + (str(th, "name").empty() ? "" : " (" + str(th, "name") + ")") +
+    std::string what = str(th, "name");
+    const std::string image = thread_image_text(th);
+    if (!image.empty()) what += (what.empty() ? "" : ", ") + image;
+    out += "\n  thread " + std::to_string(u(th, "tid")) + (what.empty() ? "" : " (" + what + ")") +
            " of pid " + std::to_string(u(th, "pid")) + ": " + count_text(u(th, "periods")) + " periods, " +
            percent_text(u(th, "periods"), total) + "\n";
     function_table(th["functions"], u(th, "periods"), out, "    ");

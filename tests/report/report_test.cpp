@@ -327,6 +327,33 @@ TEST(ReportIo, TemporaryFilesAreNamedFromTheirCreation) {
   std::filesystem::remove(path);
 }
 
+// A shell that reads a file, then execs cat to read it again: one pid,
+// one tid, two images; the I/O rows of its two threads say which image.
+TEST(ReportThreads, ThreadRowsOfAProcessThatExecsNameTheirImage) {
+  const std::string data = spoor::test::temp_path("exec-rows.txt");
+  std::ofstream(data) << std::string(3000, 'x');
+  const std::string path = record("exec-rows", "/bin/sh -c 'read -r line < " + data + "; exec cat " + data + "'",
+                                  "--sample-hz 0");
+  const json r = report_json(path, "--io");
+  ASSERT_TRUE(r.contains("io")) << r.dump(1).substr(0, 2000);
+  const json* shell = nullptr;
+  const json* cat = nullptr;
+  for (const json& t : r["io"]["threads"]) {
+    if (!t.contains("exec_count")) continue;
+    if (t["exec_count"] == 0u && t["bytes_read"].get<uint64_t>() > 0) shell = &t;
+    if (t["exec_count"] == 1u) cat = &t;
+  }
+  ASSERT_NE(shell, nullptr) << r["io"]["threads"].dump(1);
+  ASSERT_NE(cat, nullptr) << r["io"]["threads"].dump(1);
+  EXPECT_EQ((*shell)["tid"], (*cat)["tid"]);
+  EXPECT_EQ((*cat)["bytes_read"], 3000u);
+  const Process text = run(kSpoor + " report --io " + path);
+  EXPECT_NE(text.out.find("cat (exec #1)"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find(" (first image)"), std::string::npos) << text.out;
+  std::filesystem::remove(data);
+  std::filesystem::remove(path);
+}
+
 TEST(ReportThreads, ProcessTreeExitCodesAndThreadNames) {
   const std::string path = record("children", SPOOR_CHILDREN);
   const json r = report_json(path, "--threads");
