@@ -302,6 +302,35 @@ TEST(Io, ADatagramSenderIsNamedByItsDestinations) {
   for (const an::IoOperation& op : io.slowest()) EXPECT_LT(op.file, io.files().size());
 }
 
+// A datagram socket that sends to its peer, then connects to it, is one
+// row, the connected one; one that sent elsewhere first keeps both rows.
+TEST(Io, ADatagramSocketThatConnectsToWhereItSentIsOneRow) {
+  const Bytes dns = {2, 0, 0, 53, 10, 0, 0, 53, 0, 0, 0, 0, 0, 0, 0, 0};    // 10.0.0.53:53
+  const Bytes other = {2, 0, 0, 53, 10, 0, 0, 54, 0, 0, 0, 0, 0, 0, 0, 0};  // 10.0.0.54:53
+  SpoorTrace t;
+  t.process(100, 1, "resolver", {"resolver"});
+  t.fd_created(100, 100, 1000, 3, "socket:[70]");
+  t.socket(100, 100, 1000, 3, 2, 2, 0);
+  t.send(100, 100, 1100, 3, dns, 30);
+  t.connect(100, 100, 1200, 3, dns, 2, 0);
+  t.write(100, 100, 1300, 10, 3, 40);
+  t.fd_created(100, 100, 2000, 4, "socket:[71]");
+  t.socket(100, 100, 2000, 4, 2, 2, 0);
+  t.send(100, 100, 2100, 4, other, 5);
+  t.connect(100, 100, 2200, 4, dns, 2, 0);
+  an::IoAnalysis io(spoor::reader::Clock{}, 10);
+  Loaded l = load(t, {&io});
+  const an::IoFile* connected = file(io, "udp 10.0.0.53:53 (socket)");
+  ASSERT_NE(connected, nullptr);
+  EXPECT_EQ(connected->totals.bytes_written, 70u) << "the send before the connect and the write after";
+  EXPECT_EQ(connected->totals.opens, 1u) << "its socket() call, folded in through the sends' row";
+  EXPECT_EQ(file(io, "udp 10.0.0.53:53 (sendto)"), nullptr);
+  const an::IoFile* elsewhere = file(io, "udp 10.0.0.54:53 (sendto)");
+  ASSERT_NE(elsewhere, nullptr) << "its send went to another destination";
+  EXPECT_EQ(elsewhere->totals.bytes_written, 5u);
+  for (const an::IoOperation& op : io.slowest()) EXPECT_LT(op.file, io.files().size());
+}
+
 // What the trace says the socket is decides its protocol: an ICMP
 // datagram socket (an unprivileged ping) is no udp; without a Socket event
 // a socket sending to named destinations is taken for a datagram one; a

@@ -235,6 +235,17 @@ struct IoAnalysis::State {
     return named;
   }
 
+  // A datagram socket that sent to its peer before connecting to it: the
+  // row its sends named ("... (sendto)") is the connected row's too, when
+  // that peer is the only destination it has.
+  void fold_sends_to_peer(uint32_t sends, uint32_t connected, std::span<const uint8_t> peer) {
+    auto it = sent_to.find(sends);
+    if (sends == connected || it == sent_to.end() || !files[sends].path.ends_with(kSendto)) return;
+    const auto& destinations = it->second.destinations;
+    if (destinations.size() == 1 && *destinations.begin() == destination_name(peer, it->second.kind))
+      folded_into[sends] = connected;
+  }
+
   // A row named by its first destination tells how many others it had.
   void name_destination_counts() {
     for (const auto& [file, row] : sent_to) {
@@ -538,7 +549,13 @@ struct IoAnalysis::State {
         if (names_an_endpoint(address)) {
           const std::string name =
               describe_socket_address(address, static_cast<uint8_t>(field_u64(e, k, f::kIoSocketType))) + " (socket)";
-          file = result == 0 || result == kInProgress ? rename_socket(table, fd, name, c) : file_named(name);
+          if (result == 0 || result == kInProgress) {
+            const uint32_t before = file_of_fd(table, fd, c);
+            file = rename_socket(table, fd, name, c);
+            fold_sends_to_peer(before, file, address);
+          } else {
+            file = file_named(name);
+          }
         } else {
           file = file_of_fd(table, fd, c);
         }
