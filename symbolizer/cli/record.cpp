@@ -82,7 +82,9 @@ int run_record_command(const std::vector<std::string>& words) {
       options.no_follow = true;
     } else if (w == "--kernel" || w.starts_with("--kernel=")) {
       const std::string* v = w == "--kernel" ? value() : nullptr;
-      if (w == "--kernel" && !v) return usage_error("record", "--kernel needs a list, like samples,switches,faults");
+      // "--kernel -o t.spoor": the next option is no list of sources.
+      if (w == "--kernel" && (!v || v->starts_with("-")))
+        return usage_error("record", "--kernel needs a list, like samples,switches,faults (or --kernel-all for all)");
       std::string kernel_error;
       if (!kernelsrc::parse_kernel_spec(v ? *v : w.substr(w.find('=') + 1), &options.kernel, &kernel_error))
         return usage_error("record", "--kernel: " + kernel_error);

@@ -377,6 +377,10 @@ TEST(KernelRecord, UnknownKernelSourceIsAUsageError) {
   const Process p = run(kSpoor + " record --kernel=samples,bogus -- true");
   EXPECT_EQ(p.status, 2);
   EXPECT_NE(p.err.find("'bogus'"), std::string::npos) << p.err;
+  // An option after --kernel is no list: say what --kernel needs.
+  const Process q = run(kSpoor + " record --kernel -o /dev/null -- true");
+  EXPECT_EQ(q.status, 2);
+  EXPECT_NE(q.err.find("--kernel needs a list"), std::string::npos) << q.err;
 }
 
 }  // namespace
