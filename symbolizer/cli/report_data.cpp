@@ -7,6 +7,7 @@
 #include <functional>
 #include <map>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "report_sched.h"
 
@@ -72,6 +73,15 @@ struct Context {
   }
 };
 
+// The files an image mapped: the preload's ModuleLoad and the kernel's
+// mmap records name the same ones (the loader gives a file one spelling),
+// and a file mapped again after a dlclose is still one.
+size_t distinct_files(const std::vector<an::Module>& modules) {
+  std::unordered_set<std::string_view> paths;
+  for (const an::Module& m : modules) paths.insert(m.path);
+  return paths.size();
+}
+
 json process_json(const Context& c, const an::ProcessInfo& p) {
   const an::TraceModel& m = c.model();
   json j = {{"pid", p.pid}, {"ppid", p.ppid}, {"name", p.name}, {"command_line", c.command_of(p)},
@@ -95,7 +105,7 @@ json process_json(const Context& c, const an::ProcessInfo& p) {
   for (an::ImageIndex i : p.images) {
     const an::Image& im = m.images[i];
     images.push_back({{"exec_count", im.exec_count}, {"exe", im.exe}, {"cwd", im.cwd},
-                      {"command_line", joined(im.command_line)}, {"modules", im.modules.size()},
+                      {"command_line", joined(im.command_line)}, {"modules", distinct_files(im.modules)},
                       {"start_ns", c.rel(im.start_ns)}, {"end_ns", c.rel(im.end_ns)}});
   }
   j["images"] = std::move(images);

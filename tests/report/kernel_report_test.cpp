@@ -107,6 +107,27 @@ TEST(KernelReport, SectionHasTheKnownSwitchFaultAndSyscallFigures) {
   std::filesystem::remove(path);
 }
 
+// The preload's ModuleLoad and the kernel's mmap records of one file, its
+// two segments mapped apart, are one module of the image.
+TEST(KernelReport, AModuleMappedByBothSourcesCountsOnce) {
+  spoor::testing::KernelTrace t;
+  t.process(100, 1, "prog", {"prog"});
+  t.module_load(100, 1, 0x400000, 0x400000, 0x10000, "/nonexistent/prog");
+  t.mmap(100, 2, 0x400000, 0x1000, 0, 5, "/nonexistent/prog");
+  t.mmap(100, 3, 0x401000, 0x1000, 0x1000, 5, "/nonexistent/prog");
+  t.module_load(100, 4, 0x7f0000000000, 0x7f0000000000, 0x10000, "/nonexistent/libx.so");
+  t.tick(100, 100, 10);
+  const std::string path = spoor::test::temp_path("kernel-modules.spoor");
+  const spoor::testing::Bytes b = t.bytes();
+  std::ofstream(path, std::ios::binary).write(reinterpret_cast<const char*>(b.data()), static_cast<std::streamsize>(b.size()));
+  const Process p = run(kSpoor + " report --threads --format json " + path);
+  ASSERT_EQ(p.status, 0) << p.err;
+  const json r = json::parse(p.out);
+  ASSERT_EQ(r["processes"].size(), 1u) << p.out;
+  EXPECT_EQ(r["processes"][0]["images"][0]["modules"], 2u) << "prog and libx.so";
+  std::filesystem::remove(path);
+}
+
 TEST(KernelReport, NoKernelSectionWithoutKernelEvents) {
   spoor::testing::SpoorTrace t;
   t.process(100, 1, "prog", {"prog"});
