@@ -123,10 +123,13 @@ section (all that have data when none is chosen):
              peak heap (bytes live) and when, total allocated, calls
              (alloc, free, realloc), temporary allocations (freed before
              any other allocation), leaks (never freed) with their stacks,
-             the top allocation sites by bytes, by calls and by bytes live
-             at the peak, and a histogram of allocation sizes; blocks live
-             at an exec are "released by exec", not leaks; a fork child's
-             blocks inherited from its parent are counted apart
+             the top allocating functions (the sites merged by the function
+             that called the allocator, however it was reached: STACKS says
+             how many stacks each merges), the top allocation sites (whole
+             stacks) by bytes, by calls and by bytes live at the peak, and
+             a histogram of allocation sizes; blocks live at an exec are
+             "released by exec", not leaks; a fork child's blocks inherited
+             from its parent are counted apart
   --io       per file (the path it was opened with): opens, reads, writes,
              bytes each way, failed calls, time in the calls; per thread;
              the slowest calls

@@ -151,6 +151,40 @@ json top_sites(const Context& c, const an::HeapProfile& p, const std::function<u
   return arr;
 }
 
+const char* kind_name(const an::HeapFunction& f) {
+  switch (f.kind) {
+    case an::AllocatorKind::no_stack: return "no_stack";
+    case an::AllocatorKind::unknown_stack: return "unknown_stack";
+    case an::AllocatorKind::frame: break;
+  }
+  return f.frame.function.empty() ? "address" : "function";
+}
+
+// Sites merged by their first frame's function (heap_functions.h), with
+// the stack that allocated most under each, to drill down from.
+json top_functions(const Context& c, const std::vector<an::HeapFunction>& functions) {
+  json arr = json::array();
+  for (size_t i = 0; i < functions.size() && i < c.top; ++i) {
+    const an::HeapFunction& f = functions[i];
+    const an::HeapSite& s = f.totals;
+    json j = {{"allocated_bytes", s.allocated_bytes}, {"calls", s.calls},          {"temporary", s.temporary},
+              {"peak_bytes", s.peak_bytes},           {"leaked_bytes", s.leaked_bytes}, {"leaked_blocks", s.leaked_blocks},
+              {"stacks", f.stacks},                   {"kind", kind_name(f)}};
+    if (f.kind == an::AllocatorKind::frame) {
+      j["function"] = f.frame.function_or_location();
+      j["symbol"] = f.frame.function;
+      j["module"] = f.frame.module;
+      j["module_offset"] = hex(f.frame.module_offset);
+      j["file"] = f.frame.file;
+    } else {
+      j["function"] = f.kind == an::AllocatorKind::no_stack ? "(no stack recorded)" : "(stack not in the trace)";
+    }
+    j["top_stack"] = site_json(c, f.top_site);
+    arr.push_back(std::move(j));
+  }
+  return arr;
+}
+
 json heap_json(const Context& c) {
   json arr = json::array();
   for (const an::HeapProfile& p : c.in.heap->profiles()) {
@@ -193,6 +227,9 @@ json heap_json(const Context& c) {
     }
     j["size_histogram"] = std::move(hist);
     j["sites"] = p.sites.size();
+    const std::vector<an::HeapFunction> functions = an::heap_functions(p, *c.in.symbols);
+    j["functions"] = functions.size();
+    j["top_functions"] = top_functions(c, functions);
     j["top_by_bytes"] = top_sites(c, p, [](const an::HeapSite& s) { return s.allocated_bytes; });
     j["top_by_calls"] = top_sites(c, p, [](const an::HeapSite& s) { return s.calls; });
     j["top_by_peak"] = top_sites(c, p, [](const an::HeapSite& s) { return s.peak_bytes; });

@@ -13,6 +13,7 @@
 #include "spoor/analysis/cpu.h"
 #include "spoor/analysis/custom_events.h"
 #include "spoor/analysis/heap.h"
+#include "spoor/analysis/heap_functions.h"
 #include "spoor/analysis/io.h"
 #include "spoor/analysis/kernel.h"
 #include "spoor/analysis/kernel_block.h"

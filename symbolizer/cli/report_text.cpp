@@ -220,6 +220,53 @@ void site_table(const json& sites, const std::string& title, SiteNumbers& number
   t.print(out, "    ");
 }
 
+std::string base_of(const std::string& path) {
+  const size_t slash = path.rfind('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+// A merged row's function: its file when known (the lines differ from
+// stack to stack), else the module it is in.
+std::string allocating_function_cell(const json& f) {
+  if (str(f, "kind") != "function") return str(f, "function");
+  std::string s = short_function(str(f, "symbol"));
+  if (!str(f, "file").empty()) return s + "  " + base_of(str(f, "file"));
+  if (!str(f, "module").empty()) return s + "  (" + base_of(str(f, "module")) + ")";
+  return s;
+}
+
+// The caller under a merged row's top stack: its first frame past the
+// allocating address's inline chain.
+const json* top_caller(const json& f) {
+  if (!f.contains("top_stack") || !f["top_stack"].contains("frames")) return nullptr;
+  const json& frames = f["top_stack"]["frames"];
+  if (frames.empty()) return nullptr;
+  for (const json& fr : frames)
+    if (str(fr, "address") != str(frames[0], "address")) return &fr;
+  return nullptr;
+}
+
+void allocating_function_table(const json& functions, uint64_t total, std::string& out) {
+  out += "\n  top allocating functions (" + count_text(total) +
+         " in all: the sites below merged by the function that called the allocator)\n";
+  if (functions.empty()) {
+    out += "    (none)\n";
+    return;
+  }
+  Table t({{"ALLOCATED", Table::right}, {"CALLS", Table::right}, {"TEMPORARY", Table::right}, {"AT PEAK", Table::right},
+           {"LEAKED", Table::right}, {"STACKS", Table::right}, {"FUNCTION", Table::left}});
+  for (const json& f : functions) {
+    t.row({bytes_text(u(f, "allocated_bytes")), count_text(u(f, "calls")), count_text(u(f, "temporary")),
+           bytes_text(u(f, "peak_bytes")), bytes_text(u(f, "leaked_bytes")), count_text(u(f, "stacks")),
+           allocating_function_cell(f)});
+    const json* caller = u(f, "stacks") > 1 ? top_caller(f) : nullptr;
+    if (caller != nullptr)
+      t.note("most through <- " + frame_label(*caller) + " (" +
+             bytes_text(u(f["top_stack"], "allocated_bytes")) + ")");
+  }
+  t.print(out, "    ");
+}
+
 // "pid 12", or "pid 12, exec #2 (8.1 ms to 9.0 ms)" for one image of a
 // process that exec'd.
 std::string image_title(const json& p) {
@@ -284,6 +331,7 @@ void print_heap(const json& heap, std::string& out) {
                          count_text(u(mm, "munmap_calls")) + " munmap (not counted in the heap)"});
     s.print(out, "  ");
 
+    if (p.contains("top_functions")) allocating_function_table(p["top_functions"], u(p, "functions"), out);
     SiteNumbers numbers;
     site_table(p["top_by_bytes"], "top allocation sites by bytes allocated", numbers, out);
     site_table(p["top_by_calls"], "top allocation sites by calls", numbers, out);

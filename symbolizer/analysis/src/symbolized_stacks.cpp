@@ -123,6 +123,18 @@ const std::vector<Frame>& SymbolizedStacks::frames(StackKey key, StackUse use) {
   return it->second;
 }
 
+std::optional<Frame> SymbolizedStacks::first_frame(StackKey key, StackUse use) {
+  const uint64_t memo_key = key | (use == StackUse::sample ? uint64_t{1} << 63 : 0);
+  if (auto it = state_->stacks.find(memo_key); it != state_->stacks.end())
+    return it->second.empty() ? std::nullopt : std::optional<Frame>(it->second.front());
+  const StackFrames* stack = state_->model.stack(key);
+  if (stack == nullptr || stack->size() == 0) return std::nullopt;
+  // The first address alone: collapse_tracer_frames gives its innermost
+  // frame the same whether the frames of the outer addresses follow or not.
+  std::vector<Frame> frames = frames_at(stack_image(key), (*stack)[0], use == StackUse::call);
+  return std::move(frames.front());
+}
+
 std::vector<Frame> SymbolizedStacks::frames_at(ImageIndex image, uint64_t address, bool return_address) {
   std::vector<Frame> out;
   state_->append(image, address, return_address, out);

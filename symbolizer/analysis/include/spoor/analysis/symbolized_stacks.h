@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -54,6 +55,12 @@ class SymbolizedStacks {
   // inlined into. Empty for key 0 or a stack the trace never described.
   // The reference stays valid as long as this object.
   const std::vector<Frame>& frames(StackKey key, StackUse use = StackUse::call);
+
+  // frames(key, use).front() without symbolizing the rest of the stack
+  // when frames() has not been asked for it: one address through the
+  // symbolizer (memoized per address), for a ranking that merges stacks by
+  // their innermost function. nullopt where frames() is empty.
+  std::optional<Frame> first_frame(StackKey key, StackUse use = StackUse::call);
 
   // The frames of one address of `image` (a pc when !return_address); an
   // address in the preload library is one kTracerFrameName frame, as in frames().

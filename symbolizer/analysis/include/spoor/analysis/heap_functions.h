@@ -1,0 +1,47 @@
+// A heap profile's allocation sites merged by the function that allocates:
+// the innermost function of each site's first frame (the code that called
+// malloc, new or realloc), as heaptrack_print's first view groups them. A
+// function reached through several call paths is one row here and one
+// site (whole stack) per path in HeapProfile::sites.
+//
+// A function is its name and its module (two static functions of one name
+// in two libraries are two rows). A first frame with no symbol is its
+// module+offset, exactly as a site's row names it. Allocations recorded
+// without a stack are one row, and so are those whose stack the trace
+// never described.
+#ifndef SPOOR_ANALYSIS_HEAP_FUNCTIONS_H
+#define SPOOR_ANALYSIS_HEAP_FUNCTIONS_H
+
+#include <cstdint>
+#include <vector>
+
+#include "spoor/analysis/heap.h"
+#include "spoor/analysis/symbolized_stacks.h"
+
+namespace spoor::analysis {
+
+enum class AllocatorKind : uint8_t {
+  frame,          // `frame` names the function (or the address when it has no symbol)
+  no_stack,       // the sites of stack 0
+  unknown_stack,  // sites whose stack the trace never described
+};
+
+struct HeapFunction {
+  AllocatorKind kind = AllocatorKind::frame;
+  // The first frame of top_site's stack (kind frame): its function,
+  // module and file name the row; its line is that stack's.
+  Frame frame;
+  HeapSite totals;      // the merged sites' sums (totals.stack: top_site's)
+  uint64_t stacks = 0;  // sites merged
+  HeapSite top_site;    // the merged site that allocated most bytes (then calls)
+};
+
+// Every function of `profile`, most bytes allocated first (then most
+// calls; ties keep the order of first allocation). Cost: one first_frame()
+// per site (one symbolizer lookup per distinct first address; the stacks'
+// other frames are not symbolized) and one hash lookup.
+std::vector<HeapFunction> heap_functions(const HeapProfile& profile, SymbolizedStacks& symbols);
+
+}  // namespace spoor::analysis
+
+#endif  // SPOOR_ANALYSIS_HEAP_FUNCTIONS_H
