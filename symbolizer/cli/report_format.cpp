@@ -74,42 +74,4 @@ void Table::print(std::string& out, const std::string& indent) const {
   }
 }
 
-std::string short_function(const std::string& name) {
-  std::string out;
-  int depth = 0;
-  for (size_t i = 0; i < name.size(); ++i) {
-    const char c = name[i];
-    if (depth == 0 && out.ends_with("operator")) {
-      // operator<, operator<<, operator() ...: symbols, not brackets.
-      size_t j = i;
-      if (name.compare(i, 2, "()") == 0) {
-        j = i + 2;
-      } else {
-        while (j < name.size() && j - i < 3 &&
-               std::string_view("<>=!+-*/%^&|~[]").find(name[j]) != std::string_view::npos)
-          ++j;
-      }
-      if (j > i) {
-        out.append(name, i, j - i);
-        i = j - 1;
-        continue;
-      }
-    }
-    if (c == '<') {
-      if (depth++ == 0) out += "<...>";
-    } else if (c == '>' && depth > 0) {
-      --depth;
-    } else if (depth == 0) {
-      if (c == '(' && name.compare(i, 21, "(anonymous namespace)") != 0) break;  // the parameters
-      out += c;
-    }
-  }
-  while (!out.empty() && out.back() == ' ') out.pop_back();
-  // A templated function's demangled name starts with its return type.
-  const size_t bracket = out.find('<');
-  const size_t space = bracket == std::string::npos ? std::string::npos : out.rfind(' ', bracket);
-  if (space != std::string::npos && out.find("operator") == std::string::npos && name[0] != '[') out.erase(0, space + 1);
-  return out.empty() ? name : out;
-}
-
 }  // namespace spoor::cli

@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "spoor/analysis/library_glue.h"
+
 namespace spoor::cli {
 
 // "512 B", "1.50 KiB", "12.3 MiB", "2.00 GiB".
@@ -17,12 +19,9 @@ std::string percent_text(uint64_t part, uint64_t whole);
 // "12.345 ms": always milliseconds, so a column of times compares at a glance.
 std::string ms_text(int64_t ns);
 
-// A C++ name as a table can show it: template arguments as <...>, no
-// parameter list, no return type ("void std::vector<int, std::allocator<int> >
-// ::_M_realloc_insert<int>(...)" -> "std::vector<...>::_M_realloc_insert<...>");
-// operator<, operator<< and names in brackets are kept. The JSON form of a
-// report keeps full names.
-std::string short_function(const std::string& name);
+// A C++ name as a table can show it (the JSON form of a report keeps full
+// names).
+using analysis::short_function;
 
 // A table printed with columns fitted to their widest cell; numbers right-
 // aligned, text left-aligned, the last column never padded.

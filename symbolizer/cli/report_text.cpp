@@ -75,19 +75,10 @@ std::string function_cell(const json& j) {
   return s;
 }
 
-// Frames every allocation shares whoever allocates: the C++ library's
-// inline code (std::allocator, basic_string::_M_create...), operator new
-// and the library's own frames. A site is named after the first frame
-// above them, the program's own code.
+// A site is named after its first frame above the C++ library's glue
+// (analysis/library_glue.h), the program's own code.
 bool is_library_glue(const json& f) {
-  const std::string file = str(f, "file");
-  if (file.starts_with("/usr/include/") || file.find("/include/c++/") != std::string::npos) return true;
-  const std::string function = short_function(str(f, "function"));
-  if (function.starts_with("std::") || function.starts_with("__gnu_cxx::") || function.starts_with("operator new") ||
-      function.starts_with("__cxa_"))
-    return true;
-  const std::string module = str(f, "module");
-  return file.empty() && module.find("libstdc++") != std::string::npos;
+  return analysis::is_library_glue(str(f, "function"), str(f, "file"), str(f, "module"));
 }
 
 // The index of the frame a site is named after (0 when every frame is glue).
@@ -241,8 +232,11 @@ const json* top_caller(const json& f) {
   if (!f.contains("top_stack") || !f["top_stack"].contains("frames")) return nullptr;
   const json& frames = f["top_stack"]["frames"];
   if (frames.empty()) return nullptr;
-  for (const json& fr : frames)
-    if (str(fr, "address") != str(frames[0], "address")) return &fr;
+  // The row's function is the top stack's own frame, above the C++
+  // library's glue: its caller comes after that frame's inline chain.
+  const size_t own = own_frame(f["top_stack"]);
+  for (size_t i = own + 1; i < frames.size(); ++i)
+    if (str(frames[i], "address") != str(frames[own], "address")) return &frames[i];
   return nullptr;
 }
 

@@ -519,6 +519,18 @@ TEST(ReportText, CppSitesAreNamedAfterTheProgramsOwnFrames) {
   const size_t session = t.find("open_session  demo.cpp:", leaks);
   EXPECT_NE(session, std::string::npos) << t.substr(leaks);
   EXPECT_NE(t.find("<- worker  demo.cpp:", session), std::string::npos) << t.substr(leaks);
+
+  // The allocating functions are the program's too: std::string's and
+  // std::vector's allocations count for the functions that use them.
+  const json r = report_json(path, "--heap --top 50");
+  bool render_page = false;
+  for (const json& h : r["heap"])
+    for (const json& f : h["top_functions"]) {
+      const std::string name = f["function"];
+      EXPECT_FALSE(name.starts_with("std::") || name.starts_with("operator new")) << name;
+      if (name == "render_page") render_page = f["stacks"].get<uint64_t>() > 1;
+    }
+  EXPECT_TRUE(render_page) << "render_page's sites through std::string, merged: " << r["heap"].dump(1).substr(0, 3000);
   std::filesystem::remove_all(dir);
   std::filesystem::remove(path);
 }

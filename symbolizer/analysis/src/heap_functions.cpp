@@ -6,6 +6,8 @@
 #include <string>
 #include <unordered_map>
 
+#include "spoor/analysis/library_glue.h"
+
 namespace spoor::analysis {
 namespace {
 
@@ -31,6 +33,18 @@ bool allocates_more(const HeapSite& a, const HeapSite& b) {
   return a.allocated_bytes != b.allocated_bytes ? a.allocated_bytes > b.allocated_bytes : a.calls > b.calls;
 }
 
+// The frame a site's function row is named after: its first, or, when
+// that is the C++ library's glue (std::allocator, operator new), the first
+// of the program's own above it, as the site rows name it. Only then is
+// the whole stack symbolized.
+std::optional<Frame> own_frame(StackKey stack, SymbolizedStacks& symbols) {
+  std::optional<Frame> first = symbols.first_frame(stack, StackUse::call);
+  if (!first || !is_library_glue(*first)) return first;
+  const std::vector<Frame>& frames = symbols.frames(stack, StackUse::call);
+  if (frames.empty()) return first;
+  return frames[own_frame_index(frames)];
+}
+
 }  // namespace
 
 std::vector<HeapFunction> heap_functions(const HeapProfile& profile, SymbolizedStacks& symbols) {
@@ -39,7 +53,7 @@ std::vector<HeapFunction> heap_functions(const HeapProfile& profile, SymbolizedS
   std::vector<const HeapSite*> top_site;
   std::unordered_map<std::string, size_t> row_of;
   for (const HeapSite& site : profile.sites) {
-    std::optional<Frame> first = site.stack == 0 ? std::nullopt : symbols.first_frame(site.stack, StackUse::call);
+    std::optional<Frame> first = site.stack == 0 ? std::nullopt : own_frame(site.stack, symbols);
     std::string key = site.stack == 0 ? "0" : first ? identity(*first) : "?";
     auto [it, inserted] = row_of.try_emplace(std::move(key), rows.size());
     if (inserted) {

@@ -1,6 +1,9 @@
 // A heap profile's allocation sites merged by the function that allocates:
 // the innermost function of each site's first frame (the code that called
-// malloc, new or realloc), as heaptrack_print's first view groups them. A
+// malloc, new or realloc), as heaptrack_print's first view groups them; of
+// the first frame above the C++ library's glue when the first is glue
+// (library_glue.h: std::allocator, operator new), as the site rows name
+// their sites. A
 // function reached through several call paths is one row here and one
 // site (whole stack) per path in HeapProfile::sites.
 //
@@ -39,7 +42,8 @@ struct HeapFunction {
 // Every function of `profile`, most bytes allocated first (then most
 // calls; ties keep the order of first allocation). Cost: one first_frame()
 // per site (one symbolizer lookup per distinct first address; the stacks'
-// other frames are not symbolized) and one hash lookup.
+// other frames are symbolized only when the first is glue) and one hash
+// lookup.
 std::vector<HeapFunction> heap_functions(const HeapProfile& profile, SymbolizedStacks& symbols);
 
 }  // namespace spoor::analysis

@@ -1,0 +1,31 @@
+// The C++ library's frames at the top of an allocation's stack: every
+// allocation through std::vector, std::string or operator new shares them
+// whoever allocates, so a site or an allocating function is named after
+// the first frame above them, the program's own code.
+#ifndef SPOOR_ANALYSIS_LIBRARY_GLUE_H
+#define SPOOR_ANALYSIS_LIBRARY_GLUE_H
+
+#include <span>
+#include <string>
+
+#include "spoor/analysis/symbolized_stacks.h"
+
+namespace spoor::analysis {
+
+// A C++ name as a table can show it: template arguments as <...>, no
+// parameter list, no return type ("void std::vector<int, std::allocator<int> >
+// ::_M_realloc_insert<int>(...)" -> "std::vector<...>::_M_realloc_insert<...>");
+// operator<, operator<< and names in brackets are kept.
+std::string short_function(const std::string& name);
+
+// The C++ library's inline code (std::allocator, basic_string::_M_create...),
+// operator new and libstdc++'s own frames.
+bool is_library_glue(const std::string& function, const std::string& file, const std::string& module);
+inline bool is_library_glue(const Frame& f) { return is_library_glue(f.function, f.file, f.module); }
+
+// The index of the first frame that is not glue; 0 when every frame is.
+size_t own_frame_index(std::span<const Frame> frames);
+
+}  // namespace spoor::analysis
+
+#endif  // SPOOR_ANALYSIS_LIBRARY_GLUE_H
