@@ -57,10 +57,12 @@ level, keywords (hex), activity id and related activity id (GUID text, empty
 when absent), and the fields as name=value.
 
 options:
-  --format text   one aligned line per event, with a header line (default)
+  --format text   one aligned line per event, with a header line (default);
+                  a blob over 64 bytes shows its first 64 and its size
   --format jsonl  one JSON object per line; "fields" is an object of typed
                   values (integers and floats as numbers, blobs as hex
-                  strings, pointers as "0x..." strings)
+                  strings, pointers as "0x..." strings, stacks and
+                  callchains as arrays of them)
   --format csv    a header row, then one row per event; the fields are one
                   column, "name=value;name=value"
 

@@ -104,9 +104,14 @@ std::string value_text(const reader::Value& v) {
 
 AddressKind address_kind(const reader::Event& e, const reader::FieldValue& f) {
   // Spoor.Kernel writes addresses as u64 and callchains as blobs of u64
-  // (its schema, kernelsrc/kernel_events.h), so they are known by name.
-  if (e.provider == nullptr || e.provider->name != "Spoor.Kernel") return AddressKind::none;
+  // (its schema, kernelsrc/kernel_events.h), and Spoor.Stack a stack's
+  // return addresses as a blob of u64, so they are known by name.
+  if (e.provider == nullptr) return AddressKind::none;
   const std::string_view name = f.field->name;
+  if (e.provider->name == "Spoor.Stack")
+    return std::holds_alternative<reader::Blob>(f.value) && name == "frames" ? AddressKind::address_list
+                                                                             : AddressKind::none;
+  if (e.provider->name != "Spoor.Kernel") return AddressKind::none;
   if (std::holds_alternative<uint64_t>(f.value) && (name == "ip" || name == "address" || name == "start"))
     return AddressKind::address;
   if (std::holds_alternative<reader::Blob>(f.value) && (name == "callchain" || name == "kernel_callchain"))
@@ -135,13 +140,17 @@ std::string field_text(const reader::Event& e, const reader::FieldValue& f) {
   return value_text(f.value);
 }
 
-std::string fields_text(const reader::Event& e, std::string_view separator) {
+std::string fields_text(const reader::Event& e, std::string_view separator, size_t blob_bytes) {
   std::string s;
   for (size_t i = 0; i < e.fields.size(); ++i) {
     if (i > 0) s += separator;
     s += e.fields[i].field->name;
     s += '=';
-    s += field_text(e, e.fields[i]);
+    const auto* blob = std::get_if<reader::Blob>(&e.fields[i].value);
+    if (blob != nullptr && blob->bytes.size() > blob_bytes && address_kind(e, e.fields[i]) == AddressKind::none)
+      s += hex_bytes(blob->bytes.first(blob_bytes)) + "...(" + std::to_string(blob->bytes.size()) + " bytes)";
+    else
+      s += field_text(e, e.fields[i]);
   }
   return s;
 }
@@ -197,7 +206,7 @@ void TextLayout::line(const reader::Event& e, std::string& out) const {
     out.append(gap).append("related=").append(e.related_activity_id->to_string());
     gap = " ";
   }
-  if (!e.fields.empty()) out.append(gap).append(fields_text(e, " "));
+  if (!e.fields.empty()) out.append(gap).append(fields_text(e, " ", kTextBlobBytes));
   out.push_back('\n');
 }
 

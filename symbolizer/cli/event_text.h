@@ -21,16 +21,22 @@ std::string hex_number(uint64_t v);
 // as 0x...; activity IDs in canonical form.
 std::string value_text(const reader::Value& v);
 // Fields that hold addresses though their type is a number or a blob:
-// Spoor.Kernel's ip, address and start (u64), and its callchains (blobs of
-// u64). They print like pointers: 0x... and [0x...,0x...].
+// Spoor.Kernel's ip, address and start (u64), its callchains and
+// Spoor.Stack's frames (blobs of u64). They print like pointers: 0x... and
+// [0x...,0x...].
 enum class AddressKind : uint8_t { none, address, address_list };
 AddressKind address_kind(const reader::Event& e, const reader::FieldValue& f);
 // "[0x1,0x2]": a blob of native-endian u64s (a trailing partial one is left out).
 std::string address_list_text(std::span<const uint8_t> bytes);
 // value_text, or the address rendering address_kind() asks for.
 std::string field_text(const reader::Event& e, const reader::FieldValue& f);
-// "name=value;name=value" with field_text values.
-std::string fields_text(const reader::Event& e, std::string_view separator);
+// "name=value;name=value" with field_text values; a blob longer than
+// blob_bytes (not an address list) shows its first blob_bytes in hex and
+// its size: "7f454c46...(5410 bytes)".
+std::string fields_text(const reader::Event& e, std::string_view separator, size_t blob_bytes = SIZE_MAX);
+// The text dump's blob_bytes: a module's image or a sample's stack copy
+// would otherwise fill screens (the jsonl and csv dumps keep every byte).
+inline constexpr size_t kTextBlobBytes = 64;
 // "1.234 ms": a duration in the largest unit that keeps it >= 1.
 std::string duration_text(int64_t ns);
 

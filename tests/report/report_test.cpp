@@ -354,6 +354,38 @@ TEST(ReportThreads, ThreadRowsOfAProcessThatExecsNameTheirImage) {
   std::filesystem::remove(path);
 }
 
+// The text dump is for reading: a stack's frames are addresses, and a
+// module's image (the vDSO's) is its first bytes and its size, not pages
+// of hex; the jsonl dump keeps every byte.
+TEST(DumpText, StacksAreAddressesAndLongBlobsAreClipped) {
+  const std::string path = record("dump-text", SPOOR_REPORT_FORK_EXEC, "--sample-hz 0");
+  const Process text = run(kSpoor + " dump " + path);
+  ASSERT_EQ(text.status, 0) << text.err;
+  std::istringstream lines(text.out);
+  bool stack = false, image = false;
+  for (std::string line; std::getline(lines, line);) {
+    if (line.find("Spoor.Stack") != std::string::npos) {
+      stack = true;
+      EXPECT_NE(line.find("frames=[0x"), std::string::npos) << line;
+    }
+    if (line.find("ModuleImage") != std::string::npos) {
+      image = true;
+      EXPECT_NE(line.find(" bytes)"), std::string::npos) << line.substr(0, 400);
+      EXPECT_LT(line.size(), 600u);
+    }
+  }
+  EXPECT_TRUE(stack);
+  EXPECT_TRUE(image) << "the vDSO's image";
+  const Process jsonl = run(kSpoor + " dump --format jsonl " + path);
+  ASSERT_EQ(jsonl.status, 0) << jsonl.err;
+  size_t longest = 0;
+  std::istringstream records(jsonl.out);
+  for (std::string line; std::getline(records, line);)
+    if (line.find("\"ModuleImage\"") != std::string::npos) longest = std::max(longest, line.size());
+  EXPECT_GT(longest, 4000u) << "the vDSO's image, whole";
+  std::filesystem::remove(path);
+}
+
 TEST(ReportThreads, ProcessTreeExitCodesAndThreadNames) {
   const std::string path = record("children", SPOOR_CHILDREN);
   const json r = report_json(path, "--threads");
