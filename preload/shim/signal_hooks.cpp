@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cerrno>
 #include <mutex>
 
 namespace spoor::preload {
@@ -26,6 +27,7 @@ using SigwaitFn = int (*)(const sigset_t*, int*);
 using SigwaitinfoFn = int (*)(const sigset_t*, siginfo_t*);
 using SigtimedwaitFn = int (*)(const sigset_t*, siginfo_t*, const struct timespec*);
 using SignalfdFn = int (*)(int, const sigset_t*, int);
+using SigmaskFn = int (*)(int, const sigset_t*, sigset_t*);
 
 std::atomic<SigactionFn> g_sigaction{nullptr};
 std::atomic<SignalFn> g_signal{nullptr};
@@ -33,6 +35,14 @@ std::atomic<SigwaitFn> g_sigwait{nullptr};
 std::atomic<SigwaitinfoFn> g_sigwaitinfo{nullptr};
 std::atomic<SigtimedwaitFn> g_sigtimedwait{nullptr};
 std::atomic<SignalfdFn> g_signalfd{nullptr};
+std::atomic<SigmaskFn> g_pthread_sigmask{nullptr};
+std::atomic<SigmaskFn> g_sigprocmask{nullptr};
+
+// The shim's own mask changes: the real function, not the hook below (the
+// writer must block every signal, the sample signal included).
+int real_sigmask(int how, const sigset_t* set, sigset_t* old) {
+  return next_symbol(g_pthread_sigmask, "pthread_sigmask")(how, set, old);
+}
 
 
 // The sample signal once the sampler owns it; 0 before (and when sampling
@@ -66,7 +76,7 @@ struct sigaction program_action() {
 void exchange_program_action(const struct sigaction* act, struct sigaction* old) {
   sigset_t all, saved;
   sigfillset(&all);
-  pthread_sigmask(SIG_SETMASK, &all, &saved);
+  real_sigmask(SIG_SETMASK, &all, &saved);
   {
     std::lock_guard lock(g_writer);
     const uint32_t g = g_generation.load(std::memory_order_relaxed);
@@ -76,10 +86,55 @@ void exchange_program_action(const struct sigaction* act, struct sigaction* old)
       g_generation.store(g + 1, std::memory_order_release);
     }
   }
-  pthread_sigmask(SIG_SETMASK, &saved, nullptr);
+  real_sigmask(SIG_SETMASK, &saved, nullptr);
 }
 
 bool owned(int sig) { return sig != 0 && sig == g_owned.load(std::memory_order_relaxed); }
+
+// Set once the program gives the sample signal a disposition of its own:
+// it uses the signal, so its masks are its to set (unchanged from then on).
+std::atomic<bool> g_program_uses_signal{false};
+
+// The program's view of the sample signal in this thread's mask (the
+// kernel's has it unblocked). initial-exec: read in hooks that may run in
+// signal handlers.
+constinit thread_local bool t_program_blocks __attribute__((tls_model("initial-exec"))) = false;
+
+// pthread_sigmask and sigprocmask with the sample signal left unblocked,
+// and `old` as the program's view has it. Cost: a sigismember and a TLS
+// access beside the real call; a copy of the set when it names the signal.
+int masked_call(SigmaskFn real, int how, const sigset_t* set, sigset_t* old) {
+  const int sig = g_owned.load(std::memory_order_relaxed);
+  if (real == nullptr) {
+    errno = ENOSYS;
+    return -1;
+  }
+  if (sig == 0 || g_program_uses_signal.load(std::memory_order_relaxed)) return real(how, set, old);
+  const bool before = t_program_blocks;
+  bool after = before;
+  sigset_t copy;
+  const sigset_t* pass = set;
+  if (set != nullptr && sigismember(set, sig) == 1) {
+    if (how == SIG_BLOCK || how == SIG_SETMASK) {
+      after = true;
+      copy = *set;
+      sigdelset(&copy, sig);
+      pass = &copy;
+    } else if (how == SIG_UNBLOCK) {
+      after = false;
+    }
+  } else if (set != nullptr && how == SIG_SETMASK) {
+    after = false;
+  }
+  const int result = real(how, pass, old);
+  if (result != 0) return result;
+  if (set != nullptr && (how == SIG_BLOCK || how == SIG_UNBLOCK || how == SIG_SETMASK)) t_program_blocks = after;
+  if (old != nullptr) {
+    if (before) sigaddset(old, sig);
+    else sigdelset(old, sig);
+  }
+  return result;
+}
 
 // The set without the sample signal, so a thread that waits for "every
 // signal" is never handed a sampling one.
@@ -101,6 +156,8 @@ bool take_sample_signal(int sig, const struct sigaction& action) {
   next_symbol(g_sigwaitinfo, "sigwaitinfo");
   next_symbol(g_sigtimedwait, "sigtimedwait");
   next_symbol(g_signalfd, "signalfd");
+  next_symbol(g_pthread_sigmask, "pthread_sigmask");
+  next_symbol(g_sigprocmask, "sigprocmask");
   if (real == nullptr) return false;
   struct sigaction before{};
   if (real(sig, &action, &before) != 0) return false;
@@ -108,6 +165,18 @@ bool take_sample_signal(int sig, const struct sigaction& action) {
   g_generation.store(0, std::memory_order_relaxed);
   g_owned.store(sig, std::memory_order_release);
   return true;
+}
+
+bool program_blocks_sample_signal() { return t_program_blocks; }
+
+void begin_thread_sample_mask(bool program_blocks) {
+  t_program_blocks = program_blocks;
+  const int sig = g_owned.load(std::memory_order_relaxed);
+  if (sig == 0 || g_program_uses_signal.load(std::memory_order_relaxed)) return;
+  sigset_t only;
+  sigemptyset(&only);
+  sigaddset(&only, sig);
+  real_sigmask(SIG_UNBLOCK, &only, nullptr);
 }
 
 void run_program_handler(int sig, siginfo_t* info, void* context) {
@@ -124,7 +193,7 @@ void run_program_handler(int sig, siginfo_t* info, void* context) {
     sigset_t only;
     sigemptyset(&only);
     sigaddset(&only, sig);
-    pthread_sigmask(SIG_UNBLOCK, &only, nullptr);
+    real_sigmask(SIG_UNBLOCK, &only, nullptr);
     return;
   }
   if (a.sa_flags & SA_RESETHAND) {
@@ -135,14 +204,14 @@ void run_program_handler(int sig, siginfo_t* info, void* context) {
   // The mask the kernel would have set: the interrupted one, plus the
   // handler's sa_mask, plus the signal itself unless SA_NODEFER.
   sigset_t saved, during;
-  pthread_sigmask(SIG_SETMASK, nullptr, &saved);
+  real_sigmask(SIG_SETMASK, nullptr, &saved);
   sigorset(&during, &saved, &a.sa_mask);
   if (a.sa_flags & SA_NODEFER) sigdelset(&during, sig);
   else sigaddset(&during, sig);
-  pthread_sigmask(SIG_SETMASK, &during, nullptr);
+  real_sigmask(SIG_SETMASK, &during, nullptr);
   if (a.sa_flags & SA_SIGINFO) a.sa_sigaction(sig, info, context);
   else a.sa_handler(sig);
-  pthread_sigmask(SIG_SETMASK, &saved, nullptr);
+  real_sigmask(SIG_SETMASK, &saved, nullptr);
 }
 
 }  // namespace spoor::preload
@@ -155,6 +224,7 @@ extern "C" {
 
 SPOOR_INTERPOSE int sigaction(int sig, const struct sigaction* act, struct sigaction* old) {
   if (!owned(sig)) return next_symbol(g_sigaction, "sigaction")(sig, act, old);
+  if (act != nullptr) g_program_uses_signal.store(true, std::memory_order_relaxed);
   exchange_program_action(act, old);
   return 0;
 }
@@ -168,8 +238,19 @@ SPOOR_INTERPOSE sighandler_t signal(int sig, sighandler_t handler) {
   sigemptyset(&act.sa_mask);
   sigaddset(&act.sa_mask, sig);
   act.sa_flags = SA_RESTART;
+  g_program_uses_signal.store(true, std::memory_order_relaxed);
   exchange_program_action(&act, &old);
   return old.sa_handler;
+}
+
+SPOOR_INTERPOSE int pthread_sigmask(int how, const sigset_t* set, sigset_t* old) {
+  // pthread_sigmask returns the error number; sigprocmask sets errno.
+  const int result = masked_call(next_symbol(g_pthread_sigmask, "pthread_sigmask"), how, set, old);
+  return result == -1 ? errno : result;
+}
+
+SPOOR_INTERPOSE int sigprocmask(int how, const sigset_t* set, sigset_t* old) {
+  return masked_call(next_symbol(g_sigprocmask, "sigprocmask"), how, set, old);
 }
 
 SPOOR_INTERPOSE int sigwait(const sigset_t* set, int* sig) {

@@ -1,8 +1,9 @@
 // The program's side of the sample signal (samples.h). The kernel's
 // disposition for it is the sampler's handler; the program's own is kept
 // here: sigaction and signal report and change it, the handler runs it for
-// every signal that did not come from a sampling timer, and the sigwait
-// family and signalfd never hand a sampling signal to the program.
+// every signal that did not come from a sampling timer, the sigwait
+// family and signalfd never hand a sampling signal to the program, and
+// the mask functions never block it (below).
 #ifndef SPOOR_PRELOAD_SIGNAL_HOOKS_H
 #define SPOOR_PRELOAD_SIGNAL_HOOKS_H
 
@@ -21,6 +22,22 @@ bool take_sample_signal(int sig, const struct sigaction& action);
 // SA_RESETHAND), nothing for SIG_IGN, and for SIG_DFL the default action
 // (a real-time signal's ends the process). Async-signal-safe.
 void run_program_handler(int sig, siginfo_t* info, void* context);
+
+// The sample signal stays unblocked in every thread, or a thread that
+// blocks "all signals" (liblzma's and many thread pools' workers are
+// created so) would never be sampled. pthread_sigmask and sigprocmask
+// leave it out of what they block, and report it as the program set it:
+// each thread keeps the program's view of it, which a new thread takes
+// from its creator. A program that installs its own disposition for the
+// signal (it uses it) gets its masks as they are.
+//
+// The program's view of the sample signal in the calling thread's mask:
+// pass it to begin_thread_sample_mask in the threads it creates.
+bool program_blocks_sample_signal();
+// In a new thread, before its start routine: the program's view inherited
+// from its creator, and the signal unblocked for real (a thread created by
+// a path the hooks do not see may have it blocked).
+void begin_thread_sample_mask(bool program_blocks);
 
 }  // namespace spoor::preload
 

@@ -21,6 +21,7 @@
 #include "next_symbol.h"
 #include "reentry_guard.h"
 #include "samples.h"
+#include "signal_hooks.h"
 #include "stack_table.h"
 #include "thread_provider.h"
 
@@ -59,6 +60,7 @@ struct StartArg {
   void* arg;
   uint32_t parent_tid;
   uint32_t creator_stack;
+  bool blocks_sample_signal;  // the creator's mask as the program set it (signal_hooks.h)
 };
 
 uint32_t current_tid() { return spoor_port_thread(); }
@@ -105,6 +107,7 @@ void* thread_trampoline(void* raw) {
   {
     ReentryGuard guard;
     std::free(raw);  // under the guard: the shim's own block, never in the trace
+    begin_thread_sample_mask(a.blocks_sample_signal);
     begin_thread(a.parent_tid, a.start, a.creator_stack);
   }
   return a.start(a.arg);
@@ -166,7 +169,8 @@ SPOOR_INTERPOSE int pthread_create(pthread_t* thread, const pthread_attr_t* attr
     if (a == nullptr) return real(thread, attr, start, arg);  // an undescribed thread, not a failure
     rescan_modules_if_changed();
     // Skip 1: this hook's frame; the stack starts at the program's call.
-    *a = StartArg{start, arg, current_tid(), kThreadStart.enabled() ? current_stack_id(1) : 0};
+    *a = StartArg{start, arg, current_tid(), kThreadStart.enabled() ? current_stack_id(1) : 0,
+                  program_blocks_sample_signal()};
   }
   // Not under the guard: what pthread_create allocates (the new thread's
   // TLS blocks) is traced as it would be without this hook.

@@ -223,6 +223,31 @@ TEST(Samples, AProgramUsingProfilingSignalsItselfWorksAsUntraced) {
   EXPECT_FALSE(r.samples.empty()) << "and it is sampled meanwhile";
 }
 
+TEST(Samples, ThreadsThatBlockEverySignalAreSampledAndSeeTheirMasksUnchanged) {
+  // blocked_signals.c: a worker created with every signal blocked, which
+  // blocks them all again, then burns 300 ms of CPU.
+  const Process plain = run(SPOOR_BLOCKED_SIGNALS);
+  ASSERT_EQ(plain.status, 0) << plain.err;
+  EXPECT_NE(plain.out.find("worker, blocked again: SIGINT blocked, SIGRTMAX-5 blocked"), std::string::npos)
+      << plain.out;
+  const std::string path = trace_path("blocked-signals");
+  const Process traced = run(kSpoor + " record --sample-hz 1000 -o " + path + " -- " + SPOOR_BLOCKED_SIGNALS);
+  ASSERT_EQ(traced.status, 0) << traced.err;
+  EXPECT_EQ(traced.out, plain.out) << "each thread's mask reads as the program set it";
+  const size_t at = traced.err.find("worker: ");
+  ASSERT_NE(at, std::string::npos) << traced.err;
+  const uint64_t worker = std::stoull(traced.err.substr(at + 8));
+  const Recording r = read_recording(path);
+  uint64_t samples = 0, periods = 0;
+  for (const SampleSeen& s : r.samples)
+    if (s.tid == worker) {
+      ++samples;
+      periods += s.periods;
+    }
+  EXPECT_GE(samples, 10u) << "the worker's 300 ms of CPU";
+  EXPECT_GE(periods, 100u);
+}
+
 TEST(Samples, SampleRateUsageErrors) {
   EXPECT_EQ(run(kSpoor + " record --sample-hz -- true").status, 2);
   EXPECT_EQ(run(kSpoor + " record --sample-hz 1k -- true").status, 2);
