@@ -288,9 +288,12 @@ bool plausible_return_address(uintptr_t ra) {
 
 #if defined(__x86_64__)
 
+void prime_thread_stack() { look_up_thread_stack(&t_stack); }
+
 bool init_fast_unwind() {
   static std::atomic<bool> done{false};
   if (done.exchange(true)) return rule_cache_ready();
+  prime_thread_stack();  // the attaching thread: the main one
   if (pthread_key_create(&g_walks_key, forget_thread_walks) == 0)
     g_walks_key_ready.store(true, std::memory_order_release);
   return init_rule_cache();
@@ -314,8 +317,8 @@ __attribute__((noinline, no_sanitize("address"))) int fast_backtrace(void** fram
       "mov %%rsp, %1\n\t"
       "mov %%rbp, %2"
       : "=r"(pc), "=r"(sp), "=r"(fp));
-  ThreadStack& stack = t_stack;
-  if (stack.top == 0) look_up_thread_stack(&stack);
+  // A thread never primed (top 0) fails the check: libunwind walks it.
+  const ThreadStack& stack = t_stack;
   if (sp < stack.bottom || sp >= stack.top) SPOOR_FALL_BACK();
   const uintptr_t top = stack.top;
 
@@ -453,6 +456,7 @@ __attribute__((noinline, no_sanitize("address"))) int fast_backtrace(void** fram
 #else  // other architectures: libunwind
 
 bool init_fast_unwind() { return false; }
+void prime_thread_stack() {}
 __attribute__((noinline)) int fast_backtrace(void** frames, int max, uint64_t** memo) {
   if (memo != nullptr) *memo = nullptr;
   if (max > kFastUnwindMaxFrames) max = kFastUnwindMaxFrames;

@@ -16,10 +16,21 @@
 namespace spoor::preload {
 
 // Maps the rule cache, registers the fork handlers and the key that frees
-// a thread's recent walks when it exits. Until it has run (or when it
+// a thread's recent walks when it exits, and primes the calling thread's
+// stack bounds (prime_thread_stack). Until it has run (or when it
 // fails: false), fast_backtrace is unw_backtrace. Call it before the first
 // capture; later calls return the first one's result.
 bool init_fast_unwind();
+
+// Finds the calling thread's stack bounds, which the walk stays within.
+// Call where the program holds no lock of its own: init_fast_unwind does
+// it for the attaching (main) thread, the thread trampoline first thing
+// in each new thread; a thread never primed is unwound by libunwind. Not
+// from a capture: pthread_getattr_np takes the thread's lock and
+// allocates while holding it, so a capture inside the program's own
+// pthread_getattr_np (Rust's runtime calls it at start, and in every
+// thread it spawns) would wait on that lock forever.
+void prime_thread_stack();
 
 // Like unw_backtrace: fills frames[0..max) with the return addresses of
 // the calling thread's stack, innermost first, frames[0] being the one

@@ -16,6 +16,7 @@
 #include <cstring>
 
 #include "char_run.h"
+#include "fast_unwind.h"
 #include "live_threads.h"
 #include "modules.h"
 #include "next_symbol.h"
@@ -108,6 +109,7 @@ void* thread_trampoline(void* raw) {
     ReentryGuard guard;
     std::free(raw);  // under the guard: the shim's own block, never in the trace
     begin_thread_sample_mask(a.blocks_sample_signal);
+    prime_thread_stack();  // before the program's code: it may hold locks the lookup takes
     begin_thread(a.parent_tid, a.start, a.creator_stack);
   }
   return a.start(a.arg);

@@ -248,6 +248,21 @@ TEST(Samples, ThreadsThatBlockEverySignalAreSampledAndSeeTheirMasksUnchanged) {
   EXPECT_GE(periods, 100u);
 }
 
+TEST(Threads, AProgramThatAsksForItsOwnStackFirstRunsToItsEnd) {
+  // getattr_first.c calls pthread_getattr_np first thing in main and in a
+  // thread, as Rust's runtime does; glibc allocates inside it with the
+  // thread's lock held. (The timeout turns a hang into a failure.)
+  const Process plain = run(SPOOR_GETATTR_FIRST);
+  ASSERT_EQ(plain.out, "main: 1, thread: 1\n") << plain.err;
+  const std::string path = trace_path("getattr-first");
+  const Process traced =
+      run("timeout 60 " + kSpoor + " record -o " + path + " -- " + SPOOR_GETATTR_FIRST);
+  ASSERT_EQ(traced.status, 0) << "124: it hung. " << traced.err;
+  EXPECT_EQ(traced.out, plain.out);
+  const Recording r = read_recording(path);
+  EXPECT_EQ(r.threads.size(), 2u);
+}
+
 TEST(Samples, SampleRateUsageErrors) {
   EXPECT_EQ(run(kSpoor + " record --sample-hz -- true").status, 2);
   EXPECT_EQ(run(kSpoor + " record --sample-hz 1k -- true").status, 2);

@@ -81,7 +81,7 @@ class FastUnwind : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
     unw_set_caching_policy(unw_local_addr_space, UNW_CACHE_PER_THREAD);
-    ASSERT_TRUE(init_fast_unwind());
+    ASSERT_TRUE(init_fast_unwind());  // primes this thread's stack bounds
   }
   void SetUp() override {
     g_count = 0;
@@ -163,10 +163,26 @@ TEST_F(FastUnwind, MatchesLibunwindOnManyRandomCallChains) {
 TEST_F(FastUnwind, MatchesLibunwindOnOtherThreads) {
   std::thread([] {
     unw_set_caching_policy(unw_local_addr_space, UNW_CACHE_PER_THREAD);
+    prime_thread_stack();  // as the shim's thread trampoline does
     test::recurse_without_frame_pointer(10, capture_both);
     test::sort_with_qsort(capture_both);
   }).join();
   EXPECT_EQ(expect_captures_agree(true), 4);
+}
+
+// A thread whose stack bounds were never looked up (one the shim did not
+// start: the lookup may not run inside a capture) is unwound by libunwind,
+// and right.
+TEST_F(FastUnwind, AThreadNeverPrimedIsUnwoundByLibunwind) {
+  FastUnwindCounters counters;
+  std::thread([&counters] {
+    unw_set_caching_policy(unw_local_addr_space, UNW_CACHE_PER_THREAD);
+    test::recurse_without_frame_pointer(10, capture_both);
+    counters = fast_unwind_counters();
+  }).join();
+  EXPECT_EQ(expect_captures_agree(false), 1);
+  EXPECT_EQ(counters.fast, 0u);
+  EXPECT_EQ(counters.fallback, 1u);
 }
 
 // Both ways from one frame, compared at once (for threads: no shared
@@ -196,6 +212,7 @@ TEST_F(FastUnwind, MatchesLibunwindOnThreadsCapturingAtOnce) {
   for (uint64_t t = 0; t < 4; ++t)
     threads.emplace_back([t] {
       unw_set_caching_policy(unw_local_addr_space, UNW_CACHE_PER_THREAD);
+    prime_thread_stack();  // as the shim's thread trampoline does
       uint64_t seed = 777 + t;
       for (int i = 0; i < 300; ++i) {
         seed = seed * 2862933555777941757ull + 3037000493ull;
@@ -215,6 +232,7 @@ TEST_F(FastUnwind, MatchesLibunwindOnThreadsCapturingAtOnce) {
 TEST_F(FastUnwind, MatchesLibunwindInAForkedChild) {
   std::atomic<bool> stop{false};
   std::thread busy([&stop] {
+    prime_thread_stack();
     uint64_t seed = 99;
     while (!stop.load()) {
       seed = seed * 2862933555777941757ull + 3037000493ull;
@@ -339,6 +357,7 @@ TEST_F(FastUnwind, ForgetsRulesWhenAModuleIsUnloaded) {
   ASSERT_NE(call, nullptr);
   std::thread([call] {
     unw_set_caching_policy(unw_local_addr_space, UNW_CACHE_PER_THREAD);
+    prime_thread_stack();  // as the shim's thread trampoline does
     call(capture_both);
   }).join();
   const uintptr_t second_at = reinterpret_cast<uintptr_t>(call);
