@@ -15,7 +15,7 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "char_run.h"
+#include "stdio_run.h"
 #include "live_threads.h"
 #include "modules.h"
 #include "next_symbol.h"
@@ -124,7 +124,7 @@ void on_thread_exit(void* marker) {
     return;
   }
   const uint32_t tid = current_tid();
-  end_char_runs();  // the thread's pending putc/getc runs (char_run.h)
+  end_stdio_runs();  // the thread's pending stdio runs (stdio_run.h)
   if (note_thread_ended(tid)) kThreadEnd.write(tid, false);
 }
 
