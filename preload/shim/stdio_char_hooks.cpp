@@ -71,13 +71,13 @@ int64_t monotonic_ns() {
 
 uint64_t g_slow_stdio_call_ticks = 0;
 
-// Ticks per kSlowStdioCallNs, from 50 us of spinning on the clock (once per
-// process image that makes a traced block or line call: the shim has no
-// calibration of its own, the recorder's is out of process). vDSO
-// clock_gettime is ~25 ns, so the error is well under 1%; a preemption in
-// the window only makes the threshold a little longer.
+// Ticks per kSlowStdioCallNs, from 20 us of spinning on the clock: paid
+// once per process image that makes a traced block or line call (the shim
+// has no calibration of its own; the recorder's is out of process). vDSO
+// clock_gettime is ~25 ns, so the error is ~0.2%, and a preemption in the
+// window only makes the threshold a little longer.
 uint64_t calibrate_slow_stdio_call() {
-  constexpr int64_t kWindowNs = 50000;
+  constexpr int64_t kWindowNs = 20000;
   const int64_t begin_ns = monotonic_ns();
   const uint64_t begin = spoor_port_ticks();
   int64_t now_ns;
