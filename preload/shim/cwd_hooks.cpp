@@ -10,7 +10,7 @@
 
 #include <climits>
 
-#include "char_run.h"
+#include "stdio_run.h"
 #include "io_interpose.h"
 #include "reentry_guard.h"
 
@@ -27,7 +27,7 @@ SPOOR_NOINLINE void record_chdir(int fd, const char* path, int result, uint64_t 
   KeptErrno kept;
   ReentryGuard guard;
   if (!guard.entered()) return;
-  end_char_runs();  // the thread's pending putc/getc runs come first
+  end_stdio_runs();  // the thread's pending stdio runs come first
   const int value = result == 0 ? 0 : -kept.value();
   // The system call, not libc's getcwd: that one allocates when handed no
   // buffer, and a library may interpose it. Its result counts the NUL.

@@ -26,7 +26,7 @@
 
 #include <climits>
 
-#include "char_run.h"
+#include "stdio_run.h"
 #include "io_interpose.h"
 #include "reentry_guard.h"
 
@@ -58,7 +58,7 @@ SPOOR_NOINLINE void record_created(uint8_t call, const int* fds, int count, int 
   KeptErrno kept;
   ReentryGuard guard;
   if (!guard.entered()) return;
-  end_char_runs();  // the thread's pending putc/getc runs come first
+  end_stdio_runs();  // the thread's pending stdio runs come first
   for (int i = 0; i < count; ++i) write_fd_created(fds[i], call, start);
 }
 
@@ -69,7 +69,7 @@ SPOOR_NOINLINE void record_socket(int domain, int type, int protocol, int result
   KeptErrno kept;
   ReentryGuard guard;
   if (!guard.entered()) return;
-  end_char_runs();  // the thread's pending putc/getc runs come first
+  end_stdio_runs();  // the thread's pending stdio runs come first
   if (kIoFdCreated.enabled()) write_fd_created(result, kIoCreateSocket, start);
   constexpr int kTypeFlags = SOCK_NONBLOCK | SOCK_CLOEXEC;
   kIoSocket.write(result, static_cast<uint16_t>(domain), static_cast<uint8_t>(type & ~kTypeFlags), protocol);

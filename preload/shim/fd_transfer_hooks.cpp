@@ -12,7 +12,7 @@
 #include <sys/types.h>
 #include <unistd.h>
 
-#include "char_run.h"
+#include "stdio_run.h"
 #include "io_interpose.h"
 #include "reentry_guard.h"
 
@@ -37,7 +37,7 @@ SPOOR_NOINLINE void record_close_range(unsigned first, unsigned last, int flags,
   KeptErrno kept;
   ReentryGuard guard;
   if (!guard.entered()) return;
-  end_char_runs();
+  end_stdio_runs();
   kIoCloseRange.write(static_cast<int32_t>(first), last, flags, result == 0 ? 0 : -kept.value(), start);
 }
 
@@ -48,7 +48,7 @@ SPOOR_NOINLINE void record_copy(uint8_t call, int fd, int64_t offset, int target
   KeptErrno kept;
   ReentryGuard guard;
   if (!guard.entered()) return;
-  end_char_runs();  // the thread's pending putc/getc runs come first
+  end_stdio_runs();  // the thread's pending stdio runs come first
   kIoCopy.write(fd, offset, target, target_offset, call, static_cast<uint64_t>(requested),
                 static_cast<int64_t>(result >= 0 ? result : -kept.value()), start, transfer_stack());
 }

@@ -20,7 +20,7 @@
 
 #include <cstdarg>
 
-#include "char_run.h"
+#include "stdio_run.h"
 #include "io_interpose.h"
 #include "reentry_guard.h"
 
@@ -55,6 +55,9 @@ void register_io_events_added_later() {
   // Then socket_hooks.cpp's listen and fd_create_hooks.cpp's socket.
   register_event(kIoListen);
   register_event(kIoSocket);
+  // Then stdio_hooks.cpp's runs of block and line calls.
+  register_event(kIoFWriteRun);
+  register_event(kIoFReadRun);
 }
 
 namespace {
@@ -141,7 +144,7 @@ SPOOR_NOINLINE void record_open(int dirfd, const char* path, int flags, mode_t m
   KeptErrno kept;
   ReentryGuard guard;
   if (!guard.entered()) return;
-  end_char_runs();  // the thread's pending putc/getc runs come first
+  end_stdio_runs();  // the thread's pending stdio runs come first
   const int result = fd >= 0 ? fd : -kept.value();
   kIoOpen.write(dirfd, path_value(path, result == -EFAULT), flags, static_cast<uint32_t>(mode),
                 result, start, caller_stack());
@@ -155,7 +158,7 @@ SPOOR_NOINLINE void record_transfer(int fd, int64_t offset, const iovec* iov, in
   KeptErrno kept;
   ReentryGuard guard;
   if (!guard.entered()) return;
-  end_char_runs();  // the thread's pending putc/getc runs come first
+  end_stdio_runs();  // the thread's pending stdio runs come first
   if (iov != nullptr && result >= 0) {
     for (int i = 0; i < count; ++i) requested += iov[i].iov_len;
   }
@@ -181,7 +184,7 @@ SPOOR_NOINLINE void record_close(int fd, int result, uint64_t start) {
   KeptErrno kept;
   ReentryGuard guard;
   if (!guard.entered()) return;
-  end_char_runs();
+  end_stdio_runs();
   kIoClose.write(fd, result == 0 ? 0 : -kept.value(), start);
 }
 
@@ -189,7 +192,7 @@ SPOOR_NOINLINE void record_seek(int fd, off_t offset, int whence, off_t result, 
   KeptErrno kept;
   ReentryGuard guard;
   if (!guard.entered()) return;
-  end_char_runs();
+  end_stdio_runs();
   kIoSeek.write(fd, offset, whence, result >= 0 ? result : -kept.value(), start);
 }
 
@@ -197,7 +200,7 @@ SPOOR_NOINLINE void record_sync(int fd, bool data_only, int result, uint64_t sta
   KeptErrno kept;
   ReentryGuard guard;
   if (!guard.entered()) return;
-  end_char_runs();
+  end_stdio_runs();
   kIoSync.write(fd, data_only, result == 0 ? 0 : -kept.value(), start);
 }
 
@@ -205,7 +208,7 @@ SPOOR_NOINLINE void record_dup(int fd, int target, int flags, int result, uint64
   KeptErrno kept;
   ReentryGuard guard;
   if (!guard.entered()) return;
-  end_char_runs();
+  end_stdio_runs();
   kIoDup.write(fd, target, flags, result >= 0 ? result : -kept.value(), start);
 }
 

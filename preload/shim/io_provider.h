@@ -14,8 +14,9 @@
 //                                  fgets, getline, getdelim, fwrite, fputs,
 //                                  puts, the printf family (printf,
 //                                  fprintf, dprintf and their v and _chk
-//                                  forms), fflush; putc, getc and the
-//                                  other character calls, as runs.
+//                                  forms), fflush; runs of those calls
+//                                  (FWriteRun, FReadRun) and of putc,
+//                                  getc and the other character calls.
 //
 // The layers do not overlap: the reads and writes stdio makes inside libc
 // (a refill of fread's buffer, the flush of fwrite's) call libc's internal
@@ -133,7 +134,8 @@ SPOOR_EVENT(kIoFClose, g_io,
             Field<Ptr>{"stream"}, Field<int32_t>{"fd"}, Field<int32_t>{"result"},
             Field<uint64_t>{"start_ticks"});
 // fread, fgets, getline, getdelim (and __getdelim) and their _unlocked and
-// _chk forms. requested: size * count (fread), the buffer size (fgets), 0
+// _chk forms: a call that failed, read nothing at the end of the file, or
+// took longer than kSlowStdioCallNs; the others are in FReadRun. requested: size * count (fread), the buffer size (fgets), 0
 // (getline: the line's length is not known before). result: the bytes read,
 // or -errno when the call failed without reading any (getline at the end of
 // the file: 0).
@@ -142,8 +144,9 @@ SPOOR_EVENT(kIoFRead, g_io,
             Field<Ptr>{"stream"}, Field<int32_t>{"fd"}, Field<uint64_t>{"requested"},
             Field<int64_t>{"result"}, Field<uint64_t>{"start_ticks"}, Field<uint32_t>{"stack"});
 // fwrite, fputs, puts, and the printf family (printf, vprintf, fprintf,
-// vfprintf, dprintf, vdprintf) and their _unlocked and _chk forms.
-// requested: the bytes handed over (for the formatted forms, the bytes the
+// vfprintf, dprintf, vdprintf) and their _unlocked and _chk forms: every
+// dprintf and vdprintf, and each other call that failed or took longer
+// than kSlowStdioCallNs; the others are in FWriteRun. requested: the bytes handed over (for the formatted forms, the bytes the
 // format produced, 0 when it failed; puts counts its newline). result: as
 // FRead. dprintf and vdprintf write to a descriptor through a stream of
 // their own inside libc: stream is null, fd the descriptor.
@@ -280,7 +283,7 @@ SPOOR_EVENT(kIoChdir, g_io,
             Field<int32_t>{"fd"}, Field<Str>{"path"}, Field<Str>{"cwd"}, Field<int32_t>{"result"},
             Field<uint64_t>{"start_ticks"}, Field<uint32_t>{"stack"});
 
-// Runs of character calls (char_run.h): the calls from one call site on
+// Runs of character calls (stdio_run.h): the calls from one call site on
 // one stream between two other Spoor.IO events of the thread, one event
 // for the run (character calls from other sites, on other streams, may
 // come between them: their runs overlap in time). FPutcRun: putc, fputc,
@@ -322,6 +325,35 @@ SPOOR_EVENT(kIoSocket, g_io,
             (EventInfo{.name = "Socket", .id = 19, .level = Level::info, .keywords = kKeywordIoFd}),
             Field<int32_t>{"fd"}, Field<uint16_t>{"domain"}, Field<uint8_t>{"socket_type"},
             Field<int32_t>{"protocol"});
+
+// Runs of block and line calls (stdio_run.h): the calls of one function
+// from one call site on one stream between two other Spoor.IO events of
+// the thread, one event for the run, as the character runs above. A call
+// that failed, read nothing at the end of the file, or took longer than
+// 20 us (kSlowStdioCallNs: it flushed to a slow pipe or disk, or waited for
+// input) is not in a run: it is an FWrite or FRead of its own.
+// FWriteRun: fwrite, fputs, puts and the printf family on a stream (not
+// dprintf, vdprintf: those are FWrite). FReadRun: fread, fgets, getline,
+// getdelim. call: kIoStdio* below (one function per run; the _unlocked,
+// _chk and _IO_ forms count as their function; printf is every printf
+// that writes to a stream). calls: the calls in the run. result: the bytes
+// they moved (never negative). start_ticks: before the first call;
+// end_ticks: after the last one. busy_ticks: the time inside the calls,
+// summed (the run's span also holds the program's time between them).
+// stack: the first call's, as FRead's.
+inline constexpr uint8_t kIoStdioFwrite = 0, kIoStdioFputs = 1, kIoStdioPuts = 2, kIoStdioPrintf = 3,
+                         kIoStdioFread = 4, kIoStdioFgets = 5, kIoStdioGetline = 6;
+constexpr bool is_stdio_output(uint8_t call) { return call <= kIoStdioPrintf; }
+SPOOR_EVENT(kIoFWriteRun, g_io,
+            (EventInfo{.name = "FWriteRun", .id = 29, .level = Level::info, .keywords = kKeywordIoStdio}),
+            Field<Ptr>{"stream"}, Field<int32_t>{"fd"}, Field<uint8_t>{"call"}, Field<uint64_t>{"calls"},
+            Field<int64_t>{"result"}, Field<uint64_t>{"start_ticks"}, Field<uint64_t>{"end_ticks"},
+            Field<uint64_t>{"busy_ticks"}, Field<uint32_t>{"stack"});
+SPOOR_EVENT(kIoFReadRun, g_io,
+            (EventInfo{.name = "FReadRun", .id = 30, .level = Level::info, .keywords = kKeywordIoStdio}),
+            Field<Ptr>{"stream"}, Field<int32_t>{"fd"}, Field<uint8_t>{"call"}, Field<uint64_t>{"calls"},
+            Field<int64_t>{"result"}, Field<uint64_t>{"start_ticks"}, Field<uint64_t>{"end_ticks"},
+            Field<uint64_t>{"busy_ticks"}, Field<uint32_t>{"stack"});
 
 // Registers Spoor.IO and its events, always in the same order (attach.cpp
 // calls it in its fixed-order block, so keys survive an exec).

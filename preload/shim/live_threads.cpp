@@ -11,7 +11,7 @@
 #include <atomic>
 #include <cstdlib>
 
-#include "char_run.h"
+#include "stdio_run.h"
 #include "live_threads.h"
 #include "next_symbol.h"
 #include "reentry_guard.h"
@@ -66,9 +66,9 @@ void end_running_threads_with_process() {
   // shim: an event write may be half done on it. The threads go without.
   ReentryGuard guard;
   if (!guard.entered()) return;
-  // The ending thread's pending putc/getc runs (char_run.h); the other
+  // The ending thread's pending stdio runs (stdio_run.h); the other
   // threads' are in their own storage, out of reach.
-  end_char_runs();
+  end_stdio_runs();
   if (g_ended.exchange(true, std::memory_order_acq_rel)) return;
   for (auto& slot : g_running) {
     const uint32_t tid = slot.exchange(0, std::memory_order_acq_rel);

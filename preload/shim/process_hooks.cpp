@@ -15,7 +15,7 @@
 #include <cstdarg>
 
 #include "../process_events.h"
-#include "char_run.h"
+#include "stdio_run.h"
 #include "exec_env.h"
 #include "next_symbol.h"
 #include "recorder_link.h"
@@ -54,7 +54,7 @@ int traced_exec(const char* path, bool search_path, char* const* envp, Exec exec
   // it only fixes the environment (on its own stack) and execs.
   if (!in_own_process()) return exec(fixed);
   ReentryGuard guard;
-  if (guard.entered()) end_char_runs();  // the new image starts without this thread's runs
+  if (guard.entered()) end_stdio_runs();  // the new image starts without this thread's runs
   const bool write = guard.entered() && kProcessExec.enabled();
   if (write) kProcessExec.write(Str{path ? path : ""}, Str{untraceable});
   // No sampling signal may stay pending into the new image (before it has
@@ -133,11 +133,11 @@ using namespace spoor::preload;
 extern "C" {
 
 SPOOR_INTERPOSE pid_t fork() {
-  // This thread's pending putc/getc runs go out before the fork, so the
+  // This thread's pending stdio runs go out before the fork, so the
   // child does not inherit a copy and write it again.
   if (shim_attached() && in_own_process()) {
     ReentryGuard guard;
-    if (guard.entered()) end_char_runs();
+    if (guard.entered()) end_stdio_runs();
   }
   const pid_t pid = next_symbol(g_fork, "fork")();
   if (pid > 0) {

@@ -14,7 +14,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "char_run.h"
+#include "stdio_run.h"
 #include "io_interpose.h"
 #include "reentry_guard.h"
 
@@ -46,7 +46,7 @@ SPOOR_NOINLINE void record_connect(int fd, const sockaddr* address, socklen_t le
   KeptErrno kept;
   ReentryGuard guard;
   if (!guard.entered()) return;
-  end_char_runs();  // the thread's pending putc/getc runs come first
+  end_stdio_runs();  // the thread's pending stdio runs come first
   const int value = result == 0 ? 0 : -kept.value();
   kIoConnect.write(fd, address_value(address, length, value == -EFAULT), socket_type(fd), value, start,
                    caller_stack());
@@ -67,7 +67,7 @@ SPOOR_NOINLINE void record_bind(int fd, const sockaddr* address, socklen_t lengt
   KeptErrno kept;
   ReentryGuard guard;
   if (!guard.entered()) return;
-  end_char_runs();  // the thread's pending putc/getc runs come first
+  end_stdio_runs();  // the thread's pending stdio runs come first
   const int value = result == 0 ? 0 : -kept.value();
   sockaddr_storage local;
   if (value == 0) {
@@ -86,7 +86,7 @@ SPOOR_NOINLINE void record_listen(int fd, int backlog, int result, uint64_t star
   KeptErrno kept;
   ReentryGuard guard;
   if (!guard.entered()) return;
-  end_char_runs();  // the thread's pending putc/getc runs come first
+  end_stdio_runs();  // the thread's pending stdio runs come first
   const int value = result == 0 ? 0 : -kept.value();
   sockaddr_storage local;
   const socklen_t local_length = value == 0 ? local_address(fd, local) : 0;
@@ -102,7 +102,7 @@ SPOOR_NOINLINE void record_accept(uint8_t call, int fd, const sockaddr* address,
   KeptErrno kept;
   ReentryGuard guard;
   if (!guard.entered()) return;
-  end_char_runs();  // the thread's pending putc/getc runs come first
+  end_stdio_runs();  // the thread's pending stdio runs come first
   if (result >= 0) write_fd_created(result, call, start);
   const int value = result >= 0 ? result : -kept.value();
   const size_t copied = result >= 0 ? (length < capacity ? length : capacity) : 0;

@@ -16,7 +16,7 @@
 
 #include <type_traits>
 
-#include "char_run.h"
+#include "stdio_run.h"
 #include "io_interpose.h"
 #include "reentry_guard.h"
 
@@ -58,7 +58,7 @@ SPOOR_NOINLINE void record_socket_transfer(int fd, uint8_t call, int flags, cons
   KeptErrno kept;
   ReentryGuard guard;
   if (!guard.entered()) return;
-  end_char_runs();  // the thread's pending putc/getc runs come first
+  end_stdio_runs();  // the thread's pending stdio runs come first
   uint32_t vectors = 0;
   if (message != nullptr) {
     vectors = static_cast<uint32_t>(message->msg_iovlen);
@@ -89,7 +89,7 @@ SPOOR_NOINLINE void record_message_batch(int fd, uint8_t call, int flags, const 
   KeptErrno kept;
   ReentryGuard guard;
   if (!guard.entered()) return;
-  end_char_runs();  // the thread's pending putc/getc runs come first
+  end_stdio_runs();  // the thread's pending stdio runs come first
   uint64_t requested = 0;
   int64_t bytes = -kept.value();
   const void* address = nullptr;

@@ -1,12 +1,14 @@
 // Interposed character calls of stdio: putc, fputc, putchar, getc, fgetc,
 // getchar, their _unlocked forms and glibc's old names (_IO_putc,
 // _IO_getc, which binaries built against old headers still call), and
-// ungetc, which takes a byte back. Recorded as runs (char_run.h): FPutcRun
-// and FGetcRun in io_provider.h.
+// ungetc, which takes a byte back. Recorded as runs (stdio_run.h): FPutcRun
+// and FGetcRun in io_provider.h. Also the runs' shared machinery: the slot
+// table, writing runs out, and the slow-call threshold of stdio_hooks.cpp's
+// block and line runs.
 //
 // Cost when the stdio events are on, per call that continues a pending
 // run (same stream, call site and direction as the thread's previous
-// character call; another pending run costs a loop over kCharRunSlots
+// character call; another pending run costs a loop over kStdioRunSlots
 // more): the next function's pointer, the enabled check, three compares,
 // two increments and one clock read for the run's end. Measured on the
 // benchmark VM (bench/RESULTS.md, "stdio character calls"), putc() to
@@ -21,33 +23,77 @@
 // __uflow/__overflow when the buffer is empty or full. Those calls are not
 // recorded: their byte counts are not the program's.
 #undef _FORTIFY_SOURCE  // the shim defines the functions fortify wraps
+#include <time.h>
+
 #include <cstdio>
 
-#include "char_run.h"
+#include "stdio_run.h"
 #include "io_interpose.h"
 #include "reentry_guard.h"
 
 namespace spoor::preload {
 
-constinit thread_local CharRuns t_char_runs __attribute__((tls_model("initial-exec")));
+constinit thread_local StdioRuns t_stdio_runs __attribute__((tls_model("initial-exec")));
 
 namespace {
 
-void write_run(const CharRun& run) {
+void write_run(const StdioRun& run) {
   const auto bytes = static_cast<int64_t>(run.bytes);
-  if (run.output) {
-    if (kIoFPutcRun.enabled())
-      kIoFPutcRun.write(run.stream, run.fd, run.calls, bytes, run.start_ticks, run.end_ticks, run.stack);
-  } else if (kIoFGetcRun.enabled()) {
-    kIoFGetcRun.write(run.stream, run.fd, run.calls, bytes, run.start_ticks, run.end_ticks, run.stack);
+  switch (run.call) {
+    case kRunPutc:
+      if (kIoFPutcRun.enabled())
+        kIoFPutcRun.write(run.stream, run.fd, run.calls, bytes, run.start_ticks, run.end_ticks, run.stack);
+      return;
+    case kRunGetc:
+      if (kIoFGetcRun.enabled())
+        kIoFGetcRun.write(run.stream, run.fd, run.calls, bytes, run.start_ticks, run.end_ticks, run.stack);
+      return;
+    default:
+      if (is_stdio_output(run.call)) {
+        if (kIoFWriteRun.enabled())
+          kIoFWriteRun.write(run.stream, run.fd, run.call, run.calls, bytes, run.start_ticks, run.end_ticks,
+                             run.busy_ticks, run.stack);
+      } else if (kIoFReadRun.enabled()) {
+        kIoFReadRun.write(run.stream, run.fd, run.call, run.calls, bytes, run.start_ticks, run.end_ticks,
+                          run.busy_ticks, run.stack);
+      }
+      return;
   }
+}
+
+int64_t monotonic_ns() {
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<int64_t>(ts.tv_sec) * 1000000000 + ts.tv_nsec;
 }
 
 }  // namespace
 
-void write_char_runs() {
-  CharRuns& runs = t_char_runs;
-  // Oldest first (by first call): at most kCharRunSlots, a selection.
+uint64_t g_slow_stdio_call_ticks = 0;
+
+// Ticks per kSlowStdioCallNs, from 20 us of spinning on the clock: paid
+// once per process image that makes a traced block or line call (the shim
+// has no calibration of its own; the recorder's is out of process). vDSO
+// clock_gettime is ~25 ns, so the error is ~0.2%, and a preemption in the
+// window only makes the threshold a little longer.
+uint64_t calibrate_slow_stdio_call() {
+  constexpr int64_t kWindowNs = 20000;
+  const int64_t begin_ns = monotonic_ns();
+  const uint64_t begin = spoor_port_ticks();
+  int64_t now_ns;
+  do now_ns = monotonic_ns();
+  while (now_ns - begin_ns < kWindowNs);
+  const uint64_t ticks = spoor_port_ticks() - begin;
+  uint64_t threshold = static_cast<uint64_t>(static_cast<__uint128_t>(ticks) * kSlowStdioCallNs /
+                                             static_cast<uint64_t>(now_ns - begin_ns));
+  if (threshold == 0) threshold = 1;
+  __atomic_store_n(&g_slow_stdio_call_ticks, threshold, __ATOMIC_RELAXED);
+  return threshold;
+}
+
+void write_stdio_runs() {
+  StdioRuns& runs = t_stdio_runs;
+  // Oldest first (by first call): at most kStdioRunSlots, a selection.
   while (runs.pending != 0) {
     uint32_t oldest = 0;
     for (uint32_t i = 1; i < runs.pending; ++i)
@@ -57,6 +103,20 @@ void write_char_runs() {
     runs.slot[runs.pending].stream = nullptr;
   }
   runs.last = 0;
+}
+
+StdioRun& new_stdio_run() {
+  StdioRuns& runs = t_stdio_runs;
+  if (runs.pending == kStdioRunSlots) {  // the run whose last call is the oldest makes room
+    uint32_t idle = 0;
+    for (uint32_t i = 1; i < kStdioRunSlots; ++i)
+      if (runs.slot[i].end_ticks < runs.slot[idle].end_ticks) idle = i;
+    write_run(runs.slot[idle]);
+    runs.slot[idle] = runs.slot[--runs.pending];
+    runs.slot[runs.pending].stream = nullptr;
+  }
+  runs.last = runs.pending;
+  return runs.slot[runs.pending++];
 }
 
 namespace {
@@ -79,28 +139,11 @@ SPOOR_NOINLINE int unavailable() {
   return EOF;
 }
 
-// The pending run a call continues, or null. The slot of the thread's
-// previous character call is tried first (a loop over one stream and
-// site: one compare of three words); a slot holding no run has a null
-// stream, which no call passes.
-SPOOR_ALWAYS_INLINE CharRun* run_of(CharRuns& runs, FILE* stream, const void* site, bool output) {
-  CharRun* run = &runs.slot[runs.last];
-  if (SPOOR_LIKELY(run->stream == stream && run->site == site && run->output == output)) return run;
-  for (uint32_t i = 0; i < kCharRunSlots; ++i) {
-    run = &runs.slot[i];
-    if (run->stream == stream && run->site == site && run->output == output) {
-      runs.last = i;
-      return run;
-    }
-  }
-  return nullptr;
-}
-
 // Every call the fast path does not take: the first of a run, a failure,
 // getc's EOF. `run`: the pending run the call continues, or null. Called
 // from the hook itself (its body is always_inline), so the stack skip of
 // transfer_stack holds.
-SPOOR_NOINLINE void record_char_call(FILE* stream, const void* site, bool output, int result, CharRun* run,
+SPOOR_NOINLINE void record_char_call(FILE* stream, const void* site, bool output, int result, StdioRun* run,
                                      uint64_t start) {
   KeptErrno kept;
   ReentryGuard guard;
@@ -119,9 +162,8 @@ SPOOR_NOINLINE void record_char_call(FILE* stream, const void* site, bool output
     KeptErrno fileno_errno;  // fileno of a stream without a descriptor sets errno
     fd = fileno(stream);
   }
-  CharRuns& runs = t_char_runs;
   if (failed) {  // a run of its own, written at once with its errno, after the others
-    end_char_runs();
+    end_stdio_runs();
     const int64_t error = -static_cast<int64_t>(kept.value());
     if (output)
       kIoFPutcRun.write(stream, fd, uint64_t{1}, error, start, end, transfer_stack());
@@ -129,25 +171,18 @@ SPOOR_NOINLINE void record_char_call(FILE* stream, const void* site, bool output
       kIoFGetcRun.write(stream, fd, uint64_t{1}, error, start, end, transfer_stack());
     return;
   }
-  if (runs.pending == kCharRunSlots) {  // the run whose last call is the oldest makes room
-    uint32_t idle = 0;
-    for (uint32_t i = 1; i < kCharRunSlots; ++i)
-      if (runs.slot[i].end_ticks < runs.slot[idle].end_ticks) idle = i;
-    write_run(runs.slot[idle]);
-    runs.slot[idle] = runs.slot[--runs.pending];
-    runs.slot[runs.pending].stream = nullptr;
-  }
-  CharRun& fresh = runs.slot[runs.pending];
+  const uint32_t stack = transfer_stack();
+  StdioRun& fresh = new_stdio_run();
   fresh.site = site;
   fresh.calls = 1;
   fresh.bytes = result != EOF ? 1 : 0;
   fresh.start_ticks = start;
   fresh.end_ticks = end;
-  fresh.stack = transfer_stack();
+  fresh.busy_ticks = 0;
+  fresh.stack = stack;
   fresh.fd = fd;
-  fresh.output = output;
+  fresh.call = output ? kRunPutc : kRunGetc;
   fresh.stream = stream;
-  runs.last = runs.pending++;
 }
 
 // The body every character hook shares. `call` makes the real call; it is
@@ -157,7 +192,7 @@ template <const auto& kEvent, bool kOutput, class Call>
 SPOOR_ALWAYS_INLINE int traced_char(bool known, FILE* stream, const void* site, Call&& call) {
   if (SPOOR_UNLIKELY(!known)) return unavailable();
   if (SPOOR_LIKELY(!kEvent.enabled())) return call();
-  CharRun* run = run_of(t_char_runs, stream, site, kOutput);
+  StdioRun* run = run_of(t_stdio_runs, stream, site, kOutput ? kRunPutc : kRunGetc);
   if (SPOOR_LIKELY(run != nullptr)) {
     // The fast path: the real call moves one byte inside libc (no other
     // hook runs), so the run is still pending after it.
@@ -186,11 +221,11 @@ SPOOR_ALWAYS_INLINE int traced_char(bool known, FILE* stream, const void* site, 
 // is not counted twice. After a read that left no pending run (fgets,
 // fread), the character is counted again when read again.
 SPOOR_ALWAYS_INLINE void take_back_char(FILE* stream) {
-  CharRuns& runs = t_char_runs;
-  CharRun* latest = nullptr;
+  StdioRuns& runs = t_stdio_runs;
+  StdioRun* latest = nullptr;
   for (uint32_t i = 0; i < runs.pending; ++i) {
-    CharRun& run = runs.slot[i];
-    if (run.stream == stream && !run.output && (latest == nullptr || run.end_ticks > latest->end_ticks))
+    StdioRun& run = runs.slot[i];
+    if (run.stream == stream && run.call == kRunGetc && (latest == nullptr || run.end_ticks > latest->end_ticks))
       latest = &run;
   }
   if (latest != nullptr && latest->bytes != 0) --latest->bytes;

@@ -4,14 +4,21 @@
 // the program handed to or took from a stream, not what reached the file.
 //
 // Cost when the stdio events are off: as the fd hooks (three loads, one
-// branch). When on: two clock reads, fileno() and the event write, ~42 ns
-// of CPU per buffered fwrite() on the benchmark VM (bench/RESULTS.md);
-// fread and fgets also read the stream's error flag before and after, to
-// tell a failure from the end of the file.
+// branch). When on, a block or line call (fwrite, fputs, puts, the printf
+// family on a stream, fread, fgets, getline) that continues a pending run
+// of its function, call site and stream (stdio_run.h) costs two clock
+// reads and a few compares and stores (fold_or_record); fread, fgets and
+// getline also read the stream's error flag before and after, to tell a
+// failure from the end of the file. The first call of a run, and a call
+// that fails, reads nothing at the end of the file or takes longer than
+// 20 us, pays the event write and, under kKeywordIoTransferStacks, a stack
+// walk: an FWrite or FRead of its own for the latter three, so that they
+// stay visible one by one. Figures: bench/RESULTS.md ("stdio runs").
 //
-// printf, puts and getline are one event each, as fputs and fgets; putc,
-// getc and the other character calls are coalesced into runs
-// (stdio_char_hooks.cpp, char_run.h). Under _FORTIFY_SOURCE and
+// dprintf and vdprintf are one FWrite each (they write to a descriptor
+// through a stream of libc's own, not the program's); putc, getc and the
+// other character calls are coalesced in stdio_char_hooks.cpp, into the
+// same per-thread slots. Under _FORTIFY_SOURCE and
 // optimization, compilers turn printf("x\n") into puts, printf("x") into
 // putchar, printf with a format into __printf_chk, vprintf into
 // __vfprintf_chk(stdout), dprintf into __dprintf_chk and getline into
@@ -24,7 +31,7 @@
 #include <cstdarg>
 #include <cstdio>
 
-#include "char_run.h"
+#include "stdio_run.h"
 #include "io_interpose.h"
 #include "reentry_guard.h"
 
@@ -98,7 +105,7 @@ SPOOR_NOINLINE void record_fopen(const char* path, const char* mode, FILE* strea
   KeptErrno kept;
   ReentryGuard guard;
   if (!guard.entered()) return;
-  end_char_runs();  // the thread's pending putc/getc runs come first
+  end_stdio_runs();  // the thread's pending stdio runs come first
   // libc reads the mode first: an invalid one (EINVAL) leaves the path unread.
   const bool unread = stream == nullptr && (kept.value() == EFAULT || kept.value() == EINVAL);
   kIoFOpen.write(stream, stream != nullptr ? stream_fd(stream) : -kept.value(),
@@ -109,7 +116,7 @@ SPOOR_NOINLINE void record_fdopen(int fd, const char* mode, FILE* stream, uint64
   KeptErrno kept;
   ReentryGuard guard;
   if (!guard.entered()) return;
-  end_char_runs();  // the thread's pending putc/getc runs come first
+  end_stdio_runs();  // the thread's pending stdio runs come first
   kIoFDOpen.write(stream, fd, Str(mode, strnlen(mode, 64)), stream != nullptr ? 0 : -kept.value(), start,
                   caller_stack());
 }
@@ -119,7 +126,7 @@ SPOOR_NOINLINE void record_freopen(const char* path, const char* mode, FILE* old
   KeptErrno kept;
   ReentryGuard guard;
   if (!guard.entered()) return;
-  end_char_runs();  // the thread's pending putc/getc runs come first
+  end_stdio_runs();  // the thread's pending stdio runs come first
   const bool unread = stream == nullptr && (kept.value() == EFAULT || kept.value() == EINVAL);
   kIoFReopen.write(old, stream, stream != nullptr ? stream_fd(stream) : -kept.value(),
                    path_value(path, unread), Str(mode, strnlen(mode, 64)), start, caller_stack());
@@ -129,7 +136,7 @@ SPOOR_NOINLINE void record_fclose(FILE* stream, int fd, int result, uint64_t sta
   KeptErrno kept;
   ReentryGuard guard;
   if (!guard.entered()) return;
-  end_char_runs();
+  end_stdio_runs();
   kIoFClose.write(stream, fd, result == 0 ? 0 : -kept.value(), start);
 }
 
@@ -137,31 +144,80 @@ SPOOR_NOINLINE void record_fflush(FILE* stream, int result, uint64_t start) {
   KeptErrno kept;
   ReentryGuard guard;
   if (!guard.entered()) return;
-  end_char_runs();
+  end_stdio_runs();
   kIoFFlush.write(stream, stream_fd(stream), result == 0 ? 0 : -kept.value(), start);
 }
 
-// fread and fgets. had_error: the stream's error flag before the call.
-SPOOR_NOINLINE void record_fread(FILE* stream, uint64_t requested, uint64_t bytes, bool had_error,
-                                 uint64_t start) {
-  KeptErrno kept;
+// A block or line call the fast path (fold_or_record) did not fold into
+// a pending run: the first call of a run, a call that failed, read nothing
+// at the end of the file or took longer than kSlowStdioCallNs, and every
+// call before the threshold is calibrated. call: kIoStdio*. requested,
+// bytes: as FRead's and FWrite's. failed: the call reported an error (for
+// a read: it set the stream's error flag). start, end: around the call.
+SPOOR_NOINLINE void record_block_call(FILE* stream, const void* site, uint8_t call, uint64_t requested,
+                                      uint64_t bytes, bool failed, uint64_t start, uint64_t end) {
+  KeptErrno kept;  // also undoes fileno's errno for a stream without a descriptor
   ReentryGuard guard;
   if (!guard.entered()) return;
-  end_char_runs();  // the thread's pending putc/getc runs come first
-  const bool failed = !had_error && ferror_unlocked(stream) != 0;
-  kIoFRead.write(stream, stream_fd(stream), requested, transfer_result(bytes, failed, kept.value()), start,
-                 transfer_stack());
+  uint64_t slow = __atomic_load_n(&g_slow_stdio_call_ticks, __ATOMIC_RELAXED);
+  if (SPOOR_UNLIKELY(slow == 0)) slow = calibrate_slow_stdio_call();
+  const bool output = is_stdio_output(call);
+  if (failed || (!output && bytes == 0) || end - start >= slow) {
+    end_stdio_runs();  // the thread's pending stdio runs come first
+    const int64_t result = transfer_result(bytes, failed, kept.value());
+    if (output)
+      kIoFWrite.write(stream, stream_fd(stream), requested, result, start, transfer_stack());
+    else
+      kIoFRead.write(stream, stream_fd(stream), requested, result, start, transfer_stack());
+    return;
+  }
+  if (StdioRun* run = run_of(t_stdio_runs, stream, site, call); run != nullptr) {  // before calibration
+    ++run->calls;
+    run->bytes += bytes;
+    run->busy_ticks += end - start;
+    run->end_ticks = end;
+    return;
+  }
+  const int32_t fd = stream_fd(stream);
+  const uint32_t stack = transfer_stack();
+  StdioRun& fresh = new_stdio_run();
+  fresh.site = site;
+  fresh.calls = 1;
+  fresh.bytes = bytes;
+  fresh.start_ticks = start;
+  fresh.end_ticks = end;
+  fresh.busy_ticks = end - start;
+  fresh.stack = stack;
+  fresh.fd = fd;
+  fresh.call = call;
+  fresh.stream = stream;
 }
 
-// fwrite, fputs, the printf family. failed: the call reported an error.
-SPOOR_NOINLINE void record_fwrite(FILE* stream, uint64_t requested, uint64_t bytes, bool failed,
-                                  uint64_t start) {
-  KeptErrno kept;
-  ReentryGuard guard;
-  if (!guard.entered()) return;
-  end_char_runs();  // the thread's pending putc/getc runs come first
-  kIoFWrite.write(stream, stream_fd(stream), requested, transfer_result(bytes, failed, kept.value()),
-                  start, transfer_stack());
+// After a block or line call: folds it into the thread's pending run of
+// the same function, call site and stream, or hands it to
+// record_block_call. Cost of a folded call over the real one: two clock
+// reads (start, taken by the caller, and end: rdtsc, ~10 ns each on the
+// benchmark VM, partly overlapped; the run's busy time needs both), the
+// threshold's load, one TLS access and three compares, four adds and
+// stores. No event, no stack walk, errno untouched. site: the hook's
+// return address (__builtin_return_address(0) in an always_inline body is
+// the hook's own).
+template <uint8_t kCall>
+SPOOR_ALWAYS_INLINE void fold_or_record(FILE* stream, const void* site, uint64_t requested, uint64_t bytes,
+                                        bool failed, uint64_t start) {
+  const uint64_t end = spoor_port_ticks();
+  const bool empty = !is_stdio_output(kCall) && bytes == 0;  // a read at the end of the file
+  if (SPOOR_LIKELY(!failed && !empty && end - start < __atomic_load_n(&g_slow_stdio_call_ticks, __ATOMIC_RELAXED))) {
+    StdioRun* run = run_of(t_stdio_runs, stream, site, kCall);
+    if (SPOOR_LIKELY(run != nullptr)) {
+      ++run->calls;
+      run->bytes += bytes;
+      run->busy_ticks += end - start;
+      run->end_ticks = end;
+      return;
+    }
+  }
+  record_block_call(stream, site, kCall, requested, bytes, failed, start, end);
 }
 
 // dprintf and vdprintf: a descriptor, no stream of the program's.
@@ -169,7 +225,7 @@ SPOOR_NOINLINE void record_dprintf(int fd, int result, uint64_t start) {
   KeptErrno kept;
   ReentryGuard guard;
   if (!guard.entered()) return;
-  end_char_runs();  // the thread's pending putc/getc runs come first
+  end_stdio_runs();  // the thread's pending stdio runs come first
   const uint64_t bytes = result >= 0 ? static_cast<uint64_t>(result) : 0;
   kIoFWrite.write(static_cast<FILE*>(nullptr), fd, bytes, transfer_result(bytes, result < 0, kept.value()),
                   start, transfer_stack());
@@ -214,7 +270,9 @@ SPOOR_ALWAYS_INLINE size_t traced_fread(bool known, size_t size, size_t count, F
   const bool had_error = ferror_unlocked(stream) != 0;
   const uint64_t start = spoor_port_ticks();
   const size_t items = call();
-  record_fread(stream, product(size, count), product(size, items), had_error, start);
+  const bool failed = !had_error && ferror_unlocked(stream) != 0;
+  fold_or_record<kIoStdioFread>(stream, __builtin_return_address(0), product(size, count), product(size, items),
+                                failed, start);
   return items;
 }
 
@@ -225,8 +283,9 @@ SPOOR_ALWAYS_INLINE char* traced_fgets(bool known, int n, FILE* stream, Call&& c
   const bool had_error = ferror_unlocked(stream) != 0;
   const uint64_t start = spoor_port_ticks();
   char* line = call();
-  record_fread(stream, n > 0 ? static_cast<uint64_t>(n) : 0, line != nullptr ? strlen(line) : 0, had_error,
-               start);
+  const bool failed = !had_error && ferror_unlocked(stream) != 0;
+  fold_or_record<kIoStdioFgets>(stream, __builtin_return_address(0), n > 0 ? static_cast<uint64_t>(n) : 0,
+                                line != nullptr ? strlen(line) : 0, failed, start);
   return line;
 }
 
@@ -236,7 +295,8 @@ SPOOR_ALWAYS_INLINE size_t traced_fwrite(Next next, const void* buf, size_t size
   if (SPOOR_LIKELY(!kIoFWrite.enabled())) return next(buf, size, count, stream);
   const uint64_t start = spoor_port_ticks();
   const size_t items = next(buf, size, count, stream);
-  record_fwrite(stream, product(size, count), product(size, items), items < count && size != 0, start);
+  fold_or_record<kIoStdioFwrite>(stream, __builtin_return_address(0), product(size, count), product(size, items),
+                                 items < count && size != 0, start);
   return items;
 }
 
@@ -247,7 +307,7 @@ SPOOR_ALWAYS_INLINE int traced_fputs(FPutsFn next, const char* s, FILE* stream) 
   const int result = next(s, stream);
   // s is known readable only once fputs has returned without failing.
   const uint64_t length = result != EOF ? strlen(s) : 0;
-  record_fwrite(stream, length, length, result == EOF, start);
+  fold_or_record<kIoStdioFputs>(stream, __builtin_return_address(0), length, length, result == EOF, start);
   return result;
 }
 
@@ -260,7 +320,7 @@ SPOOR_ALWAYS_INLINE int traced_vfprintf(FILE* stream, const char* format, va_lis
   const uint64_t start = spoor_port_ticks();
   const int result = next(stream, format, ap);
   const uint64_t bytes = result >= 0 ? static_cast<uint64_t>(result) : 0;
-  record_fwrite(stream, bytes, bytes, result < 0, start);
+  fold_or_record<kIoStdioPrintf>(stream, __builtin_return_address(0), bytes, bytes, result < 0, start);
   return result;
 }
 
@@ -271,7 +331,7 @@ SPOOR_ALWAYS_INLINE int traced_vfprintf_chk(FILE* stream, int flag, const char* 
   const uint64_t start = spoor_port_ticks();
   const int result = next(stream, flag, format, ap);
   const uint64_t bytes = result >= 0 ? static_cast<uint64_t>(result) : 0;
-  record_fwrite(stream, bytes, bytes, result < 0, start);
+  fold_or_record<kIoStdioPrintf>(stream, __builtin_return_address(0), bytes, bytes, result < 0, start);
   return result;
 }
 
@@ -282,7 +342,7 @@ SPOOR_ALWAYS_INLINE int traced_puts(PutsFn next, const char* s) {
   const uint64_t start = spoor_port_ticks();
   const int result = next(s);
   const uint64_t length = result != EOF ? strlen(s) + 1 : 0;  // and the newline
-  record_fwrite(stream, length, length, result == EOF, start);
+  fold_or_record<kIoStdioPuts>(stream, __builtin_return_address(0), length, length, result == EOF, start);
   return result;
 }
 
@@ -305,7 +365,9 @@ SPOOR_ALWAYS_INLINE ssize_t traced_getdelim(bool known, FILE* stream, Call&& cal
   const bool had_error = ferror_unlocked(stream) != 0;
   const uint64_t start = spoor_port_ticks();
   const ssize_t length = call();
-  record_fread(stream, 0, length > 0 ? static_cast<uint64_t>(length) : 0, had_error, start);
+  const bool failed = !had_error && ferror_unlocked(stream) != 0;
+  fold_or_record<kIoStdioGetline>(stream, __builtin_return_address(0), 0,
+                                  length > 0 ? static_cast<uint64_t>(length) : 0, failed, start);
   return length;
 }
 

@@ -22,7 +22,7 @@
 #include <climits>
 #include <cstdio>
 
-#include "char_run.h"
+#include "stdio_run.h"
 #include "io_interpose.h"
 #include "reentry_guard.h"
 
@@ -49,7 +49,7 @@ SPOOR_NOINLINE void record_temp_open(const char* path, int extra_flags, int fd, 
   KeptErrno kept;
   ReentryGuard guard;
   if (!guard.entered()) return;
-  end_char_runs();  // the thread's pending putc/getc runs come first
+  end_stdio_runs();  // the thread's pending stdio runs come first
   const int result = fd >= 0 ? fd : -kept.value();
   kIoOpen.write(AT_FDCWD, path_value(path, result == -EFAULT), kTempFlags | extra_flags, kTempMode, result,
                 start, caller_stack());
@@ -60,7 +60,7 @@ SPOOR_NOINLINE void record_tmpfile(FILE* stream, uint64_t start) {
   KeptErrno kept;
   ReentryGuard guard;
   if (!guard.entered()) return;
-  end_char_runs();  // the thread's pending putc/getc runs come first
+  end_stdio_runs();  // the thread's pending stdio runs come first
   const int fd = fileno(stream);
   char path[PATH_MAX];
   const size_t len = fd_link(fd, path, sizeof path);

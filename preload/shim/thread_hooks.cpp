@@ -15,7 +15,6 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "char_run.h"
 #include "fast_unwind.h"
 #include "live_threads.h"
 #include "modules.h"
@@ -24,6 +23,7 @@
 #include "samples.h"
 #include "signal_hooks.h"
 #include "stack_table.h"
+#include "stdio_run.h"
 #include "thread_provider.h"
 
 namespace spoor::preload {
@@ -129,7 +129,7 @@ void on_thread_exit(void* marker) {
     return;
   }
   const uint32_t tid = current_tid();
-  end_char_runs();  // the thread's pending putc/getc runs (char_run.h)
+  end_stdio_runs();  // the thread's pending stdio runs (stdio_run.h)
   if (note_thread_ended(tid)) kThreadEnd.write(tid, false);
 }
 

@@ -47,7 +47,8 @@ void ExportEvents::io_slice(const reader::Event& e, const analysis::KnownEvent& 
   exporter::Slice s;
   s.pid = e.pid;
   s.tid = e.tid;
-  // A run of character calls (FPutcRun, FGetcRun) ends at its end_ticks.
+  // A run (FPutcRun, FGetcRun, FWriteRun, FReadRun) is one slice over its
+  // span, from its first call's start to its last call's end_ticks.
   s.end_ns = analysis::has_field(k, field::kIoEndTicks)
                  ? trace_.clock().to_ns(analysis::field_u64(e, k, field::kIoEndTicks))
                  : e.time_ns;
@@ -56,7 +57,21 @@ void ExportEvents::io_slice(const reader::Event& e, const analysis::KnownEvent& 
                    : e.time_ns;
   if (s.begin_ns > s.end_ns) s.begin_ns = s.end_ns;
   s.name = e.descriptor->name;
+  // A run of block or line calls is named by its function and calls:
+  // "fwrite x1234"; its busy time is an argument (the span also holds the
+  // program's time between the calls).
+  if (k.kind == EventKind::io_fwrite_run || k.kind == EventKind::io_fread_run)
+    s.name = std::string(field::stdio_run_function(analysis::field_u64(e, k, field::kIoCall))) + " x" +
+             std::to_string(analysis::field_u64(e, k, field::kIoCalls));
   s.category = "io";
+  if (analysis::has_field(k, field::kIoCalls))
+    s.args.emplace_back("calls", std::to_string(analysis::field_u64(e, k, field::kIoCalls)));
+  if (analysis::has_field(k, field::kIoBusyTicks) && analysis::has_field(k, field::kIoStartTicks)) {
+    const uint64_t start = analysis::field_u64(e, k, field::kIoStartTicks);
+    const int64_t busy_ns = trace_.clock().to_ns(start + analysis::field_u64(e, k, field::kIoBusyTicks)) -
+                            trace_.clock().to_ns(start);
+    s.args.emplace_back("busy_ns", std::to_string(busy_ns));
+  }
   if (analysis::has_field(k, field::kIoFd)) s.args.emplace_back("fd", std::to_string(analysis::field_i64(e, k, field::kIoFd)));
   if (analysis::has_field(k, field::kIoTarget))
     s.args.emplace_back("target", std::to_string(analysis::field_i64(e, k, field::kIoTarget)));

@@ -120,14 +120,14 @@ IoReplay replay(const std::string& path) {
     } else if (name == "FClose") {
       streams.erase(ptr(e, "stream"));
       fds.erase(i64(e, "fd"));
-    } else if (name == "FRead" || name == "FWrite") {
+    } else if (name == "FRead" || name == "FWrite" || name == "FReadRun" || name == "FWriteRun") {
       auto it = streams.find(ptr(e, "stream"));
       if (it == streams.end()) {
         if (i64(e, "fd") > 2) ++r.unattributed;
         continue;
       }
       const int64_t bytes = std::max<int64_t>(i64(e, "result"), 0);
-      (name == "FRead" ? r.stdio_read : r.stdio_written)[it->second] += bytes;
+      (name == "FRead" || name == "FReadRun" ? r.stdio_read : r.stdio_written)[it->second] += bytes;
     }
   }
   return r;
@@ -272,10 +272,10 @@ TEST_F(IoFiles, ReadAndWriteStacksAreAKeyword) {
 TEST_F(IoFiles, TheLayersAreEnabledSeparately) {
   const IoReplay fd_only = record("Spoor.IO:0x1");
   EXPECT_GT(fd_only.events.count("Open"), 0u);
-  for (const char* stdio : {"FOpen", "FRead", "FWrite", "FClose", "FFlush", "FDOpen"})
+  for (const char* stdio : {"FOpen", "FRead", "FWrite", "FReadRun", "FWriteRun", "FClose", "FFlush", "FDOpen"})
     EXPECT_EQ(fd_only.events.count(stdio), 0u) << stdio;
   const IoReplay stdio_only = record("Spoor.IO:0x2");
-  EXPECT_GT(stdio_only.events.count("FWrite"), 0u);
+  EXPECT_GT(stdio_only.events.count("FWrite") + stdio_only.events.count("FWriteRun"), 0u);
   for (const char* fd : {"Open", "Read", "Write", "Close", "Dup", "Seek", "Sync"})
     EXPECT_EQ(stdio_only.events.count(fd), 0u) << fd;
 }

@@ -47,8 +47,11 @@ struct CharRun {
 
 // What went through one file, stdin or stdout (or one phase of stdout).
 struct Traffic {
+  // Calls of FWrite and FRead events and of FWriteRun and FReadRun runs,
+  // and the bytes they moved.
   int fwrites = 0, freads = 0;
-  int64_t written = 0, read = 0;  // by FWrite, FRead
+  int64_t written = 0, read = 0;
+  int fwrite_events = 0, write_runs = 0;  // FWrite events, FWriteRun events
   std::vector<CharRun> put_runs, get_runs;
   int64_t put_bytes() const {
     int64_t n = 0;
@@ -91,7 +94,8 @@ StdioReplay replay(const std::string& path) {
       streams.erase(ptr(e, "stream"));
       continue;
     }
-    const bool data = name == "FWrite" || name == "FRead" || name == "FPutcRun" || name == "FGetcRun";
+    const bool data = name == "FWrite" || name == "FRead" || name == "FPutcRun" || name == "FGetcRun" ||
+                      name == "FWriteRun" || name == "FReadRun";
     if (name == "FFlush" && i64(e, "fd") == 1) r.stdout_phases.emplace_back();
     if (!data) continue;
     Traffic* t = nullptr;
@@ -111,10 +115,18 @@ StdioReplay replay(const std::string& path) {
     const int64_t result = i64(e, "result");
     if (name == "FWrite") {
       ++t->fwrites;
+      ++t->fwrite_events;
       t->written += std::max<int64_t>(result, 0);
     } else if (name == "FRead") {
       ++t->freads;
       t->read += std::max<int64_t>(result, 0);
+    } else if (name == "FWriteRun") {
+      t->fwrites += static_cast<int>(u64(e, "calls"));
+      ++t->write_runs;
+      t->written += result;
+    } else if (name == "FReadRun") {
+      t->freads += static_cast<int>(u64(e, "calls"));
+      t->read += result;
     } else {
       const uint64_t start = u64(e, "start_ticks"), end = u64(e, "end_ticks");
       if (start == 0 || end < start || end > e.ticks) ++r.untimed;
@@ -194,6 +206,7 @@ TEST_P(IoStdio, EveryCallAndByteIsCountedPerFunction) {
   // stdout, phase by phase (each ends with fflush(stdout)).
   ASSERT_EQ(r.stdout_phases.size(), 6u);
   EXPECT_EQ(r.stdout_phases[0].fwrites, 11) << (fortified ? "__printf_chk, and puts" : "printf");
+  EXPECT_LT(r.stdout_phases[0].fwrite_events, 11) << "the loop's printf calls are a run";
   EXPECT_EQ(r.stdout_phases[0].written, 10 * 11 + 6);
   EXPECT_EQ(r.stdout_phases[1].fwrites, 10) << (fortified ? "__vfprintf_chk" : "vprintf");
   EXPECT_EQ(r.stdout_phases[1].written, 10 * 12);
@@ -205,7 +218,10 @@ TEST_P(IoStdio, EveryCallAndByteIsCountedPerFunction) {
     EXPECT_EQ(r.stdout_phases[4].put_runs, std::vector<CharRun>({{500, 500}})) << "putchar_unlocked";
   }
 
-  // printf to a descriptor.
+  // printf to a descriptor: one FWrite per call, never a run.
+  EXPECT_EQ(r.files.at("dprintf.txt").fwrite_events, 10);
+  EXPECT_EQ(r.files.at("vdprintf.txt").fwrite_events, 10);
+  EXPECT_EQ(r.files.at("dprintf.txt").write_runs, 0);
   EXPECT_EQ(r.files.at("dprintf.txt").fwrites, 10);
   EXPECT_EQ(r.files.at("dprintf.txt").written, size("dprintf.txt"));
   EXPECT_EQ(r.files.at("vdprintf.txt").fwrites, 10);
@@ -232,7 +248,8 @@ TEST_P(IoStdio, EveryCallAndByteIsCountedPerFunction) {
     EXPECT_EQ(r.files.at("stdin").get_runs, std::vector<CharRun>({{kInput + 1, kInput}})) << "getchar as getc(stdin)";
   }
 
-  // getline and getdelim: one FRead per line, one for the end of the file.
+  // getline and getdelim: a call per line (in runs), and one FRead for
+  // the end of the file.
   const Traffic& lines = r.files.at("lines.txt");
   EXPECT_EQ(lines.fwrites, 40) << "fprintf";
   EXPECT_EQ(lines.read, 2 * size("lines.txt")) << "getline, then getdelim, each the whole file";

@@ -325,8 +325,8 @@ struct IoAnalysis::State {
   }
 
   // `failed`: the call counts as an error (result < 0, but for a connect
-  // under way). calls: more than 1 for a run of character calls (FPutcRun,
-  // FGetcRun).
+  // under way). calls: more than 1 for a run (FPutcRun, FGetcRun,
+  // FWriteRun, FReadRun).
   static void add(IoTotals& t, Counted what, int64_t result, int64_t ns, bool failed, uint64_t calls) {
     t.total_ns += ns;
     switch (what) {
@@ -346,20 +346,32 @@ struct IoAnalysis::State {
     if (failed) t.errors++;
   }
 
-  // The bytes of a call whose time is counted elsewhere (Copy's read side).
+  // The bytes of a call whose time is counted elsewhere (Copy's read side),
+  // or not known (a run of character calls: its span holds the program's
+  // time between the calls, not time spent in them).
   void count_untimed(const reader::Event& e, const EventContext& c, uint32_t file, Counted what, int64_t result) {
     count(e, c, file, what, result, false);
   }
 
+  // timed: the call's time counts, its span (start_ticks to the record, or
+  // to end_ticks) unless the event says how long its calls took
+  // (busy_ticks: a run of block or line calls, FWriteRun, FReadRun). Only a
+  // single call is a candidate for the slowest ones; a run is many short
+  // calls (the slow ones are never in one).
   void count(const reader::Event& e, const EventContext& c, uint32_t file, Counted what, int64_t result,
              bool timed = true, bool failed_if_negative = true) {
     const bool failed = failed_if_negative && result < 0;
     const KnownEvent& k = *c.known;
     int64_t ns = 0;
-    // A run of character calls ends at its end_ticks; it was written later.
+    // A run ends at its end_ticks; it was written later.
     const int64_t end_ns = has_field(k, f::kIoEndTicks) ? clock.to_ns(field_u64(e, k, f::kIoEndTicks)) : e.time_ns;
-    if (timed && has_field(k, f::kIoStartTicks))
+    const bool busy = has_field(k, f::kIoBusyTicks);
+    if (timed && busy) {
+      const uint64_t start = field_u64(e, k, f::kIoStartTicks);
+      ns = std::max<int64_t>(0, clock.to_ns(start + field_u64(e, k, f::kIoBusyTicks)) - clock.to_ns(start));
+    } else if (timed && has_field(k, f::kIoStartTicks)) {
       ns = std::max<int64_t>(0, end_ns - clock.to_ns(field_u64(e, k, f::kIoStartTicks)));
+    }
     const uint64_t calls = has_field(k, f::kIoCalls) ? field_u64(e, k, f::kIoCalls) : 1;
     IoFile& io_file = files[file];
     add(io_file.totals, what, result, ns, failed, calls);
@@ -367,7 +379,7 @@ struct IoAnalysis::State {
     if (std::find(io_file.pids.begin(), io_file.pids.end(), pid) == io_file.pids.end()) io_file.pids.push_back(pid);
     add(thread_totals(c.thread), what, result, ns, failed, calls);
     add(totals, what, result, ns, failed, calls);
-    if (keep_slowest == 0 || !timed) return;
+    if (keep_slowest == 0 || !timed || busy || calls != 1) return;
     if (slowest.size() == keep_slowest && slowest.top().duration_ns >= ns) return;
     IoOperation op;
     op.call = e.descriptor->name;
@@ -444,11 +456,21 @@ struct IoAnalysis::State {
       case EventKind::io_write:
       case EventKind::io_fwrite:
       case EventKind::io_fgetc_run:
-      case EventKind::io_fputc_run: {
+      case EventKind::io_fputc_run:
+      case EventKind::io_fread_run:
+      case EventKind::io_fwrite_run: {
         const uint32_t file = file_of_fd(fds(c), static_cast<int32_t>(field_i64(e, k, f::kIoFd, -1)), c);
-        const bool read =
-            k.kind == EventKind::io_read || k.kind == EventKind::io_fread || k.kind == EventKind::io_fgetc_run;
-        count(e, c, file, read ? Counted::read : Counted::write, field_i64(e, k, f::kIoResult));
+        const bool read = k.kind == EventKind::io_read || k.kind == EventKind::io_fread ||
+                          k.kind == EventKind::io_fgetc_run || k.kind == EventKind::io_fread_run;
+        const Counted what = read ? Counted::read : Counted::write;
+        // A character run carries no time inside its calls: its calls and
+        // bytes count, its span does not (but for a failed call's run of
+        // one, whose span is that call).
+        const int64_t result = field_i64(e, k, f::kIoResult);
+        if ((k.kind == EventKind::io_fgetc_run || k.kind == EventKind::io_fputc_run) && result >= 0)
+          count_untimed(e, c, file, what, result);
+        else
+          count(e, c, file, what, result);
         return;
       }
       case EventKind::io_fd_inherited: {

@@ -1,6 +1,7 @@
 #include "spoor/analysis/known_events.h"
 
 #include <initializer_list>
+#include <iterator>
 #include <string_view>
 #include <type_traits>
 #include <variant>
@@ -18,7 +19,8 @@ struct KindSpec {
 // Every Spoor.IO kind shares one slot layout (field::kIo*).
 #define SPOOR_IO_FIELDS \
   {"fd",    "path", "result", "start_ticks", "requested", "stack",       "target", "stream", \
-   "old_stream", "flags", "last", "call",   "address",     "socket_type", "dirfd",  "cwd", "calls", "end_ticks", "protocol"}
+   "old_stream", "flags", "last", "call",   "address",     "socket_type", "dirfd",  "cwd", "calls", "end_ticks", "protocol", \
+   "busy_ticks"}
 
 const KindSpec kSpecs[] = {
     {"Spoor.Process", "ModuleLoad", EventKind::module_load, {"bias", "start", "size", "path", "build_id"}},
@@ -67,6 +69,8 @@ const KindSpec kSpecs[] = {
     {"Spoor.IO", "Listen", EventKind::io_listen, SPOOR_IO_FIELDS},
     {"Spoor.IO", "Socket", EventKind::io_socket, SPOOR_IO_FIELDS},
     {"Spoor.IO", "Chdir", EventKind::io_chdir, SPOOR_IO_FIELDS},
+    {"Spoor.IO", "FWriteRun", EventKind::io_fwrite_run, SPOOR_IO_FIELDS},
+    {"Spoor.IO", "FReadRun", EventKind::io_fread_run, SPOOR_IO_FIELDS},
     {"Spoor.Samples", "Sample", EventKind::sample, {"stack", "periods"}},
     {"Spoor.Samples", "SamplerStart", EventKind::sampler_start, {"hz"}},
     {"Spoor.Kernel", "CpuSample", EventKind::kernel_sample,
@@ -130,6 +134,13 @@ KnownEvents::KnownEvents(const reader::Trace& trace) {
   by_descriptor_.reserve(trace.events().size());
   for (const reader::EventDescriptor& d : trace.events()) by_descriptor_.emplace(&d, recognize(d));
 }
+
+namespace field {
+std::string_view stdio_run_function(uint64_t call) {
+  constexpr std::string_view kNames[] = {"fwrite", "fputs", "puts", "printf", "fread", "fgets", "getline"};
+  return call < std::size(kNames) ? kNames[call] : "stdio";
+}
+}  // namespace field
 
 bool has_field(const KnownEvent& k, int slot) { return k.slot[static_cast<size_t>(slot)] != kMissingField; }
 

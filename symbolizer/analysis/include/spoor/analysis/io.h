@@ -11,8 +11,12 @@
 // processes), or "stdin", "stdout", "stderr" for 0-2. Reads and writes of both layers (fd and stdio) add up: they do
 // not overlap (io_provider.h); a socket's Send and Receive count as its
 // writes and reads. A call's time is its record's timestamp minus its
-// start_ticks; a run of character calls' (FPutcRun, FGetcRun) is its
-// end_ticks minus its start_ticks, and counts as its `calls` calls.
+// start_ticks. A run counts as its `calls` calls and its bytes, and is
+// never one of the slowest calls (the slow ones are not in runs): a run of
+// block or line calls (FWriteRun, FReadRun) takes its busy_ticks, the time
+// inside its calls; a run of character calls (FPutcRun, FGetcRun) takes
+// none (its span holds the program's time between the calls; a failed
+// call's run of one takes its span, that call's time).
 //
 // Sockets: a connected one is named by its peer ("tcp 127.0.0.1:8080
 // (socket)", from Connect, also one still in progress, or Accept), a bound
@@ -47,8 +51,8 @@ namespace spoor::analysis {
 
 struct IoTotals {
   uint64_t opens = 0;     // Open, FOpen, FReopen, FDOpen
-  uint64_t reads = 0;     // Read, FRead, Receive calls and the calls of FGetcRun runs
-  uint64_t writes = 0;    // Write, FWrite, Send calls and the calls of FPutcRun runs
+  uint64_t reads = 0;     // Read, FRead, Receive calls and the calls of FReadRun and FGetcRun runs
+  uint64_t writes = 0;    // Write, FWrite, Send calls and the calls of FWriteRun and FPutcRun runs
   uint64_t other = 0;     // Close, Seek, Sync, Dup, FClose, FFlush, Connect, Bind, Listen, Accept, Chdir
   uint64_t errors = 0;    // calls that returned -errno (or a failed open)
   uint64_t bytes_read = 0;

@@ -30,7 +30,7 @@ enum class EventKind : uint8_t {
   io_open, io_close, io_read, io_write, io_seek, io_sync, io_dup,
   io_fopen, io_fdopen, io_freopen, io_fclose, io_fread, io_fwrite, io_fflush,
   io_fd_inherited, io_close_range, io_copy, io_fputc_run, io_fgetc_run, io_fd_created,
-  io_connect, io_bind, io_accept, io_send, io_receive, io_listen, io_socket,
+  io_connect, io_bind, io_accept, io_send, io_receive, io_listen, io_socket, io_fwrite_run, io_fread_run,
   io_chdir,  // io_chdir: keep last of Spoor.IO
   // Spoor.Samples
   sample, sampler_start,
@@ -45,7 +45,7 @@ enum class EventKind : uint8_t {
 
 // Field slots: the i-th name of the kind's field list (known_events.cpp),
 // e.g. for heap_alloc 0 = ptr, 1 = size, 2 = stack.
-inline constexpr size_t kMaxKnownFields = 19;
+inline constexpr size_t kMaxKnownFields = 20;
 inline constexpr uint8_t kMissingField = 0xff;
 
 struct KnownEvent {
@@ -87,11 +87,15 @@ inline constexpr int kMmapPtr = 0, kMmapSize = 1, kMmapFd = 4, kMmapStack = 5;
 inline constexpr int kMremapOld = 0, kMremapOldSize = 1, kMremapPtr = 2, kMremapSize = 3, kMremapStack = 4;
 // Spoor.IO: every kind has these slots (-1 / 0 when the event lacks one):
 //   fd, path, result, start_ticks, requested, stack, target, stream, old_stream, flags, last, call,
-//   address, socket_type, dirfd, cwd, calls, end_ticks, protocol
+//   address, socket_type, dirfd, cwd, calls, end_ticks, protocol, busy_ticks
 inline constexpr int kIoFd = 0, kIoPath = 1, kIoResult = 2, kIoStartTicks = 3, kIoRequested = 4,
                      kIoStack = 5, kIoTarget = 6, kIoStream = 7, kIoOldStream = 8, kIoFlags = 9, kIoLast = 10,
                      kIoCall = 11, kIoAddress = 12, kIoSocketType = 13, kIoDirfd = 14, kIoCwd = 15,
-                     kIoCalls = 16, kIoEndTicks = 17, kIoProtocol = 18;
+                     kIoCalls = 16, kIoEndTicks = 17, kIoProtocol = 18, kIoBusyTicks = 19;
+// io_fwrite_run, io_fread_run: `call` names the runs' function (kIoStdio*
+// in preload/shim/io_provider.h: 0 fwrite, 1 fputs, 2 puts, 3 printf,
+// 4 fread, 5 fgets, 6 getline); stdio_run_function() spells it.
+std::string_view stdio_run_function(uint64_t call);
 // module_image: bias, path, offset, image
 inline constexpr int kImageBias = 0, kImagePath = 1, kImageOffset = 2, kImageBytes = 3;
 // sample: stack, periods; sampler_start: hz
