@@ -94,7 +94,7 @@ size_t own_frame(const json& site) {
 std::string site_cell(const json& site) {
   const size_t own = own_frame(site);
   if (own == 0 || !site.contains("frames")) return function_cell(site);
-  return frame_label(site["frames"][own]) + "  (through " + std::to_string(own) + " C++ library frames)";
+  return frame_label(site["frames"][own]) + "  (through " + std::to_string(own) + " library frames)";
 }
 
 // The frames under a site, its callers after the one the row names.

@@ -45,9 +45,12 @@ std::string short_function(const std::string& name) {
 
 bool is_library_glue(const std::string& function_name, const std::string& file, const std::string& module) {
   if (file.starts_with("/usr/include/") || file.find("/include/c++/") != std::string::npos) return true;
+  // Rust's standard library and the crates it vendors (hashbrown for
+  // HashMap) keep the paths of the toolchain's build.
+  if (file.starts_with("/rustc/") || file.starts_with("/rust/deps/")) return true;
   const std::string function = short_function(function_name);
   if (function.starts_with("std::") || function.starts_with("__gnu_cxx::") || function.starts_with("operator new") ||
-      function.starts_with("__cxa_"))
+      function.starts_with("__cxa_") || function.starts_with("__rust_") || function.starts_with("__rdl_"))
     return true;
   return file.empty() && module.find("libstdc++") != std::string::npos;
 }

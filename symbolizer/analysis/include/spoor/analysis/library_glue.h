@@ -1,5 +1,6 @@
-// The C++ library's frames at the top of an allocation's stack: every
-// allocation through std::vector, std::string or operator new shares them
+// The language library's frames at the top of an allocation's stack: every
+// allocation through std::vector, std::string or operator new (or Rust's
+// Vec, String, HashMap) shares them
 // whoever allocates, so a site or an allocating function is named after
 // the first frame above them, the program's own code.
 #ifndef SPOOR_ANALYSIS_LIBRARY_GLUE_H
@@ -19,7 +20,9 @@ namespace spoor::analysis {
 std::string short_function(const std::string& name);
 
 // The C++ library's inline code (std::allocator, basic_string::_M_create...),
-// operator new and libstdc++'s own frames.
+// operator new and libstdc++'s own frames; Rust's standard library
+// (alloc::alloc, RawVec, hashbrown: sources under /rustc/ and /rust/deps/)
+// and its allocator shims (__rust_alloc, __rdl_alloc).
 bool is_library_glue(const std::string& function, const std::string& file, const std::string& module);
 inline bool is_library_glue(const Frame& f) { return is_library_glue(f.function, f.file, f.module); }
 
