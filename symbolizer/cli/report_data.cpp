@@ -271,8 +271,13 @@ json io_json(const Context& c) {
   const an::IoAnalysis& io = *c.in.io;
   json j;
   j["totals"] = totals_json(io.totals());
+  // A descriptor the process inherited and never used (the shell's, a
+  // wrapper's) is no file of the program's: rows only for files with calls.
   std::vector<const an::IoFile*> files;
-  for (const an::IoFile& f : io.files()) files.push_back(&f);
+  for (const an::IoFile& f : io.files()) {
+    const an::IoTotals& t = f.totals;
+    if (t.opens + t.reads + t.writes + t.other != 0) files.push_back(&f);
+  }
   std::stable_sort(files.begin(), files.end(), [](const an::IoFile* a, const an::IoFile* b) {
     if (a->totals.total_ns != b->totals.total_ns) return a->totals.total_ns > b->totals.total_ns;
     return a->totals.bytes_read + a->totals.bytes_written > b->totals.bytes_read + b->totals.bytes_written;

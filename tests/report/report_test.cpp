@@ -297,6 +297,30 @@ TEST(ReportIo, BytesPerFileFollowDescriptorsThroughDupAndStdio) {
 // open: the shim names them itself, so the bytes written through the
 // descriptor mkstemp returned and those read after a reopen by name are one
 // row (report_temp_files.c's header comment has the figures).
+// A descriptor handed down from outside the traced tree and never used
+// is no row of the I/O report; the file the program read is.
+TEST(ReportIo, AnInheritedDescriptorNeverUsedIsNoRow) {
+  const std::string unused = spoor::test::temp_path("inherited-unused.txt");
+  const std::string data = spoor::test::temp_path("inherited-read.txt");
+  std::ofstream(unused) << "never read";
+  std::ofstream(data) << std::string(500, 'r');
+  const std::string path = spoor::test::temp_path("report-inherited.spoor");
+  const Process p = run(kSpoor + " record --sample-hz 0 -o " + path + " -- /bin/cat " + data + " 9<" + unused +
+                        " >/dev/null");
+  ASSERT_EQ(p.status, 0) << p.err;
+  const json r = report_json(path, "--io --top 50");
+  bool read = false;
+  for (const json& f : r["io"]["files"]) {
+    const std::string name = f["path"];
+    EXPECT_EQ(name.find("inherited-unused"), std::string::npos) << r["io"]["files"].dump(1);
+    if (name == data) read = f["bytes_read"] == 500u;
+  }
+  EXPECT_TRUE(read) << r["io"]["files"].dump(1);
+  std::filesystem::remove(unused);
+  std::filesystem::remove(data);
+  std::filesystem::remove(path);
+}
+
 TEST(ReportIo, TemporaryFilesAreNamedFromTheirCreation) {
   const std::string dir = spoor::test::temp_path("report-temp-dir");
   std::filesystem::create_directories(dir);
