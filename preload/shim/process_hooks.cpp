@@ -21,6 +21,7 @@
 #include "recorder_link.h"
 #include "reentry_guard.h"
 #include "samples.h"
+#include "signal_hooks.h"
 #include "shim_state.h"
 
 extern char** environ;
@@ -60,8 +61,10 @@ int traced_exec(const char* path, bool search_path, char* const* envp, Exec exec
   // No sampling signal may stay pending into the new image (before it has
   // a handler for it, the signal would kill it).
   stop_thread_sampling();
+  const bool blocked = block_sample_signal_for_exec();
   const int result = exec(fixed);
   const int err = errno;
+  unblock_sample_signal_after_exec_failed(blocked);
   start_thread_sampling();
   if (write) kProcessExecFailed.write(err);
   errno = err;

@@ -153,6 +153,7 @@ bool init_samples() {
   action.sa_flags = SA_SIGINFO | SA_RESTART;
   sigemptyset(&action.sa_mask);
   if (!take_sample_signal(g_signal, action)) return false;
+  adopt_initial_sample_mask();
   pthread_atfork(nullptr, nullptr, forget_timer_in_child);
   g_period_ns = 1000000000L / hz;
   kSamplerStart.write(static_cast<uint32_t>(hz));

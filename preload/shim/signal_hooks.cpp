@@ -169,6 +169,30 @@ bool take_sample_signal(int sig, const struct sigaction& action) {
 
 bool program_blocks_sample_signal() { return t_program_blocks; }
 
+bool block_sample_signal_for_exec() {
+  const int sig = g_owned.load(std::memory_order_relaxed);
+  if (sig == 0 || !t_program_blocks || g_program_uses_signal.load(std::memory_order_relaxed)) return false;
+  sigset_t only;
+  sigemptyset(&only);
+  sigaddset(&only, sig);
+  return real_sigmask(SIG_BLOCK, &only, nullptr) == 0;
+}
+
+void unblock_sample_signal_after_exec_failed(bool blocked) {
+  if (!blocked) return;
+  sigset_t only;
+  sigemptyset(&only);
+  sigaddset(&only, g_owned.load(std::memory_order_relaxed));
+  real_sigmask(SIG_UNBLOCK, &only, nullptr);
+}
+
+void adopt_initial_sample_mask() {
+  const int sig = g_owned.load(std::memory_order_relaxed);
+  sigset_t now;
+  if (sig == 0 || real_sigmask(SIG_SETMASK, nullptr, &now) != 0) return;
+  begin_thread_sample_mask(sigismember(&now, sig) == 1);
+}
+
 void begin_thread_sample_mask(bool program_blocks) {
   t_program_blocks = program_blocks;
   const int sig = g_owned.load(std::memory_order_relaxed);

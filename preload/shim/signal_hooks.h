@@ -34,6 +34,17 @@ void run_program_handler(int sig, siginfo_t* info, void* context);
 // The program's view of the sample signal in the calling thread's mask:
 // pass it to begin_thread_sample_mask in the threads it creates.
 bool program_blocks_sample_signal();
+// In the attaching thread (the program's main one), once the sampler owns
+// the signal: an exec keeps the mask, so a program started with every
+// signal blocked (by a parent that blocked them all) would never be
+// sampled. Its view is what it inherited; the signal is unblocked.
+void adopt_initial_sample_mask();
+// Around an exec: the kernel's mask takes the program's view of the
+// signal, so that the new image (which adopts what it inherits) sees its
+// mask as the program set it. Returns whether it blocked the signal;
+// after a failed exec, pass that back to open it again.
+bool block_sample_signal_for_exec();
+void unblock_sample_signal_after_exec_failed(bool blocked);
 // In a new thread, before its start routine: the program's view inherited
 // from its creator, and the signal unblocked for real (a thread created by
 // a path the hooks do not see may have it blocked).

@@ -248,6 +248,23 @@ TEST(Samples, ThreadsThatBlockEverySignalAreSampledAndSeeTheirMasksUnchanged) {
   EXPECT_GE(periods, 100u);
 }
 
+TEST(Samples, AnImageStartedWithEverySignalBlockedIsSampled) {
+  const std::string cmd = std::string(SPOOR_BLOCKED_SIGNALS) + " exec";
+  const Process plain = run(cmd);
+  ASSERT_EQ(plain.status, 0) << plain.err;
+  EXPECT_EQ(plain.out, "execd main, as started: SIGINT blocked, SIGRTMAX-5 blocked\n");
+  const std::string path = trace_path("blocked-exec");
+  const Process traced = run(kSpoor + " record --sample-hz 1000 -o " + path + " -- " + cmd);
+  ASSERT_EQ(traced.status, 0) << traced.err;
+  EXPECT_EQ(traced.out, plain.out) << "the mask reads as inherited";
+  const size_t at = traced.err.find("execd: ");
+  ASSERT_NE(at, std::string::npos) << traced.err;
+  const uint64_t tid = std::stoull(traced.err.substr(at + 7));
+  uint64_t samples = 0;
+  for (const SampleSeen& s : read_recording(path).samples) samples += s.tid == tid;
+  EXPECT_GE(samples, 10u) << "300 ms of CPU on the exec'd image's main thread";
+}
+
 TEST(Threads, AProgramThatAsksForItsOwnStackFirstRunsToItsEnd) {
   // getattr_first.c calls pthread_getattr_np first thing in main and in a
   // thread, as Rust's runtime does; glibc allocates inside it with the

@@ -4,11 +4,14 @@
  * all again itself, then burns CPU. Prints what each thread's mask says
  * of SIGINT and of SIGRTMAX-5 (the sampler's signal, see
  * preload/shim/samples.h), so a traced run must print the same, and
- * "worker: <tid>" on stderr for the test to find its samples. */
+ * "worker: <tid>" on stderr for the test to find its samples. With
+ * "exec", it blocks every signal and execs itself: the new image's main
+ * thread starts blocked, and burns CPU there ("execd: <tid>"). */
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
+#include <string.h>
 #include <time.h>
 #include <unistd.h>
 #include <sys/syscall.h>
@@ -28,6 +31,8 @@ static void report(const char* who) {
          sigismember(&now, SIGRTMAX - 5) ? "blocked" : "open");
 }
 
+static void burn(double seconds);
+
 static void* worker(void* unused) {
   (void)unused;
   report("worker, inherited");
@@ -35,14 +40,34 @@ static void* worker(void* unused) {
   sigfillset(&all);
   sigprocmask(SIG_BLOCK, &all, NULL);
   report("worker, blocked again");
-  const double until = thread_cpu_seconds() + 0.3;
-  while (thread_cpu_seconds() < until)
-    for (int i = 0; i < 10000; ++i) sink += (unsigned long)i * 7;
+  burn(0.3);
   fprintf(stderr, "worker: %ld\n", (long)syscall(SYS_gettid));
   return NULL;
 }
 
-int main(void) {
+static void burn(double seconds) {
+  const double until = thread_cpu_seconds() + seconds;
+  while (thread_cpu_seconds() < until)
+    for (int i = 0; i < 10000; ++i) sink += (unsigned long)i * 7;
+}
+
+int main(int argc, char** argv) {
+  if (argc > 1 && strcmp(argv[1], "exec") == 0) {
+    /* An image started with every signal blocked: the mask survives the
+     * exec, and the burn runs on the main thread. */
+    sigset_t all;
+    sigfillset(&all);
+    sigprocmask(SIG_BLOCK, &all, NULL);
+    fflush(stdout);
+    execl(argv[0], argv[0], "execd", (char*)NULL);
+    return 1;
+  }
+  if (argc > 1 && strcmp(argv[1], "execd") == 0) {
+    report("execd main, as started");
+    burn(0.3);
+    fprintf(stderr, "execd: %ld\n", (long)syscall(SYS_gettid));
+    return 0;
+  }
   sigset_t all, saved;
   sigfillset(&all);
   pthread_sigmask(SIG_SETMASK, &all, &saved);
