@@ -107,6 +107,18 @@ std::atomic<bool> g_stop_waiting{false};
 
 void stop_waiting(int) { g_stop_waiting.store(true); }
 
+// The program's pid until it is reaped (then 0: the number may be reused).
+std::atomic<pid_t> g_program_pid{0};
+
+// SIGTERM and SIGHUP sent to spoor record alone (timeout, kill, a closing
+// terminal) are the program's: passed on, and the recorder goes on until
+// the program ends, then finishes the file, as after Ctrl-C.
+void pass_to_program(int sig) {
+  g_stop_waiting.store(true);
+  const pid_t pid = g_program_pid.load();
+  if (pid > 0) kill(pid, sig);  // async-signal-safe
+}
+
 class Recorder {
  public:
   Recorder(const RecordOptions& options, uint32_t cpus, kernelsrc::KernelSession& kernel)
@@ -264,6 +276,7 @@ class Recorder {
       maybe_ended_ = true;
       own_.process_exited(pid, status);
       if (static_cast<uint32_t>(pid) == root_) {
+        g_program_pid.store(0);
         root_status_ = status;
         root_done_ = true;
       }
@@ -492,15 +505,24 @@ bool run_record(const RecordOptions& options, RecordResult* result, std::string*
   // Ctrl-C and Ctrl-\ are for the program (same process group); the
   // recorder keeps going until it ends, then finishes the file. Once the
   // program has ended, Ctrl-C stops waiting for what it left running.
-  struct sigaction on_int{}, ignore{}, old_int{}, old_quit{};
+  // SIGTERM and SIGHUP are passed on to the program (pass_to_program).
+  struct sigaction on_int{}, ignore{}, pass{}, old_int{}, old_quit{}, old_term{}, old_hup{};
   on_int.sa_handler = stop_waiting;
   ignore.sa_handler = SIG_IGN;
+  pass.sa_handler = pass_to_program;
+  pass.sa_flags = SA_RESTART;
+  g_program_pid.store(pid);
   sigaction(SIGINT, &on_int, &old_int);
   sigaction(SIGQUIT, &ignore, &old_quit);
+  sigaction(SIGTERM, &pass, &old_term);
+  sigaction(SIGHUP, &pass, &old_hup);
   const double drain_cpu_start = thread_cpu_seconds();
   const int status = recorder.run(pid);
   sigaction(SIGINT, &old_int, nullptr);
   sigaction(SIGQUIT, &old_quit, nullptr);
+  sigaction(SIGTERM, &old_term, nullptr);
+  sigaction(SIGHUP, &old_hup, nullptr);
+  g_program_pid.store(0);
 
   if (!recorder.finish(result, error)) return false;
   result->drain_cpu_seconds = thread_cpu_seconds() - drain_cpu_start;

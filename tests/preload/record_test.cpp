@@ -1,6 +1,8 @@
 // spoor record end to end: the real tool, the real shim, programs whose
 // allocator calls are known, read back with the reader.
 #include <gtest/gtest.h>
+
+#include <csignal>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -267,6 +269,23 @@ TEST_P(RecordCrash, EveryCommittedEventReachesTheFile) {
 INSTANTIATE_TEST_SUITE_P(Signals, RecordCrash,
                          ::testing::Values(std::make_pair("segv", 11), std::make_pair("kill", 9),
                                            std::make_pair("abort", 6)));
+
+// SIGTERM or SIGHUP sent to spoor record alone (timeout, kill, a closed
+// terminal) goes on to the program; the recorder finishes the file once
+// the program has ended, and exits as the program did.
+TEST(Record, ATerminationSignalToTheRecorderIsPassedToTheProgram) {
+  for (const int sig : {SIGTERM, SIGHUP}) {
+    const std::string path = trace_path("terminated-" + std::to_string(sig));
+    const Process r = run("sh -c '" + kSpoor + " record -o " + path + " -- sleep 30 & s=$!; sleep 1; kill -" +
+                          std::to_string(sig) + " $s; wait $s; echo status=$?'");
+    EXPECT_EQ(r.out, "status=" + std::to_string(128 + sig) + "\n") << r.err;
+    EXPECT_NE(r.err.find("killed by signal " + std::to_string(sig)), std::string::npos) << r.err;
+    const HeapCounts c = count_heap(path);
+    EXPECT_EQ(c.exit_signals, std::vector<uint64_t>{static_cast<uint64_t>(sig)}) << "the trace says how it ended";
+    const Process info = run(kSpoor + " info " + path);
+    EXPECT_EQ(info.out.find("did not finish"), std::string::npos) << info.out;
+  }
+}
 
 TEST(Record, EveryOperatorNewAndDeleteAndMappingIsRecordedOnce) {
   const std::string path = trace_path("cpp-new");
