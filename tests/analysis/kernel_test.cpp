@@ -31,7 +31,8 @@ struct CapturedProcess {
 };
 CapturedProcess capture_process(const std::string& name) {
   CapturedProcess out;
-  const std::string path = ::testing::TempDir() + "/" + name + ".capture";
+  // One file per test process: ctest runs this binary's tests at once.
+  const std::string path = ::testing::TempDir() + "/" + name + "." + std::to_string(getpid()) + ".capture";
   EXPECT_EQ(std::system((std::string(SPOOR_CAPTURE_PROGRAM) + " " + path + " 10 2").c_str()), 0);
   EXPECT_TRUE(read_capture(path, out.capture));
   out.trace.process(400, 1, "capture", {"capture"});

@@ -27,7 +27,8 @@ using spoor::testing::CapturedSample;
 const Capture& capture() {
   static const Capture c = [] {
     Capture out;
-    const std::string path = ::testing::TempDir() + "/offline_unwind.capture";
+    // One file per test process: ctest runs this binary's tests at once.
+    const std::string path = ::testing::TempDir() + "/offline_unwind." + std::to_string(getpid()) + ".capture";
     const std::string cmd = std::string(SPOOR_CAPTURE_PROGRAM) + " " + path + " 40 4";
     EXPECT_EQ(std::system(cmd.c_str()), 0) << cmd;
     EXPECT_TRUE(spoor::testing::read_capture(path, out));
@@ -126,7 +127,7 @@ TEST(OfflineUnwind, ChainWithoutFramePointersUnwindsToMain) {
 // image holds: they unwind through it to main all the same.
 TEST(OfflineUnwind, SamplesInTheVdsoUnwindThroughItsCapturedImage) {
   Capture c;
-  const std::string path = ::testing::TempDir() + "/offline_unwind_vdso.capture";
+  const std::string path = ::testing::TempDir() + "/offline_unwind_vdso." + std::to_string(getpid()) + ".capture";
   const std::string cmd = std::string(SPOOR_CAPTURE_PROGRAM) + " " + path + " 40 1 vdso";
   ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
   ASSERT_TRUE(spoor::testing::read_capture(path, c));
