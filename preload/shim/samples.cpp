@@ -54,6 +54,10 @@ constinit char g_timer_cookie = 0;
 long g_period_ns = 0;  // 0: sampling off
 int g_signal = 0;
 
+// Whether a thread's first walk may be its first sample's, in the signal
+// handler (see start_thread_sampling). Set once, at attach.
+bool g_first_walk_in_handler = false;
+
 // The calling thread's kernel timer ID; -1 when it has none.
 constinit thread_local int t_timer __attribute__((tls_model("initial-exec"))) = -1;
 
@@ -154,6 +158,18 @@ bool init_samples() {
   sigemptyset(&action.sa_mask);
   if (!take_sample_signal(g_signal, action)) return false;
   adopt_initial_sample_mask();
+  // libunwind's first walk in a thread maps that thread's trace cache
+  // (256 KiB, mmap: async-signal-safe) and registers it under a pthread
+  // key, created by the process's first walk: this one. pthread_setspecific
+  // allocates (malloc: not async-signal-safe) only for keys past glibc's
+  // first block of 32; a key made after it says where libunwind's is.
+  void* first_walk[2];
+  unw_backtrace(first_walk, 2);
+  pthread_key_t probe;
+  if (pthread_key_create(&probe, nullptr) == 0) {
+    g_first_walk_in_handler = probe < 32;
+    pthread_key_delete(probe);
+  }
   pthread_atfork(nullptr, nullptr, forget_timer_in_child);
   g_period_ns = 1000000000L / hz;
   kSamplerStart.write(static_cast<uint32_t>(hz));
@@ -170,10 +186,14 @@ bool is_sample_signal(const siginfo_t* info) {
 
 void start_thread_sampling() {
   if (g_period_ns == 0 || t_timer >= 0) return;
-  // libunwind sets up its per-thread caches on a thread's first walk
-  // (pthread_setspecific, which may allocate): here, not in the handler.
-  void* prime[2];
-  unw_backtrace(prime, 2);
+  // libunwind sets up its per-thread caches on a thread's first walk. In
+  // the handler when that is safe (init_samples): a thread that never runs
+  // long enough to be sampled (most of a server's) never maps them; else
+  // here, outside the handler.
+  if (!g_first_walk_in_handler) {
+    void* prime[2];
+    unw_backtrace(prime, 2);
+  }
   struct sigevent event{};
   event.sigev_notify = SIGEV_THREAD_ID;
   event.sigev_signo = g_signal;
