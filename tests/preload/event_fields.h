@@ -8,6 +8,7 @@
 #include <cstring>
 #include <map>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <variant>
 #include <vector>
@@ -52,6 +53,13 @@ struct CallSites {
     }
   }
 };
+
+// The last part of a path: the tests name the files their programs make
+// by it ("f.txt"), wherever the test's temporary directory is.
+inline std::string base_name(std::string_view path) {
+  const size_t slash = path.rfind('/');
+  return std::string(slash == std::string_view::npos ? path : path.substr(slash + 1));
+}
 
 }  // namespace spoor::test::fields
 

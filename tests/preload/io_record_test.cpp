@@ -27,11 +27,6 @@ using spoor::test::temp_path;
 
 const std::string kSpoor = SPOOR_TOOL;
 
-std::string base_name(std::string_view path) {
-  const size_t slash = path.rfind('/');
-  return std::string(slash == std::string_view::npos ? path : path.substr(slash + 1));
-}
-
 struct Open {
   std::string path;  // as passed
   int64_t dirfd = 0;

@@ -41,11 +41,6 @@ constexpr int64_t kSleptNs = 50'000'000;  // the reader sleeps 60 ms: at least t
 // FWriteRun's and FReadRun's `call` (io_provider.h's kIoStdio*).
 constexpr uint64_t kFwrite = 0, kFputs = 1, kPrintf = 3, kFread = 4, kFgets = 5, kGetline = 6;
 
-std::string base_name(std::string_view path) {
-  const size_t slash = path.rfind('/');
-  return std::string(slash == std::string_view::npos ? path : path.substr(slash + 1));
-}
-
 // The calls of one call site (one stack) on one file, over its runs and
 // its single events.
 struct Site {

@@ -33,11 +33,6 @@ constexpr int64_t kChars = 100000, kEvery = 1000, kInput = 777;
 
 using namespace spoor::test::fields;  // i64, u64, ptr, str, blob
 
-std::string base_name(std::string_view path) {
-  const size_t slash = path.rfind('/');
-  return std::string(slash == std::string_view::npos ? path : path.substr(slash + 1));
-}
-
 // One FPutcRun or FGetcRun.
 struct CharRun {
   uint64_t calls = 0;
