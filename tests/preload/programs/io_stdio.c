@@ -23,18 +23,7 @@ int _IO_getc(FILE* stream);
 
 enum { kChars = 100000, kEvery = 1000, kLines = 40, kFormatted = 10 };
 
-static const char* g_dir;
-
-static FILE* open_stream(const char* name, const char* mode) {
-  char path[4096];
-  snprintf(path, sizeof path, "%s/%s", g_dir, name);
-  FILE* f = fopen(path, mode);
-  if (f == NULL) {
-    perror(path);
-    exit(1);
-  }
-  return f;
-}
+#include "open_stream.h"
 
 static int open_fd(const char* name) {
   char path[4096];

@@ -41,18 +41,7 @@ static const char* volatile g_three = "cde";
 static volatile int g_line_size = 64;
 static volatile size_t g_record = 9;
 
-static const char* g_dir;
-
-static FILE* open_stream(const char* name, const char* mode) {
-  char path[4096];
-  snprintf(path, sizeof path, "%s/%s", g_dir, name);
-  FILE* f = fopen(path, mode);
-  if (f == NULL) {
-    perror(path);
-    exit(1);
-  }
-  return f;
-}
+#include "open_stream.h"
 
 // The child at the other end of the pipe: waits until the pipe is full
 // (the parent is then blocked inside its fwrite), sleeps, drains it.
