@@ -242,7 +242,7 @@ const json* top_caller(const json& f) {
 
 void allocating_function_table(const json& functions, uint64_t total, std::string& out) {
   out += "\n  top allocating functions (" + count_text(total) +
-         " in all: the sites below merged by the function that called the allocator)\n";
+         " in all: the sites below merged by the program's function that allocated)\n";
   if (functions.empty()) {
     out += "    (none)\n";
     return;
