@@ -91,6 +91,25 @@ void exchange_program_action(const struct sigaction* act, struct sigaction* old)
 
 bool owned(int sig) { return sig != 0 && sig == g_owned.load(std::memory_order_relaxed); }
 
+// The sampler's own action, as installed: re-installed with SA_ONSTACK
+// once the program asks for its handlers to run on the signal stack.
+struct sigaction g_sampler_action;
+std::atomic<bool> g_sampler_on_stack{false};
+
+// Go's runtime installs every signal's handler with SA_ONSTACK, the sample
+// signal's too: goroutines run on stacks of a few KiB, too small for a
+// handler, the kernel's signal frame and a walk, so each thread has a
+// signal stack of 32 KiB for them. A program that wants its handlers
+// there gets the sampler's there as well (threads without a signal stack
+// are not affected); other programs' small signal stacks (Rust's, for
+// stack overflows) are left to the handlers they were made for.
+void follow_on_stack(const struct sigaction* act) {
+  if (act == nullptr || (act->sa_flags & SA_ONSTACK) == 0 || g_sampler_on_stack.exchange(true)) return;
+  struct sigaction mine = g_sampler_action;
+  mine.sa_flags |= SA_ONSTACK;
+  g_sigaction.load(std::memory_order_relaxed)(g_owned.load(std::memory_order_relaxed), &mine, nullptr);
+}
+
 // Set once the program gives the sample signal a disposition of its own:
 // it uses the signal, so its masks are its to set (unchanged from then on).
 std::atomic<bool> g_program_uses_signal{false};
@@ -163,6 +182,7 @@ bool take_sample_signal(int sig, const struct sigaction& action) {
   if (real(sig, &action, &before) != 0) return false;
   g_program[0] = before;
   g_generation.store(0, std::memory_order_relaxed);
+  g_sampler_action = action;
   g_owned.store(sig, std::memory_order_release);
   return true;
 }
@@ -249,6 +269,7 @@ extern "C" {
 SPOOR_INTERPOSE int sigaction(int sig, const struct sigaction* act, struct sigaction* old) {
   if (!owned(sig)) return next_symbol(g_sigaction, "sigaction")(sig, act, old);
   if (act != nullptr) g_program_uses_signal.store(true, std::memory_order_relaxed);
+  follow_on_stack(act);
   exchange_program_action(act, old);
   return 0;
 }

@@ -295,6 +295,30 @@ TEST(Samples, IdleThreadsCostNoUnwinderCache) {
   EXPECT_LT(traced_kb - plain_kb, 25 * 1024) << plain_kb << " kB untraced, " << traced_kb << " kB traced";
 }
 
+// A Go program (cgo: dynamically linked) whose goroutines burn CPU on
+// stacks of a few KiB: Go installs its handlers with SA_ONSTACK, and so
+// must the sampler be, or its handler overflows the goroutine's stack (the
+// runtime then dies with "unexpected fault address" or "unknown caller
+// pc"). Built at test time; skipped without Go (golang-go).
+TEST(Samples, GoroutinesAreSampledOnTheirThreadsSignalStacks) {
+  if (run("command -v go").status != 0) GTEST_SKIP() << "no go toolchain";
+  const std::string dir = spoor::test::temp_path("thr-go-build");
+  const std::string binary = dir + "/gogoroutines";
+  const Process build = run("mkdir -p " + dir + " && cd " + std::string(SPOOR_GO_PROGRAM_DIR) +
+                            " && GOCACHE=" + dir + "/cache GOFLAGS=-mod=mod CGO_ENABLED=1 go build -o " + binary + " .");
+  ASSERT_EQ(build.status, 0) << build.err;
+  const Process plain = run(binary);
+  ASSERT_EQ(plain.out, "goroutines done true\n") << plain.err;
+  for (int i = 0; i < 3; ++i) {
+    const std::string path = trace_path("go-" + std::to_string(i));
+    const Process traced = run(kSpoor + " record --sample-hz 1000 -o " + path + " -- " + binary);
+    ASSERT_EQ(traced.status, 0) << traced.err.substr(0, 2000);
+    EXPECT_EQ(traced.out, plain.out);
+    EXPECT_FALSE(read_recording(path).samples.empty());
+  }
+  run("rm -rf " + dir);
+}
+
 TEST(Samples, SampleRateUsageErrors) {
   EXPECT_EQ(run(kSpoor + " record --sample-hz -- true").status, 2);
   EXPECT_EQ(run(kSpoor + " record --sample-hz 1k -- true").status, 2);

@@ -1,0 +1,3 @@
+module gogoroutines
+
+go 1.19
