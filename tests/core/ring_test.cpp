@@ -5,6 +5,7 @@
 #include <atomic>
 #include <map>
 #include <thread>
+#include <sched.h>
 #include <unistd.h>
 
 #include "ring_test_util.h"
@@ -86,7 +87,36 @@ TEST_F(RingTest, WrapsAroundManyTimesWithoutLosingOrReordering) {
   EXPECT_GT(got.packets, 100u * 4);
 }
 
+// Keeps the calling thread on the CPU it runs on until destroyed: a test
+// that reasons about one CPU's ring must not migrate halfway (its later
+// events would land, kept, in another CPU's ring).
+class PinnedToThisCpu {
+ public:
+  PinnedToThisCpu() {
+    pinned_ = sched_getaffinity(0, sizeof before_, &before_) == 0;
+    const int cpu = sched_getcpu();
+    if (!pinned_ || cpu < 0) {
+      pinned_ = false;
+      return;
+    }
+    cpu_set_t one;
+    CPU_ZERO(&one);
+    CPU_SET(cpu, &one);
+    pinned_ = sched_setaffinity(0, sizeof one, &one) == 0;
+  }
+  ~PinnedToThisCpu() {
+    if (pinned_) sched_setaffinity(0, sizeof before_, &before_);
+  }
+  bool pinned() const { return pinned_; }
+
+ private:
+  cpu_set_t before_;
+  bool pinned_ = false;
+};
+
 TEST_F(RingTest, DropsAreCountedExactlyWhenNobodyDrains) {
+  const PinnedToThisCpu pin;
+  ASSERT_TRUE(pin.pinned()) << "the beginning is kept per CPU: the writes must stay on one";
   TestRing ring(kCpus, 256, 2);
   const uint64_t kWritten = 5000;
   for (uint64_t i = 0; i < kWritten; ++i) write_seq(1, i);
