@@ -91,6 +91,14 @@ void exchange_program_action(const struct sigaction* act, struct sigaction* old)
 
 bool owned(int sig) { return sig != 0 && sig == g_owned.load(std::memory_order_relaxed); }
 
+// Blocks or unblocks the sample signal alone in this thread's real mask.
+int change_sample_signal(int how) {
+  sigset_t only;
+  sigemptyset(&only);
+  sigaddset(&only, g_owned.load(std::memory_order_relaxed));
+  return real_sigmask(how, &only, nullptr);
+}
+
 // The sampler's own action, as installed: re-installed with SA_ONSTACK
 // once the program asks for its handlers to run on the signal stack.
 struct sigaction g_sampler_action;
@@ -123,11 +131,11 @@ constinit thread_local bool t_program_blocks __attribute__((tls_model("initial-e
 // and `old` as the program's view has it. Cost: a sigismember and a TLS
 // access beside the real call; a copy of the set when it names the signal.
 int masked_call(SigmaskFn real, int how, const sigset_t* set, sigset_t* old) {
-  const int sig = g_owned.load(std::memory_order_relaxed);
   if (real == nullptr) {
     errno = ENOSYS;
     return -1;
   }
+  const int sig = g_owned.load(std::memory_order_relaxed);
   if (sig == 0 || g_program_uses_signal.load(std::memory_order_relaxed)) return real(how, set, old);
   const bool before = t_program_blocks;
   bool after = before;
@@ -146,8 +154,8 @@ int masked_call(SigmaskFn real, int how, const sigset_t* set, sigset_t* old) {
     after = false;
   }
   const int result = real(how, pass, old);
-  if (result != 0) return result;
-  if (set != nullptr && (how == SIG_BLOCK || how == SIG_UNBLOCK || how == SIG_SETMASK)) t_program_blocks = after;
+  if (result != 0) return result;  // an unknown `how` among others
+  if (set != nullptr) t_program_blocks = after;
   if (old != nullptr) {
     if (before) sigaddset(old, sig);
     else sigdelset(old, sig);
@@ -192,18 +200,11 @@ bool program_blocks_sample_signal() { return t_program_blocks; }
 bool block_sample_signal_for_exec() {
   const int sig = g_owned.load(std::memory_order_relaxed);
   if (sig == 0 || !t_program_blocks || g_program_uses_signal.load(std::memory_order_relaxed)) return false;
-  sigset_t only;
-  sigemptyset(&only);
-  sigaddset(&only, sig);
-  return real_sigmask(SIG_BLOCK, &only, nullptr) == 0;
+  return change_sample_signal(SIG_BLOCK) == 0;
 }
 
 void unblock_sample_signal_after_exec_failed(bool blocked) {
-  if (!blocked) return;
-  sigset_t only;
-  sigemptyset(&only);
-  sigaddset(&only, g_owned.load(std::memory_order_relaxed));
-  real_sigmask(SIG_UNBLOCK, &only, nullptr);
+  if (blocked) change_sample_signal(SIG_UNBLOCK);
 }
 
 void adopt_initial_sample_mask() {
@@ -217,10 +218,7 @@ void begin_thread_sample_mask(bool program_blocks) {
   t_program_blocks = program_blocks;
   const int sig = g_owned.load(std::memory_order_relaxed);
   if (sig == 0 || g_program_uses_signal.load(std::memory_order_relaxed)) return;
-  sigset_t only;
-  sigemptyset(&only);
-  sigaddset(&only, sig);
-  real_sigmask(SIG_UNBLOCK, &only, nullptr);
+  change_sample_signal(SIG_UNBLOCK);
 }
 
 void run_program_handler(int sig, siginfo_t* info, void* context) {
@@ -234,10 +232,7 @@ void run_program_handler(int sig, siginfo_t* info, void* context) {
     dfl.sa_handler = SIG_DFL;
     g_sigaction.load(std::memory_order_relaxed)(sig, &dfl, nullptr);
     syscall(SYS_tgkill, getpid(), syscall(SYS_gettid), sig);
-    sigset_t only;
-    sigemptyset(&only);
-    sigaddset(&only, sig);
-    real_sigmask(SIG_UNBLOCK, &only, nullptr);
+    change_sample_signal(SIG_UNBLOCK);  // sig is the sample signal: the only one handled here
     return;
   }
   if (a.sa_flags & SA_RESETHAND) {

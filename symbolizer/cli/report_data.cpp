@@ -34,6 +34,10 @@ std::string signal_name(int sig) {
   return abbrev != nullptr ? std::string("SIG") + abbrev : "signal " + std::to_string(sig);
 }
 
+// What names a row without frames: allocations recorded without a stack
+// (ID 0), or under one the trace never described.
+const char* frameless_name(bool no_stack) { return no_stack ? "(no stack recorded)" : "(stack not in the trace)"; }
+
 struct Context {
   const ReportInputs& in;
   size_t top;
@@ -63,7 +67,7 @@ struct Context {
     for (const an::Frame& f : frames) arr.push_back(frame(f));
     j["frames"] = std::move(arr);
     if (frames.empty()) {
-      j["function"] = key == 0 ? "(no stack recorded)" : "(stack not in the trace)";
+      j["function"] = frameless_name(key == 0);
       j["location"] = "";
       return;
     }
@@ -177,7 +181,7 @@ json top_functions(const Context& c, const std::vector<an::HeapFunction>& functi
       j["module_offset"] = hex(f.frame.module_offset);
       j["file"] = f.frame.file;
     } else {
-      j["function"] = f.kind == an::AllocatorKind::no_stack ? "(no stack recorded)" : "(stack not in the trace)";
+      j["function"] = frameless_name(f.kind == an::AllocatorKind::no_stack);
     }
     j["top_stack"] = site_json(c, f.top_site);
     arr.push_back(std::move(j));

@@ -211,18 +211,13 @@ void site_table(const json& sites, const std::string& title, SiteNumbers& number
   t.print(out, "    ");
 }
 
-std::string base_of(const std::string& path) {
-  const size_t slash = path.rfind('/');
-  return slash == std::string::npos ? path : path.substr(slash + 1);
-}
-
 // A merged row's function: its file when known (the lines differ from
 // stack to stack), else the module it is in.
 std::string allocating_function_cell(const json& f) {
   if (str(f, "kind") != "function") return str(f, "function");
   std::string s = short_function(str(f, "symbol"));
-  if (!str(f, "file").empty()) return s + "  " + base_of(str(f, "file"));
-  if (!str(f, "module").empty()) return s + "  (" + base_of(str(f, "module")) + ")";
+  if (!str(f, "file").empty()) return s + "  " + analysis::base_name(str(f, "file"));
+  if (!str(f, "module").empty()) return s + "  (" + analysis::base_name(str(f, "module")) + ")";
   return s;
 }
 

@@ -346,22 +346,25 @@ struct IoAnalysis::State {
     if (failed) t.errors++;
   }
 
-  // The bytes of a call whose time is counted elsewhere (Copy's read side),
-  // or not known (a run of character calls: its span holds the program's
-  // time between the calls, not time spent in them).
+  // The bytes of a call whose time is counted elsewhere (Copy's read side).
   void count_untimed(const reader::Event& e, const EventContext& c, uint32_t file, Counted what, int64_t result) {
     count(e, c, file, what, result, false);
   }
 
   // timed: the call's time counts, its span (start_ticks to the record, or
   // to end_ticks) unless the event says how long its calls took
-  // (busy_ticks: a run of block or line calls, FWriteRun, FReadRun). Only a
-  // single call is a candidate for the slowest ones; a run is many short
-  // calls (the slow ones are never in one).
+  // (busy_ticks: a run of block or line calls, FWriteRun, FReadRun). A run
+  // of character calls (FPutcRun, FGetcRun: calls, no busy_ticks) knows no
+  // time inside its calls, its span holds the program's between them: its
+  // calls and bytes count, its time does not (but for a failed call's run
+  // of one, whose span is that call). Only a single call is a candidate for
+  // the slowest ones; a run is many short calls (the slow ones are never in
+  // one).
   void count(const reader::Event& e, const EventContext& c, uint32_t file, Counted what, int64_t result,
              bool timed = true, bool failed_if_negative = true) {
     const bool failed = failed_if_negative && result < 0;
     const KnownEvent& k = *c.known;
+    if (has_field(k, f::kIoCalls) && !has_field(k, f::kIoBusyTicks) && !failed) timed = false;
     int64_t ns = 0;
     // A run ends at its end_ticks; it was written later.
     const int64_t end_ns = has_field(k, f::kIoEndTicks) ? clock.to_ns(field_u64(e, k, f::kIoEndTicks)) : e.time_ns;
@@ -462,15 +465,7 @@ struct IoAnalysis::State {
         const uint32_t file = file_of_fd(fds(c), static_cast<int32_t>(field_i64(e, k, f::kIoFd, -1)), c);
         const bool read = k.kind == EventKind::io_read || k.kind == EventKind::io_fread ||
                           k.kind == EventKind::io_fgetc_run || k.kind == EventKind::io_fread_run;
-        const Counted what = read ? Counted::read : Counted::write;
-        // A character run carries no time inside its calls: its calls and
-        // bytes count, its span does not (but for a failed call's run of
-        // one, whose span is that call).
-        const int64_t result = field_i64(e, k, f::kIoResult);
-        if ((k.kind == EventKind::io_fgetc_run || k.kind == EventKind::io_fputc_run) && result >= 0)
-          count_untimed(e, c, file, what, result);
-        else
-          count(e, c, file, what, result);
+        count(e, c, file, read ? Counted::read : Counted::write, field_i64(e, k, f::kIoResult));
         return;
       }
       case EventKind::io_fd_inherited: {
