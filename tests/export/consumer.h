@@ -1,5 +1,6 @@
-// The real programs the export tests read outputs back with: whether one
-// is installed (scripts/install-test-deps.sh installs them all).
+// Files for the real programs the export tests read outputs back with
+// (have_program, in run_command.h, says whether one is installed:
+// scripts/install-test-deps.sh installs them all).
 #ifndef SPOOR_TESTS_EXPORT_CONSUMER_H
 #define SPOOR_TESTS_EXPORT_CONSUMER_H
 
@@ -9,8 +10,6 @@
 #include "run_command.h"
 
 namespace spoor::test {
-
-inline bool have_program(const std::string& name) { return run("command -v " + name).status == 0; }
 
 inline void write_file(const std::string& path, const std::string& bytes) {
   std::ofstream out(path, std::ios::binary);

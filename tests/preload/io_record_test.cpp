@@ -284,10 +284,10 @@ TEST_F(IoFiles, ADisabledProviderRecordsNothingAndChangesNothing) {
 
 TEST_F(IoFiles, FortifiedCallsAreRecorded) {
   // The program really calls the checking forms.
-  const Process imports = run(std::string("nm -D --undefined-only ") + SPOOR_IO_FORTIFY);
-  for (const char* fn : {"__open_2", "__openat_2", "__read_chk", "__pread_chk", "__fgets_chk", "__fread_chk",
-                         "__fprintf_chk", "__vfprintf_chk"})
-    EXPECT_NE(imports.out.find(std::string(" ") + fn + "@"), std::string::npos) << fn << " in\n" << imports.out;
+  EXPECT_EQ(spoor::test::missing_imports(SPOOR_IO_FORTIFY, {"__open_2", "__openat_2", "__read_chk", "__pread_chk",
+                                                              "__fgets_chk", "__fread_chk", "__fprintf_chk",
+                                                              "__vfprintf_chk"}),
+            std::vector<std::string>{});
 
   const std::string trace = dir_ + ".spoor";
   const Process traced = run(kSpoor + " record -o " + trace + " -- " + SPOOR_IO_FORTIFY + " " + dir_);

@@ -156,7 +156,6 @@ class IoStdio : public ::testing::TestWithParam<bool> {  // fortified?
 };
 
 TEST_P(IoStdio, TheProgramCallsTheFunctionsUnderTest) {
-  const Process imports = run("nm -D --undefined-only " + program());
   std::vector<std::string> expected = {"fputc", "putc", "_IO_putc", "fgetc", "getc", "_IO_getc", "puts", "getdelim"};
   if (GetParam()) {
     for (const char* fn : {"__printf_chk", "__vfprintf_chk", "__dprintf_chk", "__vdprintf_chk", "__getdelim"})
@@ -167,8 +166,7 @@ TEST_P(IoStdio, TheProgramCallsTheFunctionsUnderTest) {
                            "getchar_unlocked"})
       expected.emplace_back(fn);
   }
-  for (const std::string& fn : expected)
-    EXPECT_NE(imports.out.find(" " + fn + "@"), std::string::npos) << fn << " in\n" << imports.out;
+  EXPECT_EQ(spoor::test::missing_imports(program(), expected), std::vector<std::string>{});
 }
 
 TEST_P(IoStdio, EveryCallAndByteIsCountedPerFunction) {

@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <string>
+#include <vector>
 
 namespace spoor::test {
 
@@ -39,6 +40,20 @@ inline Process run(const std::string& command) {
 // A fresh path in the temporary directory, unique to this test process.
 inline std::string temp_path(const std::string& name) {
   return (std::filesystem::temp_directory_path() / ("spoor-" + std::to_string(getpid()) + "-" + name)).string();
+}
+
+// Whether a program is on the PATH (a test that needs one skips without).
+inline bool have_program(const std::string& name) { return run("command -v " + name).status == 0; }
+
+// Of `functions`, those `program` does not import from its libraries
+// (nm -D --undefined-only): a test checks that its program really calls
+// what the test is about (the fortified forms, say).
+inline std::vector<std::string> missing_imports(const std::string& program, const std::vector<std::string>& functions) {
+  const Process imports = run("nm -D --undefined-only " + program);
+  std::vector<std::string> missing;
+  for (const std::string& fn : functions)
+    if (imports.out.find(" " + fn + "@") == std::string::npos) missing.push_back(fn);
+  return missing;
 }
 
 }  // namespace spoor::test

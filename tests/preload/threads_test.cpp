@@ -301,7 +301,7 @@ TEST(Samples, IdleThreadsCostNoUnwinderCache) {
 // runtime then dies with "unexpected fault address" or "unknown caller
 // pc"). Built at test time; skipped without Go (golang-go).
 TEST(Samples, GoroutinesAreSampledOnTheirThreadsSignalStacks) {
-  if (run("command -v go").status != 0) GTEST_SKIP() << "no go toolchain";
+  if (!spoor::test::have_program("go")) GTEST_SKIP() << "no go toolchain";
   const std::string dir = spoor::test::temp_path("thr-go-build");
   const std::string binary = dir + "/gogoroutines";
   const Process build = run("mkdir -p " + dir + " && cd " + std::string(SPOOR_GO_PROGRAM_DIR) +

@@ -7,15 +7,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cpu_spin.h"
+
 static double spin(long ms) {
-  struct timespec start, now;
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &start);
-  double x = 1.0;
-  for (;;) {
-    for (int i = 0; i < 100000; ++i) x = x * 1.0000001 + 0.0000001;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now);
-    if ((now.tv_sec - start.tv_sec) * 1000 + (now.tv_nsec - start.tv_nsec) / 1000000 >= ms) return x;
-  }
+  return spin_cpu_ms(ms);
 }
 
 // The frame's buffer is written and read so the compiler keeps it.

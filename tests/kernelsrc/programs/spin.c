@@ -6,15 +6,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cpu_spin.h"
+
 __attribute__((noinline)) double spin_here(long ms) {
-  struct timespec start, now;
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &start);
-  double x = 1.0;
-  for (;;) {
-    for (int i = 0; i < 100000; ++i) x = x * 1.0000001 + 0.0000001;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now);
-    if ((now.tv_sec - start.tv_sec) * 1000 + (now.tv_nsec - start.tv_nsec) / 1000000 >= ms) return x;
-  }
+  return spin_cpu_ms(ms);
 }
 
 int main(int argc, char** argv) {
