@@ -126,7 +126,9 @@ section (all that have data when none is chosen):
              the top allocating functions (the sites merged by the function
              that called the allocator, however it was reached: STACKS says
              how many stacks each merges; the program's own function above
-             the C++ or Rust library's frames), the top allocation sites (whole
+             the C++ or Rust library's frames and the allocator wrappers,
+             such as xmalloc, g_malloc or CRYPTO_zalloc, told by their
+             names), the top allocation sites (whole
              stacks) by bytes, by calls and by bytes live at the peak, and
              a histogram of allocation sizes; blocks live at an exec are
              "released by exec", not leaks; a fork child's blocks inherited

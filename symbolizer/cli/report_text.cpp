@@ -75,26 +75,38 @@ std::string function_cell(const json& j) {
   return s;
 }
 
-// A site is named after its first frame above the C++ library's glue
-// (analysis/library_glue.h), the program's own code.
-bool is_library_glue(const json& f) {
-  return analysis::is_library_glue(str(f, "function"), str(f, "file"), str(f, "module"));
+// A site is named after its first frame above the language library's glue
+// and the allocator wrappers (analysis/library_glue.h), the program's own
+// code.
+std::vector<analysis::Frame> frames_of(const json& site) {
+  std::vector<analysis::Frame> frames;
+  if (!site.contains("frames")) return frames;
+  for (const json& f : site["frames"]) {
+    analysis::Frame frame;
+    frame.function = str(f, "function");
+    frame.file = str(f, "file");
+    frame.module = str(f, "module");
+    frames.push_back(std::move(frame));
+  }
+  return frames;
 }
 
-// The index of the frame a site is named after (0 when every frame is glue).
-size_t own_frame(const json& site) {
-  if (!site.contains("frames")) return 0;
-  const json& frames = site["frames"];
-  for (size_t i = 0; i < frames.size(); ++i)
-    if (!is_library_glue(frames[i])) return i;
-  return 0;
-}
+// The index of the frame a site is named after (0 when no frame is the
+// program's own).
+size_t own_frame(const json& site) { return analysis::own_frame_index(frames_of(site)); }
 
-// A site's row: the program's frame, and how many library frames are inside it.
+// A site's row: the program's frame, and what it reached the allocator
+// through: "(through 3 library frames)", "(through CRYPTO_zalloc, 2 frames)".
 std::string site_cell(const json& site) {
-  const size_t own = own_frame(site);
-  if (own == 0 || !site.contains("frames")) return function_cell(site);
-  return frame_label(site["frames"][own]) + "  (through " + std::to_string(own) + " library frames)";
+  const std::vector<analysis::Frame> frames = frames_of(site);
+  const size_t own = analysis::own_frame_index(frames);
+  if (own == 0) return function_cell(site);
+  std::string wrapper;
+  for (size_t i = 0; i < own; ++i)
+    if (analysis::is_allocator_wrapper(frames[i].function)) wrapper = short_function(frames[i].function);
+  const std::string count = std::to_string(own) + (own == 1 ? " frame" : " frames");
+  return frame_label(site["frames"][own]) + "  (through " +
+         (wrapper.empty() ? std::to_string(own) + " library frames" : wrapper + ", " + count) + ")";
 }
 
 // The frames under a site, its callers after the one the row names.

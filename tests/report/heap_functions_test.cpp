@@ -120,6 +120,24 @@ TEST_F(ReportHeapFunctions, OtherFunctionsKeepRowsOfTheirOwnInOrderOfBytes) {
   EXPECT_GE(h["functions"].get<uint64_t>(), 2u);
 }
 
+// checked_malloc is an allocator wrapper by its name: the allocation is
+// the function that called it, in the function ranking and in the site's
+// row, which says what it went through.
+TEST_F(ReportHeapFunctions, AnAllocatorWrapperIsNamedByItsCaller) {
+  const json& h = heap();
+  EXPECT_TRUE(named(h["top_functions"], "checked_malloc").empty()) << h["top_functions"].dump(1);
+  const std::vector<const json*> rows = named(h["top_functions"], "make_record");
+  ASSERT_EQ(rows.size(), 1u) << h["top_functions"].dump(1);
+  EXPECT_EQ((*rows[0])["calls"], 4u);
+  EXPECT_EQ((*rows[0])["allocated_bytes"], 192u);
+  EXPECT_EQ((*rows[0])["leaked_bytes"], 0u);
+
+  const Process p = run(kSpoor + " report --heap --top 50 " + *path_);
+  ASSERT_EQ(p.status, 0) << p.err;
+  EXPECT_NE(p.out.find("make_record  report_heap_functions.c:"), std::string::npos) << p.out;
+  EXPECT_NE(p.out.find("(through checked_malloc, 1 frame)"), std::string::npos) << p.out;
+}
+
 TEST_F(ReportHeapFunctions, TextHasTheSectionAndTheMergedRow) {
   const Process p = run(kSpoor + " report --heap " + *path_);
   ASSERT_EQ(p.status, 0) << p.err;

@@ -42,4 +42,44 @@ TEST(LibraryGlue, CppAndRustLibraryFramesAreGlueTheProgramsAreNot) {
       << "a crate the program depends on is its own code, as a C++ library it links is";
 }
 
+TEST(LibraryGlue, AllocatorWrappersAreToldByTheirNames) {
+  using spoor::analysis::is_allocator_wrapper;
+  for (const char* name : {"CRYPTO_zalloc", "g_malloc0", "PyObject_Malloc", "_PyObject_Calloc", "sqlite3DbMallocRaw",
+                           "sqlite3Realloc", "xmalloc", "xstrdup", "__GI___strdup", "pool_alloc", "Arena::Alloc(unsigned long)",
+                           "_PyMem_RawWcsdup", "posix_memalign", "g_memdup2", "checked_malloc(unsigned long)"})
+    EXPECT_TRUE(is_allocator_wrapper(name)) << name;
+  for (const char* name : {"__alloc_dir", "list_resize", "allocate_nodes", "__GI__IO_file_doallocate", "main", "",
+                           "[spoor: recording the event]", "render_page(char const*)", "subtype_dealloc"})
+    EXPECT_FALSE(is_allocator_wrapper(name)) << name;
+}
+
+spoor::analysis::Frame frame(const char* function, const char* module) {
+  spoor::analysis::Frame f;
+  f.function = function;
+  f.module = module;
+  return f;
+}
+
+TEST(LibraryGlue, TheOwnFrameIsAboveTheGlueAndTheWrappers) {
+  using spoor::analysis::own_frame_index;
+  const std::vector<spoor::analysis::Frame> openssl = {frame("CRYPTO_zalloc", "libcrypto.so.3"),
+                                                       frame("EVP_MD_CTX_new", "libcrypto.so.3"), frame("main", "app")};
+  EXPECT_EQ(own_frame_index(openssl), 1u);
+  // sqlite's static sqlite3MemMalloc has no name in a stripped library;
+  // sqlite3Malloc, of the same module, calls it.
+  const std::vector<spoor::analysis::Frame> sqlite = {frame("", "libsqlite3.so.0"), frame("sqlite3Malloc", "libsqlite3.so.0"),
+                                                      frame("sqlite3VdbeExec", "libsqlite3.so.0")};
+  EXPECT_EQ(own_frame_index(sqlite), 2u);
+  // A stripped program's own frames stay, whatever is above them.
+  const std::vector<spoor::analysis::Frame> stripped = {frame("", "app"), frame("", "app"), frame("xmalloc", "libfoo.so")};
+  EXPECT_EQ(own_frame_index(stripped), 0u);
+  const std::vector<spoor::analysis::Frame> cpp = {frame("operator new(unsigned long)", "libstdc++.so.6"),
+                                                   frame("std::vector<int>::_M_realloc_insert<int>", "app"),
+                                                   frame("fill", "app")};
+  EXPECT_EQ(own_frame_index(cpp), 2u);
+  // Nothing but wrappers: the first frame names it.
+  const std::vector<spoor::analysis::Frame> only = {frame("g_malloc", "libglib.so"), frame("g_malloc0", "libglib.so")};
+  EXPECT_EQ(own_frame_index(only), 0u);
+}
+
 }  // namespace

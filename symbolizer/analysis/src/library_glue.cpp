@@ -1,6 +1,8 @@
 // Naming functions for tables, and telling the C++ library's frames apart.
 #include "spoor/analysis/library_glue.h"
 
+#include <algorithm>
+#include <cctype>
 #include <string_view>
 
 namespace spoor::analysis {
@@ -55,10 +57,34 @@ bool is_library_glue(const std::string& function_name, const std::string& file, 
   return file.empty() && module.find("libstdc++") != std::string::npos;
 }
 
+bool is_allocator_wrapper(const std::string& function_name) {
+  std::string name = short_function(function_name);
+  if (name.empty() || name[0] == '[') return false;  // "[spoor: ...]" and other labels
+  const size_t scope = name.rfind("::");
+  if (scope != std::string::npos) name.erase(0, scope + 2);
+  std::transform(name.begin(), name.end(), name.begin(), [](unsigned char c) { return std::tolower(c); });
+  for (const std::string_view part : {"malloc", "calloc", "realloc", "zalloc", "memalign", "strdup", "strndup",
+                                      "wcsdup", "memdup"})
+    if (name.find(part) != std::string::npos) return true;
+  return name.ends_with("alloc") && !name.ends_with("dealloc");
+}
+
 size_t own_frame_index(std::span<const Frame> frames) {
-  for (size_t i = 0; i < frames.size(); ++i)
-    if (!is_library_glue(frames[i])) return i;
-  return 0;
+  size_t own = 0;
+  for (size_t i = 0; i < frames.size(); ++i) {
+    const Frame& f = frames[i];
+    if (is_library_glue(f) || is_allocator_wrapper(f.function)) {
+      own = i + 1;
+      continue;
+    }
+    if (!f.function.empty()) break;
+    // An unnamed frame (a static function of a stripped library) belongs
+    // to the allocator only when a wrapper of its own module calls it.
+    size_t next = i + 1;
+    while (next < frames.size() && frames[next].function.empty()) ++next;
+    if (next == frames.size() || frames[next].module != f.module || !is_allocator_wrapper(frames[next].function)) break;
+  }
+  return own < frames.size() ? own : 0;
 }
 
 }  // namespace spoor::analysis

@@ -5,6 +5,8 @@
  *   from_small_path   3 calls of alloc_here(100), kept live
  *   from_large_path   5 calls of alloc_here(1000), kept live
  *   scratch           2 blocks of 64 bytes, each freed at once (temporary)
+ *   make_record       4 blocks of 48 bytes through checked_malloc, an
+ *                     allocator wrapper (its name says so), freed at the end
  * Then every block is freed but the first of each path (1100 bytes leaked
  * in 2 blocks). No stdio (its buffers would allocate). */
 #include <stdlib.h>
@@ -23,6 +25,18 @@ __attribute__((noinline)) void from_large_path(void) {
   for (int i = 0; i < 5; ++i) large_blocks[i] = alloc_here(1000);
 }
 
+__attribute__((noinline)) void* checked_malloc(size_t size) {
+  void* p = malloc(size);
+  if (p == NULL) abort();
+  return p;
+}
+
+static void* records[4];
+
+__attribute__((noinline)) void make_record(void) {
+  for (int i = 0; i < 4; ++i) records[i] = checked_malloc(48);
+}
+
 __attribute__((noinline)) void scratch(void) {
   for (int i = 0; i < 2; ++i) free(malloc(64));
 }
@@ -31,6 +45,8 @@ int main(void) {
   scratch();
   from_small_path();
   from_large_path();
+  make_record();
+  for (int i = 0; i < 4; ++i) free(records[i]);
   for (int i = 1; i < 3; ++i) free(small_blocks[i]);
   for (int i = 1; i < 5; ++i) free(large_blocks[i]);
   return write(1, "done\n", 5) == 5 ? 0 : 1;

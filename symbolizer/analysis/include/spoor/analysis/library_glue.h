@@ -26,7 +26,19 @@ std::string short_function(const std::string& name);
 bool is_library_glue(const std::string& function, const std::string& file, const std::string& module);
 inline bool is_library_glue(const Frame& f) { return is_library_glue(f.function, f.file, f.module); }
 
-// The index of the first frame that is not glue; 0 when every frame is.
+// An allocator wrapper by its name: a function whose last name part
+// (case aside) says it allocates and hands the block on: *malloc*, *calloc*,
+// *realloc*, *zalloc*, *memalign*, *alloc at the end (not *dealloc), and the *strdup*,
+// *strndup*, *wcsdup*, *memdup* copies. CRYPTO_zalloc, g_malloc0,
+// PyObject_Malloc, sqlite3DbMallocRaw, xmalloc, pool_alloc, __strdup are;
+// __alloc_dir, list_resize, allocate_nodes are not (they use the memory).
+bool is_allocator_wrapper(const std::string& function);
+
+// The index of the frame an allocation is named after: the first above
+// the leading frames that are language glue or allocator wrappers (an
+// unnamed frame among them counts with them when the next named frame is
+// a wrapper of the same module: sqlite's static sqlite3MemMalloc under
+// sqlite3Malloc). 0 when no frame is left above them.
 size_t own_frame_index(std::span<const Frame> frames);
 
 }  // namespace spoor::analysis
