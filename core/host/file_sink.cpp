@@ -17,9 +17,13 @@ constexpr size_t kDirectBytes = 4096;  // pieces this large skip the buffer
 FileSink::~FileSink() { close(); }
 
 bool FileSink::open(const std::string& path, std::string* error) {
-  fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  // "-": a copy of standard output, so that closing the sink ends the
+  // stream for a reader on a pipe whoever else holds descriptor 1.
+  fd_ = path == "-" ? ::fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 3)
+                    : ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd_ < 0) {
-    if (error) *error = "cannot create '" + path + "': " + std::strerror(errno);
+    if (error) *error = (path == "-" ? "cannot write to standard output: " : "cannot create '" + path + "': ") +
+                        std::string(std::strerror(errno));
     return false;
   }
   buffer_.reserve(kBufferBytes);

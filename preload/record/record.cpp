@@ -223,7 +223,9 @@ class Recorder {
     result->untraceable = server_.untraceable();
     for (auto& t : traced_) result->preload_attached |= t->pid == root_;
     if (!file_.close()) {
-      *error = "writing '" + result->output_path + "' failed: " + std::strerror(file_.error_number());
+      *error = (result->output_path == "-" ? std::string("writing the trace to standard output")
+                                            : "writing '" + result->output_path + "'") +
+               " failed: " + std::strerror(file_.error_number());
       return false;
     }
     result->file_bytes = file_.bytes_written();
@@ -456,9 +458,13 @@ bool run_record(const RecordOptions& options, RecordResult* result, std::string*
     *error = std::string("cannot fork: ") + std::strerror(errno);
     return false;
   }
+  const bool trace_to_stdout = options.output_path == "-";
   if (pid == 0) {
     close(exec_pipe[0]);
     close(go_pipe[1]);
+    // The trace has standard output: what the program prints there goes
+    // to standard error, the same bytes in the same order.
+    if (trace_to_stdout) dup2(STDERR_FILENO, STDOUT_FILENO);
     char go;
     while (read(go_pipe[0], &go, 1) < 0 && errno == EINTR) {
     }
@@ -501,6 +507,11 @@ bool run_record(const RecordOptions& options, RecordResult* result, std::string*
     waitpid(pid, nullptr, 0);
     return false;
   }
+  // A reader that stops early (spoor record -o - ... | head) makes the
+  // writes fail with EPIPE, reported at the end, instead of killing the
+  // recorder while the program runs on. Set after the fork: an ignored
+  // signal would stay ignored in the program across its exec.
+  if (trace_to_stdout) signal(SIGPIPE, SIG_IGN);
 
   // Ctrl-C and Ctrl-\ are for the program (same process group); the
   // recorder keeps going until it ends, then finishes the file. Once the

@@ -1,6 +1,7 @@
 // spoor record: run a program under the preload shim and write its trace.
 #include <cstdio>
 #include <cstdlib>
+#include <unistd.h>
 #include <string>
 #include <vector>
 
@@ -48,6 +49,9 @@ int run_record_command(const std::vector<std::string>& words) {
     if (w == "-o" || w == "--output") {
       const std::string* v = value();
       if (!v) return usage_error("record", w + " needs a file name");
+      if (*v == "-" && isatty(STDOUT_FILENO))
+        return usage_error("record", "-o - writes the binary trace to standard output, which is a terminal: "
+                                     "pipe it (spoor record -o - -- CMD | spoor report -) or name a file");
       options.output_path = *v;
     } else if (w == "-p" || w == "--providers") {
       const std::string* v = value();
@@ -133,7 +137,7 @@ int run_record_command(const std::vector<std::string>& words) {
                static_cast<unsigned long long>(r.events),
                static_cast<unsigned long long>(r.lost),
                r.lost > r.kernel_lost ? " (the ring was full: try a larger --buffer-size)" : "",
-               human_bytes(r.file_bytes).c_str(), r.output_path.c_str());
+               human_bytes(r.file_bytes).c_str(), r.output_path == "-" ? "standard output" : r.output_path.c_str());
   if (r.compression.raw_bytes > 0)
     std::fprintf(stderr, "spoor record: zstd packed %s of blocks into %s (%.1fx) using %.2f s of CPU off the program's threads\n",
                  human_bytes(r.compression.raw_bytes).c_str(), human_bytes(r.compression.packed_bytes).c_str(),
@@ -149,7 +153,7 @@ int run_record_command(const std::vector<std::string>& words) {
   if (r.abandoned_bytes)
     std::fprintf(stderr, "spoor record: %llu bytes were reserved by events the program never finished\n",
                  static_cast<unsigned long long>(r.abandoned_bytes));
-  std::fprintf(stderr, "spoor record: next: spoor report %s\n", r.output_path.c_str());
+  if (r.output_path != "-") std::fprintf(stderr, "spoor record: next: spoor report %s\n", r.output_path.c_str());
   return r.exit_status;
 }
 
@@ -182,7 +186,9 @@ fd calls, 0x2 stdio, 0x4 stacks on reads and writes), the distinct stacks
 Fork, Exec, ProcessExit with the exit code or signal).
 
 options:
-  -o, --output FILE       where the trace goes
+  -o, --output FILE       where the trace goes; "-" is standard output (a
+                          pipe or file, not a terminal), and the program's
+                          standard output then goes to standard error
   -p, --providers SPEC    which providers, as Name[:KEYWORDS[:LEVEL]],...
                           (default *, every provider)
   --stack-depth N         frames kept per stack, 1-128 (default 64)

@@ -252,6 +252,55 @@ TEST(Record, OutputAndExitStatusAreUnchanged) {
   EXPECT_EQ(traced.status, plain.status);
 }
 
+// -o -: the trace goes to standard output, for a reader on a pipe; the
+// program's own standard output goes to standard error, unchanged.
+TEST(Record, DashWritesTheTraceToStandardOutputAndTheProgramsOutputToStandardError) {
+  const std::string file = trace_path("to-file");
+  const std::string piped = trace_path("to-stdout");
+  const Process to_file = run(kSpoor + " record -o " + file + " -- " + SPOOR_HEAP_COUNTS + " 1000 'hello, world'");
+  const Process to_stdout = run(kSpoor + " record -o - -- " + SPOOR_HEAP_COUNTS + " 1000 'hello, world' > " + piped);
+  EXPECT_EQ(to_stdout.status, 7) << to_stdout.err;
+  EXPECT_NE(to_stdout.err.find("hello, world\n"), std::string::npos) << to_stdout.err;
+  EXPECT_NE(to_stdout.err.find("written to standard output"), std::string::npos) << to_stdout.err;
+  EXPECT_EQ(to_stdout.err.find("next: spoor report"), std::string::npos) << to_stdout.err;
+  EXPECT_FALSE(std::filesystem::exists("-")) << "no file named '-'";
+  HeapCounts a = count_heap(file);
+  HeapCounts b = count_heap(piped);
+  EXPECT_EQ(b.calls["Alloc"], 1002u);
+  EXPECT_EQ(b.calls["Alloc"], a.calls["Alloc"]);
+  EXPECT_EQ(b.alloc_bytes, a.alloc_bytes);
+
+  // Read from the pipe as it is written.
+  const Process info = run(kSpoor + " record -o - -- " + SPOOR_HEAP_COUNTS + " 1000 | " + kSpoor + " info -");
+  EXPECT_EQ(info.status, 0) << info.err;
+  EXPECT_NE(info.out.find("Alloc"), std::string::npos) << info.out;
+  std::filesystem::remove(file);
+  std::filesystem::remove(piped);
+}
+
+// A reader that goes away early fails the trace's writes (EPIPE), which
+// spoor says and exits 127 for, after the program ran to its end; the
+// recorder is not killed by SIGPIPE, and the program does not inherit an
+// ignored SIGPIPE.
+TEST(Record, AReaderThatGoesAwayIsAWriteErrorAndTheProgramRunsToItsEnd) {
+  const Process r = run("bash -c '" + kSpoor +
+                        " record -o - -- sh -c \"sleep 0.5; grep SigIgn /proc/self/status; echo ran-to-the-end\" | true;"
+                        " echo status=${PIPESTATUS[0]}'");
+  EXPECT_NE(r.out.find("status=127"), std::string::npos) << r.out << r.err;
+  EXPECT_NE(r.err.find("writing the trace to standard output failed: Broken pipe"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("ran-to-the-end"), std::string::npos) << r.err;
+  const size_t ignored = r.err.find("SigIgn:");
+  ASSERT_NE(ignored, std::string::npos) << r.err;
+  const uint64_t mask = std::stoull(r.err.substr(ignored + 7), nullptr, 16);
+  EXPECT_EQ(mask & (uint64_t{1} << (SIGPIPE - 1)), 0u) << r.err;
+}
+
+TEST(Record, DashToATerminalIsAUsageError) {
+  const Process r = run("script -qec '" + kSpoor + " record -o - -- true' /dev/null");
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_NE(r.out.find("which is a terminal"), std::string::npos) << r.out;
+}
+
 class RecordCrash : public ::testing::TestWithParam<std::pair<const char*, int>> {};
 
 TEST_P(RecordCrash, EveryCommittedEventReachesTheFile) {

@@ -24,7 +24,8 @@ class FileSink {
   FileSink& operator=(const FileSink&) = delete;
   ~FileSink();
 
-  // Creates (truncates) `path`. Returns false with *error set.
+  // Creates (truncates) `path`; "-" writes to standard output. Returns
+  // false with *error set.
   bool open(const std::string& path, std::string* error);
   // Compresses everything written from now on (call right after open(),
   // before the file header); does nothing unless options.enabled.
