@@ -246,6 +246,12 @@ json heap_json(const Context& c) {
 
 // --- io ---------------------------------------------------------------------
 
+// A pipe's programs at each end, beside its "pipe:[ino]" path.
+void add_pipe_ends(json& j, const an::IoFile& f) {
+  if (!f.writers.empty()) j["writers"] = f.writers;
+  if (!f.readers.empty()) j["readers"] = f.readers;
+}
+
 json totals_json(const an::IoTotals& t) {
   return {{"opens", t.opens},         {"reads", t.reads},
           {"writes", t.writes},       {"other_calls", t.other},
@@ -292,6 +298,7 @@ json io_json(const Context& c) {
   for (const an::IoFile* f : files) {
     json fj = totals_json(f->totals);
     fj["path"] = f->path;
+    add_pipe_ends(fj, *f);
     fj["pids"] = f->pids;
     arr.push_back(std::move(fj));
   }
@@ -309,6 +316,7 @@ json io_json(const Context& c) {
   for (const an::IoOperation& op : ops) {
     json oj = {{"call", op.call},         {"path", io.files()[op.file].path}, {"start_ns", c.rel(op.start_ns)},
                {"duration_ns", op.duration_ns}, {"result", op.result}};
+    add_pipe_ends(oj, io.files()[op.file]);
     oj["thread"] = thread_ref(c, op.thread);
     slow.push_back(std::move(oj));
   }

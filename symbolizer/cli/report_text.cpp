@@ -389,6 +389,24 @@ void print_heap(const json& heap, std::string& out) {
 
 // --- io ---------------------------------------------------------------------
 
+// A file's cell: its path, and for a pipe the programs at its ends, two
+// named a side: "pipe:[42] from tar to gzip", "pipe:[9] from cc1, as, +2
+// more to make".
+std::string file_cell(const json& x) {
+  std::string s = str(x, "path");
+  auto side = [&x](const char* key) {
+    std::string text;
+    if (!x.contains(key)) return text;
+    const json& names = x[key];
+    for (size_t i = 0; i < names.size() && i < 2; ++i) text += (i ? ", " : "") + names[i].get<std::string>();
+    if (names.size() > 2) text += ", +" + std::to_string(names.size() - 2) + " more";
+    return text;
+  };
+  if (const std::string from = side("writers"); !from.empty()) s += " from " + from;
+  if (const std::string to = side("readers"); !to.empty()) s += " to " + to;
+  return s;
+}
+
 void print_io(const json& io, std::string& out) {
   heading(out, "File I/O");
   const json& t = io["totals"];
@@ -400,7 +418,7 @@ void print_io(const json& io, std::string& out) {
            {"WRITTEN", Table::right}, {"ERRORS", Table::right}, {"TIME", Table::right}, {"FILE", Table::left}});
   for (const json& x : io["files"])
     f.row({count_text(u(x, "opens")), count_text(u(x, "reads")), bytes_text(u(x, "bytes_read")), count_text(u(x, "writes")),
-           bytes_text(u(x, "bytes_written")), count_text(u(x, "errors")), ms_text(i64(x, "total_ns")), str(x, "path")});
+           bytes_text(u(x, "bytes_written")), count_text(u(x, "errors")), ms_text(i64(x, "total_ns")), file_cell(x)});
   f.print(out, "    ");
   out += "\n  per thread\n";
   Table th({{"PID", Table::right}, {"TID", Table::right}, {"NAME", Table::left}, {"READS", Table::right}, {"READ", Table::right},
@@ -425,7 +443,7 @@ void print_io(const json& io, std::string& out) {
            {"TID", Table::right}, {"FILE", Table::left}});
   for (const json& x : io["slowest"])
     s.row({ms_text(i64(x, "duration_ns")), ms_text(i64(x, "start_ns")), str(x, "call"), std::to_string(i64(x, "result")),
-           std::to_string(u(x["thread"], "tid")), str(x, "path")});
+           std::to_string(u(x["thread"], "tid")), file_cell(x)});
   s.print(out, "    ");
 }
 

@@ -137,7 +137,8 @@ TEST(Io, ANegativeDescriptorIsARowSayingThereIsNone) {
 // A pipe named by its inode is one object wherever it is held: the writes
 // into one end (here by the process that made it) and the reads from the
 // other (by a process that has it as stdin, possibly under another
-// number) are one row; another pipe stays another row.
+// number) are one row; another pipe stays another row. Each is named by
+// the programs that wrote to it and read from it.
 TEST(Io, OnePipeIsOneRowAcrossItsEndsAndProcesses) {
   SpoorTrace t;
   t.process(100, 1, "sh", {"sh"});
@@ -153,14 +154,41 @@ TEST(Io, OnePipeIsOneRowAcrossItsEndsAndProcesses) {
   Loaded l = load(t, {&io});
   const an::IoFile* pipe = file(io, "pipe:[777]");
   ASSERT_NE(pipe, nullptr);
+  EXPECT_EQ(pipe->writers, std::vector<std::string>{"sh"});
+  EXPECT_EQ(pipe->readers, std::vector<std::string>{"wc"});
   EXPECT_EQ(pipe->totals.bytes_written, 30u);
   EXPECT_EQ(pipe->totals.bytes_read, 30u);
   EXPECT_EQ(pipe->totals.opens, 3u);
   EXPECT_EQ(pipe->pids, (std::vector<uint32_t>{100, 200}));
   const an::IoFile* other = file(io, "pipe:[888]");
   ASSERT_NE(other, nullptr);
+  EXPECT_EQ(other->writers, std::vector<std::string>{"sh"});
+  EXPECT_TRUE(other->readers.empty()) << "no traced program read it";
   EXPECT_EQ(other->totals.bytes_written, 5u);
   EXPECT_EQ(other->totals.bytes_read, 0u);
+}
+
+// Every program that wrote, in order of its first write, each once; a
+// program on both sides is on both.
+TEST(Io, APipeKeepsEveryWriterAndReaderOnce) {
+  SpoorTrace t;
+  t.process(100, 1, "make", {"/usr/bin/make", "-j4"});
+  t.process(200, 100, "cc1", {"cc1", "a.c"});
+  t.process(300, 100, "as", {"as"});
+  t.process(400, 100, "ld", {"ld"});
+  for (uint32_t pid : {100u, 200u, 300u, 400u}) t.fd_created(pid, pid, 1000, 5, "pipe:[9]");
+  t.write(200, 200, 2000, 10, 5, 1);
+  t.write(300, 300, 2100, 10, 5, 1);
+  t.write(400, 400, 2200, 10, 5, 1);
+  t.write(200, 200, 2300, 10, 5, 1);
+  t.read(100, 100, 2400, 10, 5, 4);
+  t.write(100, 100, 2500, 10, 5, 1);
+  an::IoAnalysis io(spoor::reader::Clock{});
+  Loaded l = load(t, {&io});
+  const an::IoFile* pipe = file(io, "pipe:[9]");
+  ASSERT_NE(pipe, nullptr);
+  EXPECT_EQ(pipe->writers, (std::vector<std::string>{"cc1", "as", "ld", "make"}));
+  EXPECT_EQ(pipe->readers, std::vector<std::string>{"make"});
 }
 
 // The parent reuses a number right after the fork, before the child's first

@@ -228,6 +228,9 @@ TEST(FdCreated, MadeDescriptorsAreNamedAndAPipeIsOneRowAcrossProcesses) {
   EXPECT_EQ(created["anon_inode:[eventfd]"], 1);
   EXPECT_EQ(created["/memfd:spoor-test (deleted)"], 1);
 
+  const Process text = run(kSpoor + " report --io " + trace);
+  EXPECT_NE(text.out.find(pipe + " from " + fs::path(SPOOR_FD_PIPES).filename().string() + " to "), std::string::npos)
+      << text.out;
   const Process report = run(kSpoor + " report --io --format json " + trace);
   fs::remove(trace);
   ASSERT_EQ(report.status, 0) << report.err;
@@ -246,6 +249,10 @@ TEST(FdCreated, MadeDescriptorsAreNamedAndAPipeIsOneRowAcrossProcesses) {
   EXPECT_EQ(files[pipe]["bytes_written"], 100) << "the parent's end";
   EXPECT_EQ(files[pipe]["bytes_read"], 100) << "the child's end, the same pipe";
   EXPECT_EQ(files[pipe]["pids"].size(), 2u) << report.out;
+  // Its ends: the parent wrote, its fork child read (one program).
+  const std::string program = fs::path(SPOOR_FD_PIPES).filename().string();
+  EXPECT_EQ(files[pipe]["writers"], nlohmann::json::array({program})) << files[pipe].dump();
+  EXPECT_EQ(files[pipe]["readers"], nlohmann::json::array({program})) << files[pipe].dump();
   ASSERT_TRUE(files.count(child_end)) << report.out;
   EXPECT_EQ(files[child_end]["bytes_written"], 10);
   ASSERT_TRUE(files.count(parent_end)) << report.out;

@@ -10,6 +10,7 @@
 #include <unordered_set>
 
 #include "spoor/analysis/io_names.h"
+#include "spoor/analysis/symbolized_stacks.h"
 
 namespace spoor::analysis {
 namespace {
@@ -44,8 +45,10 @@ std::string unknown_fd_name(int32_t fd, uint32_t pid) {
 // A pipe's or socket's link names the kernel object by inode, the same in
 // every process that holds it: both ends of one pipe, and each process's
 // copy, are one row.
+constexpr std::string_view kPipePrefix = "pipe:[";
+
 bool names_a_kernel_object(std::string_view link) {
-  return link.starts_with("pipe:[") || link.starts_with("socket:[");
+  return link.starts_with(kPipePrefix) || link.starts_with("socket:[");
 }
 
 // A descriptor the process had at attach or made itself (FdInherited,
@@ -140,6 +143,13 @@ struct IoAnalysis::State {
     std::unordered_set<std::string> destinations;
   };
   std::unordered_map<uint32_t, SentTo> sent_to;
+  // Per pipe row ("pipe:[ino]"), the images that wrote to it and read from
+  // it, in order of their first call: its name says who talks through it.
+  struct PipeEnds {
+    std::vector<ImageIndex> writers;
+    std::vector<ImageIndex> readers;
+  };
+  std::unordered_map<uint32_t, PipeEnds> pipe_ends;
 
   uint32_t file_named(std::string_view path) {
     auto [it, inserted] = file_by_path.try_emplace(std::string(path), static_cast<uint32_t>(files.size()));
@@ -255,6 +265,27 @@ struct IoAnalysis::State {
       const size_t more = row.destinations.size() - 1;
       path.resize(path.size() - kSendto.size());
       path += " (sendto, +" + std::to_string(more) + (more == 1 ? " more destination)" : " more destinations)");
+    }
+  }
+
+  // A pipe's writers and readers by program name (IoFile::writers).
+  void name_pipe_ends(const TraceModel& model) {
+    auto program = [&model](ImageIndex i) {
+      const Image& image = model.images[i];
+      if (!image.command_line.empty()) return base_name(image.command_line.front());
+      if (!image.exe.empty()) return base_name(image.exe);
+      return model.processes[image.process].name;
+    };
+    auto names = [&](const std::vector<ImageIndex>& images, std::vector<std::string>& out) {
+      for (const ImageIndex i : images) {
+        if (i >= model.images.size()) continue;
+        std::string name = program(i);
+        if (std::find(out.begin(), out.end(), name) == out.end()) out.push_back(std::move(name));
+      }
+    };
+    for (const auto& [file, ends] : pipe_ends) {
+      names(ends.writers, files[file].writers);
+      names(ends.readers, files[file].readers);
     }
   }
 
@@ -377,6 +408,11 @@ struct IoAnalysis::State {
     }
     const uint64_t calls = has_field(k, f::kIoCalls) ? field_u64(e, k, f::kIoCalls) : 1;
     IoFile& io_file = files[file];
+    if ((what == Counted::read || what == Counted::write) && io_file.path.starts_with(kPipePrefix)) {
+      PipeEnds& ends = pipe_ends[file];
+      std::vector<ImageIndex>& side = what == Counted::read ? ends.readers : ends.writers;
+      if (std::find(side.begin(), side.end(), c.image) == side.end()) side.push_back(c.image);
+    }
     add(io_file.totals, what, result, ns, failed, calls);
     const uint32_t pid = c.model->processes[c.process].pid;
     if (std::find(io_file.pids.begin(), io_file.pids.end(), pid) == io_file.pids.end()) io_file.pids.push_back(pid);
@@ -676,7 +712,7 @@ void IoAnalysis::on_event(const reader::Event& e, const EventContext& c) {
 }
 
 void IoAnalysis::on_end(const TraceModel& model) {
-  (void)model;
+  state_->name_pipe_ends(model);
   state_->name_destination_counts();
   state_->fold();
 }

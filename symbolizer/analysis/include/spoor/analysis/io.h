@@ -6,7 +6,8 @@
 // each process; a fork child starts with its parent's table. A descriptor
 // made by pipe, socket, eventfd... (FdCreated) or held at attach
 // (FdInherited) is named by its /proc link: "pipe:[123]" is one row for
-// both ends of that pipe in every process that holds it. A descriptor the
+// both ends of that pipe in every process that holds it, with the
+// programs that wrote to it and read from it. A descriptor the
 // trace never saw named is "fd N in pid P" (never merged across
 // processes), or "stdin", "stdout", "stderr" for 0-2. Reads and writes of both layers (fd and stdio) add up: they do
 // not overlap (io_provider.h); a socket's Send and Receive count as its
@@ -66,6 +67,10 @@ struct IoFile {
   std::string path;
   IoTotals totals;
   std::vector<uint32_t> pids;  // processes that used it, in order
+  // A pipe's: the programs (base names of the images' argv[0]) that wrote
+  // to it and that read from it, in order of their first call.
+  std::vector<std::string> writers;
+  std::vector<std::string> readers;
 };
 
 struct IoThread {
@@ -94,7 +99,8 @@ class IoAnalysis final : public EventVisitor {
   // an open also builds its absolute path (a string the length of the
   // path and the working directory). Other events return after one compare.
   void on_event(const reader::Event& event, const EventContext& context) override;
-  // Merges the rows of sockets that got their name from a later call.
+  // Merges the rows of sockets that got their name from a later call;
+  // names pipes by their writers and readers.
   void on_end(const TraceModel& model) override;
 
   const std::vector<IoFile>& files() const;      // in order of first use
