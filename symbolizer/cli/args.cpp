@@ -1,6 +1,8 @@
 #include "args.h"
 
+#include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 
 #include "command.h"
 
@@ -53,6 +55,24 @@ std::optional<Args> parse_args(std::string_view command, const std::vector<std::
     args.options[name] = value;
   }
   return args;
+}
+
+std::optional<std::vector<uint32_t>> parse_pid_list(std::string_view command, const std::string& list) {
+  std::vector<uint32_t> pids;
+  size_t begin = 0;
+  for (;;) {
+    const size_t end = std::min(list.find(',', begin), list.size());
+    const std::string word = list.substr(begin, end - begin);
+    char* stop = nullptr;
+    const unsigned long long n = word.empty() ? 0 : std::strtoull(word.c_str(), &stop, 10);
+    if (word.empty() || *stop != '\0' || word[0] == '-' || n == 0 || n > UINT32_MAX) {
+      usage_error(command, "--pid takes process IDs separated by commas (12,34), not '" + list + "'");
+      return std::nullopt;
+    }
+    pids.push_back(static_cast<uint32_t>(n));
+    if (end == list.size()) return pids;
+    begin = end + 1;
+  }
 }
 
 }  // namespace spoor::cli

@@ -3,6 +3,7 @@
 #ifndef SPOOR_CLI_ARGS_H
 #define SPOOR_CLI_ARGS_H
 
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <span>
@@ -32,6 +33,10 @@ struct Args {
 // caller exits with kExitUsage).
 std::optional<Args> parse_args(std::string_view command, const std::vector<std::string>& words,
                                std::span<const OptionSpec> specs);
+
+// "--pid 12,34": the process IDs of a comma-separated list, each from 1 to
+// 2^32-1, or nullopt (with a usage error printed) when the list is not one.
+std::optional<std::vector<uint32_t>> parse_pid_list(std::string_view command, const std::string& list);
 
 // Prints "spoor <command>: <message>; run 'spoor help <command>'" to stderr
 // and returns kExitUsage.

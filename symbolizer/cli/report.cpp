@@ -1,6 +1,7 @@
 // spoor report: what a trace says about its program, in one read: the
 // process tree, heap, file I/O, CPU samples, the program's own events, and
 // how complete the trace is.
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 
@@ -18,7 +19,8 @@ namespace an = spoor::analysis;
 
 constexpr OptionSpec kOptions[] = {{"--format", true},  {"--heap", false},      {"--io", false},
                                    {"--cpu", false},    {"--threads", false},   {"--events", false},
-                                   {"--kernel", false}, {"--top", true},     {"--debug-dir", true},  {"--sysroot", true}};
+                                   {"--kernel", false}, {"--top", true},     {"--debug-dir", true},  {"--sysroot", true},
+                                   {"--pid", true}};
 
 std::vector<std::string> split_dirs(const std::string& s) {
   std::vector<std::string> out;
@@ -48,6 +50,12 @@ int run_report(const std::vector<std::string>& words) {
       return usage_error("report", "--top must be a number from 1 to 100000, not '" + *t + "'");
     top = static_cast<size_t>(n);
   }
+  std::vector<uint32_t> only_pids;
+  if (const std::string* list = args->option("--pid")) {
+    std::optional<std::vector<uint32_t>> pids = parse_pid_list("report", *list);
+    if (!pids) return kExitUsage;
+    only_pids = std::move(*pids);
+  }
   symbolizer::Options symbols;
   if (const std::string* d = args->option("--debug-dir")) symbols.debug_dirs = split_dirs(*d);
   if (const std::string* s = args->option("--sysroot")) symbols.sysroot = *s;
@@ -68,7 +76,11 @@ int run_report(const std::vector<std::string>& words) {
   an::LoadOptions load_options;
   load_options.debug_dirs = symbols.debug_dirs;
   load_options.sysroot = symbols.sysroot;
+  load_options.only_pids = only_pids;
   const an::TraceModel model = an::load_trace(*trace, visitors, load_options);
+  for (const uint32_t pid : only_pids)
+    if (std::none_of(model.processes.begin(), model.processes.end(), [pid](const an::ProcessInfo& p) { return p.pid == pid; }))
+      return usage_error("report", "--pid " + std::to_string(pid) + ": no such process in the trace (spoor report --threads lists them)");
   an::SymbolizedStacks stacks(model, symbols);
 
   ReportInputs in;
@@ -84,6 +96,7 @@ int run_report(const std::vector<std::string>& words) {
   in.sched = &sched;
   in.block = &block;
   in.symbols = &stacks;
+  in.only_pids = only_pids;
   ReportSections sections;
   sections.heap = args->option("--heap") != nullptr;
   sections.io = args->option("--io") != nullptr;
@@ -110,7 +123,7 @@ const Command kReportCommand = {
     "report",
     "Report heap, I/O, CPU, threads, program and kernel events of a trace",
     R"(usage: spoor report FILE [--heap] [--io] [--cpu] [--threads] [--events] [--kernel]
-                    [--format text|json] [--top N]
+                    [--format text|json] [--top N] [--pid PID[,PID...]]
                     [--debug-dir DIR[:DIR...]] [--sysroot DIR]
 
 Reads the trace FILE ("-" reads standard input) once and reports, per
@@ -164,6 +177,11 @@ options:
                   separated directories; the defaults follow)
   --sysroot DIR   prefix for the module paths of the trace (a trace
                   recorded on another machine, its files copied under DIR)
+  --pid LIST      count only the events of these processes (comma-
+                  separated IDs, as --threads lists them) in the heap, I/O,
+                  CPU, event and kernel sections; the process table stays
+                  whole. What a process got from a parent left out (a fork
+                  child's descriptors and live blocks) is then unknown
 
 exit status: 0 when the whole trace was read; 1 when it cannot be read or is
 damaged (the report covers the events before the damage and says where it

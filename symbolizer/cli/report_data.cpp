@@ -599,6 +599,7 @@ json build_report(const ReportInputs& in, const ReportSections& sections, size_t
   j["trace"] = {{"path", in.path},        {"file_size", in.trace->file_size()}, {"events", m.events},
                 {"start_ns", m.first_ns}, {"duration_ns", m.last_ns - m.first_ns},
                 {"processes", processes}, {"threads", threads}};
+  if (!in.only_pids.empty()) j["trace"]["only_pids"] = in.only_pids;
   if (sections.threads) j["processes"] = processes_json(c);
   if (sections.heap) j["heap"] = heap_json(c);
   if (sections.io) j["io"] = io_json(c);

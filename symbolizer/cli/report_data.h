@@ -46,6 +46,7 @@ struct ReportInputs {
   const analysis::SchedAnalysis* sched = nullptr;
   const analysis::BlockAnalysis* block = nullptr;
   analysis::SymbolizedStacks* symbols = nullptr;
+  std::vector<uint32_t> only_pids;  // --pid: the analyses saw only these processes' events
 };
 
 // The sections that have something to say (the default choice).

@@ -645,6 +645,11 @@ void print_report_text(const json& r, std::string& out) {
   out += "  " + counted(u(t, "events"), "event", "events") + " over " + ms_text(i64(t, "duration_ns")) + ", " +
          counted(u(t, "processes"), "process", "processes") + ", " + counted(u(t, "threads"), "thread", "threads") +
          " (" + bytes_text(u(t, "file_size")) + " trace)\n";
+  if (t.contains("only_pids")) {
+    std::string pids;
+    for (const json& p : t["only_pids"]) pids += (pids.empty() ? "" : ", ") + std::to_string(p.get<uint64_t>());
+    out += "  the heap, I/O, CPU, event and kernel sections count only the events of pid " + pids + " (--pid)\n";
+  }
   if (r.contains("processes")) print_processes(r["processes"], out);
   if (r.contains("heap")) print_heap(r["heap"], out);
   if (r.contains("io")) print_io(r["io"], out);

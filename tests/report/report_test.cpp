@@ -227,6 +227,42 @@ TEST(ReportHeapForkExec, EachImageHasItsOwnHeapAndForkChildrenInheritTheirParent
   std::filesystem::remove(path);
 }
 
+// --pid: the sections count the chosen process's events only; the spawned
+// process's heap is there in full, the others' images are not.
+TEST(ReportHeapForkExec, PidCountsOnlyThatProcessesEvents) {
+  const std::string path = record("fork-exec-pid", SPOOR_REPORT_FORK_EXEC, "--sample-hz 0");
+  const json all = report_json(path, "--heap --top 50");
+  uint64_t spawned_pid = 0;
+  json spawned_whole;
+  for (const json& h : all["heap"])
+    if (h["command_line"].get<std::string>().find("spawned") != std::string::npos) {
+      spawned_pid = h["pid"];
+      spawned_whole = h;
+    }
+  ASSERT_NE(spawned_pid, 0u) << all["heap"].dump(1).substr(0, 2000);
+
+  const json one = report_json(path, "--heap --threads --top 50 --pid " + std::to_string(spawned_pid));
+  EXPECT_EQ(one["trace"]["only_pids"], json::array({spawned_pid}));
+  ASSERT_EQ(one["heap"].size(), 1u) << one["heap"].dump(1).substr(0, 2000);
+  EXPECT_EQ(one["heap"][0]["pid"], spawned_pid);
+  EXPECT_EQ(one["heap"][0]["calls"], spawned_whole["calls"]);
+  EXPECT_EQ(one["heap"][0]["allocated_bytes"], spawned_whole["allocated_bytes"]);
+  EXPECT_GE(one["processes"].size(), 1u) << "the process table stays whole";
+
+  const Process text = run(kSpoor + " report --heap --pid " + std::to_string(spawned_pid) + " " + path);
+  EXPECT_EQ(text.status, 0) << text.err;
+  EXPECT_NE(text.out.find("only the events of pid " + std::to_string(spawned_pid) + " (--pid)"), std::string::npos) << text.out;
+  EXPECT_EQ(text.out.find("execd"), std::string::npos) << "the parent's exec'd image is not counted: " << text.out;
+
+  const Process missing = run(kSpoor + " report --pid 999999999 " + path);
+  EXPECT_EQ(missing.status, 2);
+  EXPECT_NE(missing.err.find("no such process"), std::string::npos) << missing.err;
+  const Process bad = run(kSpoor + " report --pid 12,x " + path);
+  EXPECT_EQ(bad.status, 2);
+  EXPECT_NE(bad.err.find("--pid takes process IDs"), std::string::npos) << bad.err;
+  std::filesystem::remove(path);
+}
+
 // The export's heap-size counter counts as the report does: per image. Its
 // last value for a process is what its last image left live, so the
 // parent's 4 x 3000 + 10 x 2000 bytes live at its exec do not follow it into

@@ -24,7 +24,7 @@ bool is_recorder_command(const reader::Process& p) {
 class Loader {
  public:
   Loader(const reader::Trace& trace, const LoadOptions& options)
-      : trace_(trace), known_(trace), paths_(options.sysroot), kernel_(m_, options, paths_) {
+      : trace_(trace), only_pids_(options.only_pids), known_(trace), paths_(options.sysroot), kernel_(m_, options, paths_) {
     for (const reader::Process& p : trace.processes()) {
       const ProcessIndex i = process_of(p.pid);
       ProcessInfo& info = m_.processes[i];
@@ -63,6 +63,7 @@ class Loader {
       ctx.thread = thread_of(ctx.process, tid, e.time_ns);
       ++m_.threads[ctx.thread].events;
       ctx.unwound = k.kind == EventKind::kernel_sample ? kernel_.unwind(e, k, ctx.image) : 0;
+      if (!only_pids_.empty() && std::find(only_pids_.begin(), only_pids_.end(), pid) == only_pids_.end()) continue;
       for (EventVisitor* v : visitors) v->on_event(e, ctx);
     }
     finish(events);
@@ -385,6 +386,7 @@ class Loader {
   }
 
   const reader::Trace& trace_;
+  std::vector<uint32_t> only_pids_;  // LoadOptions::only_pids
   KnownEvents known_;
   TraceModel m_;
   ModulePaths paths_;  // before kernel_, which uses it

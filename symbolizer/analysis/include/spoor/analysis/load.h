@@ -52,6 +52,11 @@ class EventVisitor {
 struct LoadOptions {
   std::vector<std::string> debug_dirs;
   std::string sysroot;
+  // When not empty, the visitors see only the events of these processes
+  // (all their images and threads); the model still has every process,
+  // image and module. What a process got from an unselected parent (a
+  // fork child's descriptors and live blocks) is then not known.
+  std::vector<uint32_t> only_pids;
 };
 
 // Reads every event of `trace` once. Spoor.Kernel events count for the
