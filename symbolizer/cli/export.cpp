@@ -1,6 +1,7 @@
 // spoor export: a trace in another tool's format (Perfetto, Chrome JSON,
 // pprof, folded stacks). The trace becomes the writers' plain structs
 // (export_model_from_trace.h); each writer lives in symbolizer/export/.
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -22,7 +23,7 @@ namespace {
 
 constexpr OptionSpec kOptions[] = {{"--format", true}, {"-o", true},        {"--output", true},
                                    {"--weight", true}, {"--sample-hz", true}, {"--debug-dir", true},
-                                   {"--no-inline", false}};
+                                   {"--no-inline", false}, {"--pid", true}};
 
 // Writes all of `bytes` to `path` ("-" is standard output). Prints why not
 // and returns false when it cannot.
@@ -79,10 +80,20 @@ int run_export(const std::vector<std::string>& words) {
   if (const std::string* dir = args->option("--debug-dir")) options.debug_dirs.push_back(*dir);
   options.inline_frames = args->option("--no-inline") == nullptr;
 
+  std::vector<uint32_t> only_pids;
+  if (const std::string* list = args->option("--pid")) {
+    std::optional<std::vector<uint32_t>> pids = parse_pid_list("export", *list);
+    if (!pids) return kExitUsage;
+    only_pids = std::move(*pids);
+  }
+
   const std::string& path = args->positional[0];
   std::optional<reader::Trace> trace = open_trace(path);
   if (!trace) return kExitTrace;
-  const ExportInput in = export_model_from_trace(*trace, std::move(options), sample_hz);
+  const ExportInput in = export_model_from_trace(*trace, std::move(options), sample_hz, only_pids);
+  for (const uint32_t pid : only_pids)
+    if (std::none_of(in.model.processes.begin(), in.model.processes.end(), [pid](const auto& p) { return p.pid == pid; }))
+      return usage_error("export", "--pid " + std::to_string(pid) + ": no such process in the trace (spoor report --threads lists them)");
   std::set<std::pair<std::string, std::string>> said;  // a module of several processes, once
   for (const symbolizer::ModuleProblem& p : in.problems)
     if (said.insert({p.path, p.message}).second)
@@ -113,7 +124,7 @@ int run_export(const std::vector<std::string>& words) {
 const Command kExportCommand = {
     "export",
     "Convert a trace for Perfetto, chrome://tracing, pprof or flame graphs",
-    R"(usage: spoor export FILE --format perfetto|chrome|pprof|folded [-o OUT] [options]
+    R"(usage: spoor export FILE --format perfetto|chrome|pprof|folded [-o OUT] [--pid PID[,PID...]] [options]
 
 Writes the trace FILE ("-" reads standard input) in another tool's format, to
 OUT (default: standard output).
@@ -140,6 +151,8 @@ options:
                        pprof (default: the rate the trace records, else 1000)
   --debug-dir DIR      look for debug files in DIR first
   --no-inline          one frame per address, without inlined functions
+  --pid LIST           only these processes (comma-separated IDs): their
+                       tracks, events, samples and allocations
 
 exit status: 0 when the whole trace was read and written; 1 when the trace
 cannot be read or is damaged (what was recovered is still written) or OUT

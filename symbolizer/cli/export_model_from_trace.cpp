@@ -1,5 +1,7 @@
 #include "export_model_from_trace.h"
 
+#include <algorithm>
+
 #include <map>
 #include <tuple>
 #include <unordered_map>
@@ -164,7 +166,7 @@ void add_kernel_events(const analysis::TraceModel& tm, const analysis::KernelAna
 }  // namespace
 
 ExportInput export_model_from_trace(const reader::Trace& trace, symbolizer::Options options,
-                                    std::optional<int64_t> sample_hz) {
+                                    std::optional<int64_t> sample_hz, const std::vector<uint32_t>& only_pids) {
   ExportEvents events(trace);
   analysis::HeapAnalysis heap;
   analysis::KernelAnalysis kernel;
@@ -174,7 +176,11 @@ ExportInput export_model_from_trace(const reader::Trace& trace, symbolizer::Opti
   analysis::LoadOptions load_options;
   load_options.debug_dirs = options.debug_dirs;
   load_options.sysroot = options.sysroot;
+  load_options.only_pids = only_pids;
   const analysis::TraceModel tm = analysis::load_trace(trace, visitors, load_options);
+  auto chosen = [&only_pids](uint32_t pid) {
+    return only_pids.empty() || std::find(only_pids.begin(), only_pids.end(), pid) != only_pids.end();
+  };
 
   ExportInput in;
   in.health = tm.health;
@@ -186,11 +192,12 @@ ExportInput export_model_from_trace(const reader::Trace& trace, symbolizer::Opti
   m.sample_period_ns = 1'000'000'000 / hz;
 
   for (const analysis::ProcessInfo& p : tm.processes) {
-    if (p.recorder) continue;
+    if (p.recorder || !chosen(p.pid)) continue;
     m.processes.push_back({.pid = p.pid, .name = p.name, .cmdline = p.command_line});
   }
   for (const analysis::ThreadInfo& t : tm.threads) {
     if (t.process != analysis::kNone && tm.processes[t.process].recorder) continue;
+    if (!chosen(t.pid)) continue;
     m.threads.push_back({.pid = t.pid, .tid = t.tid, .name = t.name()});
   }
 

@@ -24,9 +24,11 @@ struct ExportInput {
 
 // `sample_hz`: the rate spoor record sampled at, for CPU time per
 // sampling period; nullopt: the rate the trace records (SamplerStart), else
-// spoor record's default.
+// spoor record's default. `only_pids`, when not empty: the events,
+// processes and threads of these processes only (LoadOptions::only_pids).
 ExportInput export_model_from_trace(const reader::Trace& trace, symbolizer::Options options,
-                                    std::optional<int64_t> sample_hz = std::nullopt);
+                                    std::optional<int64_t> sample_hz = std::nullopt,
+                                    const std::vector<uint32_t>& only_pids = {});
 
 }  // namespace spoor::cli
 

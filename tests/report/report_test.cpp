@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <fstream>
 #include <map>
+#include <set>
 #include <sstream>
 #include <string>
 
@@ -253,6 +254,25 @@ TEST(ReportHeapForkExec, PidCountsOnlyThatProcessesEvents) {
   EXPECT_EQ(text.status, 0) << text.err;
   EXPECT_NE(text.out.find("only the events of pid " + std::to_string(spawned_pid) + " (--pid)"), std::string::npos) << text.out;
   EXPECT_EQ(text.out.find("execd"), std::string::npos) << "the parent's exec'd image is not counted: " << text.out;
+
+  // The export of one process: its tracks and counter only.
+  const std::string out = spoor::test::temp_path("report-fork-exec-pid.json");
+  const Process exported =
+      run(kSpoor + " export " + path + " --format chrome --pid " + std::to_string(spawned_pid) + " -o " + out);
+  ASSERT_EQ(exported.status, 0) << exported.err;
+  std::ifstream in(out);
+  const json doc = json::parse(in, nullptr, false);
+  ASSERT_FALSE(doc.is_discarded());
+  std::set<int64_t> pids;
+  size_t counters = 0;
+  for (const json& e : doc.at("traceEvents")) {
+    if (e.contains("pid")) pids.insert(e.at("pid").get<int64_t>());
+    counters += e.at("ph") == "C";
+  }
+  EXPECT_EQ(pids, std::set<int64_t>{static_cast<int64_t>(spawned_pid)});
+  EXPECT_GT(counters, 0u) << "its heap counter";
+  std::filesystem::remove(out);
+  EXPECT_EQ(run(kSpoor + " export " + path + " --format chrome --pid 999999999").status, 2);
 
   const Process missing = run(kSpoor + " report --pid 999999999 " + path);
   EXPECT_EQ(missing.status, 2);
