@@ -1,5 +1,7 @@
 // spoor dump: every event of a trace, in time order, as text, JSON lines or CSV.
+#include <algorithm>
 #include <cstdio>
+#include <variant>
 
 #include "args.h"
 #include "command.h"
@@ -11,7 +13,17 @@
 namespace spoor::cli {
 namespace {
 
-constexpr OptionSpec kOptions[] = {{"--format", true}};
+constexpr OptionSpec kOptions[] = {{"--format", true}, {"--pid", true}};
+
+// The process an event is about: a kernel record's `pid` field (the
+// recorder's stream writes them for every traced process), else the
+// stream's process.
+uint32_t process_of(const reader::Event& e) {
+  if (e.provider != nullptr && e.provider->name == "Spoor.Kernel")
+    if (const reader::Value* pid = e.field("pid"); pid != nullptr && std::holds_alternative<uint64_t>(*pid))
+      return static_cast<uint32_t>(std::get<uint64_t>(*pid));
+  return e.pid;
+}
 
 int run_dump(const std::vector<std::string>& words) {
   std::optional<Args> args = parse_args("dump", words, kOptions);
@@ -22,6 +34,13 @@ int run_dump(const std::vector<std::string>& words) {
   const std::string format = args->option("--format") ? *args->option("--format") : "text";
   if (format != "text" && format != "jsonl" && format != "csv")
     return usage_error("dump", "--format must be text, jsonl or csv, not '" + format + "'");
+
+  std::vector<uint32_t> only_pids;
+  if (const std::string* list = args->option("--pid")) {
+    std::optional<std::vector<uint32_t>> pids = parse_pid_list("dump", *list);
+    if (!pids) return kExitUsage;
+    only_pids = std::move(*pids);
+  }
 
   const std::string& path = args->positional[0];
   std::optional<reader::Trace> trace = open_trace(path);
@@ -34,6 +53,7 @@ int run_dump(const std::vector<std::string>& words) {
   reader::EventReader events(*trace);
   reader::Event e;
   while (events.next(e)) {
+    if (!only_pids.empty() && std::find(only_pids.begin(), only_pids.end(), process_of(e)) == only_pids.end()) continue;
     if (format == "text") layout.line(e, out.buffer());
     else if (format == "jsonl") json_line(e, out.buffer());
     else csv_line(e, out.buffer());
@@ -48,7 +68,7 @@ int run_dump(const std::vector<std::string>& words) {
 const Command kDumpCommand = {
     "dump",
     "Print every event in time order",
-    R"(usage: spoor dump FILE [--format text|jsonl|csv]
+    R"(usage: spoor dump FILE [--format text|jsonl|csv] [--pid PID[,PID...]]
 
 Prints every event of the trace FILE ("-" reads standard input) in time
 order (a merge of all streams):
@@ -65,6 +85,8 @@ options:
                   callchains as arrays of them)
   --format csv    a header row, then one row per event; the fields are one
                   column, "name=value;name=value"
+  --pid LIST      only the events of these processes (comma-separated IDs):
+                  their streams' events, and the kernel's records about them
 
 exit status: 0 when the whole trace was read; 1 when it cannot be read or is
 damaged (everything before the damage is printed first, then the damage on

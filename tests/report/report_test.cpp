@@ -255,6 +255,15 @@ TEST(ReportHeapForkExec, PidCountsOnlyThatProcessesEvents) {
   EXPECT_NE(text.out.find("only the events of pid " + std::to_string(spawned_pid) + " (--pid)"), std::string::npos) << text.out;
   EXPECT_EQ(text.out.find("execd"), std::string::npos) << "the parent's exec'd image is not counted: " << text.out;
 
+  // Its events alone in the dump.
+  const Process dumped = run(kSpoor + " dump --format jsonl --pid " + std::to_string(spawned_pid) + " " + path);
+  ASSERT_EQ(dumped.status, 0) << dumped.err;
+  std::istringstream lines(dumped.out);
+  size_t dumped_events = 0;
+  for (std::string line; std::getline(lines, line); ++dumped_events)
+    EXPECT_EQ(json::parse(line).at("pid"), spawned_pid) << line;
+  EXPECT_GT(dumped_events, 10u);
+
   // The export of one process: its tracks and counter only.
   const std::string out = spoor::test::temp_path("report-fork-exec-pid.json");
   const Process exported =
