@@ -473,6 +473,12 @@ void print_cpu(const json& cpu, std::string& out) {
          std::to_string(hz) + (recorded ? "" : ", spoor record's default: the trace does not say") + ")\n";
   out += "\n  top functions by self time\n";
   function_table(cpu["functions"], total, out, "    ");
+  // The tracer's own share of the program's CPU, when it ranks.
+  for (const json& f : cpu["functions"])
+    if (str(f, "function") == analysis::kTracerFrameName)
+      out += "    " + std::string(analysis::kTracerFrameName) + " is the time the program's threads spent in Spoor's hooks " +
+             "recording events: " + percent_text(u(f, "self"), total) +
+             " here (fewer providers with spoor record -p, or a smaller --stack-depth, lower it)\n";
   out += "\n  top functions by inclusive time\n";
   function_table(cpu["functions_by_inclusive"], total, out, "    ");
   // One sampled thread: its table would repeat the one above.

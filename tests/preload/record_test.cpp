@@ -16,6 +16,8 @@
 #include <map>
 #include <string>
 
+#include <nlohmann/json.hpp>
+
 #include "run_command.h"
 #include "spoor/reader/event_reader.h"
 #include "spoor/reader/trace.h"
@@ -299,6 +301,27 @@ TEST(Record, DashToATerminalIsAUsageError) {
   const Process r = run("script -qec '" + kSpoor + " record -o - -- true' /dev/null");
   EXPECT_EQ(r.status, 2) << r.out;
   EXPECT_NE(r.out.find("which is a terminal"), std::string::npos) << r.out;
+}
+
+// A program that does little but allocate spends much of its CPU time in
+// the shim: its samples there are one row of the CPU profile, named, and
+// the report says what that row is.
+TEST(Record, TheTracersOwnTimeIsOneNamedRowOfTheProfile) {
+  const std::string path = trace_path("tracer-time");
+  const Process r = run(kSpoor + " record --sample-hz 1000 -o " + path + " -- " + SPOOR_HEAP_COUNTS + " 1000000");
+  ASSERT_EQ(r.status, 7) << r.err;
+  const Process j = run(kSpoor + " report --cpu --format json " + path);
+  ASSERT_EQ(j.status, 0) << j.err;
+  const nlohmann::json report = nlohmann::json::parse(j.out, nullptr, false);
+  ASSERT_FALSE(report.is_discarded()) << j.out;
+  uint64_t tracer = 0;
+  for (const nlohmann::json& f : report["cpu"]["functions"])
+    if (f["function"] == "[spoor: recording the event]") tracer = f["self"].get<uint64_t>();
+  EXPECT_GT(tracer, 0u) << report["cpu"]["functions"].dump(1);
+  const Process text = run(kSpoor + " report --cpu " + path);
+  EXPECT_NE(text.out.find("is the time the program's threads spent in Spoor's hooks recording events"), std::string::npos)
+      << text.out;
+  std::filesystem::remove(path);
 }
 
 class RecordCrash : public ::testing::TestWithParam<std::pair<const char*, int>> {};
