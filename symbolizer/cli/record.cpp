@@ -225,7 +225,8 @@ options:
                           recorder; none writes the blocks as they are
 
 exit status: the program's; 127 when it cannot be recorded (not found,
-cannot create FILE); 2 for a usage error.
+cannot create FILE, writing the trace failed: a full disk, a reader of -o -
+that went away); 2 for a usage error.
 )",
     run_record_command};
 
