@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <csignal>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -663,6 +664,38 @@ TEST(Record, AStaticChildRunsAndIsNamedInTheSummary) {
                        SPOOR_HEAP_COUNTS_STATIC + " (static binary)"),
             std::string::npos)
       << r.err;
+}
+
+// A setuid program run by another user ignores LD_PRELOAD (the loader's
+// secure mode): it runs, as the program or as a child, and the summary
+// says it was not traced. Needs root, to make a root-owned setuid copy
+// and to run spoor as nobody.
+TEST(Record, ASetuidProgramRunsAndIsReportedUntraceable) {
+  if (geteuid() != 0 || !spoor::test::have_program("setpriv")) GTEST_SKIP() << "needs root and setpriv";
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / ("spoor-setuid-" + std::to_string(getpid()));
+  fs::create_directories(dir);
+  fs::permissions(dir, fs::perms::all | fs::perms::sticky_bit);
+  const fs::path program = dir / "setuid_counts";
+  fs::copy_file(SPOOR_HEAP_COUNTS, program, fs::copy_options::overwrite_existing);
+  ASSERT_EQ(chmod(program.c_str(), 04755), 0);
+  const std::string as_nobody = "setpriv --reuid=65534 --regid=65534 --clear-groups " + kSpoor + " record -o ";
+
+  const Process direct = run(as_nobody + (dir / "direct.spoor").string() + " -- " + program.string() + " 10 ran");
+  EXPECT_EQ(direct.status, 7) << "it ran, with its own exit status: " << direct.err;
+  EXPECT_EQ(direct.out, "ran\n");
+  EXPECT_NE(direct.err.find("never loaded libspoor-preload.so (a static or setuid program"), std::string::npos)
+      << direct.err;
+
+  const Process child =
+      run(as_nobody + (dir / "child.spoor").string() + " -- sh -c '" + program.string() + " 10 child; echo $?'");
+  EXPECT_EQ(child.status, 0) << child.err;
+  EXPECT_EQ(child.out, "child\n7\n");
+  EXPECT_NE(child.err.find("not traced (LD_PRELOAD cannot reach it, but it ran): " + program.string() +
+                           " (setuid program)"),
+            std::string::npos)
+      << child.err;
+  fs::remove_all(dir);
 }
 
 TEST(Record, UsageErrors) {
