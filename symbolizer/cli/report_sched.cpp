@@ -174,7 +174,7 @@ json sched_json(const an::TraceModel& m, const an::SchedAnalysis& sched, size_t 
     tj["ran_instead"] = std::move(ran);
     arr.push_back(std::move(tj));
   }
-  return {{"threads", std::move(arr)}};
+  return {{"threads", std::move(arr)}, {"out_of_order_switches", sched.out_of_order()}};
 }
 
 json block_json(const an::TraceModel& m, const an::BlockAnalysis& block, const an::SchedAnalysis& sched, size_t top) {
@@ -216,6 +216,10 @@ void print_sched(const json& s, std::string& out) {
   t.print(out, "    ");
   out += "    (runnable: preempted or woken, waiting for a CPU; disk sleep: uninterruptible, mostly I/O;\n"
          "     what ran instead: on the CPU the thread then ran on)\n";
+  if (u(s, "out_of_order_switches") > 0)
+    out += "    " + count_text(u(s, "out_of_order_switches")) +
+           " switch-ins were stamped before their thread's switch-out (two CPUs' records out of order): "
+           "each counts 0 ns off the CPU\n";
 }
 
 void print_block(const json& b, std::string& out) {

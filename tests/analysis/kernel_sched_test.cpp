@@ -84,6 +84,27 @@ TEST(KernelSched, PrevStateSplitsOffCpuTimeIntoRunnableSleepingAndDiskSleep) {
   EXPECT_EQ(s.off_cpu().size(), 4u);
 }
 
+// A switch-in stamped before the thread's switch-out (records of two CPUs
+// whose clocks or order disagree) is no negative time: it counts 0 ns, and
+// is counted apart.
+TEST(KernelSched, ASwitchInStampedBeforeItsSwitchOutCountsNoTime) {
+  KernelTrace t;
+  t.process(100, 1, "prog", {"prog"});
+  t.process_start(100, 1, 1, 0, "/bin/prog");
+  t.session(3, 997, "cpu-clock", "samples,sched");
+  t.sched_switch(1000, 0, 100, "prog", 0x1, 0, "swapper/0");
+  t.sched_switch(1600, 1, 0, "swapper/1", 0, 100, "prog");  // 600 ns asleep
+  t.sched_switch(2000, 1, 100, "prog", 0x1, 0, "swapper/1");
+  t.sched_switch(1950, 0, 0, "swapper/0", 0, 100, "prog");  // read after, stamped earlier
+  t.tick(100, 100, 3000);
+  an::SchedAnalysis s;
+  load(t, {&s});
+  const an::SchedThread* main = sched_thread(s, 100);
+  ASSERT_NE(main, nullptr);
+  EXPECT_EQ(main->off_cpu_ns[kSleeping], 600);
+  EXPECT_EQ(s.out_of_order(), 1u);
+}
+
 TEST(KernelSched, WakersAreCountedWhenTheWokenThreadRunsAgain) {
   an::SchedAnalysis s;
   KernelTrace t = sched_trace();

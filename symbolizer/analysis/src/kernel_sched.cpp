@@ -138,6 +138,13 @@ void SchedAnalysis::switch_in(uint32_t tid, uint32_t cpu, int64_t t) {
   if (p == nullptr || tid == 0 || p->out_ns < 0) return;
   SchedThread& th = threads_[p->index];
   Tallies& tally = tallies_[p->index];
+  // A switch-in stamped before the thread's switch-out (two CPUs' records
+  // whose times disagree) says nothing of how long it was off: counted,
+  // as 0 ns, never as negative time.
+  if (t < p->out_ns) {
+    ++out_of_order_;
+    t = p->out_ns;
+  }
   th.off_cpu_ns[static_cast<size_t>(p->reason)] += t - p->out_ns;
   off_cpu_.push_back({th.thread, p->out_ns, t, p->reason});
   if (p->woken_ns >= 0) {

@@ -90,6 +90,9 @@ class SchedAnalysis final : public EventVisitor {
   void on_end(const TraceModel& model) override;
 
   bool any() const { return sched_events_ > 0; }
+  // Switch-ins whose time came before the thread's last switch-out (the
+  // records of two CPUs out of order): each counted as 0 ns off the CPU.
+  uint64_t out_of_order() const { return out_of_order_; }
   // Traced threads with a scheduler event, most time off the CPU first
   // (after on_end).
   const std::vector<SchedThread>& threads() const { return out_; }
@@ -124,6 +127,7 @@ class SchedAnalysis final : public EventVisitor {
   Pending* pending(uint32_t tid);
 
   uint64_t sched_events_ = 0;
+  uint64_t out_of_order_ = 0;
   ThreadIndex last_thread_ = kNone;
   std::unordered_map<uint32_t, Pending> traced_;  // by tid
   std::vector<SchedThread> threads_;
