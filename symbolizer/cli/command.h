@@ -28,6 +28,7 @@ extern const Command kExportCommand;
 extern const Command kInfoCommand;
 extern const Command kRecordCommand;
 extern const Command kReportCommand;
+extern const Command kDiffCommand;
 extern const Command kSymbolizeCommand;
 
 }  // namespace spoor::cli

@@ -19,8 +19,8 @@ const Command kHelpCommand = {
 };
 
 // In the order `spoor help` lists them.
-const Command* const kCommands[] = {&kRecordCommand, &kReportCommand, &kExportCommand, &kDumpCommand,
-                                     &kInfoCommand, &kSymbolizeCommand, &kHelpCommand};
+const Command* const kCommands[] = {&kRecordCommand, &kReportCommand, &kDiffCommand, &kExportCommand,
+                                     &kDumpCommand,   &kInfoCommand,   &kSymbolizeCommand, &kHelpCommand};
 
 const Command* find_command(std::string_view name) {
   for (const Command* c : kCommands)

@@ -159,4 +159,48 @@ TEST_F(ReportHeapFunctions, TextHasTheSectionAndTheMergedRow) {
       << t.substr(section, sites - section);
 }
 
+// spoor diff: a trace against itself changes nothing; against another
+// program's, each function of the first is gone with its whole figures,
+// and the totals are each trace's own.
+TEST_F(ReportHeapFunctions, DiffComparesTwoTracesFunctionByFunction) {
+  const Process same = run(kSpoor + " diff --format json " + *path_ + " " + *path_);
+  ASSERT_EQ(same.status, 0) << same.err;
+  const json s = json::parse(same.out);
+  EXPECT_EQ(s["changed_functions"], 0u);
+  EXPECT_TRUE(s["functions"].empty());
+  EXPECT_EQ(s["base"]["heap"], s["new"]["heap"]);
+  const Process same_text = run(kSpoor + " diff " + *path_ + " " + *path_);
+  EXPECT_NE(same_text.out.find("(none: every function allocated the same bytes"), std::string::npos) << same_text.out;
+
+  const std::string other = spoor::test::temp_path("report-heap-functions-diff.spoor");
+  ASSERT_EQ(run(kSpoor + " record --sample-hz 0 -o " + other + " -- " + SPOOR_REPORT_HEAP + " >/dev/null").status, 0);
+  const Process d = run(kSpoor + " diff --format json --top 100 " + *path_ + " " + other);
+  ASSERT_EQ(d.status, 0) << d.err;
+  const json j = json::parse(d.out);
+  const json* alloc_here = nullptr;
+  for (const json& f : j["functions"])
+    if (f["function"].get<std::string>().starts_with("alloc_here  (spoor_test_report_heap_functions")) alloc_here = &f;
+  ASSERT_NE(alloc_here, nullptr) << j["functions"].dump(1);
+  EXPECT_EQ((*alloc_here)["base"]["allocated_bytes"], 5300u);
+  EXPECT_EQ((*alloc_here)["base"]["calls"], 8u);
+  EXPECT_EQ((*alloc_here)["base"]["leaked_bytes"], 1100u);
+  EXPECT_EQ((*alloc_here)["new"]["allocated_bytes"], 0u);
+  EXPECT_EQ((*alloc_here)["allocated_bytes_change"], -5300);
+  EXPECT_EQ((*alloc_here)["leaked_bytes_change"], -1100);
+  // The base's totals are the report's, summed over its images.
+  uint64_t allocated = 0, leaked = 0;
+  for (const json& h : (*report_)["heap"]) {
+    allocated += h["allocated_bytes"].get<uint64_t>();
+    leaked += h["leaked_bytes"].get<uint64_t>();
+  }
+  EXPECT_EQ(j["base"]["heap"]["allocated_bytes"], allocated);
+  EXPECT_EQ(j["base"]["heap"]["leaked_bytes"], leaked);
+  const Process text = run(kSpoor + " diff " + *path_ + " " + other);
+  EXPECT_NE(text.out.find("-5.18 KiB (gone)"), std::string::npos) << text.out;
+  std::filesystem::remove(other);
+
+  EXPECT_EQ(run(kSpoor + " diff " + *path_).status, 2);
+  EXPECT_EQ(run(kSpoor + " diff " + *path_ + " /nonexistent.spoor").status, 1);
+}
+
 }  // namespace
