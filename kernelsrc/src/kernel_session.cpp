@@ -130,6 +130,14 @@ struct KernelSession::State {
   std::string sample_event;
   std::string sources;
   bool session_written = false;
+  // The Session, BlockDevice and snapshot Mmap records: a stream of their
+  // own. Written at the first drain with the time of the exec, they would
+  // come before older records drained from a CPU's ring into the same
+  // stream (the machine-wide sched events are on before the exec), and a
+  // stream whose times go back holds those records behind it in the
+  // reader's merge: other CPUs' later switches were read first, and
+  // off-CPU times came out negative.
+  std::unique_ptr<KernelStream> session_stream;
 
   ~State() {
     for (CpuRing& c : cpus)
@@ -242,12 +250,16 @@ void KernelSession::snapshot_maps(pid_t pid, uint64_t ticks_now) {
   }
 }
 
-void KernelSession::describe(TraceWriter& writer, uint32_t first_stream, uint32_t recorder_pid) {
-  if (!state_) return;
-  for (uint32_t cpu = 0; cpu < state_->cpus.size(); ++cpu) {
+uint32_t KernelSession::describe(TraceWriter& writer, uint32_t first_stream, uint32_t recorder_pid) {
+  if (!state_) return 0;
+  const auto cpus = static_cast<uint32_t>(state_->cpus.size());
+  for (uint32_t cpu = 0; cpu < cpus; ++cpu) {
     writer.stream(first_stream + cpu, recorder_pid, cpu);
     state_->cpus[cpu].stream = std::make_unique<KernelStream>(first_stream + cpu, cpu, recorder_pid);
   }
+  writer.stream(first_stream + cpus, recorder_pid, 0);
+  state_->session_stream = std::make_unique<KernelStream>(first_stream + cpus, 0, recorder_pid);
+  return cpus + 1;
 }
 
 void KernelSession::drain(TraceWriter& writer, const TickConversion& clock) {
@@ -255,20 +267,20 @@ void KernelSession::drain(TraceWriter& writer, const TickConversion& clock) {
   State& s = *state_;
   // Made once here, not per record at the call of convert().
   const std::function<uint64_t(uint64_t)> ticks = [&clock](uint64_t ns) { return clock.ticks(ns); };
-  if (!s.session_written && !s.cpus.empty() && s.cpus[0].stream) {
+  if (!s.session_written && s.session_stream) {
     // At the exec when snapshot_maps() saw it, so it comes before the
     // program's first record; else now.
     timespec now{};
     clock_gettime(CLOCK_MONOTONIC, &now);
     const uint64_t now_ns = static_cast<uint64_t>(now.tv_sec) * 1000000000u + static_cast<uint64_t>(now.tv_nsec);
     const uint64_t at = s.snapshot_ticks != 0 ? s.snapshot_ticks : clock.ticks(now_ns);
-    s.cpus[0].stream->append(writer, kSession, at, s.sample_hz, Str(s.sample_event.data(), s.sample_event.size()),
+    s.session_stream->append(writer, kSession, at, s.sample_hz, Str(s.sample_event.data(), s.sample_event.size()),
                              Str(s.sources.data(), s.sources.size()));
     // The devices' names beside it: the block records name devices by
     // dev_t only, and sysfs is only on this machine, now.
     if (("," + s.sources + ",").find(",block,") != std::string::npos)
       for (const BlockDeviceName& d : block_device_names())
-        s.cpus[0].stream->append(writer, kBlockDevice, at, d.dev, Str(d.name.data(), d.name.size()));
+        s.session_stream->append(writer, kBlockDevice, at, d.dev, Str(d.name.data(), d.name.size()));
     s.session_written = true;
   }
   for (uint32_t cpu = 0; cpu < s.cpus.size(); ++cpu) {
@@ -281,8 +293,8 @@ void KernelSession::drain(TraceWriter& writer, const TickConversion& clock) {
   // The mappings made before the events were on: the ones the kernel did
   // not report itself, at the time they were read.
   // Written once: then the MMAP2 records need no more bookkeeping.
-  if (!s.snapshot.empty() && !s.cpus.empty() && s.cpus[0].stream) {
-    KernelStream& out = *s.cpus[0].stream;
+  if (!s.snapshot.empty() && s.session_stream) {
+    KernelStream& out = *s.session_stream;
     for (const Mapping& m : s.snapshot) {
       if (s.kernel_mmaps.count({m.start, m.path})) continue;
       const std::vector<uint8_t> id = file_build_id(m.path);
@@ -299,6 +311,7 @@ void KernelSession::flush(TraceWriter& writer) {
   if (!state_) return;
   for (CpuRing& c : state_->cpus)
     if (c.stream) c.stream->flush(writer);
+  if (state_->session_stream) state_->session_stream->flush(writer);
 }
 
 void KernelSession::end(TraceWriter& writer, const TickConversion& clock) {
@@ -308,6 +321,7 @@ void KernelSession::end(TraceWriter& writer, const TickConversion& clock) {
   drain(writer, clock);
   for (CpuRing& c : state_->cpus)
     if (c.stream) c.stream->end(writer);
+  if (state_->session_stream) state_->session_stream->end(writer);
 }
 
 KernelTotals KernelSession::totals() const {
@@ -318,6 +332,7 @@ KernelTotals KernelSession::totals() const {
     t.records += c.stream->records();
     t.lost += c.stream->lost();
   }
+  if (state_->session_stream) t.records += state_->session_stream->records();
   t.corrupt = state_->convert.corrupt();
   for (const CpuRing& c : state_->cpus)
     if (c.ring) t.corrupt += c.ring->corrupt();

@@ -148,8 +148,7 @@ class Recorder {
     own_.describe(*writer_, 0);
     next_stream_ = layout_.cpus;
     if (kernel_.opened()) {
-      kernel_.describe(*writer_, next_stream_, static_cast<uint32_t>(getpid()));
-      next_stream_ += layout_.cpus;
+      next_stream_ += kernel_.describe(*writer_, next_stream_, static_cast<uint32_t>(getpid()));
     }
     return true;
   }

@@ -9,6 +9,8 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <sstream>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -314,6 +316,43 @@ TEST(KernelSchedExport, ChromeJsonHasWakeupsOffCpuReasonsBlockRequestsAndWakeupF
   EXPECT_DOUBLE_EQ(in_events[0]["ts"].get<double>(), 1.8) << "where it next ran";
   EXPECT_EQ(out_events[0]["bind_id"], in_events[0]["bind_id"]);
   std::filesystem::remove(out);
+  std::filesystem::remove(path);
+}
+
+// Every stream of a recording with the machine-wide sched events (on
+// before the program's exec) reads in time order (to 20 us): the Session and snapshot
+// records, stamped at the exec, are not in a CPU's stream ahead of the
+// older records drained from its ring (which held those records back in
+// the reader's merge, behind other CPUs' later ones).
+TEST(KernelSchedRecord, EveryStreamIsInTimeOrder) {
+  if (const std::string why = perf_unavailable(); !why.empty()) GTEST_SKIP() << why;
+  const std::string path = spoor::test::temp_path("kernel-sched-order.spoor");
+  const Process rec = run(kSpoor + " record --kernel=samples,sched -o " + path + " -- " + SPOOR_PINGPONG + " 100");
+  ASSERT_EQ(rec.status, 0) << rec.err;
+  if (rec.err.find("sched unavailable") != std::string::npos || rec.err.find("sched (") != std::string::npos)
+    GTEST_SKIP() << "the scheduler's tracepoints are unavailable here: " << rec.err;
+  const Process dump = run(kSpoor + " dump --format jsonl " + path);
+  ASSERT_EQ(dump.status, 0) << dump.err;
+  std::map<uint64_t, int64_t> last;  // stream -> its latest time so far
+  std::istringstream lines(dump.out);
+  size_t kernel = 0, sessions = 0;
+  for (std::string line; std::getline(lines, line);) {
+    const json e = json::parse(line);
+    if (e["provider"] != "Spoor.Kernel") continue;
+    ++kernel;
+    sessions += e["event"] == "Session";
+    const uint64_t stream = e["stream"];
+    const int64_t t = e["time_ns"];
+    // A few microseconds back can be the kernel's own (a record whose
+    // time was read before an interrupt wrote one of its own); the
+    // Session's records went back by the time from the open to the exec.
+    if (last.count(stream)) {
+      EXPECT_GE(t, last[stream] - 20000) << "stream " << stream << " goes back: " << line;
+    }
+    last[stream] = std::max(last[stream], t);
+  }
+  EXPECT_GT(kernel, 10u);
+  EXPECT_EQ(sessions, 1u);
   std::filesystem::remove(path);
 }
 

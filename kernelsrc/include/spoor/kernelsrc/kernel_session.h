@@ -61,9 +61,10 @@ class KernelSession {
   // drain unless the kernel reported them itself.
   void snapshot_maps(pid_t pid, uint64_t ticks_now);
 
-  // STREAM blocks of the kernel streams first_stream.. (one per CPU),
-  // owned by process `recorder_pid`.
-  void describe(TraceWriter& writer, uint32_t first_stream, uint32_t recorder_pid);
+  // STREAM blocks of the kernel streams first_stream.. (one per CPU, then
+  // one for the Session, BlockDevice and snapshot Mmap records), owned by
+  // process `recorder_pid`. Returns how many streams it took.
+  uint32_t describe(TraceWriter& writer, uint32_t first_stream, uint32_t recorder_pid);
   // Converts everything the rings hold into records; a packet is written
   // when it fills (64 KiB) or at flush().
   void drain(TraceWriter& writer, const TickConversion& clock);
