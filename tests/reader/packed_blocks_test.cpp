@@ -107,13 +107,19 @@ TEST_P(ExpandingRefuses, WhatDoesNotAddUp) {
                 .find("its record columns do not add up"),
             std::string::npos)
       << problem;
-  // Layout 1 finds out when it is done; layout 2 before it starts (the
-  // sizes of its records bound what its model allocates).
+  // Layout 1 finds out when a block would not fit; layout 2 before it
+  // starts (the sizes of its records bound what its model allocates).
   const std::string too_small = GetParam() == fmt::kLayoutRecordColumns
-                                    ? "not the 100 its header declares"
+                                    ? "it expands to more than the 100 bytes of blocks its header declares"
                                     : "its 8 records take 190 bytes, more than the 100 it expands to";
   EXPECT_NE(expand_with([&](Bytes& p) { set_field(p, offsetof(fmt::CompressedBlock, raw_size), 100, 4); })
                 .find(too_small),
+            std::string::npos)
+      << problem;
+  // A declared size larger than the blocks come to.
+  const uint32_t raw = header_of(payload).raw_size;
+  EXPECT_NE(expand_with([&](Bytes& p) { set_field(p, offsetof(fmt::CompressedBlock, raw_size), raw + 16, 4); })
+                .find("bytes of blocks, not the " + std::to_string(raw + 16) + " its header declares"),
             std::string::npos)
       << problem;
   EXPECT_EQ(expand_with([&](Bytes& p) { p.resize(10); }),

@@ -57,10 +57,14 @@ inline void append_bytes(std::vector<uint8_t>& out, const void* data, size_t siz
 // must come to `raw_size` bytes and hold exactly `record_count` records.
 // `size_keys` holds each record's (u16 size, u16 key) in order.
 // on_packet(const format::PacketBlock&) is called before a packet's records;
-// on_record(uint64_t index, uint16_t size, uint16_t key) appends record
-// `index` (header and body, `size` bytes) and returns false, with `problem`
-// set, when its columns are damaged. False, with `problem` naming the damage,
-// when anything does not add up.
+// on_record(uint64_t index, uint16_t size, uint16_t key, uint8_t* at) writes
+// record `index` (header and body, `size` bytes, room checked) at `at` and
+// returns false, with `problem` set, when its columns are damaged. False,
+// with `problem` naming the damage, when anything does not add up.
+//
+// `out` is sized once and written through a cursor: appending record by
+// record (three small vector inserts each) took a sixth of the reader's
+// time on heap traces.
 template <typename OnPacket, typename OnRecord>
 bool rebuild_block_section(const uint8_t* section, uint64_t section_size, const uint8_t* size_keys,
                            uint64_t record_count, uint32_t raw_size, std::vector<uint8_t>& out,
@@ -68,7 +72,14 @@ bool rebuild_block_section(const uint8_t* section, uint64_t section_size, const 
   namespace fmt = spoor::format;
   constexpr size_t kBlockHeader = sizeof(fmt::BlockHeader);
   constexpr size_t kPacketHeader = sizeof(fmt::PacketBlock);
-  out.reserve(raw_size);
+  out.resize(raw_size);
+  uint8_t* at = out.data();
+  const uint8_t* const end = at + raw_size;
+  auto overflows = [&](uint64_t bytes) {
+    if (bytes <= static_cast<uint64_t>(end - at)) return false;
+    problem = "it expands to more than the " + std::to_string(raw_size) + " bytes of blocks its header declares";
+    return true;
+  };
   uint64_t next = 0;  // the next record of the columns
   uint64_t offset = 0;
   while (offset < section_size) {
@@ -84,7 +95,9 @@ bool rebuild_block_section(const uint8_t* section, uint64_t section_size, const 
       problem = "its block section ends inside the block at byte " + std::to_string(offset);
       return false;
     }
-    append_bytes(out, section + offset, kBlockHeader + kept);
+    if (overflows(kBlockHeader + kept)) return false;
+    std::memcpy(at, section + offset, kBlockHeader + kept);
+    at += kBlockHeader + kept;
     offset += kBlockHeader + kept;
     if (!packet) continue;
     fmt::PacketBlock header{};
@@ -109,7 +122,8 @@ bool rebuild_block_section(const uint8_t* section, uint64_t section_size, const 
                   " bytes) runs past its packet's end";
         return false;
       }
-      if (!on_record(next, size, key)) return false;
+      if (overflows(size) || !on_record(next, size, key, at)) return false;
+      at += size;
       left -= size;
       ++next;
     }
@@ -119,8 +133,8 @@ bool rebuild_block_section(const uint8_t* section, uint64_t section_size, const 
               std::to_string(next);
     return false;
   }
-  if (out.size() != raw_size) {
-    problem = "it expands to " + std::to_string(out.size()) + " bytes of blocks, not the " +
+  if (at != end) {
+    problem = "it expands to " + std::to_string(at - out.data()) + " bytes of blocks, not the " +
               std::to_string(raw_size) + " its header declares";
     return false;
   }

@@ -140,20 +140,21 @@ bool join_records(std::span<const uint8_t> packed, const ColumnsInfo& info, uint
   uint64_t previous_time = 0;
   return rebuild_block_section(
       packed.data(), info.blocks_size, sizes, n, raw_size, out, problem, [](const fmt::PacketBlock&) {},
-      [&](uint64_t next, uint16_t size, uint16_t key) {
+      [&](uint64_t next, uint16_t size, uint16_t key, uint8_t* at) {
         uint64_t delta = 0;
         for (size_t b = 0; b < kTimeBytes; ++b) delta |= uint64_t{times[b * n + next]} << (8 * b);
         previous_time = (previous_time + delta) & fmt::kTimeMask48;
-        append(out, sizes + next * kSizeKeyBytes, kSizeKeyBytes);
-        append(out, &previous_time, kTimeBytes);
+        std::memcpy(at, sizes + next * kSizeKeyBytes, kSizeKeyBytes);
+        std::memcpy(at + kSizeKeyBytes, &previous_time, kTimeBytes);
+        at += kRecordHeader;
         Group& g = groups[key];
         const uint32_t body = size - kRecordHeader;
         if (g.planar()) {
           const uint8_t* column = packed.data() + g.base + g.taken;
-          for (uint32_t b = 0; b < body; ++b) out.push_back(column[b * g.count]);
+          for (uint32_t b = 0; b < body; ++b) at[b] = column[b * g.count];
           g.taken += 1;
         } else {
-          append(out, packed.data() + g.base + g.taken, body);
+          std::memcpy(at, packed.data() + g.base + g.taken, body);
           g.taken += body;
         }
         return true;

@@ -20,8 +20,6 @@ namespace fmt = spoor::format;
 constexpr size_t kRecordHeader = fmt::kRecordHeaderSize;
 constexpr size_t kMaxVarint = 10;
 
-void append(std::vector<uint8_t>& out, const void* data, size_t size) { append_bytes(out, data, size); }
-
 // Reads one varint from [at, end). False when it runs past `end` or over
 // 10 bytes.
 bool get_varint(const uint8_t*& at, const uint8_t* end, uint64_t& v) {
@@ -226,13 +224,12 @@ bool join_referenced(std::span<const uint8_t> packed, const ColumnsInfo& info, u
     return false;
   }
 
-  std::vector<uint8_t> body;
   std::map<uint32_t, uint64_t> previous_times;
   uint64_t* previous_time = nullptr;  // of the current packet's stream
   return rebuild_block_section(
       data, info.blocks_size, sizes, n, raw_size, out, problem,
       [&](const fmt::PacketBlock& header) { previous_time = &previous_times[header.stream_id]; },
-      [&](uint64_t next, uint16_t size, uint16_t key) {
+      [&](uint64_t next, uint16_t size, uint16_t key, uint8_t* at) {
         Group& g = group_of(key);
         // The group's times were checked to be g.count varints in place.
         const uint8_t* time_at = data + g.times_at;
@@ -240,20 +237,20 @@ bool join_referenced(std::span<const uint8_t> packed, const ColumnsInfo& info, u
         get_varint(time_at, data_end, time_code_read);
         g.times_at = static_cast<uint64_t>(time_at - data);
         *previous_time = time_from_code(time_code_read, *previous_time);
-        append(out, sizes + next * kSizeKeyBytes, kSizeKeyBytes);
-        append(out, previous_time, kTimeBytes);
+        std::memcpy(at, sizes + next * kSizeKeyBytes, kSizeKeyBytes);
+        std::memcpy(at + kSizeKeyBytes, previous_time, kTimeBytes);
+        uint8_t* const body = at + kRecordHeader;
 
         const uint32_t width = size - kRecordHeader;
         if (!g.planar()) {
-          append(out, data + g.base + g.taken, width);
+          std::memcpy(body, data + g.base + g.taken, width);
           g.taken += width;
         } else {
           const uint64_t index = g.taken++;
-          body.resize(width);
           const uint8_t* plain = data + g.base + index;
           for (uint32_t b = 0, plane = 0; b < width; ++b)
             if (!g.is_reference_byte(b)) body[b] = plain[g.count * plane++];
-          const uint64_t cls = record_class(g, body.data());
+          const uint64_t cls = record_class(g, body);
           uint32_t column = g.first_column;
           for (uint32_t w = 0; w < kWordsChecked; ++w) {
             if ((g.mask >> w & 1) == 0) continue;
@@ -272,10 +269,9 @@ bool join_referenced(std::span<const uint8_t> packed, const ColumnsInfo& info, u
                 return false;
               }
             }
-            std::memcpy(body.data() + 8 * w, &value, 8);
+            std::memcpy(body + 8 * w, &value, 8);
             ++column;
           }
-          append(out, body.data(), width);
         }
         return true;
       });
