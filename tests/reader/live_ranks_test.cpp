@@ -33,6 +33,22 @@ void expect_ranks(const LiveRanks& ranks, const std::vector<bool>& live, std::mt
   }
 }
 
+// The k-th set bit from the top of one word, against a walk down the bits:
+// every k of random words, dense and sparse, and of the edge words.
+TEST(LiveRanks, SelectFromTopFindsEveryKthSetBit) {
+  std::mt19937_64 rng(7);
+  std::vector<uint64_t> words = {1, uint64_t{1} << 63, ~uint64_t{0}, 0x8000000000000001ull, 0x00FF00000000FF00ull};
+  for (int i = 0; i < 2000; ++i) words.push_back(i % 2 ? rng() : rng() & rng() & rng());
+  for (const uint64_t w : words) {
+    uint32_t k = 0;
+    for (int bit = 63; bit >= 0; --bit) {
+      if ((w >> bit & 1) == 0) continue;
+      ++k;
+      ASSERT_EQ(LiveRanks::select_from_top(w, k), static_cast<uint32_t>(bit)) << std::hex << w << " k " << k;
+    }
+  }
+}
+
 TEST(LiveRanks, RanksCountLiveEntriesFromTheNewestAcrossSuperBlocks) {
   // 200,000 positions: three super-blocks of 65,536; entries added in
   // order (as a column's positions are), removed anywhere.

@@ -30,6 +30,22 @@ namespace spoor::compress {
 // The bytes of lanes j + 1 .. 7 of a word.
 constexpr uint64_t lanes_after(uint32_t j) { return j >= 7 ? 0 : ~uint64_t{0} << (8 * (j + 1)); }
 
+// at[b][j]: the index (0-7) of the (j + 1)-th set bit of byte b counted
+// from its top bit.
+struct SelectInByte {
+  uint8_t at[256][8];
+};
+constexpr SelectInByte make_select_in_byte() {
+  SelectInByte t{};
+  for (uint32_t b = 0; b < 256; ++b) {
+    uint32_t j = 0;
+    for (int bit = 7; bit >= 0; --bit)
+      if ((b >> bit & 1) != 0) t.at[b][j++] = static_cast<uint8_t>(bit);
+  }
+  return t;
+}
+inline constexpr SelectInByte kSelectInByte = make_select_in_byte();
+
 class LiveRanks {
  public:
   LiveRanks() = default;
@@ -120,10 +136,23 @@ class LiveRanks {
     while (block_live_[block] < k) k -= block_live_[block--];
     uint32_t word = min(end_word_, (block + 1) * kWordsPerBlock) - 1;
     while (word_live_[word] < k) k -= word_live_[word--];
-    // Its k-th set bit from the top.
-    uint64_t bits = bits_[word];
-    for (uint32_t i = 1; i < k; ++i) bits &= ~(uint64_t{1} << (63 - std::countl_zero(bits)));
-    return word * 64 + 63 - static_cast<uint32_t>(std::countl_zero(bits));
+    return word * 64 + select_from_top(bits_[word], k);
+  }
+
+  // The bit index of the k-th set bit of `bits` counted from the top
+  // (k >= 1, at most its set bits): the byte that holds it from the bytes'
+  // counts, then a table. Clearing the top bit k - 1 times cost a chain of
+  // up to 63 dependent steps per decoded reference.
+  static uint32_t select_from_top(uint64_t bits, uint32_t k) {
+    uint64_t counts = bits - (bits >> 1 & 0x5555555555555555ull);
+    counts = (counts & 0x3333333333333333ull) + (counts >> 2 & 0x3333333333333333ull);
+    counts = (counts + (counts >> 4)) & 0x0F0F0F0F0F0F0F0Full;
+    uint32_t byte = 7;
+    for (uint32_t c = counts >> 56; c < k; c = counts >> (8 * byte) & 0xFF) {
+      k -= c;
+      --byte;
+    }
+    return 8 * byte + kSelectInByte.at[bits >> (8 * byte) & 0xFF][k - 1];
   }
 
  private:
