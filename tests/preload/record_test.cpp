@@ -281,13 +281,14 @@ TEST(Record, DashWritesTheTraceToStandardOutputAndTheProgramsOutputToStandardErr
   std::filesystem::remove(piped);
 }
 
-// A reader that goes away early fails the trace's writes (EPIPE), which
+// A reader that goes away early (true exits at once; the program first
+// sleeps a second, so the first write comes after) fails the trace's writes (EPIPE), which
 // spoor says and exits 127 for, after the program ran to its end; the
 // recorder is not killed by SIGPIPE, and the program does not inherit an
 // ignored SIGPIPE.
 TEST(Record, AReaderThatGoesAwayIsAWriteErrorAndTheProgramRunsToItsEnd) {
   const Process r = run("bash -c '" + kSpoor +
-                        " record -o - -- sh -c \"sleep 0.5; grep SigIgn /proc/self/status; echo ran-to-the-end\" | true;"
+                        " record -o - -- sh -c \"sleep 1; grep SigIgn /proc/self/status; echo ran-to-the-end\" | true;"
                         " echo status=${PIPESTATUS[0]}'");
   EXPECT_NE(r.out.find("status=127"), std::string::npos) << r.out << r.err;
   EXPECT_NE(r.err.find("writing the trace to standard output failed: Broken pipe"), std::string::npos) << r.err;
