@@ -3,6 +3,8 @@
 // symbolizer memoizes per address, this file per stack.
 #include "spoor/analysis/symbolized_stacks.h"
 
+#include <algorithm>
+
 #include <cinttypes>
 #include <cstdio>
 #include <unordered_map>
@@ -96,17 +98,28 @@ namespace {
 // the library touching its own tables. Either is the cost of tracing, not
 // code of the program: one frame names it, and the program's frames above
 // it keep their inclusive time.
+//
+// Further out, the library's frames are its hooks calling the function the
+// program called (the program's fopen() through the hook, whose libc code
+// then allocated): they are dropped, and the stack reads as the untraced
+// program's would.
+bool in_preload(const Frame& f) { return base_name(f.module).starts_with("libspoor-preload"); }
+
 void collapse_tracer_frames(std::vector<Frame>& frames) {
   size_t n = 0;
-  while (n < frames.size() && base_name(frames[n].module).starts_with("libspoor-preload")) ++n;
-  if (n == 0) return;
-  Frame tracer;
-  tracer.address = frames[0].address;
-  tracer.function = std::string(kTracerFrameName);
-  tracer.module = frames[0].module;
-  tracer.module_offset = frames[0].module_offset;
-  frames.erase(frames.begin(), frames.begin() + static_cast<std::ptrdiff_t>(n - 1));
-  frames[0] = std::move(tracer);
+  while (n < frames.size() && in_preload(frames[n])) ++n;
+  if (n > 0) {
+    Frame tracer;
+    tracer.address = frames[0].address;
+    tracer.function = std::string(kTracerFrameName);
+    tracer.module = frames[0].module;
+    tracer.module_offset = frames[0].module_offset;
+    frames.erase(frames.begin(), frames.begin() + static_cast<std::ptrdiff_t>(n - 1));
+    frames[0] = std::move(tracer);
+  }
+  const size_t first = n > 0 ? 1 : 0;
+  frames.erase(std::remove_if(frames.begin() + static_cast<std::ptrdiff_t>(first), frames.end(), in_preload),
+               frames.end());
 }
 
 }  // namespace
