@@ -75,4 +75,16 @@ std::optional<std::vector<uint32_t>> parse_pid_list(std::string_view command, co
   }
 }
 
+std::optional<size_t> parse_top(std::string_view command, const Args& args, size_t fallback) {
+  const std::string* t = args.option("--top");
+  if (t == nullptr) return fallback;
+  char* end = nullptr;
+  const unsigned long long n = std::strtoull(t->c_str(), &end, 10);
+  if (t->empty() || *end != '\0' || (*t)[0] == '-' || n == 0 || n > 100000) {
+    usage_error(command, "--top must be a number from 1 to 100000, not '" + *t + "'");
+    return std::nullopt;
+  }
+  return static_cast<size_t>(n);
+}
+
 }  // namespace spoor::cli

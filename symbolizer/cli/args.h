@@ -38,6 +38,10 @@ std::optional<Args> parse_args(std::string_view command, const std::vector<std::
 // 2^32-1, or nullopt (with a usage error printed) when the list is not one.
 std::optional<std::vector<uint32_t>> parse_pid_list(std::string_view command, const std::string& list);
 
+// "--top N": rows per ranking, 1 to 100000; `fallback` when the option is
+// absent; nullopt (with a usage error printed) when its value is not one.
+std::optional<size_t> parse_top(std::string_view command, const Args& args, size_t fallback = 10);
+
 // Prints "spoor <command>: <message>; run 'spoor help <command>'" to stderr
 // and returns kExitUsage.
 int usage_error(std::string_view command, const std::string& message);

@@ -127,14 +127,9 @@ int run_diff(const std::vector<std::string>& words) {
   const std::string format = args->option("--format") ? *args->option("--format") : "text";
   if (format != "text" && format != "json")
     return usage_error("diff", "--format must be text or json, not '" + format + "'");
-  size_t top = 10;
-  if (const std::string* t = args->option("--top")) {
-    char* end = nullptr;
-    const unsigned long long n = std::strtoull(t->c_str(), &end, 10);
-    if (t->empty() || *end != '\0' || n == 0 || n > 100000)
-      return usage_error("diff", "--top must be a number from 1 to 100000, not '" + *t + "'");
-    top = static_cast<size_t>(n);
-  }
+  const std::optional<size_t> top_rows = parse_top("diff", *args);
+  if (!top_rows) return kExitUsage;
+  const size_t top = *top_rows;
   symbolizer::Options symbols;
   if (const std::string* d = args->option("--debug-dir")) symbols.debug_dirs.push_back(*d);
 

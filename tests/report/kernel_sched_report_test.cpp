@@ -319,18 +319,30 @@ TEST(KernelSchedExport, ChromeJsonHasWakeupsOffCpuReasonsBlockRequestsAndWakeupF
   std::filesystem::remove(path);
 }
 
+// Records the ping-pong program (`rounds` round trips) with CPU samples
+// and the scheduler's records into `path`. "" when it did; else why not,
+// for the test to skip (a failed recording is a failure besides).
+std::string record_pingpong_with_sched(const std::string& path, int rounds) {
+  if (std::string why = perf_unavailable(); !why.empty()) return why;
+  const Process rec =
+      run(kSpoor + " record --kernel=samples,sched -o " + path + " -- " + SPOOR_PINGPONG + " " + std::to_string(rounds));
+  if (rec.status != 0) {
+    ADD_FAILURE() << "spoor record failed: " << rec.err;
+    return "spoor record failed";
+  }
+  if (rec.err.find("sched unavailable") != std::string::npos || rec.err.find("sched (") != std::string::npos)
+    return "the scheduler's tracepoints are unavailable here (they need root or CAP_PERFMON): " + rec.err;
+  return "";
+}
+
 // Every stream of a recording with the machine-wide sched events (on
 // before the program's exec) reads in time order (to 20 us): the Session and snapshot
 // records, stamped at the exec, are not in a CPU's stream ahead of the
 // older records drained from its ring (which held those records back in
 // the reader's merge, behind other CPUs' later ones).
 TEST(KernelSchedRecord, EveryStreamIsInTimeOrder) {
-  if (const std::string why = perf_unavailable(); !why.empty()) GTEST_SKIP() << why;
   const std::string path = spoor::test::temp_path("kernel-sched-order.spoor");
-  const Process rec = run(kSpoor + " record --kernel=samples,sched -o " + path + " -- " + SPOOR_PINGPONG + " 100");
-  ASSERT_EQ(rec.status, 0) << rec.err;
-  if (rec.err.find("sched unavailable") != std::string::npos || rec.err.find("sched (") != std::string::npos)
-    GTEST_SKIP() << "the scheduler's tracepoints are unavailable here: " << rec.err;
+  if (const std::string why = record_pingpong_with_sched(path, 100); !why.empty()) GTEST_SKIP() << why;
   const Process dump = run(kSpoor + " dump --format jsonl " + path);
   ASSERT_EQ(dump.status, 0) << dump.err;
   std::map<uint64_t, int64_t> last;  // stream -> its latest time so far
@@ -359,16 +371,12 @@ TEST(KernelSchedRecord, EveryStreamIsInTimeOrder) {
 // Two threads passing a byte over pipes: a thread blocked in read() is
 // woken by the other's write, so its waker is its partner.
 TEST(KernelSchedRecord, PingPongThreadsAreEachOthersWakers) {
-  if (const std::string why = perf_unavailable(); !why.empty()) GTEST_SKIP() << why;
   const std::string path = spoor::test::temp_path("kernel-sched-pingpong.spoor");
-  const Process rec = run(kSpoor + " record --kernel=samples,sched -o " + path + " -- " + SPOOR_PINGPONG + " 300");
-  ASSERT_EQ(rec.status, 0) << rec.err;
-  if (rec.err.find("sched unavailable") != std::string::npos || rec.err.find("sched (") != std::string::npos)
-    GTEST_SKIP() << "the scheduler's tracepoints are unavailable here (they need root or CAP_PERFMON): " << rec.err;
+  if (const std::string why = record_pingpong_with_sched(path, 300); !why.empty()) GTEST_SKIP() << why;
   const Process p = run(kSpoor + " report --kernel --format json " + path);
   ASSERT_EQ(p.status, 0) << p.err;
   const json k = json::parse(p.out)["kernel"];
-  ASSERT_TRUE(k.contains("sched")) << rec.err << p.out;
+  ASSERT_TRUE(k.contains("sched")) << p.out;
   EXPECT_NE(k["sources"].get<std::string>().find("sched"), std::string::npos) << k["sources"];
   EXPECT_GT(k["cpu"]["sample_hz"].get<uint64_t>(), 0u) << "the Session event names the rate";
   // The program's two threads: the one with the most wakeups and its
