@@ -42,11 +42,11 @@ std::string unknown_fd_name(int32_t fd, uint32_t pid) {
   }
 }
 
+constexpr std::string_view kPipePrefix = "pipe:[";
+
 // A pipe's or socket's link names the kernel object by inode, the same in
 // every process that holds it: both ends of one pipe, and each process's
 // copy, are one row.
-constexpr std::string_view kPipePrefix = "pipe:[";
-
 bool names_a_kernel_object(std::string_view link) {
   return link.starts_with(kPipePrefix) || link.starts_with("socket:[");
 }
