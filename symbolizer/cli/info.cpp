@@ -42,7 +42,7 @@ struct EventSummary {
 };
 
 void print_file(const std::string& path, const Trace& t, const EventSummary& s, std::string& out) {
-  appendf(out, "trace      %s\n", path.c_str());
+  appendf(out, "trace      %s\n", path == "-" ? "(standard input)" : path.c_str());
   appendf(out, "size       %llu bytes\n", static_cast<ull>(t.file_size()));
   appendf(out, "format     %u.%u\n", t.version_major(), t.version_minor());
   const reader::CompressionSummary& z = t.compression();

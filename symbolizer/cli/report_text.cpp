@@ -646,7 +646,7 @@ void print_health(const json& h, std::string& out) {
 
 void print_report_text(const json& r, std::string& out) {
   const json& t = r["trace"];
-  out += "spoor report: " + str(t, "path") + "\n";
+  out += "spoor report: " + (str(t, "path") == "-" ? std::string("(standard input)") : str(t, "path")) + "\n";
   auto counted = [](uint64_t n, const char* one, const char* many) { return count_text(n) + " " + (n == 1 ? one : many); };
   out += "  " + counted(u(t, "events"), "event", "events") + " over " + ms_text(i64(t, "duration_ns")) + ", " +
          counted(u(t, "processes"), "process", "processes") + ", " + counted(u(t, "threads"), "thread", "threads") +

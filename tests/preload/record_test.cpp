@@ -277,6 +277,11 @@ TEST(Record, DashWritesTheTraceToStandardOutputAndTheProgramsOutputToStandardErr
   const Process info = run(kSpoor + " record -o - -- " + SPOOR_HEAP_COUNTS + " 1000 | " + kSpoor + " info -");
   EXPECT_EQ(info.status, 0) << info.err;
   EXPECT_NE(info.out.find("Alloc"), std::string::npos) << info.out;
+  EXPECT_NE(info.out.find("trace      (standard input)"), std::string::npos) << info.out;
+  const Process report = run(kSpoor + " record -o - -- " + SPOOR_HEAP_COUNTS + " 1000 | " + kSpoor + " report --heap -");
+  EXPECT_EQ(report.status, 0) << report.err;
+  EXPECT_NE(report.out.find("spoor report: (standard input)"), std::string::npos) << report.out;
+  EXPECT_NE(report.out.find("1,002 alloc"), std::string::npos) << report.out;
   std::filesystem::remove(file);
   std::filesystem::remove(piped);
 }
