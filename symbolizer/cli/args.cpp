@@ -57,8 +57,11 @@ std::optional<Args> parse_args(std::string_view command, const std::vector<std::
   return args;
 }
 
-std::optional<std::vector<uint32_t>> parse_pid_list(std::string_view command, const std::string& list) {
+std::optional<std::vector<uint32_t>> parse_pids(std::string_view command, const Args& args) {
   std::vector<uint32_t> pids;
+  const std::string* option = args.option("--pid");
+  if (option == nullptr) return pids;
+  const std::string& list = *option;
   size_t begin = 0;
   for (;;) {
     const size_t end = std::min(list.find(',', begin), list.size());
@@ -73,6 +76,11 @@ std::optional<std::vector<uint32_t>> parse_pid_list(std::string_view command, co
     if (end == list.size()) return pids;
     begin = end + 1;
   }
+}
+
+int unknown_pid_error(std::string_view command, uint32_t pid) {
+  return usage_error(command, "--pid " + std::to_string(pid) +
+                                  ": no such process in the trace (spoor report --threads lists them)");
 }
 
 std::optional<size_t> parse_top(std::string_view command, const Args& args, size_t fallback) {

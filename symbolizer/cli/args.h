@@ -35,8 +35,12 @@ std::optional<Args> parse_args(std::string_view command, const std::vector<std::
                                std::span<const OptionSpec> specs);
 
 // "--pid 12,34": the process IDs of a comma-separated list, each from 1 to
-// 2^32-1, or nullopt (with a usage error printed) when the list is not one.
-std::optional<std::vector<uint32_t>> parse_pid_list(std::string_view command, const std::string& list);
+// 2^32-1; empty when the option is absent; nullopt (with a usage error
+// printed) when its value is not such a list.
+std::optional<std::vector<uint32_t>> parse_pids(std::string_view command, const Args& args);
+
+// The usage error for a --pid the trace does not have; returns kExitUsage.
+int unknown_pid_error(std::string_view command, uint32_t pid);
 
 // "--top N": rows per ranking, 1 to 100000; `fallback` when the option is
 // absent; nullopt (with a usage error printed) when its value is not one.

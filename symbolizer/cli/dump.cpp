@@ -35,12 +35,9 @@ int run_dump(const std::vector<std::string>& words) {
   if (format != "text" && format != "jsonl" && format != "csv")
     return usage_error("dump", "--format must be text, jsonl or csv, not '" + format + "'");
 
-  std::vector<uint32_t> only_pids;
-  if (const std::string* list = args->option("--pid")) {
-    std::optional<std::vector<uint32_t>> pids = parse_pid_list("dump", *list);
-    if (!pids) return kExitUsage;
-    only_pids = std::move(*pids);
-  }
+  const std::optional<std::vector<uint32_t>> pids = parse_pids("dump", *args);
+  if (!pids) return kExitUsage;
+  const std::vector<uint32_t>& only_pids = *pids;
 
   const std::string& path = args->positional[0];
   std::optional<reader::Trace> trace = open_trace(path);

@@ -80,12 +80,9 @@ int run_export(const std::vector<std::string>& words) {
   if (const std::string* dir = args->option("--debug-dir")) options.debug_dirs.push_back(*dir);
   options.inline_frames = args->option("--no-inline") == nullptr;
 
-  std::vector<uint32_t> only_pids;
-  if (const std::string* list = args->option("--pid")) {
-    std::optional<std::vector<uint32_t>> pids = parse_pid_list("export", *list);
-    if (!pids) return kExitUsage;
-    only_pids = std::move(*pids);
-  }
+  const std::optional<std::vector<uint32_t>> pids = parse_pids("export", *args);
+  if (!pids) return kExitUsage;
+  const std::vector<uint32_t>& only_pids = *pids;
 
   const std::string& path = args->positional[0];
   std::optional<reader::Trace> trace = open_trace(path);
@@ -93,7 +90,7 @@ int run_export(const std::vector<std::string>& words) {
   const ExportInput in = export_model_from_trace(*trace, std::move(options), sample_hz, only_pids);
   for (const uint32_t pid : only_pids)
     if (std::none_of(in.model.processes.begin(), in.model.processes.end(), [pid](const auto& p) { return p.pid == pid; }))
-      return usage_error("export", "--pid " + std::to_string(pid) + ": no such process in the trace (spoor report --threads lists them)");
+      return unknown_pid_error("export", pid);
   std::set<std::pair<std::string, std::string>> said;  // a module of several processes, once
   for (const symbolizer::ModuleProblem& p : in.problems)
     if (said.insert({p.path, p.message}).second)

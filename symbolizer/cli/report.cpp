@@ -45,12 +45,9 @@ int run_report(const std::vector<std::string>& words) {
   const std::optional<size_t> top_rows = parse_top("report", *args);
   if (!top_rows) return kExitUsage;
   const size_t top = *top_rows;
-  std::vector<uint32_t> only_pids;
-  if (const std::string* list = args->option("--pid")) {
-    std::optional<std::vector<uint32_t>> pids = parse_pid_list("report", *list);
-    if (!pids) return kExitUsage;
-    only_pids = std::move(*pids);
-  }
+  const std::optional<std::vector<uint32_t>> pids = parse_pids("report", *args);
+  if (!pids) return kExitUsage;
+  const std::vector<uint32_t>& only_pids = *pids;
   symbolizer::Options symbols;
   if (const std::string* d = args->option("--debug-dir")) symbols.debug_dirs = split_dirs(*d);
   if (const std::string* s = args->option("--sysroot")) symbols.sysroot = *s;
@@ -75,7 +72,7 @@ int run_report(const std::vector<std::string>& words) {
   const an::TraceModel model = an::load_trace(*trace, visitors, load_options);
   for (const uint32_t pid : only_pids)
     if (std::none_of(model.processes.begin(), model.processes.end(), [pid](const an::ProcessInfo& p) { return p.pid == pid; }))
-      return usage_error("report", "--pid " + std::to_string(pid) + ": no such process in the trace (spoor report --threads lists them)");
+      return unknown_pid_error("report", pid);
   an::SymbolizedStacks stacks(model, symbols);
 
   ReportInputs in;
