@@ -54,8 +54,11 @@ SPOOR_EVENT(kProcessExecFailed, g_process,
             (EventInfo{.name = "ExecFailed", .id = 6, .level = Level::always, .keywords = kKeywordLifetime}),
             Field<int32_t>{"errno"});
 
-// A process ended and was reaped: by a traced parent (in the parent's
-// stream) or by spoor record. exit_code is valid when signal is 0.
+// A process ended: written by the process itself as it exits (exit or
+// _exit; pid is its own), and when it is reaped, by a traced parent (in the
+// parent's stream) or by spoor record. Only a reaper sees a signal; a
+// reaper's word wins over the process's own. exit_code is valid when
+// signal is 0.
 SPOOR_EVENT(kProcessExit, g_process,
             (EventInfo{.name = "ProcessExit", .id = 7, .level = Level::always, .keywords = kKeywordLifetime}),
             Field<uint32_t>{"pid"}, Field<int32_t>{"exit_code"}, Field<uint8_t>{"signal"},

@@ -22,6 +22,7 @@
 #include "modules.h"
 #include "pre_attach_log.h"
 #include "recorder_link.h"
+#include "live_threads.h"
 #include "reentry_guard.h"
 #include "shim_state.h"
 #include "stack_table.h"
@@ -241,6 +242,7 @@ void attach() {
   // After attach_threads: its own fork handler (forgetting the parent's
   // timer) must run before this one arms the child's.
   pthread_atfork(nullptr, nullptr, after_fork_in_child);
+  note_exit_status_at_exit();
 }
 
 // Early (priority 101): the program's own constructors may allocate.

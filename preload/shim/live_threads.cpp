@@ -1,9 +1,10 @@
 // The running-thread table of live_threads.h, and the two ways a process
-// ends that the shim sees: its destructor (exit(), return from main) and
-// the _exit/_Exit hooks. A process killed by a signal, or one that calls
-// the exit_group system call itself, runs neither: the recorder's
-// ProcessExit then ends its threads (readers take a thread without a
-// ThreadEnd to end with its process).
+// ends that the shim sees: its destructor (exit(), return from main; the
+// status from an on_exit handler) and the _exit/_Exit hooks. A process
+// killed by a signal, or one that calls the exit_group system call itself,
+// runs neither: the ProcessExit of whoever reaps it (its parent's wait
+// hook, or the recorder) then ends its threads (readers take a thread
+// without a ThreadEnd to end with its process).
 #include <dlfcn.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -11,8 +12,9 @@
 #include <atomic>
 #include <cstdlib>
 
-#include "stdio_run.h"
+#include "../process_events.h"
 #include "live_threads.h"
+#include "stdio_run.h"
 #include "next_symbol.h"
 #include "reentry_guard.h"
 #include "shim_state.h"
@@ -29,6 +31,20 @@ constinit std::atomic<bool> g_ended{false};
 using ExitFn = void (*)(int);
 std::atomic<ExitFn> g_exit{nullptr};
 std::atomic<ExitFn> g_Exit{nullptr};
+
+// exit()'s status, from the on_exit handler, for the destructor that
+// writes the process's end; kNoStatus before.
+constexpr int kNoStatus = -1;
+constinit std::atomic<int> g_exit_status{kNoStatus};
+constinit std::atomic<bool> g_exit_written{false};
+
+// The process's own word on how it ends, once. Its parent may reap it
+// where no hook sees the status (glibc's system() and pclose() wait inside
+// libc), or never (it ends first): without this the trace would not say.
+void write_own_exit(int status) {
+  if (g_exit_written.exchange(true, std::memory_order_acq_rel)) return;
+  if (kProcessExit.enabled()) kProcessExit.write(shim_pid(), status & 0xff, 0, false);
+}
 
 }  // namespace
 
@@ -58,7 +74,7 @@ bool note_thread_ended(uint32_t tid) {
   return !g_ended.load(std::memory_order_acquire);
 }
 
-void end_running_threads_with_process() {
+void end_running_threads_with_process(int exit_status) {
   // A vfork child shares its parent's memory and rings, and an untraced
   // fork child has none: only the attached process ends its threads.
   if (!shim_attached() || static_cast<uint32_t>(syscall(SYS_getpid)) != shim_pid()) return;
@@ -74,11 +90,14 @@ void end_running_threads_with_process() {
     const uint32_t tid = slot.exchange(0, std::memory_order_acq_rel);
     if (tid != 0 && kThreadEnd.enabled()) kThreadEnd.write(tid, true);
   }
+  if (exit_status != kNoStatus) write_own_exit(exit_status);
 }
 
 void forget_running_threads_after_fork() {
   for (auto& slot : g_running) slot.store(0, std::memory_order_relaxed);
   g_ended.store(false, std::memory_order_relaxed);
+  g_exit_status.store(kNoStatus, std::memory_order_relaxed);
+  g_exit_written.store(false, std::memory_order_relaxed);
 }
 
 namespace {
@@ -87,7 +106,30 @@ namespace {
 // after the shim's others, and (the shim being initialised before the
 // program) after the program's own destructors and atexit handlers, whose
 // events belong to threads still alive.
-__attribute__((destructor(101))) void end_threads_at_exit() { end_running_threads_with_process(); }
+__attribute__((destructor(101))) void end_threads_at_exit() {
+  end_running_threads_with_process(g_exit_status.load(std::memory_order_relaxed));
+}
+
+// exit() runs its handlers newest first. Registered from the shim's
+// constructor, this one comes after the program's own handlers and, in
+// glibc, after the libraries' destructors too (ld.so's are registered
+// later, as the program starts): the destructor above has then ended the
+// threads, and the process's end is written here.
+void note_exit_status(int status, void*) {
+  g_exit_status.store(status, std::memory_order_relaxed);
+  if (!shim_attached() || static_cast<uint32_t>(syscall(SYS_getpid)) != shim_pid()) return;
+  if (g_ended.load(std::memory_order_acquire)) write_own_exit(status);
+}
+
+}  // namespace
+
+void note_exit_status_at_exit() {
+  // A fork child keeps the registration; an exec'd image registers again.
+  static std::atomic<bool> registered{false};
+  if (!registered.exchange(true)) on_exit(note_exit_status, nullptr);
+}
+
+namespace {
 
 }  // namespace
 }  // namespace spoor::preload
@@ -98,13 +140,13 @@ extern "C" {
 
 // _exit runs no destructors: the threads end here.
 __attribute__((visibility("default"))) void _exit(int status) {
-  end_running_threads_with_process();
+  end_running_threads_with_process(status);
   next_symbol(g_exit, "_exit")(status);
   __builtin_unreachable();
 }
 
 __attribute__((visibility("default"))) void _Exit(int status) noexcept {
-  end_running_threads_with_process();
+  end_running_threads_with_process(status);
   next_symbol(g_Exit, "_Exit")(status);
   __builtin_unreachable();
 }

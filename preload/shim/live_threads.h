@@ -22,8 +22,14 @@ void note_thread_running(uint32_t tid);
 bool note_thread_ended(uint32_t tid);
 
 // Writes ThreadEnd(tid, with_process = true) for every thread still noted,
-// once per process image; later calls do nothing.
-void end_running_threads_with_process();
+// then, given the process's exit status (exit()'s or _exit's; -1: not
+// known), its own ProcessExit; once per process image, later calls do
+// nothing.
+void end_running_threads_with_process(int exit_status);
+
+// Registers the on_exit handler that keeps exit()'s status for the
+// process's own ProcessExit. Once per image, at attach.
+void note_exit_status_at_exit();
 
 // In a fork child: only the forking thread came along.
 void forget_running_threads_after_fork();

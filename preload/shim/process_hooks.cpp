@@ -30,10 +30,14 @@ namespace spoor::preload {
 namespace {
 
 
+// Written whether or not this thread is inside the shim: the shim never
+// reaps, so a wait call under the guard is a program's signal handler that
+// interrupted it (a shell's SIGCHLD handler landing in a malloc hook). The
+// write takes no lock and unwinds nothing; a ring reservation nested in an
+// interrupted one takes the next record.
 void record_reaped(pid_t pid, int status) {
   if (pid <= 0 || !(WIFEXITED(status) || WIFSIGNALED(status))) return;
-  ReentryGuard guard;
-  if (guard.entered() && kProcessExit.enabled())
+  if (kProcessExit.enabled())
     kProcessExit.write(static_cast<uint32_t>(pid), WIFEXITED(status) ? WEXITSTATUS(status) : 0,
                        static_cast<uint8_t>(WIFSIGNALED(status) ? WTERMSIG(status) : 0),
                        WIFSIGNALED(status) && WCOREDUMP(status));

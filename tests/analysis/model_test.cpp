@@ -66,6 +66,47 @@ TEST(Model, ProcessesCarryCommandLinesParentsAndHowTheyEnded) {
   EXPECT_EQ(c.command_line, (std::vector<std::string>{"other", "-v"}));
 }
 
+// A process writes its own ProcessExit as it calls exit or _exit; a
+// reaper's later one is the kernel's word and wins (a destructor may still
+// have crashed), but the process ended when it said so.
+TEST(Model, AReapersExitStatusWinsOverTheProcessesOwnAndKeepsItsTime) {
+  SpoorTrace t;
+  t.process(99, 1, "spoor", {"spoor", "record"});
+  t.process(100, 99, "prog", {"prog"});
+  t.process(200, 100, "child", {"child"});
+  t.process(300, 100, "child", {"child"});
+  t.process_start(100, 1000, 99, 0, "/bin/prog");
+  t.fork(100, 1100, 200);
+  t.fork(100, 1200, 300);
+  t.process_start(200, 1150, 100, 0, "/bin/prog");
+  t.process_exit(200, 2000, 200, 3, 0);  // its own: exit(3)
+  t.process_start(300, 1250, 100, 0, "/bin/prog");
+  t.process_exit(300, 2500, 300, 0, 0);  // its own: exit(0), then a crash
+  t.process_exit(100, 3000, 300, 0, 11);
+  t.process_exit(100, 3100, 200, 4, 0);  // the parent reaps it
+  t.process_exit(99, 4000, 100, 0, 0);
+  Loaded l = load(t);
+  const an::ProcessInfo& only_own = by_pid(l.model, 200);
+  ASSERT_TRUE(only_own.end.has_value());
+  EXPECT_EQ(only_own.end->exit_code, 4) << "the parent's status";
+  EXPECT_EQ(only_own.end->time_ns, 2000) << "the child's own time";
+  const an::ProcessInfo& crashed = by_pid(l.model, 300);
+  ASSERT_TRUE(crashed.end.has_value());
+  EXPECT_EQ(crashed.end->signal, 11) << "the reaper saw it killed after its own exit(0)";
+  EXPECT_EQ(crashed.end->time_ns, 2500);
+  EXPECT_FALSE(crashed.end->by_itself);
+
+  SpoorTrace own;
+  own.process(100, 99, "prog", {"prog"});
+  own.process_start(100, 1000, 99, 0, "/bin/prog");
+  own.process_exit(100, 2000, 100, 5, 0);
+  Loaded alone = load(own);
+  const an::ProcessInfo& p = by_pid(alone.model, 100);
+  ASSERT_TRUE(p.end.has_value()) << "its own word, when no reaper's came";
+  EXPECT_EQ(p.end->exit_code, 5);
+  EXPECT_TRUE(p.end->by_itself);
+}
+
 TEST(Model, AnExecStartsANewImageWithItsOwnModulesAndStacks) {
   SpoorTrace t = family();
   Loaded l = load(t);

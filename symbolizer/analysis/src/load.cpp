@@ -203,14 +203,20 @@ class Loader {
       }
       case EventKind::process_exit: {
         const auto pid = static_cast<uint32_t>(field_u64(e, k, f::kExitPid));
+        const bool by_itself = m_.processes[process].pid == pid;
         ProcessInfo& p = m_.processes[process_of(pid)];
-        // The parent and the recorder may both reap-report it: the first wins.
-        if (p.end) return;
+        // The process itself (as it called exit or _exit), its parent and
+        // the recorder may each report it. A reaper's word is the kernel's
+        // and wins over the process's own (a destructor may still have
+        // crashed), which keeps its time: when the process ended. Between
+        // reapers the first wins.
+        if (p.end && !(p.end->by_itself && !by_itself)) return;
         ProcessEnd end;
-        end.time_ns = e.time_ns;
+        end.time_ns = p.end ? p.end->time_ns : e.time_ns;
         end.exit_code = static_cast<int32_t>(field_i64(e, k, f::kExitCode));
         end.signal = static_cast<uint8_t>(field_u64(e, k, f::kSignal));
         end.core_dumped = field_u64(e, k, f::kCoreDumped) != 0;
+        end.by_itself = by_itself;
         p.end = end;
         return;
       }

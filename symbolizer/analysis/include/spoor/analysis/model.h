@@ -84,13 +84,14 @@ struct Image {
   const Module* module_at(uint64_t address, int64_t time_ns = kNeverNs) const;
 };
 
-// How a process ended (ProcessExit, from its parent's stream or the
-// recorder's).
+// How a process ended (ProcessExit: from its own stream as it exited, its
+// parent's as it reaped it, or the recorder's).
 struct ProcessEnd {
   int64_t time_ns = 0;
   int32_t exit_code = 0;  // valid when signal is 0
   uint8_t signal = 0;
   bool core_dumped = false;
+  bool by_itself = false;  // only the process's own word so far (no reaper's)
 };
 
 struct ProcessInfo {

@@ -1,0 +1,50 @@
+// Children reaped where the shim's wait hooks cannot see the status, or
+// could miss it: by a SIGCHLD handler that lands while the main thread is
+// inside the shim's allocation hooks, and by glibc's system() and
+// pclose(), which wait inside libc. Every child's end must still be in the
+// trace: 40 forked children (even: exit with 1 + i % 7; odd: killed by
+// SIGTERM, which only a reaper can report), `sh -c 'exit 3'` through
+// system() and `sh -c 'exit 4'` through popen().
+#define _GNU_SOURCE
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+enum { kChildren = 40 };
+static volatile sig_atomic_t reaped;
+
+static void on_child(int sig) {
+  (void)sig;
+  int status;
+  while (waitpid(-1, &status, WNOHANG) > 0) reaped++;
+}
+
+int main(void) {
+  struct sigaction sa = {0};
+  sa.sa_handler = on_child;
+  sa.sa_flags = SA_RESTART;
+  sigaction(SIGCHLD, &sa, NULL);
+  for (int i = 0; i < kChildren; ++i) {
+    const pid_t pid = fork();
+    if (pid == 0) {
+      if (i % 2 == 1) kill(getpid(), SIGTERM);
+      _exit(1 + i % 7);
+    }
+    // Allocate while the child ends: its SIGCHLD lands inside the hooks.
+    void* keep[64];
+    for (int round = 0; round < 200; ++round) {
+      for (int k = 0; k < 64; ++k) keep[k] = malloc(16 + k);
+      for (int k = 0; k < 64; ++k) free(keep[k]);
+    }
+  }
+  while (reaped < kChildren) pause();
+  // system() and pclose() reap in libc; the handler must not take theirs.
+  signal(SIGCHLD, SIG_DFL);
+  const int by_system = system("exit 3");
+  FILE* pipe = popen("exit 4", "r");
+  const int by_pclose = pipe != NULL ? pclose(pipe) : -1;
+  printf("reaped %d, system %d, pclose %d\n", (int)reaped, WEXITSTATUS(by_system), WEXITSTATUS(by_pclose));
+  return 0;
+}
