@@ -86,6 +86,14 @@ size_t distinct_files(const std::vector<an::Module>& modules) {
   return paths.size();
 }
 
+// The threads a process ran: an exec keeps the calling thread (the model
+// gives each image's main thread an entry of its own), so counted by tid.
+size_t distinct_threads(const an::TraceModel& m, const an::ProcessInfo& p) {
+  std::unordered_set<uint32_t> tids;
+  for (an::ThreadIndex t : p.threads) tids.insert(m.threads[t].tid);
+  return tids.size();
+}
+
 json process_json(const Context& c, const an::ProcessInfo& p) {
   const an::TraceModel& m = c.model();
   json j = {{"pid", p.pid}, {"ppid", p.ppid}, {"name", p.name}, {"command_line", c.command_of(p)},
@@ -124,6 +132,7 @@ json process_json(const Context& c, const an::ProcessInfo& p) {
                        {"events", th.events}});
   }
   j["threads"] = std::move(threads);
+  j["thread_count"] = distinct_threads(m, p);
   return j;
 }
 
@@ -594,7 +603,7 @@ json build_report(const ReportInputs& in, const ReportSections& sections, size_t
   for (const an::ProcessInfo& p : m.processes)
     if (!p.recorder) {
       ++processes;
-      threads += p.threads.size();
+      threads += distinct_threads(m, p);
     }
   j["trace"] = {{"path", in.path},        {"file_size", in.trace->file_size()}, {"events", m.events},
                 {"start_ns", m.first_ns}, {"duration_ns", m.last_ns - m.first_ns},

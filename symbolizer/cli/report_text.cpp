@@ -168,7 +168,7 @@ void print_processes(const json& procs, std::string& out) {
            {"THREADS", Table::right}, {"COMMAND", Table::left}});
   std::function<void(const json&, int)> add = [&](const json& p, int depth) {
     t.row({std::string(static_cast<size_t>(depth) * 2, ' ') + std::to_string(u(p, "pid")), ms_text(i64(p, "start_ns")),
-           ms_text(i64(p, "duration_ns")), str(p, "ended"), std::to_string(p["threads"].size()),
+           ms_text(i64(p, "duration_ns")), str(p, "ended"), std::to_string(u(p, "thread_count")),
            clipped(started_as(p), 100)});
     const json& images = p["images"];
     for (size_t i = 1; i < images.size(); ++i)

@@ -225,6 +225,18 @@ TEST(ReportHeapForkExec, EachImageHasItsOwnHeapAndForkChildrenInheritTheirParent
   EXPECT_NE(row.find("report_fork_exec"), std::string::npos) << tree.out;
   EXPECT_EQ(row.find("execd"), std::string::npos) << "the row is the first image's: " << tree.out;
   EXPECT_NE(note.find("execd"), std::string::npos) << tree.out;
+  // An exec keeps the thread: one thread, though each image's main thread
+  // is listed (and the table's THREADS column says 1).
+  const json procs = report_json(path, "--threads");
+  uint64_t threads = 0;
+  for (const json& p : procs["processes"]) {
+    threads += p["thread_count"].get<uint64_t>();
+    if (p["pid"] != (*parent)["pid"]) continue;
+    EXPECT_EQ(p["threads"].size(), 2u) << p.dump(1);
+    EXPECT_EQ(p["thread_count"], 1u) << p.dump(1);
+  }
+  EXPECT_EQ(procs["trace"]["threads"], threads);
+  EXPECT_EQ(threads, 3u) << "parent, fork child, spawned child: one thread each";
   std::filesystem::remove(path);
 }
 
