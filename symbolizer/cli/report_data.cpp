@@ -57,6 +57,7 @@ struct Context {
     j["line"] = f.line;
     j["module"] = f.module;
     j["module_offset"] = hex(f.module_offset);
+    if (f.has_symbol_offset) j["symbol_offset"] = hex(f.symbol_offset);
     return j;
   }
 
@@ -74,6 +75,7 @@ struct Context {
     const an::Frame& f = frames.front();
     j["function"] = f.function_or_location();
     j["location"] = f.file.empty() ? "" : an::base_name(f.file) + (f.line != 0 ? ":" + std::to_string(f.line) : "");
+    if (f.has_symbol_offset) j["symbol_offset"] = hex(f.symbol_offset);
   }
 };
 

@@ -63,6 +63,8 @@ std::string frame_label(const json& f) {
     const size_t slash = file.rfind('/');
     s += "  " + (slash == std::string::npos ? file : file.substr(slash + 1));
     if (u(f, "line") != 0) s += ":" + std::to_string(u(f, "line"));
+  } else if (f.contains("symbol_offset")) {
+    s += "+" + str(f, "symbol_offset");
   }
   if (f.value("inlined", false)) s += "  (inlined)";
   return s;
@@ -72,6 +74,7 @@ std::string function_cell(const json& j) {
   std::string s = short_function(str(j, "function"));
   const std::string loc = str(j, "location");
   if (!loc.empty()) s += "  " + loc;
+  else if (j.contains("symbol_offset")) s += "+" + str(j, "symbol_offset");
   return s;
 }
 

@@ -324,6 +324,8 @@ void ElfModule::lookup(uint64_t file_address, Location& out) {
                                                                         : symbols_.find(dwfl_address);
   if (symbol != nullptr) {
     innermost.function = display_name(symbol->name, true);
+    innermost.named_by_symbol = true;
+    innermost.symbol_offset = dwfl_address - symbol->address;
     if (innermost.file.empty() && symbol->file != nullptr && options_.gnu_addr2line_compatible)
       innermost.file = symbol->file;
     out.resolved = true;

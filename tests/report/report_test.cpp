@@ -240,6 +240,33 @@ TEST(ReportHeapForkExec, EachImageHasItsOwnHeapAndForkChildrenInheritTheirParent
   std::filesystem::remove(path);
 }
 
+// Without lines (no debug information), two calls in one function are told
+// apart by the address's offset into the function's symbol.
+TEST(ReportHeapNoLines, CallsInAFunctionDifferByTheirOffset) {
+  const std::string path = record("no-lines", SPOOR_REPORT_NO_LINES, "--sample-hz 0");
+  const json r = report_json(path, "--heap --top 50");
+  ASSERT_TRUE(r.contains("heap")) << r.dump(1).substr(0, 2000);
+  std::map<uint64_t, std::string> offset_by_size;  // block size -> the site's offset
+  std::set<uint64_t> function_starts;              // address - offset
+  for (const json& site : r["heap"][0]["top_by_bytes"]) {
+    const json& top = site["frames"][0];
+    if (top["function"] != "make_pair_of_blocks") continue;
+    ASSERT_TRUE(top.contains("symbol_offset")) << top.dump();
+    ASSERT_EQ(site["calls"], 10u) << site.dump(1);
+    const uint64_t size = site["allocated_bytes"].get<uint64_t>() / 10;
+    offset_by_size[size] = top["symbol_offset"];
+    function_starts.insert(std::stoull(top["address"].get<std::string>(), nullptr, 16) -
+                           std::stoull(top["symbol_offset"].get<std::string>(), nullptr, 16));
+  }
+  ASSERT_EQ(offset_by_size.size(), 2u) << r["heap"][0]["top_by_bytes"].dump(1).substr(0, 4000);
+  EXPECT_NE(offset_by_size[4001], offset_by_size[4002]);
+  EXPECT_EQ(function_starts.size(), 1u) << "both offsets count from the function's start";
+  const Process text = run(kSpoor + " report --heap " + path);
+  EXPECT_NE(text.out.find("make_pair_of_blocks+" + offset_by_size[4001]), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("make_pair_of_blocks+" + offset_by_size[4002]), std::string::npos) << text.out;
+  std::filesystem::remove(path);
+}
+
 // --pid: the sections count the chosen process's events only; the spawned
 // process's heap is there in full, the others' images are not.
 TEST(ReportHeapForkExec, PidCountsOnlyThatProcessesEvents) {

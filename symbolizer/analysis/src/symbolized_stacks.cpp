@@ -78,6 +78,8 @@ struct SymbolizedStacks::State {
       f.file = s.file;
       f.line = s.line;
       f.inlined = s.inlined;
+      f.has_symbol_offset = s.named_by_symbol && s.line == 0;
+      f.symbol_offset = s.symbol_offset + (address - lookup);  // of the address as recorded
       out.push_back(std::move(f));
     }
     if (loc.frames.empty()) out.push_back(std::move(base));

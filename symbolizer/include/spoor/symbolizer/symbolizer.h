@@ -29,6 +29,10 @@ struct SourceFrame {
   uint32_t column = 0;   // 0 when unknown
   bool inlined = false;  // true for every frame but the outermost
   uint32_t discriminator = 0;  // DWARF line discriminator of the innermost frame; 0 when none
+  // Named by an ELF symbol (no DWARF): the address's offset into that
+  // symbol, what tells two calls in one function apart without lines.
+  bool named_by_symbol = false;
+  uint64_t symbol_offset = 0;
 };
 
 // Where a runtime address lands. `frames` is never empty: an address with

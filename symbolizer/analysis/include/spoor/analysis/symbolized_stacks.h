@@ -26,6 +26,10 @@ struct Frame {
   bool inlined = false;  // inlined into the next frame
   std::string module;    // path of the module holding the address, "" when none
   uint64_t module_offset = 0;  // address in the module's ELF file (address - bias)
+  // Named by an ELF symbol, without a line: the recorded address's offset
+  // into it ("deflateInit2_+0x19"), so two calls in one function differ.
+  bool has_symbol_offset = false;
+  uint64_t symbol_offset = 0;
 
   // "function file.c:12", "function", "libfoo.so+0x1a2b" or "0x7f001234".
   std::string label() const;
