@@ -155,6 +155,7 @@ void ring_install(const RingView& view) {
   g.ring_shift = view.ring_shift;
   g.ring_mask = view.ring_mask;
   g.subbuf_mask = view.subbuf_mask;
+  g.first_use = view.first_use;
   __atomic_store_n(&g.cpu_count, view.cpu_count, __ATOMIC_RELEASE);
 #endif
 }
@@ -211,6 +212,8 @@ Reservation ring_reserve_slow(uint32_t body_size) {
     if (closes_current) __atomic_store_n(packet_end_slot(v, cpu, pos), off, __ATOMIC_RELEASE);
     if ((end & (S - 1)) == 0) __atomic_store_n(packet_end_slot(v, cpu, start), S, __ATOMIC_RELEASE);
     uint8_t* rec = packet_data(v, cpu, start) + (start & (S - 1));
+    // Once per packet, on the first lap only: afterwards its pages are mapped.
+    if (opening && start < ring_bytes && v.first_use != nullptr) v.first_use(packet_data(v, cpu, start), S);
     return Reservation{rec, rec + format::kRecordHeaderSize + (with_tid ? 4u : 0u), size, tid,
                        with_tid, ticks};
   }

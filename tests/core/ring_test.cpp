@@ -165,6 +165,38 @@ TEST_F(RingTest, FlushClosesAPartlyFilledPacket) {
   EXPECT_EQ(got.records[1].tid, static_cast<uint32_t>(gettid()));
 }
 
+// The writer that opens a packet of its CPU's ring on the first lap hands
+// it to RingView::first_use (the preloaded library maps its pages then),
+// once per packet, whole; later laps never do.
+std::vector<std::pair<uint8_t*, uint32_t>> g_first_uses;
+void note_first_use(uint8_t* packet, uint32_t bytes) { g_first_uses.emplace_back(packet, bytes); }
+
+TEST_F(RingTest, EachPacketIsHandedToFirstUseOnceOnItsFirstLap) {
+  const PinnedToThisCpu pin;
+  ASSERT_TRUE(pin.pinned()) << "one CPU's ring: the writes must stay on one";
+  const uint32_t cpu = static_cast<uint32_t>(sched_getcpu());
+  TestRing ring(kCpus, 256, 4);
+  spoor::RingView view = ring.view();
+  view.first_use = note_first_use;
+  spoor::ring_install(view);
+  g_first_uses.clear();
+  DrainResult got;
+  for (uint64_t i = 0; i < 2000; ++i) {
+    write_seq(7, i);
+    if (i % 4 == 3) spoor::test::drain(view, got, /*flush=*/false);
+  }
+  spoor::test::drain(view, got, /*flush=*/true);
+  ASSERT_TRUE(got.ok) << got.problem;
+  ASSERT_EQ(got.records.size(), 2000u);
+  EXPECT_GT(got.packets, 10u * 4) << "many laps";
+  ASSERT_EQ(g_first_uses.size(), 4u) << "each of the 4 packets, on the first lap only";
+  uint8_t* const ring_data = view.data + (uint64_t{cpu} << view.ring_shift);
+  for (uint32_t k = 0; k < 4; ++k) {
+    EXPECT_EQ(g_first_uses[k].first, ring_data + k * 256) << "packet " << k;
+    EXPECT_EQ(g_first_uses[k].second, 256u);
+  }
+}
+
 TEST_F(RingTest, TidIsWrittenOnlyWhenTheThreadChanges) {
   TestRing ring(1, 4096, 4);  // one ring: every thread shares it
   write_seq(0, 0);

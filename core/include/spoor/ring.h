@@ -96,6 +96,11 @@ struct RingView {
   uint32_t ring_shift = 0;          // bytes per CPU = 1 << ring_shift
   uint32_t ring_mask = 0;           // (1 << ring_shift) - 1: a position's offset in its CPU's ring
   uint32_t subbuf_mask = 0;         // subbuf_size - 1: a position's offset in its packet
+  // Hosted writers only (null elsewhere): called by the writer that opens a
+  // packet in its CPU's first lap, before it writes there, with the
+  // packet's bytes. The preloaded library maps them in one system call
+  // instead of a page fault per page.
+  void (*first_use)(uint8_t* packet, uint32_t bytes) = nullptr;
 };
 
 // The ring events go to. All zero (cpu_count 0, subbuf_mask 0) while no
