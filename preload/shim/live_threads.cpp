@@ -129,9 +129,6 @@ void note_exit_status_at_exit() {
   if (!registered.exchange(true)) on_exit(note_exit_status, nullptr);
 }
 
-namespace {
-
-}  // namespace
 }  // namespace spoor::preload
 
 using namespace spoor::preload;
