@@ -116,8 +116,10 @@ __attribute__((destructor(101))) void end_threads_at_exit() {
 // later, as the program starts): the destructor above has then ended the
 // threads, and the process's end is written here.
 void note_exit_status(int status, void*) {
-  g_exit_status.store(status, std::memory_order_relaxed);
+  // A vfork child that calls exit shares this memory: its status is not
+  // the process's.
   if (!shim_attached() || static_cast<uint32_t>(syscall(SYS_getpid)) != shim_pid()) return;
+  g_exit_status.store(status, std::memory_order_relaxed);
   if (g_ended.load(std::memory_order_acquire)) write_own_exit(status);
 }
 
