@@ -83,6 +83,21 @@ int unknown_pid_error(std::string_view command, uint32_t pid) {
                                   ": no such process in the trace (spoor report --threads lists them)");
 }
 
+std::optional<std::string> parse_format(std::string_view command, const Args& args,
+                                        std::initializer_list<std::string_view> formats) {
+  const std::string* f = args.option("--format");
+  if (f == nullptr) return std::string(*formats.begin());
+  std::string choices;
+  size_t i = 0;
+  for (std::string_view name : formats) {
+    if (name == *f) return *f;
+    choices += (i == 0 ? "" : i + 1 == formats.size() ? " or " : ", ") + std::string(name);
+    ++i;
+  }
+  usage_error(command, "--format must be " + choices + ", not '" + *f + "'");
+  return std::nullopt;
+}
+
 std::optional<size_t> parse_top(std::string_view command, const Args& args, size_t fallback) {
   const std::string* t = args.option("--top");
   if (t == nullptr) return fallback;

@@ -4,6 +4,7 @@
 #define SPOOR_CLI_ARGS_H
 
 #include <cstdint>
+#include <initializer_list>
 #include <map>
 #include <optional>
 #include <span>
@@ -41,6 +42,12 @@ std::optional<std::vector<uint32_t>> parse_pids(std::string_view command, const 
 
 // The usage error for a --pid the trace does not have; returns kExitUsage.
 int unknown_pid_error(std::string_view command, uint32_t pid);
+
+// "--format F": one of `formats`, the first when the option is absent;
+// nullopt (with a usage error printed: "--format must be text or json, not
+// 'x'") when it is none of them.
+std::optional<std::string> parse_format(std::string_view command, const Args& args,
+                                        std::initializer_list<std::string_view> formats);
 
 // "--top N": rows per ranking, 1 to 100000; `fallback` when the option is
 // absent; nullopt (with a usage error printed) when its value is not one.

@@ -124,9 +124,9 @@ int run_diff(const std::vector<std::string>& words) {
   if (!args) return kExitUsage;
   if (args->positional.size() != 2)
     return usage_error("diff", "expects two traces, BASE and NEW, got " + std::to_string(args->positional.size()));
-  const std::string format = args->option("--format") ? *args->option("--format") : "text";
-  if (format != "text" && format != "json")
-    return usage_error("diff", "--format must be text or json, not '" + format + "'");
+  const std::optional<std::string> format_name = parse_format("diff", *args, {"text", "json"});
+  if (!format_name) return kExitUsage;
+  const std::string& format = *format_name;
   const std::optional<size_t> top_rows = parse_top("diff", *args);
   if (!top_rows) return kExitUsage;
   const size_t top = *top_rows;

@@ -31,9 +31,9 @@ int run_dump(const std::vector<std::string>& words) {
   if (args->positional.empty()) return usage_error("dump", "missing FILE");
   if (args->positional.size() > 1)
     return usage_error("dump", "expects one FILE, got " + std::to_string(args->positional.size()));
-  const std::string format = args->option("--format") ? *args->option("--format") : "text";
-  if (format != "text" && format != "jsonl" && format != "csv")
-    return usage_error("dump", "--format must be text, jsonl or csv, not '" + format + "'");
+  const std::optional<std::string> format_name = parse_format("dump", *args, {"text", "jsonl", "csv"});
+  if (!format_name) return kExitUsage;
+  const std::string& format = *format_name;
 
   const std::optional<std::vector<uint32_t>> pids = parse_pids("dump", *args);
   if (!pids) return kExitUsage;

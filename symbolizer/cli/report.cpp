@@ -39,9 +39,9 @@ int run_report(const std::vector<std::string>& words) {
   if (args->positional.empty()) return usage_error("report", "missing FILE");
   if (args->positional.size() > 1)
     return usage_error("report", "expects one FILE, got " + std::to_string(args->positional.size()));
-  const std::string format = args->option("--format") ? *args->option("--format") : "text";
-  if (format != "text" && format != "json")
-    return usage_error("report", "--format must be text or json, not '" + format + "'");
+  const std::optional<std::string> format_name = parse_format("report", *args, {"text", "json"});
+  if (!format_name) return kExitUsage;
+  const std::string& format = *format_name;
   const std::optional<size_t> top_rows = parse_top("report", *args);
   if (!top_rows) return kExitUsage;
   const size_t top = *top_rows;
