@@ -3,6 +3,7 @@
 // their own tid, and events read + events lost == events written.
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <map>
 #include <thread>
 #include <vector>
@@ -79,6 +80,7 @@ TEST(Stress, SixThreadsMillionsOfEventsThroughSessionAndReader) {
   EXPECT_EQ(lost_in_file, stats.lost);
   RecordProperty("read", std::to_string(read));
   RecordProperty("lost", std::to_string(stats.lost));
+  std::filesystem::remove(path);
 }
 
 }  // namespace
