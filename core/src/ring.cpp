@@ -202,7 +202,7 @@ Reservation ring_reserve_slow(uint32_t body_size) {
       }
     }
     const uint64_t end = (start + size) & kPosMask;
-    const uint64_t ticks = spoor_port_ticks();
+    const uint64_t ticks = ring_ticks_after_head_load();
     const uint64_t next = end | (uint64_t{tid} << kPosBits);
     if (!c.head.compare_exchange_weak(h, next, std::memory_order_acq_rel,
                                       std::memory_order_relaxed))

@@ -161,6 +161,23 @@ struct Reservation {
 // record is null when the event was dropped (and counted).
 Reservation ring_reserve_slow(uint32_t body_size);
 
+// The tick count for a record, read after the load of the CPU's head that
+// the reservation's CAS checks. A writer that reaches a ring from another
+// CPU (it migrated after reading its CPU number) finds the head line in
+// another core's cache; without the fence its rdtsc runs ahead of that slow
+// load, and its record, placed after the one whose head it loaded, can
+// carry an earlier time than that record (seen: 9-411 ns back in a stress
+// run), so the stream goes back and the reader's merge hands events out of
+// order. The fence costs ~15 ns here (an enabled write 11 -> 25 ns), so it
+// is taken only where the race can be: when another thread wrote the
+// ring's last record (the head names it), and on the slow path.
+SPOOR_ALWAYS_INLINE uint64_t ring_ticks_after_head_load() {
+#if defined(__x86_64__) && !defined(SPOOR_PORT_HOOKS)
+  __builtin_ia32_lfence();
+#endif
+  return spoor_port_ticks();
+}
+
 // Reserves a record with `body_size` bytes after the header. Returns false
 // when the event is dropped (ring full, no ring, or too large); the drop is
 // counted. Cost on the fast path (measured in bench/RESULTS.md, ~10 ns in
@@ -187,7 +204,7 @@ SPOOR_ALWAYS_INLINE bool ring_reserve(uint32_t body_size, Reservation* out) {
       *out = ring_reserve_slow(body_size);
       return out->record != nullptr;
     }
-    const uint64_t ticks = spoor_port_ticks();
+    const uint64_t ticks = with_tid ? ring_ticks_after_head_load() : spoor_port_ticks();
     const uint64_t next = ((pos + size) & kPosMask) | (uint64_t{tid} << kPosBits);
     // acq_rel: acquiring the previous writer's head carries forward the
     // drainer's release of this packet (the zeroing happened before we write);
