@@ -472,6 +472,12 @@ bool run_record(const RecordOptions& options, RecordResult* result, std::string*
     if (write(exec_pipe[1], &err, sizeof err) < 0) _exit(127);
     _exit(127);
   }
+  // A reader that stops early (spoor record -o - ... | head, or one gone
+  // before the file header is written) makes the writes fail with EPIPE,
+  // reported at the end, instead of killing the recorder while the program
+  // runs on. Set after the fork (an ignored signal would stay ignored in
+  // the program across its exec), before anything is written.
+  if (trace_to_stdout) signal(SIGPIPE, SIG_IGN);
   close(exec_pipe[1]);
   close(go_pipe[0]);
   if (options.kernel.any()) {
@@ -506,11 +512,6 @@ bool run_record(const RecordOptions& options, RecordResult* result, std::string*
     waitpid(pid, nullptr, 0);
     return false;
   }
-  // A reader that stops early (spoor record -o - ... | head) makes the
-  // writes fail with EPIPE, reported at the end, instead of killing the
-  // recorder while the program runs on. Set after the fork: an ignored
-  // signal would stay ignored in the program across its exec.
-  if (trace_to_stdout) signal(SIGPIPE, SIG_IGN);
 
   // Ctrl-C and Ctrl-\ are for the program (same process group); the
   // recorder keeps going until it ends, then finishes the file. Once the
