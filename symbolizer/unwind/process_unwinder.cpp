@@ -88,6 +88,7 @@ struct ProcessUnwinder::State {
   std::vector<uint64_t>* pcs = nullptr;
   std::string memory_error;  // the first read the copy and the files could not serve
   bool memory_past_copy = false;  // ... and it was above the copy's end
+  bool memory_below_sp = false;   // ... or below the sampled sp
 
   explicit State(UnwindOptions o) : options(std::move(o)) {
     for (const std::string& d : options.debug_dirs) debuginfo_path_storage += d + ":";
@@ -258,6 +259,7 @@ struct ProcessUnwinder::State {
     if (s->memory_error.empty()) {
       s->memory_error = s->memory_problem(address);
       s->memory_past_copy = !stack.empty() && address >= s->current_sp;
+      s->memory_below_sp = address < s->current_sp;
     }
     return false;
   }
@@ -286,6 +288,7 @@ struct ProcessUnwinder::State {
     // failures of the step after the last frame say why it ended.
     s->memory_error.clear();
     s->memory_past_copy = false;
+    s->memory_below_sp = false;
     // The module must be known before libdw asks whether this frame is an
     // activation (which reads its CFI), and before it unwinds past it.
     s->report(s->pcs->empty() || pc == 0 ? pc : pc - 1);
@@ -380,6 +383,7 @@ struct ProcessUnwinder::State {
     pcs = &out.pcs;
     memory_error.clear();
     memory_past_copy = false;
+    memory_below_sp = false;
     const int rc = dwfl_getthread_frames(dwfl, kUnwoundPid, frame, this);
     const std::string libdw_error = rc == -1 ? dwfl_errmsg(-1) : "";
     current = nullptr;
@@ -395,6 +399,7 @@ struct ProcessUnwinder::State {
     else if (!memory_error.empty()) {
       out.stop_reason = memory_error;
       out.stack_copy_short = memory_past_copy;
+      out.frame_below_sp = memory_below_sp;
     } else if (module_at(last_lookup) == nullptr)
       out.stop_reason = no_module(last);
     else if (rc != 0 && !in_entry_code(last_lookup))
@@ -445,8 +450,9 @@ UnwoundStack ProcessUnwinder::unwind(const UserSample& sample) {
   const bool walked = state_->dwarf_unwind(sample, out);
   const std::vector<uint64_t> chain = u64s(sample.callchain);
   // The callchain is the better answer when DWARF got no further than the
-  // sampled pc (no stack copied, or code without CFI).
-  if (walked && (out.pcs.size() > 1 || chain.size() <= 1)) return out;
+  // sampled pc (no stack copied, or code without CFI), unless the frame
+  // register DWARF followed held no frame: the kernel walked the same one.
+  if (walked && (out.pcs.size() > 1 || chain.size() <= 1 || out.frame_below_sp)) return out;
   if (!chain.empty()) {
     out.pcs = chain;
     out.method = UnwindMethod::frame_pointer;

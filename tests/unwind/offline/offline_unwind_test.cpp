@@ -2,6 +2,8 @@
 // -O2 -fomit-frame-pointer): unwound offline, in another process, from the
 // copied registers and stack alone, the known chain and main appear in
 // order. And bad input: no crash, a short stack and a reason.
+#include <fcntl.h>
+#include <gelf.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -339,6 +341,64 @@ TEST(OfflineUnwind, APcInUnbackedMemorySaysWhatMemory) {
   EXPECT_NE(stop_at(0x10010).find("anonymous executable memory (JIT code?)"), std::string::npos) << stop_at(0x10010);
   EXPECT_NE(stop_at(0x21000).find("in [vdso]"), std::string::npos) << stop_at(0x21000);
   EXPECT_NE(stop_at(0x30000).find("in no known module"), std::string::npos) << stop_at(0x30000);
+}
+
+}  // namespace
+
+namespace {
+
+// The file address of the function `name` in the ELF at `path` (0 if absent).
+uint64_t function_address(const std::string& path, const std::string& name) {
+  elf_version(EV_CURRENT);
+  const int fd = open(path.c_str(), O_RDONLY);
+  if (fd < 0) return 0;
+  Elf* elf = elf_begin(fd, ELF_C_READ, nullptr);
+  uint64_t found = 0;
+  for (Elf_Scn* scn = nullptr; elf != nullptr && found == 0 && (scn = elf_nextscn(elf, scn)) != nullptr;) {
+    GElf_Shdr shdr;
+    if (gelf_getshdr(scn, &shdr) == nullptr || shdr.sh_type != SHT_SYMTAB || shdr.sh_entsize == 0) continue;
+    Elf_Data* data = elf_getdata(scn, nullptr);
+    for (size_t i = 0; data != nullptr && i < shdr.sh_size / shdr.sh_entsize; ++i) {
+      GElf_Sym sym;
+      if (gelf_getsym(data, static_cast<int>(i), &sym) == nullptr) continue;
+      const char* n = elf_strptr(elf, shdr.sh_link, sym.st_name);
+      if (n != nullptr && name == n && GELF_ST_TYPE(sym.st_info) == STT_FUNC) found = sym.st_value;
+    }
+  }
+  if (elf != nullptr) elf_end(elf);
+  close(fd);
+  return found;
+}
+
+// A sample on the first instruction of a function without CFI (the
+// compiler runtime's __do_global_dtors_aux, run at exit), with a frame
+// register that points below sp, as it does there when the caller used rbp
+// for data. libdw's frame-pointer guess and the kernel's frame-pointer
+// chain both follow that rbp: the unwinder keeps DWARF's one frame and its
+// reason instead of the kernel's made-up caller.
+TEST(OfflineUnwind, AFrameRegisterBelowSpIsNotFollowedByEitherWalk) {
+  const Capture& c = capture();
+  ASSERT_FALSE(c.samples.empty());
+  const sym::ModuleInfo* program = nullptr;
+  for (const sym::ModuleInfo& m : c.modules)
+    if (m.path.find("spoor_capture_program") != std::string::npos) program = &m;
+  ASSERT_NE(program, nullptr);
+  const uint64_t dtors = function_address(program->path, "__do_global_dtors_aux");
+  ASSERT_NE(dtors, 0u) << "no __do_global_dtors_aux in " << program->path;
+  uw::ProcessUnwinder unwinder;
+  for (const auto& m : c.modules) unwinder.add_module(m);
+  CapturedSample s = c.samples[0];
+  const uint64_t pc = program->bias + dtors;
+  s.regs[uw::kPerfIp] = pc;
+  s.regs[uw::kPerfBp] = s.regs[uw::kPerfSp] - 4096;
+  uw::UserSample u = user_sample(s);
+  const std::vector<uint64_t> chain = {pc, 0x7f0000001234, 0};
+  u.callchain = bytes_of(chain);
+  const uw::UnwoundStack out = unwinder.unwind(u);
+  EXPECT_EQ(out.method, uw::UnwindMethod::dwarf);
+  EXPECT_EQ(out.pcs, std::vector<uint64_t>{pc});
+  EXPECT_TRUE(out.frame_below_sp);
+  EXPECT_NE(out.stop_reason.find("below the sampled sp"), std::string::npos) << out.stop_reason;
 }
 
 }  // namespace

@@ -56,6 +56,11 @@ struct UnwoundStack {
   // It stopped because the caller's frame lies above the end of the stack
   // copy: a bigger copy (spoor record --kernel-stack-size) would go on.
   bool stack_copy_short = false;
+  // It stopped because the caller's frame would lie below the sampled sp:
+  // the frame register held no frame (a function's first instructions
+  // without CFI, or rbp used as a plain register). A frame-pointer chain
+  // from the same registers is no better.
+  bool frame_below_sp = false;
 };
 
 struct UnwindOptions {
