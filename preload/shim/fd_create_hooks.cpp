@@ -57,7 +57,7 @@ SPOOR_NOINLINE void record_created(uint8_t call, const int* fds, int count, int 
   if (result < 0) return;
   KeptErrno kept;
   ReentryGuard guard;
-  if (!guard.entered()) return;
+  if (!guard.records()) return;
   end_stdio_runs();  // the thread's pending stdio runs come first
   for (int i = 0; i < count; ++i) write_fd_created(fds[i], call, start);
 }
@@ -68,7 +68,7 @@ SPOOR_NOINLINE void record_socket(int domain, int type, int protocol, int result
   if (result < 0) return;
   KeptErrno kept;
   ReentryGuard guard;
-  if (!guard.entered()) return;
+  if (!guard.records()) return;
   end_stdio_runs();  // the thread's pending stdio runs come first
   if (kIoFdCreated.enabled()) write_fd_created(result, kIoCreateSocket, start);
   constexpr int kTypeFlags = SOCK_NONBLOCK | SOCK_CLOEXEC;

@@ -36,7 +36,7 @@ constinit NextFunction<CopyFileRangeFn> g_copy_file_range{"copy_file_range"};
 SPOOR_NOINLINE void record_close_range(unsigned first, unsigned last, int flags, int result, uint64_t start) {
   KeptErrno kept;
   ReentryGuard guard;
-  if (!guard.entered()) return;
+  if (!guard.records()) return;
   end_stdio_runs();
   kIoCloseRange.write(static_cast<int32_t>(first), last, flags, result == 0 ? 0 : -kept.value(), start);
 }
@@ -47,7 +47,7 @@ SPOOR_NOINLINE void record_copy(uint8_t call, int fd, int64_t offset, int target
                                 size_t requested, ssize_t result, uint64_t start) {
   KeptErrno kept;
   ReentryGuard guard;
-  if (!guard.entered()) return;
+  if (!guard.records()) return;
   end_stdio_runs();  // the thread's pending stdio runs come first
   kIoCopy.write(fd, offset, target, target_offset, call, static_cast<uint64_t>(requested),
                 static_cast<int64_t>(result >= 0 ? result : -kept.value()), start, transfer_stack());

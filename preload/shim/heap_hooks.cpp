@@ -74,6 +74,8 @@ Fn resolve(std::atomic<Fn>& slot, const char* name) {
 }  // namespace
 
 constinit thread_local bool t_in_shim __attribute__((tls_model("initial-exec"))) = false;
+constinit thread_local uint32_t t_handlers_over_shim __attribute__((tls_model("initial-exec"))) = 0;
+constinit thread_local bool t_handler_in_hook __attribute__((tls_model("initial-exec"))) = false;
 
 // Stacks are captured only when the event will be written: the skip of 2
 // drops these helpers' and the hook's frames.
@@ -98,6 +100,17 @@ __attribute__((noinline)) void record_realloc(void* old, void* p, uint64_t size)
 void record_free(void* p) {
   if (kHeapFree.enabled()) kHeapFree.write(p);
   else if (SPOOR_UNLIKELY(g_before_attach.load(std::memory_order_relaxed))) log_pre_attach_free(p);
+}
+
+// One load and branch each, off the program's usual path.
+__attribute__((noinline)) void record_alloc_in_handler(void* p, uint64_t size, void* caller) {
+  if (kHeapAlloc.enabled()) kHeapAlloc.write(p, size, stack_id_of(&caller, 1));
+}
+__attribute__((noinline)) void record_realloc_in_handler(void* old, void* p, uint64_t size, void* caller) {
+  if (kHeapRealloc.enabled()) kHeapRealloc.write(old, p, size, stack_id_of(&caller, 1));
+}
+void record_free_in_handler(void* p) {
+  if (kHeapFree.enabled()) kHeapFree.write(p);
 }
 
 void resolve_real_free() { resolve(g_free, "free"); }
@@ -127,7 +140,11 @@ SPOOR_INTERPOSE void* malloc(size_t size) {
   if (t_resolving) return pool_alloc(size);
   void* p = resolve(g_malloc, "malloc")(size);
   ReentryGuard guard;
-  if (guard.entered() && !called_from_shim(__builtin_return_address(0))) record_alloc(p, size);
+  if (guard.entered()) {
+    if (!called_from_shim(__builtin_return_address(0))) record_alloc(p, size);
+  } else if (HandlerGuard handler(false); handler.entered()) {
+    record_alloc_in_handler(p, size, __builtin_return_address(0));
+  }
   return p;
 }
 
@@ -138,6 +155,7 @@ SPOOR_INTERPOSE void free(void* p) {
   {
     ReentryGuard guard;
     if (guard.entered()) record_free(p);
+    else if (HandlerGuard handler(false); handler.entered()) record_free_in_handler(p);
   }
   resolve(g_free, "free")(p);
 }
@@ -151,7 +169,9 @@ SPOOR_INTERPOSE void* calloc(size_t count, size_t size) {
   void* p = resolve(g_calloc, "calloc")(count, size);
   ReentryGuard guard;
   size_t bytes = 0;
-  if (guard.entered() && !__builtin_mul_overflow(count, size, &bytes)) record_alloc(p, bytes);
+  if (__builtin_mul_overflow(count, size, &bytes)) return p;
+  if (guard.entered()) record_alloc(p, bytes);
+  else if (HandlerGuard handler(false); handler.entered()) record_alloc_in_handler(p, bytes, __builtin_return_address(0));
   return p;
 }
 
@@ -166,7 +186,10 @@ SPOOR_INTERPOSE void* realloc(void* old, size_t size) {
   void* p = resolve(g_realloc, "realloc")(old, size);
   ReentryGuard guard;
   // One event, after it succeeded: the old block is gone only then.
-  if (guard.entered() && (p != nullptr || size == 0)) record_realloc(old, p, size);
+  if (p == nullptr && size != 0) return p;
+  if (guard.entered()) record_realloc(old, p, size);
+  else if (HandlerGuard handler(false); handler.entered())
+    record_realloc_in_handler(old, p, size, __builtin_return_address(0));
   return p;
 }
 
@@ -176,48 +199,65 @@ SPOOR_INTERPOSE void* realloc(void* old, size_t size) {
 // realloc) is then still counted once, here.
 SPOOR_INTERPOSE int posix_memalign(void** out, size_t alignment, size_t size) {
   ReentryGuard guard;
+  HandlerGuard handler(guard.entered());
   const int err = resolve(g_posix_memalign, "posix_memalign")(out, alignment, size);
-  if (guard.entered() && err == 0) record_alloc(*out, size);
+  if (err != 0) return err;
+  if (guard.entered()) record_alloc(*out, size);
+  else if (handler.entered()) record_alloc_in_handler(*out, size, __builtin_return_address(0));
   return err;
 }
 
 SPOOR_INTERPOSE void* aligned_alloc(size_t alignment, size_t size) {
   ReentryGuard guard;
+  HandlerGuard handler(guard.entered());
   void* p = resolve(g_aligned_alloc, "aligned_alloc")(alignment, size);
-  if (guard.entered() && p != nullptr) record_alloc(p, size);
+  if (p == nullptr) return p;
+  if (guard.entered()) record_alloc(p, size);
+  else if (handler.entered()) record_alloc_in_handler(p, size, __builtin_return_address(0));
   return p;
 }
 
 SPOOR_INTERPOSE void* memalign(size_t alignment, size_t size) {
   ReentryGuard guard;
+  HandlerGuard handler(guard.entered());
   void* p = resolve(g_memalign, "memalign")(alignment, size);
-  if (guard.entered() && p != nullptr) record_alloc(p, size);
+  if (p == nullptr) return p;
+  if (guard.entered()) record_alloc(p, size);
+  else if (handler.entered()) record_alloc_in_handler(p, size, __builtin_return_address(0));
   return p;
 }
 
 SPOOR_INTERPOSE void* valloc(size_t size) {
   ReentryGuard guard;
+  HandlerGuard handler(guard.entered());
   void* p = resolve(g_valloc, "valloc")(size);
-  if (guard.entered() && p != nullptr) record_alloc(p, size);
+  if (p == nullptr) return p;
+  if (guard.entered()) record_alloc(p, size);
+  else if (handler.entered()) record_alloc_in_handler(p, size, __builtin_return_address(0));
   return p;
 }
 
 SPOOR_INTERPOSE void* pvalloc(size_t size) {
   ReentryGuard guard;
+  HandlerGuard handler(guard.entered());
   void* p = resolve(g_pvalloc, "pvalloc")(size);
+  if (p == nullptr) return p;
   // pvalloc rounds the size up to whole pages; the program owns all of it.
   const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
-  if (guard.entered() && p != nullptr)
-    record_alloc(p, size == 0 ? page : (size + page - 1) / page * page);
+  const uint64_t owned = size == 0 ? page : (size + page - 1) / page * page;
+  if (guard.entered()) record_alloc(p, owned);
+  else if (handler.entered()) record_alloc_in_handler(p, owned, __builtin_return_address(0));
   return p;
 }
 
 SPOOR_INTERPOSE void* reallocarray(void* old, size_t count, size_t size) {
   ReentryGuard guard;
+  HandlerGuard handler(guard.entered());
   void* p = resolve(g_reallocarray, "reallocarray")(old, count, size);
   size_t bytes = 0;
-  if (guard.entered() && p != nullptr && !__builtin_mul_overflow(count, size, &bytes))
-    record_realloc(old, p, bytes);
+  if (p == nullptr || __builtin_mul_overflow(count, size, &bytes)) return p;
+  if (guard.entered()) record_realloc(old, p, bytes);
+  else if (handler.entered()) record_realloc_in_handler(old, p, bytes, __builtin_return_address(0));
   return p;
 }
 

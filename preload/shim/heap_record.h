@@ -15,6 +15,14 @@ void record_realloc(void* old, void* p, uint64_t size);
 // and its Alloc must come after this Free.
 void record_free(void* p);
 
+// The same for a call made by a signal handler that interrupted the shim
+// (HandlerGuard in reentry_guard.h): the ring write only, with a one-frame
+// stack, `caller` (the hook's return address), as the unwinder may be
+// mid-walk under the handler.
+void record_alloc_in_handler(void* p, uint64_t size, void* caller);
+void record_realloc_in_handler(void* old, void* p, uint64_t size, void* caller);
+void record_free_in_handler(void* p);
+
 // Finds the real free now if no free has yet. Call before a dlsym that may
 // fail: the loader frees its error message in the next dlsym, and a free
 // hook still resolving then would recurse into that dlsym forever.

@@ -143,7 +143,7 @@ SPOOR_NOINLINE void record_open(int dirfd, const char* path, int flags, mode_t m
                                 uint64_t start) {
   KeptErrno kept;
   ReentryGuard guard;
-  if (!guard.entered()) return;
+  if (!guard.records()) return;
   end_stdio_runs();  // the thread's pending stdio runs come first
   const int result = fd >= 0 ? fd : -kept.value();
   kIoOpen.write(dirfd, path_value(path, result == -EFAULT), flags, static_cast<uint32_t>(mode),
@@ -157,7 +157,7 @@ SPOOR_NOINLINE void record_transfer(int fd, int64_t offset, const iovec* iov, in
                                     uint64_t requested, ssize_t result, uint64_t start) {
   KeptErrno kept;
   ReentryGuard guard;
-  if (!guard.entered()) return;
+  if (!guard.records()) return;
   end_stdio_runs();  // the thread's pending stdio runs come first
   if (iov != nullptr && result >= 0) {
     for (int i = 0; i < count; ++i) requested += iov[i].iov_len;
@@ -183,7 +183,7 @@ SPOOR_ALWAYS_INLINE ssize_t forward_transfer(Fn next, int fd, int64_t offset, co
 SPOOR_NOINLINE void record_close(int fd, int result, uint64_t start) {
   KeptErrno kept;
   ReentryGuard guard;
-  if (!guard.entered()) return;
+  if (!guard.records()) return;
   end_stdio_runs();
   kIoClose.write(fd, result == 0 ? 0 : -kept.value(), start);
 }
@@ -191,7 +191,7 @@ SPOOR_NOINLINE void record_close(int fd, int result, uint64_t start) {
 SPOOR_NOINLINE void record_seek(int fd, off_t offset, int whence, off_t result, uint64_t start) {
   KeptErrno kept;
   ReentryGuard guard;
-  if (!guard.entered()) return;
+  if (!guard.records()) return;
   end_stdio_runs();
   kIoSeek.write(fd, offset, whence, result >= 0 ? result : -kept.value(), start);
 }
@@ -199,7 +199,7 @@ SPOOR_NOINLINE void record_seek(int fd, off_t offset, int whence, off_t result, 
 SPOOR_NOINLINE void record_sync(int fd, bool data_only, int result, uint64_t start) {
   KeptErrno kept;
   ReentryGuard guard;
-  if (!guard.entered()) return;
+  if (!guard.records()) return;
   end_stdio_runs();
   kIoSync.write(fd, data_only, result == 0 ? 0 : -kept.value(), start);
 }
@@ -207,7 +207,7 @@ SPOOR_NOINLINE void record_sync(int fd, bool data_only, int result, uint64_t sta
 SPOOR_NOINLINE void record_dup(int fd, int target, int flags, int result, uint64_t start) {
   KeptErrno kept;
   ReentryGuard guard;
-  if (!guard.entered()) return;
+  if (!guard.records()) return;
   end_stdio_runs();
   kIoDup.write(fd, target, flags, result >= 0 ? result : -kept.value(), start);
 }

@@ -47,7 +47,7 @@ extern "C" {
 SPOOR_INTERPOSE void* mmap(void* addr, size_t size, int prot, int flags, int fd, off_t offset) {
   ReentryGuard guard;
   void* p = next_symbol(g_mmap, "mmap")(addr, size, prot, flags, fd, offset);
-  if (guard.entered() && p != MAP_FAILED) {
+  if (p != MAP_FAILED && guard.records()) {
     const int err = errno;
     record_mmap(p, size, prot, flags, fd);
     errno = err;
@@ -58,7 +58,7 @@ SPOOR_INTERPOSE void* mmap(void* addr, size_t size, int prot, int flags, int fd,
 SPOOR_INTERPOSE void* mmap64(void* addr, size_t size, int prot, int flags, int fd, off_t offset) {
   ReentryGuard guard;
   void* p = next_symbol(g_mmap64, "mmap64")(addr, size, prot, flags, fd, offset);
-  if (guard.entered() && p != MAP_FAILED) {
+  if (p != MAP_FAILED && guard.records()) {
     const int err = errno;
     record_mmap(p, size, prot, flags, fd);
     errno = err;
@@ -69,7 +69,7 @@ SPOOR_INTERPOSE void* mmap64(void* addr, size_t size, int prot, int flags, int f
 SPOOR_INTERPOSE int munmap(void* addr, size_t size) {
   ReentryGuard guard;
   // Before the unmap, as free: the range may be mapped again at once.
-  if (guard.entered() && kHeapMunmap.enabled()) kHeapMunmap.write(addr, size);
+  if (kHeapMunmap.enabled() && guard.records()) kHeapMunmap.write(addr, size);
   return next_symbol(g_munmap, "munmap")(addr, size);
 }
 
@@ -83,7 +83,7 @@ SPOOR_INTERPOSE void* mremap(void* old, size_t old_size, size_t size, int flags,
   }
   ReentryGuard guard;
   void* p = next_symbol(g_mremap, "mremap")(old, old_size, size, flags, fixed_address);
-  if (guard.entered() && p != MAP_FAILED) {
+  if (p != MAP_FAILED && guard.records()) {
     const int err = errno;
     record_mremap(old, old_size, p, size);
     errno = err;

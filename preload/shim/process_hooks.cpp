@@ -60,7 +60,7 @@ int traced_exec(const char* path, bool search_path, char* const* envp, Exec exec
   if (!in_own_process()) return exec(fixed);
   ReentryGuard guard;
   if (guard.entered()) end_stdio_runs();  // the new image starts without this thread's runs
-  const bool write = guard.entered() && kProcessExec.enabled();
+  const bool write = kProcessExec.enabled() && guard.records();
   if (write) kProcessExec.write(Str{path ? path : ""}, Str{untraceable});
   // No sampling signal may stay pending into the new image (before it has
   // a handler for it, the signal would kill it).
@@ -113,7 +113,7 @@ std::atomic<SpawnFn> g_posix_spawn{nullptr}, g_posix_spawnp{nullptr};
 
 void record_child(pid_t child, bool spawn) {
   ReentryGuard guard;
-  if (child > 0 && guard.entered() && kProcessFork.enabled()) kProcessFork.write(static_cast<uint32_t>(child), spawn);
+  if (child > 0 && kProcessFork.enabled() && guard.records()) kProcessFork.write(static_cast<uint32_t>(child), spawn);
 }
 
 // posix_spawn(p): the child's environment fixed (on this stack: the

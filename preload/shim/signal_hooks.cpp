@@ -1,11 +1,17 @@
 // Interposed signal functions: the program keeps the sample signal as its
-// own (signal_hooks.h). Every hook passes other signals straight through.
+// own (signal_hooks.h), and every other handler the program installs runs
+// through a trampoline that tells the hooks whether it interrupted the
+// shim (reentry_guard.h): their calls are then recorded (the heap's) or
+// counted as lost, not dropped unseen. sigaction and signal report the
+// program's own handler, never the trampoline.
 //
 // Not covered: a program that installs a handler with the raw
 // rt_sigaction system call replaces the sampler's (its handler then also
 // receives the sampling signals), and bsd_signal, sysv_signal and sigset
-// are not interposed.
+// are not interposed: handlers installed those ways are not wrapped, and
+// their calls into hooks while the shim was interrupted are not seen.
 #include "next_symbol.h"
+#include "reentry_guard.h"
 #include "signal_hooks.h"
 
 #include <dlfcn.h>
@@ -22,7 +28,6 @@ namespace spoor::preload {
 namespace {
 
 using SigactionFn = int (*)(int, const struct sigaction*, struct sigaction*);
-using SignalFn = sighandler_t (*)(int, sighandler_t);
 using SigwaitFn = int (*)(const sigset_t*, int*);
 using SigwaitinfoFn = int (*)(const sigset_t*, siginfo_t*);
 using SigtimedwaitFn = int (*)(const sigset_t*, siginfo_t*, const struct timespec*);
@@ -30,7 +35,6 @@ using SignalfdFn = int (*)(int, const sigset_t*, int);
 using SigmaskFn = int (*)(int, const sigset_t*, sigset_t*);
 
 std::atomic<SigactionFn> g_sigaction{nullptr};
-std::atomic<SignalFn> g_signal{nullptr};
 std::atomic<SigwaitFn> g_sigwait{nullptr};
 std::atomic<SigwaitinfoFn> g_sigwaitinfo{nullptr};
 std::atomic<SigtimedwaitFn> g_sigtimedwait{nullptr};
@@ -173,12 +177,108 @@ const sigset_t* without_sample_signal(const sigset_t* set, sigset_t* copy) {
   return copy;
 }
 
+// The program's handlers for the signals other than the sample signal, as
+// it installed them; the kernel has program_handler_trampoline. Two copies
+// per signal, as for the sample signal's (program_action): written under
+// g_writer with every signal blocked, read lock-free by the trampoline.
+struct ProgramHandler {
+  void* function = nullptr;
+  bool siginfo = false;  // SA_SIGINFO: called with (sig, info, context)
+};
+struct HandlerSlot {
+  std::atomic<uint32_t> generation{0};
+  ProgramHandler copy[2];
+};
+HandlerSlot g_handlers[NSIG];
+
+ProgramHandler program_handler(int sig) {
+  HandlerSlot& slot = g_handlers[sig];
+  ProgramHandler h;
+  uint32_t g;
+  do {
+    g = slot.generation.load(std::memory_order_acquire);
+    h = slot.copy[g & 1];
+    std::atomic_thread_fence(std::memory_order_acquire);
+  } while (slot.generation.load(std::memory_order_relaxed) != g);
+  return h;
+}
+
+// Under g_writer.
+void set_program_handler(int sig, ProgramHandler h) {
+  HandlerSlot& slot = g_handlers[sig];
+  const uint32_t g = slot.generation.load(std::memory_order_relaxed);
+  slot.copy[(g + 1) & 1] = h;
+  slot.generation.store(g + 1, std::memory_order_release);
+}
+
+// Counts a handler that interrupted the shim in and out. Cost for every
+// other delivery: a TLS load, the seqlock read and one indirect call.
+void program_handler_trampoline(int sig, siginfo_t* info, void* context) {
+  const ProgramHandler h = program_handler(sig);
+  if (h.function == nullptr) return;
+  const bool over_shim = t_in_shim;
+  if (over_shim) ++t_handlers_over_shim;
+  if (h.siginfo) reinterpret_cast<void (*)(int, siginfo_t*, void*)>(h.function)(sig, info, context);
+  else reinterpret_cast<void (*)(int)>(h.function)(sig);
+  if (over_shim) --t_handlers_over_shim;
+}
+
+bool is_handler(const struct sigaction& a) { return a.sa_handler != SIG_DFL && a.sa_handler != SIG_IGN; }
+
+// sigaction(2) for a signal other than the sample signal: a handler goes in
+// wrapped, and `old` names the program's handler where the kernel has the
+// trampoline. Under g_writer with every signal blocked, so that the table
+// and the kernel change together for other threads' sigaction calls.
+int wrapped_sigaction(int sig, const struct sigaction* act, struct sigaction* old) {
+  const SigactionFn real = next_symbol(g_sigaction, "sigaction");
+  if (real == nullptr) {
+    errno = ENOSYS;
+    return -1;
+  }
+  if (sig <= 0 || sig >= NSIG) return real(sig, act, old);
+  sigset_t all, saved;
+  sigfillset(&all);
+  real_sigmask(SIG_SETMASK, &all, &saved);
+  int result;
+  int error;
+  {
+    std::lock_guard lock(g_writer);
+    const ProgramHandler before = program_handler(sig);
+    struct sigaction mine;
+    const struct sigaction* pass = act;
+    const bool wraps = act != nullptr && is_handler(*act);
+    if (wraps) {
+      set_program_handler(sig, {(act->sa_flags & SA_SIGINFO) ? reinterpret_cast<void*>(act->sa_sigaction)
+                                                               : reinterpret_cast<void*>(act->sa_handler),
+                                (act->sa_flags & SA_SIGINFO) != 0});
+      mine = *act;
+      mine.sa_sigaction = program_handler_trampoline;
+      mine.sa_flags |= SA_SIGINFO;
+      pass = &mine;
+    }
+    result = real(sig, pass, old);
+    error = errno;
+    if (result != 0 && wraps) set_program_handler(sig, before);
+    if (result == 0 && old != nullptr && (old->sa_flags & SA_SIGINFO) != 0 &&
+        old->sa_sigaction == program_handler_trampoline) {
+      if (before.siginfo) {
+        old->sa_sigaction = reinterpret_cast<void (*)(int, siginfo_t*, void*)>(before.function);
+      } else {
+        old->sa_flags &= ~SA_SIGINFO;
+        old->sa_handler = reinterpret_cast<void (*)(int)>(before.function);
+      }
+    }
+  }
+  real_sigmask(SIG_SETMASK, &saved, nullptr);
+  errno = error;
+  return result;
+}
+
 }  // namespace
 
 bool take_sample_signal(int sig, const struct sigaction& action) {
   // Resolved now: dlsym is not async-signal-safe.
   const SigactionFn real = next_symbol(g_sigaction, "sigaction");
-  next_symbol(g_signal, "signal");
   next_symbol(g_sigwait, "sigwait");
   next_symbol(g_sigwaitinfo, "sigwaitinfo");
   next_symbol(g_sigtimedwait, "sigtimedwait");
@@ -248,8 +348,11 @@ void run_program_handler(int sig, siginfo_t* info, void* context) {
   if (a.sa_flags & SA_NODEFER) sigdelset(&during, sig);
   else sigaddset(&during, sig);
   real_sigmask(SIG_SETMASK, &during, nullptr);
+  const bool over_shim = t_in_shim;
+  if (over_shim) ++t_handlers_over_shim;
   if (a.sa_flags & SA_SIGINFO) a.sa_sigaction(sig, info, context);
   else a.sa_handler(sig);
+  if (over_shim) --t_handlers_over_shim;
   real_sigmask(SIG_SETMASK, &saved, nullptr);
 }
 
@@ -262,7 +365,7 @@ using namespace spoor::preload;
 extern "C" {
 
 SPOOR_INTERPOSE int sigaction(int sig, const struct sigaction* act, struct sigaction* old) {
-  if (!owned(sig)) return next_symbol(g_sigaction, "sigaction")(sig, act, old);
+  if (!owned(sig)) return wrapped_sigaction(sig, act, old);
   if (act != nullptr) g_program_uses_signal.store(true, std::memory_order_relaxed);
   follow_on_stack(act);
   exchange_program_action(act, old);
@@ -270,14 +373,18 @@ SPOOR_INTERPOSE int sigaction(int sig, const struct sigaction* act, struct sigac
 }
 
 SPOOR_INTERPOSE sighandler_t signal(int sig, sighandler_t handler) {
-  if (!owned(sig)) return next_symbol(g_signal, "signal")(sig, handler);
+  if (handler == SIG_ERR) {
+    errno = EINVAL;
+    return SIG_ERR;
+  }
   // glibc's signal() has BSD semantics: restarting, the signal blocked
   // while its handler runs.
   struct sigaction act{}, old{};
   act.sa_handler = handler;
   sigemptyset(&act.sa_mask);
-  sigaddset(&act.sa_mask, sig);
+  if (sig > 0 && sig < NSIG) sigaddset(&act.sa_mask, sig);
   act.sa_flags = SA_RESTART;
+  if (!owned(sig)) return wrapped_sigaction(sig, &act, &old) == 0 ? old.sa_handler : SIG_ERR;
   g_program_uses_signal.store(true, std::memory_order_relaxed);
   exchange_program_action(&act, &old);
   return old.sa_handler;

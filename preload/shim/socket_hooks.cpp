@@ -45,7 +45,7 @@ uint8_t socket_type(int fd) {
 SPOOR_NOINLINE void record_connect(int fd, const sockaddr* address, socklen_t length, int result, uint64_t start) {
   KeptErrno kept;
   ReentryGuard guard;
-  if (!guard.entered()) return;
+  if (!guard.records()) return;
   end_stdio_runs();  // the thread's pending stdio runs come first
   const int value = result == 0 ? 0 : -kept.value();
   kIoConnect.write(fd, address_value(address, length, value == -EFAULT), socket_type(fd), value, start,
@@ -66,7 +66,7 @@ socklen_t local_address(int fd, sockaddr_storage& out) {
 SPOOR_NOINLINE void record_bind(int fd, const sockaddr* address, socklen_t length, int result, uint64_t start) {
   KeptErrno kept;
   ReentryGuard guard;
-  if (!guard.entered()) return;
+  if (!guard.records()) return;
   end_stdio_runs();  // the thread's pending stdio runs come first
   const int value = result == 0 ? 0 : -kept.value();
   sockaddr_storage local;
@@ -85,7 +85,7 @@ SPOOR_NOINLINE void record_bind(int fd, const sockaddr* address, socklen_t lengt
 SPOOR_NOINLINE void record_listen(int fd, int backlog, int result, uint64_t start) {
   KeptErrno kept;
   ReentryGuard guard;
-  if (!guard.entered()) return;
+  if (!guard.records()) return;
   end_stdio_runs();  // the thread's pending stdio runs come first
   const int value = result == 0 ? 0 : -kept.value();
   sockaddr_storage local;
@@ -101,7 +101,7 @@ SPOOR_NOINLINE void record_accept(uint8_t call, int fd, const sockaddr* address,
                                   socklen_t length, int result, uint64_t start) {
   KeptErrno kept;
   ReentryGuard guard;
-  if (!guard.entered()) return;
+  if (!guard.records()) return;
   end_stdio_runs();  // the thread's pending stdio runs come first
   if (result >= 0) write_fd_created(result, call, start);
   const int value = result >= 0 ? result : -kept.value();

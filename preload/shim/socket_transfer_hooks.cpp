@@ -57,7 +57,7 @@ SPOOR_NOINLINE void record_socket_transfer(int fd, uint8_t call, int flags, cons
                                            ssize_t result, uint64_t start) {
   KeptErrno kept;
   ReentryGuard guard;
-  if (!guard.entered()) return;
+  if (!guard.records()) return;
   end_stdio_runs();  // the thread's pending stdio runs come first
   uint32_t vectors = 0;
   if (message != nullptr) {
@@ -88,7 +88,7 @@ SPOOR_NOINLINE void record_message_batch(int fd, uint8_t call, int flags, const 
                                          socklen_t capacity, int moved, uint64_t start) {
   KeptErrno kept;
   ReentryGuard guard;
-  if (!guard.entered()) return;
+  if (!guard.records()) return;
   end_stdio_runs();  // the thread's pending stdio runs come first
   uint64_t requested = 0;
   int64_t bytes = -kept.value();

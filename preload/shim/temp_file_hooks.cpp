@@ -48,7 +48,7 @@ constexpr uint32_t kTempMode = 0600;
 SPOOR_NOINLINE void record_temp_open(const char* path, int extra_flags, int fd, uint64_t start) {
   KeptErrno kept;
   ReentryGuard guard;
-  if (!guard.entered()) return;
+  if (!guard.records()) return;
   end_stdio_runs();  // the thread's pending stdio runs come first
   const int result = fd >= 0 ? fd : -kept.value();
   kIoOpen.write(AT_FDCWD, path_value(path, result == -EFAULT), kTempFlags | extra_flags, kTempMode, result,
@@ -59,7 +59,7 @@ SPOOR_NOINLINE void record_tmpfile(FILE* stream, uint64_t start) {
   if (stream == nullptr) return;
   KeptErrno kept;
   ReentryGuard guard;
-  if (!guard.entered()) return;
+  if (!guard.records()) return;
   end_stdio_runs();  // the thread's pending stdio runs come first
   const int fd = fileno(stream);
   char path[PATH_MAX];

@@ -136,7 +136,10 @@ int run_record_command(const std::vector<std::string>& words) {
   std::fprintf(stderr, "spoor record: %s%llu events, %llu lost%s, %s written to %s\n", processes.c_str(),
                static_cast<unsigned long long>(r.events),
                static_cast<unsigned long long>(r.lost),
-               r.lost > r.kernel_lost ? " (the ring was full: try a larger --buffer-size)" : "",
+               r.lost > r.kernel_lost
+                   ? " (a ring was full: try a larger --buffer-size; or a signal handler called a hooked "
+                     "function while its thread was inside Spoor's hooks, where only allocations can be recorded)"
+                   : "",
                human_bytes(r.file_bytes).c_str(), r.output_path == "-" ? "standard output" : r.output_path.c_str());
   if (r.compression.raw_bytes > 0)
     std::fprintf(stderr, "spoor record: zstd packed %s of blocks into %s (%.1fx) using %.2f s of CPU off the program's threads\n",

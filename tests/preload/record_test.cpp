@@ -331,6 +331,61 @@ TEST(Record, TheTracersOwnTimeIsOneNamedRowOfTheProfile) {
   std::filesystem::remove(path);
 }
 
+// A signal handler's calls while the program's thread was inside the
+// shim's hooks (most of them, in an allocation loop): each allocation is
+// recorded all the same, with the handler's call site as its stack, and
+// each write, which cannot be recorded there, is counted as lost. Before,
+// all of them were dropped unseen. sigaction and signal still report the
+// program's own handlers.
+TEST(Record, CallsOfASignalHandlerThatInterruptedTheShimAreRecordedOrCounted) {
+  const std::string path = trace_path("handler-calls");
+  const Process r = run(kSpoor + " record --sample-hz 0 -o " + path + " -- " + SPOOR_HANDLER_CALLS + " 2000");
+  ASSERT_EQ(r.status, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("ok sigaction reports the handler\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("ok signal reports the handler\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("ok signal reports SIG_DFL\n"), std::string::npos) << r.out;
+  const size_t at = r.out.find("handled ");
+  ASSERT_NE(at, std::string::npos) << r.out;
+  const uint64_t handled = std::stoull(r.out.substr(at + 8));
+  ASSERT_GE(handled, 2000u);
+
+  uint64_t mallocs = 0, aligned = 0, writes = 0, one_frame = 0;
+  auto trace = reader::Trace::open(path);
+  ASSERT_TRUE(trace) << trace.error();
+  reader::EventReader events(trace.value());
+  reader::Event e;
+  std::map<uint64_t, size_t> stack_depths;
+  std::vector<uint64_t> handler_stacks;
+  while (events.next(e)) {
+    const std::string& name = e.descriptor->name;
+    if (name == "Stack") {
+      stack_depths[std::get<uint64_t>(*e.field("id"))] = std::get<reader::Blob>(*e.field("frames")).bytes.size() / 8;
+    } else if (name == "Alloc") {
+      const uint64_t size = std::get<uint64_t>(*e.field("size"));
+      if (size == 4000) ++mallocs;
+      if (size == 3000) ++aligned;
+      if (size == 4000 || size == 3000) handler_stacks.push_back(std::get<uint64_t>(*e.field("stack")));
+    } else if (name == "Write" && std::get<int64_t>(*e.field("result")) == 1) {
+      ++writes;
+    }
+  }
+  EXPECT_EQ(mallocs, handled);
+  EXPECT_EQ(aligned, handled);
+  for (const uint64_t id : handler_stacks) {
+    EXPECT_NE(id, 0u);
+    if (stack_depths[id] == 1) ++one_frame;
+  }
+  EXPECT_GT(one_frame, 0u) << "some calls interrupted the shim";
+  // The writes not recorded are the run's only lost events.
+  const size_t lost_at = r.err.find(" lost");
+  ASSERT_NE(lost_at, std::string::npos) << r.err;
+  const size_t lost_from = r.err.rfind(' ', lost_at - 1) + 1;
+  const uint64_t lost = std::stoull(r.err.substr(lost_from, lost_at - lost_from));
+  EXPECT_EQ(writes + lost, handled) << r.err;
+  EXPECT_GT(lost, 0u) << "some writes interrupted the shim";
+  std::filesystem::remove(path);
+}
+
 // How each child ended is in the trace however it was reaped: by a
 // SIGCHLD handler that interrupted the shim's hooks (its wait calls were
 // dropped as the shim's own), or inside glibc's system() and pclose(), where
