@@ -7,9 +7,8 @@
 //
 // Not covered: a program that installs a handler with the raw
 // rt_sigaction system call replaces the sampler's (its handler then also
-// receives the sampling signals), and bsd_signal, sysv_signal and sigset
-// are not interposed: handlers installed those ways are not wrapped, and
-// their calls into hooks while the shim was interrupted are not seen.
+// receives the sampling signals), and a handler installed so is not
+// wrapped: its calls into hooks while the shim was interrupted are not seen.
 #include "next_symbol.h"
 #include "reentry_guard.h"
 #include "signal_hooks.h"
@@ -372,22 +371,67 @@ SPOOR_INTERPOSE int sigaction(int sig, const struct sigaction* act, struct sigac
   return 0;
 }
 
-SPOOR_INTERPOSE sighandler_t signal(int sig, sighandler_t handler) {
+// glibc's other ways to set a handler, each as glibc defines it on top of
+// sigaction (so they go through the hook above): signal, bsd_signal and
+// ssignal with BSD semantics (restarting, the signal blocked while its
+// handler runs), sysv_signal (what signal() is under strict X/Open) with
+// System V's (reset to SIG_DFL on delivery, not blocked, not restarting).
+static sighandler_t install_handler(int sig, sighandler_t handler, int flags, bool block_itself) {
   if (handler == SIG_ERR) {
     errno = EINVAL;
     return SIG_ERR;
   }
-  // glibc's signal() has BSD semantics: restarting, the signal blocked
-  // while its handler runs.
   struct sigaction act{}, old{};
   act.sa_handler = handler;
   sigemptyset(&act.sa_mask);
-  if (sig > 0 && sig < NSIG) sigaddset(&act.sa_mask, sig);
-  act.sa_flags = SA_RESTART;
-  if (!owned(sig)) return wrapped_sigaction(sig, &act, &old) == 0 ? old.sa_handler : SIG_ERR;
-  g_program_uses_signal.store(true, std::memory_order_relaxed);
-  exchange_program_action(&act, &old);
-  return old.sa_handler;
+  if (block_itself && sig > 0 && sig < NSIG) sigaddset(&act.sa_mask, sig);
+  act.sa_flags = flags;
+  return sigaction(sig, &act, &old) == 0 ? old.sa_handler : SIG_ERR;
+}
+
+SPOOR_INTERPOSE sighandler_t signal(int sig, sighandler_t handler) {
+  return install_handler(sig, handler, SA_RESTART, true);
+}
+SPOOR_INTERPOSE sighandler_t bsd_signal(int sig, sighandler_t handler) {
+  return install_handler(sig, handler, SA_RESTART, true);
+}
+SPOOR_INTERPOSE sighandler_t ssignal(int sig, sighandler_t handler) {
+  return install_handler(sig, handler, SA_RESTART, true);
+}
+SPOOR_INTERPOSE sighandler_t sysv_signal(int sig, sighandler_t handler) {
+  return install_handler(sig, handler, SA_RESETHAND | SA_NODEFER, false);
+}
+SPOOR_INTERPOSE sighandler_t __sysv_signal(int sig, sighandler_t handler) {
+  return install_handler(sig, handler, SA_RESETHAND | SA_NODEFER, false);
+}
+SPOOR_INTERPOSE int __sigaction(int sig, const struct sigaction* act, struct sigaction* old) {
+  return sigaction(sig, act, old);
+}
+
+// sigset (System V): SIG_HOLD blocks the signal; any other disposition is
+// installed (no flags, empty mask) and unblocks it. Returns SIG_HOLD when
+// the signal was blocked before, else the previous disposition.
+SPOOR_INTERPOSE sighandler_t sigset(int sig, sighandler_t disposition) {
+  if (disposition == SIG_ERR || sig <= 0 || sig >= NSIG) {
+    errno = EINVAL;
+    return SIG_ERR;
+  }
+  sigset_t only, before;
+  sigemptyset(&only);
+  sigaddset(&only, sig);
+  struct sigaction old{};
+  if (disposition == SIG_HOLD) {
+    if (sigprocmask(SIG_BLOCK, &only, &before) != 0) return SIG_ERR;
+    if (sigismember(&before, sig) == 1) return SIG_HOLD;
+    if (sigaction(sig, nullptr, &old) != 0) return SIG_ERR;
+    return old.sa_handler;
+  }
+  struct sigaction act{};
+  act.sa_handler = disposition;
+  sigemptyset(&act.sa_mask);
+  if (sigaction(sig, &act, &old) != 0) return SIG_ERR;
+  if (sigprocmask(SIG_UNBLOCK, &only, &before) != 0) return SIG_ERR;
+  return sigismember(&before, sig) == 1 ? SIG_HOLD : old.sa_handler;
 }
 
 SPOOR_INTERPOSE int pthread_sigmask(int how, const sigset_t* set, sigset_t* old) {
