@@ -619,8 +619,11 @@ void print_events(const json& ev, std::string& out) {
 void print_health(const json& h, std::string& out) {
   heading(out, "Trace health");
   out += "  lost events: " + count_text(u(h, "lost_events")) +
-         (u(h, "lost_events") > 0 ? " (the rings were full: figures above undercount; record with a larger --buffer-size)"
-                                   : "") +
+         (u(h, "lost_events") > 0
+              ? " (figures above undercount: a ring was full, which a larger --buffer-size avoids, or a signal "
+                "handler called a hooked function other than the allocator's while its thread was inside Spoor's "
+                "hooks)"
+              : "") +
          "\n";
   if (h.contains("kernel_lost"))
     for (const json& l : h["kernel_lost"])
