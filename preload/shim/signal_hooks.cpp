@@ -11,6 +11,7 @@
 // wrapped: its calls into hooks while the shim was interrupted are not seen.
 #include "next_symbol.h"
 #include "reentry_guard.h"
+#include "shim_state.h"
 #include "signal_hooks.h"
 
 #include <dlfcn.h>
@@ -224,6 +225,18 @@ void program_handler_trampoline(int sig, siginfo_t* info, void* context) {
 
 bool is_handler(const struct sigaction& a) { return a.sa_handler != SIG_DFL && a.sa_handler != SIG_IGN; }
 
+// An action the kernel reported: the program's handler where it has the
+// trampoline.
+void name_program_handler(struct sigaction& a, const ProgramHandler& h) {
+  if ((a.sa_flags & SA_SIGINFO) == 0 || a.sa_sigaction != program_handler_trampoline) return;
+  if (h.siginfo) {
+    a.sa_sigaction = reinterpret_cast<void (*)(int, siginfo_t*, void*)>(h.function);
+  } else {
+    a.sa_flags &= ~SA_SIGINFO;
+    a.sa_handler = reinterpret_cast<void (*)(int)>(h.function);
+  }
+}
+
 // sigaction(2) for a signal other than the sample signal: a handler goes in
 // wrapped, and `old` names the program's handler where the kernel has the
 // trampoline. Under g_writer with every signal blocked, so that the table
@@ -235,6 +248,14 @@ int wrapped_sigaction(int sig, const struct sigaction* act, struct sigaction* ol
     return -1;
   }
   if (sig <= 0 || sig >= NSIG) return real(sig, act, old);
+  // A vfork child shares this table with its parent, but not the parent's
+  // handlers: what it installs goes in unwrapped, and the table stays the
+  // parent's.
+  if (shim_attached() && static_cast<uint32_t>(getpid()) != shim_pid()) {
+    const int result = real(sig, act, old);
+    if (result == 0 && old != nullptr) name_program_handler(*old, program_handler(sig));
+    return result;
+  }
   sigset_t all, saved;
   sigfillset(&all);
   real_sigmask(SIG_SETMASK, &all, &saved);
@@ -258,15 +279,7 @@ int wrapped_sigaction(int sig, const struct sigaction* act, struct sigaction* ol
     result = real(sig, pass, old);
     error = errno;
     if (result != 0 && wraps) set_program_handler(sig, before);
-    if (result == 0 && old != nullptr && (old->sa_flags & SA_SIGINFO) != 0 &&
-        old->sa_sigaction == program_handler_trampoline) {
-      if (before.siginfo) {
-        old->sa_sigaction = reinterpret_cast<void (*)(int, siginfo_t*, void*)>(before.function);
-      } else {
-        old->sa_flags &= ~SA_SIGINFO;
-        old->sa_handler = reinterpret_cast<void (*)(int)>(before.function);
-      }
-    }
+    if (result == 0 && old != nullptr) name_program_handler(*old, before);
   }
   real_sigmask(SIG_SETMASK, &saved, nullptr);
   errno = error;

@@ -8,7 +8,8 @@
  * The handler is installed with sigaction, or with the function named by
  * the second argument (sigset, bsd_signal). It also checks that sigaction,
  * signal, sysv_signal, bsd_signal and sigset report the program's own
- * handlers back. Prints "ok" per check, then "handled H"; exits 0 when all
+ * handlers back, and that a handler a vfork child installs before its exec
+ * stays the child's. Prints "ok" per check, then "handled H"; exits 0 when all
  * passed, 1 otherwise. */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -17,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/time.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 /* In libc, no longer declared by its headers; sigset is deprecated there. */
@@ -38,6 +40,16 @@ static void on_alarm(int sig) {
 }
 
 static void on_usr1(int sig) { (void)sig; }
+
+static volatile sig_atomic_t parent_handled, child_handler_ran;
+static void parent_usr1(int sig) {
+  (void)sig;
+  parent_handled = 1;
+}
+static void child_usr1(int sig) {
+  (void)sig;
+  child_handler_ran = 1;
+}
 
 int main(int argc, char** argv) {
   const long want = argc > 1 ? atol(argv[1]) : 2000;
@@ -84,6 +96,23 @@ int main(int argc, char** argv) {
   if (signal(SIGUSR1, SIG_DFL) == on_usr1) puts("ok signal reports the handler");
   else failed = 1;
   if (signal(SIGUSR1, SIG_IGN) == SIG_DFL) puts("ok signal reports SIG_DFL");
+  else failed = 1;
+
+  struct sigaction parent_action;
+  memset(&parent_action, 0, sizeof parent_action);
+  parent_action.sa_handler = parent_usr1;
+  sigaction(SIGUSR1, &parent_action, NULL);
+  const pid_t child = vfork();
+  if (child == 0) {
+    struct sigaction child_action;
+    memset(&child_action, 0, sizeof child_action);
+    child_action.sa_handler = child_usr1;
+    sigaction(SIGUSR1, &child_action, NULL);
+    _exit(0);
+  }
+  waitpid(child, NULL, 0);
+  raise(SIGUSR1);
+  if (parent_handled && !child_handler_ran) puts("ok a vfork child's handler stays its own");
   else failed = 1;
 
   struct itimerval every = {{0, 200}, {0, 200}};
