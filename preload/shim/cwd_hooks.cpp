@@ -25,9 +25,8 @@ constinit NextFunction<FchdirFn> g_fchdir{"fchdir"};
 
 SPOOR_NOINLINE void record_chdir(int fd, const char* path, int result, uint64_t start) {
   KeptErrno kept;
-  ReentryGuard guard;
-  if (!guard.records()) return;
-  end_stdio_runs();  // the thread's pending stdio runs come first
+  IoRecording recording;
+  if (!recording.on()) return;
   const int value = result == 0 ? 0 : -kept.value();
   // The system call, not libc's getcwd: that one allocates when handed no
   // buffer, and a library may interpose it. Its result counts the NUL.

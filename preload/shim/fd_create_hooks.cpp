@@ -56,9 +56,8 @@ constinit NextFunction<TimerfdFn> g_timerfd_create{"timerfd_create"};
 SPOOR_NOINLINE void record_created(uint8_t call, const int* fds, int count, int result, uint64_t start) {
   if (result < 0) return;
   KeptErrno kept;
-  ReentryGuard guard;
-  if (!guard.records()) return;
-  end_stdio_runs();  // the thread's pending stdio runs come first
+  IoRecording recording;
+  if (!recording.on()) return;
   for (int i = 0; i < count; ++i) write_fd_created(fds[i], call, start);
 }
 
@@ -67,9 +66,8 @@ SPOOR_NOINLINE void record_created(uint8_t call, const int* fds, int count, int 
 SPOOR_NOINLINE void record_socket(int domain, int type, int protocol, int result, uint64_t start) {
   if (result < 0) return;
   KeptErrno kept;
-  ReentryGuard guard;
-  if (!guard.records()) return;
-  end_stdio_runs();  // the thread's pending stdio runs come first
+  IoRecording recording;
+  if (!recording.on()) return;
   if (kIoFdCreated.enabled()) write_fd_created(result, kIoCreateSocket, start);
   constexpr int kTypeFlags = SOCK_NONBLOCK | SOCK_CLOEXEC;
   kIoSocket.write(result, static_cast<uint16_t>(domain), static_cast<uint8_t>(type & ~kTypeFlags), protocol);

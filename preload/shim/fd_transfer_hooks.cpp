@@ -35,9 +35,8 @@ constinit NextFunction<CopyFileRangeFn> g_copy_file_range{"copy_file_range"};
 
 SPOOR_NOINLINE void record_close_range(unsigned first, unsigned last, int flags, int result, uint64_t start) {
   KeptErrno kept;
-  ReentryGuard guard;
-  if (!guard.records()) return;
-  end_stdio_runs();
+  IoRecording recording;
+  if (!recording.on()) return;
   kIoCloseRange.write(static_cast<int32_t>(first), last, flags, result == 0 ? 0 : -kept.value(), start);
 }
 
@@ -46,9 +45,8 @@ SPOOR_NOINLINE void record_close_range(unsigned first, unsigned last, int flags,
 SPOOR_NOINLINE void record_copy(uint8_t call, int fd, int64_t offset, int target, int64_t target_offset,
                                 size_t requested, ssize_t result, uint64_t start) {
   KeptErrno kept;
-  ReentryGuard guard;
-  if (!guard.records()) return;
-  end_stdio_runs();  // the thread's pending stdio runs come first
+  IoRecording recording;
+  if (!recording.on()) return;
   kIoCopy.write(fd, offset, target, target_offset, call, static_cast<uint64_t>(requested),
                 static_cast<int64_t>(result >= 0 ? result : -kept.value()), start, transfer_stack());
 }

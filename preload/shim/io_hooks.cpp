@@ -142,9 +142,8 @@ SPOOR_NOINLINE int sys_fcntl(int fd, int cmd, void* arg) {
 SPOOR_NOINLINE void record_open(int dirfd, const char* path, int flags, mode_t mode, int fd,
                                 uint64_t start) {
   KeptErrno kept;
-  ReentryGuard guard;
-  if (!guard.records()) return;
-  end_stdio_runs();  // the thread's pending stdio runs come first
+  IoRecording recording;
+  if (!recording.on()) return;
   const int result = fd >= 0 ? fd : -kept.value();
   kIoOpen.write(dirfd, path_value(path, result == -EFAULT), flags, static_cast<uint32_t>(mode),
                 result, start, caller_stack());
@@ -156,9 +155,8 @@ template <const auto& kEvent>
 SPOOR_NOINLINE void record_transfer(int fd, int64_t offset, const iovec* iov, int count,
                                     uint64_t requested, ssize_t result, uint64_t start) {
   KeptErrno kept;
-  ReentryGuard guard;
-  if (!guard.records()) return;
-  end_stdio_runs();  // the thread's pending stdio runs come first
+  IoRecording recording;
+  if (!recording.on()) return;
   if (iov != nullptr && result >= 0) {
     for (int i = 0; i < count; ++i) requested += iov[i].iov_len;
   }
@@ -182,33 +180,29 @@ SPOOR_ALWAYS_INLINE ssize_t forward_transfer(Fn next, int fd, int64_t offset, co
 
 SPOOR_NOINLINE void record_close(int fd, int result, uint64_t start) {
   KeptErrno kept;
-  ReentryGuard guard;
-  if (!guard.records()) return;
-  end_stdio_runs();
+  IoRecording recording;
+  if (!recording.on()) return;
   kIoClose.write(fd, result == 0 ? 0 : -kept.value(), start);
 }
 
 SPOOR_NOINLINE void record_seek(int fd, off_t offset, int whence, off_t result, uint64_t start) {
   KeptErrno kept;
-  ReentryGuard guard;
-  if (!guard.records()) return;
-  end_stdio_runs();
+  IoRecording recording;
+  if (!recording.on()) return;
   kIoSeek.write(fd, offset, whence, result >= 0 ? result : -kept.value(), start);
 }
 
 SPOOR_NOINLINE void record_sync(int fd, bool data_only, int result, uint64_t start) {
   KeptErrno kept;
-  ReentryGuard guard;
-  if (!guard.records()) return;
-  end_stdio_runs();
+  IoRecording recording;
+  if (!recording.on()) return;
   kIoSync.write(fd, data_only, result == 0 ? 0 : -kept.value(), start);
 }
 
 SPOOR_NOINLINE void record_dup(int fd, int target, int flags, int result, uint64_t start) {
   KeptErrno kept;
-  ReentryGuard guard;
-  if (!guard.records()) return;
-  end_stdio_runs();
+  IoRecording recording;
+  if (!recording.on()) return;
   kIoDup.write(fd, target, flags, result >= 0 ? result : -kept.value(), start);
 }
 

@@ -26,7 +26,9 @@
 
 #include "io_provider.h"
 #include "modules.h"
+#include "reentry_guard.h"
 #include "stack_table.h"
+#include "stdio_run.h"
 
 namespace spoor::preload {
 
@@ -81,12 +83,31 @@ class KeptErrno {
   int value_;
 };
 
+// Who records a file or socket call; each recording function below the
+// stdio layer starts with one. The hook's own thread: its pending stdio
+// runs go out first, and the event carries a stack as asked. A signal
+// handler that interrupted the shim: the event alone, without a stack (the
+// thread's stdio runs and the unwinder may be mid-update under it; its
+// other calls are counted lost, ReentryGuard::records). Nobody: the shim's
+// own call.
+class IoRecording {
+ public:
+  IoRecording() : handler_(guard_.entered()) {
+    if (guard_.entered()) end_stdio_runs();  // the thread's pending stdio runs come first
+  }
+  bool on() const { return guard_.entered() || handler_.entered(); }
+
+ private:
+  ReentryGuard guard_;
+  HandlerGuard handler_;
+};
+
 // The stack of the program's call, from inside a recording function that
 // the hook called directly: skip 2 drops that function and the hook (both
 // must be real frames: recorders are noinline, what a hook calls on its
 // way to them is always_inline). 0 when Spoor.Stack is off.
 SPOOR_ALWAYS_INLINE uint32_t caller_stack() {
-  if (!kStack.enabled()) return 0;
+  if (!kStack.enabled() || SPOOR_UNLIKELY(t_handler_in_hook)) return 0;
   rescan_modules_if_changed();  // a module loaded since may hold a frame
   return current_stack_id(2);
 }
@@ -94,7 +115,7 @@ SPOOR_ALWAYS_INLINE uint32_t caller_stack() {
 // The same, for reads and writes: only when their stacks are asked for.
 SPOOR_ALWAYS_INLINE uint32_t transfer_stack() {
   if (!g_io.enabled(static_cast<uint8_t>(Level::info), kKeywordIoTransferStacks)) return 0;
-  if (!kStack.enabled()) return 0;
+  if (!kStack.enabled() || SPOOR_UNLIKELY(t_handler_in_hook)) return 0;
   rescan_modules_if_changed();
   return current_stack_id(2);
 }

@@ -1,9 +1,10 @@
 // Interposed signal functions: the program keeps the sample signal as its
 // own (signal_hooks.h), and every other handler the program installs runs
 // through a trampoline that tells the hooks whether it interrupted the
-// shim (reentry_guard.h): their calls are then recorded (the heap's) or
-// counted as lost, not dropped unseen. sigaction and signal report the
-// program's own handler, never the trampoline.
+// shim (reentry_guard.h): their calls are then recorded (the heap's, the
+// files' and sockets') or counted as lost (the rest), not dropped unseen.
+// sigaction and the like report the program's own handler, never the
+// trampoline.
 //
 // Not covered: a program that installs a handler with the raw
 // rt_sigaction system call replaces the sampler's (its handler then also

@@ -44,9 +44,8 @@ uint8_t socket_type(int fd) {
 
 SPOOR_NOINLINE void record_connect(int fd, const sockaddr* address, socklen_t length, int result, uint64_t start) {
   KeptErrno kept;
-  ReentryGuard guard;
-  if (!guard.records()) return;
-  end_stdio_runs();  // the thread's pending stdio runs come first
+  IoRecording recording;
+  if (!recording.on()) return;
   const int value = result == 0 ? 0 : -kept.value();
   kIoConnect.write(fd, address_value(address, length, value == -EFAULT), socket_type(fd), value, start,
                    caller_stack());
@@ -65,9 +64,8 @@ socklen_t local_address(int fd, sockaddr_storage& out) {
 // address asked for when the call failed.
 SPOOR_NOINLINE void record_bind(int fd, const sockaddr* address, socklen_t length, int result, uint64_t start) {
   KeptErrno kept;
-  ReentryGuard guard;
-  if (!guard.records()) return;
-  end_stdio_runs();  // the thread's pending stdio runs come first
+  IoRecording recording;
+  if (!recording.on()) return;
   const int value = result == 0 ? 0 : -kept.value();
   sockaddr_storage local;
   if (value == 0) {
@@ -84,9 +82,8 @@ SPOOR_NOINLINE void record_bind(int fd, const sockaddr* address, socklen_t lengt
 // a socket listening without a bind got its port from the kernel here).
 SPOOR_NOINLINE void record_listen(int fd, int backlog, int result, uint64_t start) {
   KeptErrno kept;
-  ReentryGuard guard;
-  if (!guard.records()) return;
-  end_stdio_runs();  // the thread's pending stdio runs come first
+  IoRecording recording;
+  if (!recording.on()) return;
   const int value = result == 0 ? 0 : -kept.value();
   sockaddr_storage local;
   const socklen_t local_length = value == 0 ? local_address(fd, local) : 0;
@@ -100,9 +97,8 @@ SPOOR_NOINLINE void record_listen(int fd, int backlog, int result, uint64_t star
 SPOOR_NOINLINE void record_accept(uint8_t call, int fd, const sockaddr* address, socklen_t capacity,
                                   socklen_t length, int result, uint64_t start) {
   KeptErrno kept;
-  ReentryGuard guard;
-  if (!guard.records()) return;
-  end_stdio_runs();  // the thread's pending stdio runs come first
+  IoRecording recording;
+  if (!recording.on()) return;
   if (result >= 0) write_fd_created(result, call, start);
   const int value = result >= 0 ? result : -kept.value();
   const size_t copied = result >= 0 ? (length < capacity ? length : capacity) : 0;

@@ -56,9 +56,8 @@ SPOOR_NOINLINE void record_socket_transfer(int fd, uint8_t call, int flags, cons
                                            const void* address, size_t length, uint64_t requested,
                                            ssize_t result, uint64_t start) {
   KeptErrno kept;
-  ReentryGuard guard;
-  if (!guard.records()) return;
-  end_stdio_runs();  // the thread's pending stdio runs come first
+  IoRecording recording;
+  if (!recording.on()) return;
   uint32_t vectors = 0;
   if (message != nullptr) {
     vectors = static_cast<uint32_t>(message->msg_iovlen);
@@ -87,9 +86,8 @@ template <const auto& kEvent>
 SPOOR_NOINLINE void record_message_batch(int fd, uint8_t call, int flags, const mmsghdr* messages,
                                          socklen_t capacity, int moved, uint64_t start) {
   KeptErrno kept;
-  ReentryGuard guard;
-  if (!guard.records()) return;
-  end_stdio_runs();  // the thread's pending stdio runs come first
+  IoRecording recording;
+  if (!recording.on()) return;
   uint64_t requested = 0;
   int64_t bytes = -kept.value();
   const void* address = nullptr;

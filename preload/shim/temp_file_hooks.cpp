@@ -47,9 +47,8 @@ constexpr uint32_t kTempMode = 0600;
 
 SPOOR_NOINLINE void record_temp_open(const char* path, int extra_flags, int fd, uint64_t start) {
   KeptErrno kept;
-  ReentryGuard guard;
-  if (!guard.records()) return;
-  end_stdio_runs();  // the thread's pending stdio runs come first
+  IoRecording recording;
+  if (!recording.on()) return;
   const int result = fd >= 0 ? fd : -kept.value();
   kIoOpen.write(AT_FDCWD, path_value(path, result == -EFAULT), kTempFlags | extra_flags, kTempMode, result,
                 start, caller_stack());
@@ -58,9 +57,8 @@ SPOOR_NOINLINE void record_temp_open(const char* path, int extra_flags, int fd, 
 SPOOR_NOINLINE void record_tmpfile(FILE* stream, uint64_t start) {
   if (stream == nullptr) return;
   KeptErrno kept;
-  ReentryGuard guard;
-  if (!guard.records()) return;
-  end_stdio_runs();  // the thread's pending stdio runs come first
+  IoRecording recording;
+  if (!recording.on()) return;
   const int fd = fileno(stream);
   char path[PATH_MAX];
   const size_t len = fd_link(fd, path, sizeof path);

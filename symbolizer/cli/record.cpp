@@ -137,8 +137,8 @@ int run_record_command(const std::vector<std::string>& words) {
                static_cast<unsigned long long>(r.events),
                static_cast<unsigned long long>(r.lost),
                r.lost > r.kernel_lost
-                   ? " (a ring was full: try a larger --buffer-size; or a signal handler called a hooked "
-                     "function while its thread was inside Spoor's hooks, where only allocations can be recorded)"
+                   ? " (a ring was full: try a larger --buffer-size; or a signal handler made a call Spoor "
+                     "cannot record while its thread was inside Spoor's hooks, a stdio call say)"
                    : "",
                human_bytes(r.file_bytes).c_str(), r.output_path == "-" ? "standard output" : r.output_path.c_str());
   if (r.compression.raw_bytes > 0)

@@ -1,9 +1,10 @@
 /* A signal handler that allocates and writes while the main loop
  * allocates: under spoor record, most of its calls land while the main
  * thread is inside the shim's hooks. Each handler call makes one
- * malloc(4000) + free, one posix_memalign of 3000 bytes + free, and one
- * 1-byte write to /dev/null; the main loop mallocs and frees 100 bytes
- * until the handler has run N times (argument, default 2000).
+ * malloc(4000) + free, one posix_memalign of 3000 bytes + free, one
+ * 1-byte write to /dev/null and one fflush of a stream on /dev/null; the
+ * main loop mallocs and frees 100 bytes until the handler has run N times
+ * (argument, default 2000).
  *
  * The handler is installed with sigaction, or with the function named by
  * the second argument (sigset, bsd_signal). It also checks that sigaction,
@@ -27,6 +28,7 @@ extern __sighandler_t bsd_signal(int sig, __sighandler_t handler);
 
 static volatile long handled;
 static int devnull = -1;
+static FILE* devnull_stream;
 
 static void on_alarm(int sig) {
   (void)sig;
@@ -36,6 +38,7 @@ static void on_alarm(int sig) {
   void* q = NULL;
   if (posix_memalign(&q, 64, 3000) == 0) free(q);
   if (write(devnull, "x", 1) != 1) abort();
+  fflush(devnull_stream); /* the main loop never uses the stream */
   ++handled;
 }
 
@@ -56,6 +59,8 @@ int main(int argc, char** argv) {
   const char* installer = argc > 2 ? argv[2] : "sigaction";
   devnull = open("/dev/null", O_WRONLY);
   if (devnull < 0) return 1;
+  devnull_stream = fdopen(dup(devnull), "w");
+  if (devnull_stream == NULL) return 1;
   int failed = 0;
 
   struct sigaction sa;
