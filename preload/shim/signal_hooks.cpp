@@ -213,7 +213,10 @@ void set_program_handler(int sig, ProgramHandler h) {
 }
 
 // Counts a handler that interrupted the shim in and out. Cost for every
-// other delivery: a TLS load, the seqlock read and one indirect call.
+// other delivery: a TLS load, the seqlock read and one indirect call,
+// which g++ -O2 makes a tail jump: the program's handler then runs with
+// the kernel's signal frame as its caller, so a backtrace it prints is
+// the one it prints untraced.
 void program_handler_trampoline(int sig, siginfo_t* info, void* context) {
   const ProgramHandler h = program_handler(sig);
   if (h.function == nullptr) return;
