@@ -25,6 +25,7 @@
 #include "recorder_link.h"
 #include "reentry_guard.h"
 #include "shim_state.h"
+#include "signal_hooks.h"
 #include "stack_table.h"
 #include "samples.h"
 #include "thread_provider.h"
@@ -243,6 +244,8 @@ void after_fork_in_child() {
 }
 
 void attach() {
+  // The program's handlers are wrapped whether or not a recorder is there.
+  register_signal_fork_handlers();
   if (!capture_link_settings()) {  // not under spoor record: stay inert
     end_pre_attach_log();
     return;

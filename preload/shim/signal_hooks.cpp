@@ -290,7 +290,28 @@ int wrapped_sigaction(int sig, const struct sigaction* act, struct sigaction* ol
   return result;
 }
 
+// A fork while another thread holds g_writer would leave the child's copy
+// of it locked for good, and the child's first sigaction (resetting its
+// handlers before an exec, say) waiting forever: the forking thread takes
+// it around the fork, with every signal blocked as its other holders do.
+constinit thread_local sigset_t t_mask_before_fork __attribute__((tls_model("initial-exec"))) = {};
+void lock_for_fork() {
+  sigset_t all;
+  sigfillset(&all);
+  real_sigmask(SIG_SETMASK, &all, &t_mask_before_fork);
+  g_writer.lock();
+}
+void unlock_after_fork() {
+  g_writer.unlock();
+  real_sigmask(SIG_SETMASK, &t_mask_before_fork, nullptr);
+}
+
 }  // namespace
+
+void register_signal_fork_handlers() {
+  next_symbol(g_pthread_sigmask, "pthread_sigmask");  // not looked up inside a fork
+  pthread_atfork(lock_for_fork, unlock_after_fork, unlock_after_fork);
+}
 
 bool take_sample_signal(int sig, const struct sigaction& action) {
   // Resolved now: dlsym is not async-signal-safe.

@@ -11,6 +11,10 @@
 
 namespace spoor::preload {
 
+// Makes fork safe for the signal hooks' lock (pthread_atfork). Once, at
+// load, before the program's threads exist.
+void register_signal_fork_handlers();
+
 // Resolves the real signal functions (dlsym is not async-signal-safe, and
 // a program's handler may call sigaction), installs `action` for `sig` and
 // keeps what was there (an inherited SIG_IGN, say) as the program's

@@ -400,6 +400,17 @@ TEST(Record, CallsOfASignalHandlerThatInterruptedTheShimAreRecordedOrCounted) {
   expect_handler_calls_recorded_or_counted("bsd_signal");
 }
 
+// The hooks' lock on the program's handlers is taken around fork: a child
+// forked while another thread was inside sigaction can still install a
+// handler (it would wait forever on the copied lock).
+TEST(Record, AChildForkedWhileAnotherThreadSetsAHandlerCanSetItsOwn) {
+  const std::string path = trace_path("sigaction-fork");
+  const Process r = run(kSpoor + " record --sample-hz 0 -o " + path + " -- " + SPOOR_SIGACTION_FORK);
+  EXPECT_EQ(r.status, 0) << r.out << r.err;
+  EXPECT_EQ(r.out, "children 100, stuck 0\n");
+  std::filesystem::remove(path);
+}
+
 // How each child ended is in the trace however it was reaped: by a
 // SIGCHLD handler that interrupted the shim's hooks (its wait calls were
 // dropped as the shim's own), or inside glibc's system() and pclose(), where
