@@ -27,7 +27,7 @@
 namespace spoor::preload {
 
 inline constexpr uint32_t kRegionMagic = 0x4E474552u;  // "REGN"
-inline constexpr uint32_t kRegionVersion = 2;
+inline constexpr uint32_t kRegionVersion = 3;
 
 struct RegionHeader {
   uint32_t magic;
@@ -43,6 +43,10 @@ struct RegionHeader {
   // The pid that attached, stored once its metadata is published.
   std::atomic<uint32_t> attached_pid;
   uint32_t reserved;
+  // Of the events counted lost in the rings, those that were calls of a
+  // signal handler that interrupted the shim, which cannot be recorded
+  // there (a stdio call, say): the recorder tells the user which it was.
+  std::atomic<uint64_t> handler_calls_lost;
 };
 static_assert(std::atomic<uint64_t>::is_always_lock_free);
 

@@ -55,6 +55,10 @@ struct RecordResult {
   bool kernel_opened = false;     // kernel sources were recorded
   uint64_t kernel_records = 0;    // Spoor.Kernel records (included in `events`)
   uint64_t kernel_lost = 0;       // kernel records dropped or unreadable (included in `lost`)
+  // Calls of signal handlers that interrupted the shim and could not be
+  // recorded there (included in `lost`; the rest of the processes' lost
+  // events were dropped by full rings).
+  uint64_t handler_calls_lost = 0;
 };
 
 // Runs options.command to completion. Returns false with *error set when

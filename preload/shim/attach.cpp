@@ -273,6 +273,12 @@ __attribute__((constructor(101))) void attach_at_load() { attach(); }
 }  // namespace
 
 bool shim_attached() { return g_region.base != nullptr; }
+
+void count_handler_call_lost() {
+  count_lost_event();
+  if (g_region.base != nullptr)
+    reinterpret_cast<RegionHeader*>(g_region.base)->handler_calls_lost.fetch_add(1, std::memory_order_relaxed);
+}
 uint32_t shim_pid() { return g_pid; }
 int shim_connection() { return g_connection; }
 

@@ -13,8 +13,8 @@
 
 #include <atomic>
 
+#include "shim_state.h"
 #include "spoor/config.h"
-#include "spoor/event.h"
 
 namespace spoor::preload {
 
@@ -56,7 +56,7 @@ class ReentryGuard {
   // calls instead (HandlerGuard, IoRecording in io_interpose.h).
   bool records() const {
     if (SPOOR_LIKELY(entered_)) return true;
-    if (SPOOR_UNLIKELY(t_handlers_over_shim != 0) && !t_handler_in_hook) count_lost_event();
+    if (SPOOR_UNLIKELY(t_handlers_over_shim != 0) && !t_handler_in_hook) count_handler_call_lost();
     return false;
   }
 

@@ -16,6 +16,12 @@ uint32_t shim_pid();
 // The connection to the recorder (-1 when not attached).
 int shim_connection();
 
+// Counts a call a signal handler made while its thread was inside the
+// shim, which cannot be recorded there: a lost event of the current CPU,
+// and one more in the region's header, so the recorder can tell these
+// from a full ring. Async-signal-safe.
+void count_handler_call_lost();
+
 }  // namespace spoor::preload
 
 #endif  // SPOOR_PRELOAD_SHIM_STATE_H

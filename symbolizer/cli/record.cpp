@@ -26,6 +26,21 @@ size_t parse_size(const std::string& text) {
   return 0;
 }
 
+// Why the processes' events were lost (the kernel's have their own line):
+// full rings, or calls of signal handlers that interrupted the shim, which
+// the shim counts apart.
+std::string lost_reason(const record::RecordResult& r) {
+  const uint64_t lost = r.lost - r.kernel_lost;
+  if (lost == 0) return "";
+  const std::string full = "a ring was full: try a larger --buffer-size";
+  const std::string handlers =
+      "calls a signal handler made while its thread was inside Spoor's hooks, where stdio calls and a few "
+      "others cannot be recorded";
+  if (r.handler_calls_lost == 0) return " (" + full + ")";
+  if (r.handler_calls_lost >= lost) return " (" + handlers + ")";
+  return " (" + std::to_string(r.handler_calls_lost) + " of them " + handlers + "; the rest: " + full + ")";
+}
+
 std::string human_bytes(uint64_t b) {
   char buf[32];
   if (b >= (1u << 20)) std::snprintf(buf, sizeof buf, "%.1f MiB", static_cast<double>(b) / (1 << 20));
@@ -135,11 +150,7 @@ int run_record_command(const std::vector<std::string>& words) {
   const std::string processes = options.no_preload ? "" : std::to_string(r.processes) + (r.processes == 1 ? " process, " : " processes, ");
   std::fprintf(stderr, "spoor record: %s%llu events, %llu lost%s, %s written to %s\n", processes.c_str(),
                static_cast<unsigned long long>(r.events),
-               static_cast<unsigned long long>(r.lost),
-               r.lost > r.kernel_lost
-                   ? " (a ring was full: try a larger --buffer-size; or a signal handler made a call Spoor "
-                     "cannot record while its thread was inside Spoor's hooks, a stdio call say)"
-                   : "",
+               static_cast<unsigned long long>(r.lost), lost_reason(r).c_str(),
                human_bytes(r.file_bytes).c_str(), r.output_path == "-" ? "standard output" : r.output_path.c_str());
   if (r.compression.raw_bytes > 0)
     std::fprintf(stderr, "spoor record: zstd packed %s of blocks into %s (%.1fx) using %.2f s of CPU off the program's threads\n",

@@ -390,6 +390,9 @@ void expect_handler_calls_recorded_or_counted(const std::string& installer) {
   const size_t lost_from = r.err.rfind(' ', lost_at - 1) + 1;
   const uint64_t lost = std::stoull(r.err.substr(lost_from, lost_at - lost_from));
   EXPECT_EQ(flushes + lost, handled) << r.err;
+  EXPECT_NE(r.err.find(" lost (calls a signal handler made while its thread was inside Spoor's hooks"),
+            std::string::npos)
+      << "the summary names the cause, which the shim counts apart from full rings: " << r.err;
   EXPECT_GT(lost, 0u) << "some flushes interrupted the shim";
   std::filesystem::remove(path);
 }
@@ -398,6 +401,20 @@ TEST(Record, CallsOfASignalHandlerThatInterruptedTheShimAreRecordedOrCounted) {
   expect_handler_calls_recorded_or_counted("sigaction");
   expect_handler_calls_recorded_or_counted("sigset");
   expect_handler_calls_recorded_or_counted("bsd_signal");
+}
+
+// A ring too small for the program's rate drops events: the summary
+// counts them and names the cause and the cure (no signal handler here).
+TEST(Record, EventsAFullRingDroppedAreCountedWithTheirCause) {
+  const std::string path = trace_path("full-ring");
+  const Process r = run(kSpoor + " record --sample-hz 0 --buffer-size 256K -o " + path + " -- " + SPOOR_HEAP_COUNTS +
+                        " 3000000");
+  ASSERT_EQ(r.status, 7) << r.err;
+  const size_t lost_at = r.err.find(" lost (a ring was full: try a larger --buffer-size)");
+  ASSERT_NE(lost_at, std::string::npos) << r.err;
+  const size_t lost_from = r.err.rfind(' ', lost_at - 1) + 1;
+  EXPECT_GT(std::stoull(r.err.substr(lost_from, lost_at - lost_from)), 0u) << r.err;
+  std::filesystem::remove(path);
 }
 
 // The hooks' lock on the program's handlers is taken around fork: a child
