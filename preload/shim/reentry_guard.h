@@ -52,8 +52,8 @@ class ReentryGuard {
   // For a hook that records its call only when entered(): false also
   // counts the call as a lost event when a signal handler that interrupted
   // the shim made it (the shim's own calls are not events), so that none
-  // goes missing silently. The heap, file and socket hooks record such
-  // calls instead (HandlerGuard, IoRecording in io_interpose.h).
+  // goes missing silently. Only the stdio hooks count such calls: the
+  // others record them (HandlerGuard, IoRecording in io_interpose.h).
   bool records() const {
     if (SPOOR_LIKELY(entered_)) return true;
     if (SPOOR_UNLIKELY(t_handlers_over_shim != 0) && !t_handler_in_hook) count_handler_call_lost();

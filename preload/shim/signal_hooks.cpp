@@ -1,8 +1,8 @@
 // Interposed signal functions: the program keeps the sample signal as its
 // own (signal_hooks.h), and every other handler the program installs runs
 // through a trampoline that tells the hooks whether it interrupted the
-// shim (reentry_guard.h): their calls are then recorded (the heap's, the
-// files' and sockets') or counted as lost (the rest), not dropped unseen.
+// shim (reentry_guard.h): their calls are then recorded (all but stdio's)
+// or counted as lost (stdio's), not dropped unseen.
 // sigaction and the like report the program's own handler, never the
 // trampoline.
 //

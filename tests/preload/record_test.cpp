@@ -332,9 +332,9 @@ TEST(Record, TheTracersOwnTimeIsOneNamedRowOfTheProfile) {
 }
 
 // A signal handler's calls while the program's thread was inside the
-// shim's hooks (most of them, in an allocation loop): each allocation and
-// each write is recorded all the same (an allocation with the handler's
-// call site as its stack), and each fflush, which cannot be recorded
+// shim's hooks (most of them, in an allocation loop): each allocation,
+// mapping and write is recorded all the same (an allocation or a mapping
+// with the handler's call site as its stack), and each fflush, which cannot be recorded
 // there (the stdio layer keeps per-thread state), is counted as lost.
 // Before, all of them were dropped unseen. sigaction, signal and the rest
 // still report the program's own handlers, whichever of glibc's functions
@@ -354,7 +354,7 @@ void expect_handler_calls_recorded_or_counted(const std::string& installer) {
   const uint64_t handled = std::stoull(r.out.substr(at + 8));
   ASSERT_GE(handled, 2000u);
 
-  uint64_t mallocs = 0, aligned = 0, writes = 0, flushes = 0, one_frame = 0;
+  uint64_t mallocs = 0, aligned = 0, maps = 0, unmaps = 0, writes = 0, flushes = 0, one_frame = 0;
   auto trace = reader::Trace::open(path);
   ASSERT_TRUE(trace) << trace.error();
   reader::EventReader events(trace.value());
@@ -374,10 +374,17 @@ void expect_handler_calls_recorded_or_counted(const std::string& installer) {
       ++writes;
     } else if (name == "FFlush") {
       ++flushes;
+    } else if (name == "Mmap" && std::get<uint64_t>(*e.field("size")) == 12288) {
+      ++maps;
+      handler_stacks.push_back(std::get<uint64_t>(*e.field("stack")));
+    } else if (name == "Munmap" && std::get<uint64_t>(*e.field("size")) == 12288) {
+      ++unmaps;
     }
   }
   EXPECT_EQ(mallocs, handled);
   EXPECT_EQ(aligned, handled);
+  EXPECT_EQ(maps, handled);
+  EXPECT_EQ(unmaps, handled);
   for (const uint64_t id : handler_stacks) {
     EXPECT_NE(id, 0u);
     if (stack_depths[id] == 1) ++one_frame;

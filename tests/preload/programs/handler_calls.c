@@ -1,8 +1,9 @@
 /* A signal handler that allocates and writes while the main loop
  * allocates: under spoor record, most of its calls land while the main
  * thread is inside the shim's hooks. Each handler call makes one
- * malloc(4000) + free, one posix_memalign of 3000 bytes + free, one
- * 1-byte write to /dev/null and one fflush of a stream on /dev/null; the
+ * malloc(4000) + free, one posix_memalign of 3000 bytes + free, one mmap
+ * of 12 KiB + munmap, one 1-byte write to /dev/null and one fflush of a
+ * stream on /dev/null; the
  * main loop mallocs and frees 100 bytes until the handler has run N times
  * (argument, default 2000).
  *
@@ -18,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/time.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -37,6 +39,9 @@ static void on_alarm(int sig) {
   free(p);
   void* q = NULL;
   if (posix_memalign(&q, 64, 3000) == 0) free(q);
+  void* m = mmap(NULL, 12288, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (m == MAP_FAILED) abort();
+  munmap(m, 12288);
   if (write(devnull, "x", 1) != 1) abort();
   fflush(devnull_stream); /* the main loop never uses the stream */
   ++handled;
