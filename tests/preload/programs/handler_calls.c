@@ -24,6 +24,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "set_handler.h"
+
 /* In libc, no longer declared by its headers; sigset is deprecated there. */
 extern __sighandler_t bsd_signal(int sig, __sighandler_t handler);
 #pragma GCC diagnostic ignored "-Wdeprecated-declarations"
@@ -108,16 +110,10 @@ int main(int argc, char** argv) {
   if (signal(SIGUSR1, SIG_IGN) == SIG_DFL) puts("ok signal reports SIG_DFL");
   else failed = 1;
 
-  struct sigaction parent_action;
-  memset(&parent_action, 0, sizeof parent_action);
-  parent_action.sa_handler = parent_usr1;
-  sigaction(SIGUSR1, &parent_action, NULL);
+  set_handler(SIGUSR1, parent_usr1);
   const pid_t child = vfork();
   if (child == 0) {
-    struct sigaction child_action;
-    memset(&child_action, 0, sizeof child_action);
-    child_action.sa_handler = child_usr1;
-    sigaction(SIGUSR1, &child_action, NULL);
+    set_handler(SIGUSR1, child_usr1);
     _exit(0);
   }
   waitpid(child, NULL, 0);

@@ -9,10 +9,11 @@
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
-#include <string.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "set_handler.h"
 
 static atomic_int stop;
 
@@ -20,10 +21,7 @@ static void on_usr2(int sig) { (void)sig; }
 
 static void* install_again_and_again(void* arg) {
   (void)arg;
-  struct sigaction sa;
-  memset(&sa, 0, sizeof sa);
-  sa.sa_handler = on_usr2;
-  while (!atomic_load(&stop)) sigaction(SIGUSR2, &sa, NULL);
+  while (!atomic_load(&stop)) set_handler(SIGUSR2, on_usr2);
   return NULL;
 }
 
@@ -35,10 +33,7 @@ int main(void) {
   for (; children < kChildren && stuck == 0; ++children) {
     const pid_t child = fork();
     if (child == 0) {
-      struct sigaction sa;
-      memset(&sa, 0, sizeof sa);
-      sa.sa_handler = on_usr2;
-      sigaction(SIGUSR2, &sa, NULL);
+      set_handler(SIGUSR2, on_usr2);
       _exit(0);
     }
     if (child < 0) return 2;
