@@ -34,8 +34,8 @@ std::string lost_reason(const record::RecordResult& r) {
   if (lost == 0) return "";
   const std::string full = "a ring was full: try a larger --buffer-size";
   const std::string handlers =
-      "calls a signal handler made while its thread was inside Spoor's hooks, where stdio calls and a few "
-      "others cannot be recorded";
+      "stdio calls a signal handler made while its thread was inside Spoor's hooks, where they cannot be "
+      "recorded";
   if (r.handler_calls_lost == 0) return " (" + full + ")";
   if (r.handler_calls_lost >= lost) return " (" + handlers + ")";
   return " (" + std::to_string(r.handler_calls_lost) + " of them " + handlers + "; the rest: " + full + ")";

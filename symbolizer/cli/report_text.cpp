@@ -621,8 +621,8 @@ void print_health(const json& h, std::string& out) {
   out += "  lost events: " + count_text(u(h, "lost_events")) +
          (u(h, "lost_events") > 0
               ? " (figures above undercount: a ring was full, which a larger --buffer-size avoids, or a signal "
-                "handler made a call Spoor cannot record while its thread was inside Spoor's hooks, a stdio call "
-                "say)"
+                "handler made stdio calls while its thread was inside Spoor's hooks, where they cannot be "
+                "recorded)"
               : "") +
          "\n";
   if (h.contains("kernel_lost"))

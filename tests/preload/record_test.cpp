@@ -397,7 +397,7 @@ void expect_handler_calls_recorded_or_counted(const std::string& installer) {
   const size_t lost_from = r.err.rfind(' ', lost_at - 1) + 1;
   const uint64_t lost = std::stoull(r.err.substr(lost_from, lost_at - lost_from));
   EXPECT_EQ(flushes + lost, handled) << r.err;
-  EXPECT_NE(r.err.find(" lost (calls a signal handler made while its thread was inside Spoor's hooks"),
+  EXPECT_NE(r.err.find(" lost (stdio calls a signal handler made while its thread was inside Spoor's hooks"),
             std::string::npos)
       << "the summary names the cause, which the shim counts apart from full rings: " << r.err;
   EXPECT_GT(lost, 0u) << "some flushes interrupted the shim";
