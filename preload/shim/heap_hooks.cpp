@@ -142,7 +142,7 @@ SPOOR_INTERPOSE void* malloc(size_t size) {
   ReentryGuard guard;
   if (guard.entered()) {
     if (!called_from_shim(__builtin_return_address(0))) record_alloc(p, size);
-  } else if (HandlerGuard handler(false); handler.entered()) {
+  } else if (guard.in_handler()) {
     record_alloc_in_handler(p, size, __builtin_return_address(0));
   }
   return p;
@@ -155,7 +155,7 @@ SPOOR_INTERPOSE void free(void* p) {
   {
     ReentryGuard guard;
     if (guard.entered()) record_free(p);
-    else if (HandlerGuard handler(false); handler.entered()) record_free_in_handler(p);
+    else if (guard.in_handler()) record_free_in_handler(p);
   }
   resolve(g_free, "free")(p);
 }
@@ -171,7 +171,7 @@ SPOOR_INTERPOSE void* calloc(size_t count, size_t size) {
   size_t bytes = 0;
   if (__builtin_mul_overflow(count, size, &bytes)) return p;
   if (guard.entered()) record_alloc(p, bytes);
-  else if (HandlerGuard handler(false); handler.entered()) record_alloc_in_handler(p, bytes, __builtin_return_address(0));
+  else if (guard.in_handler()) record_alloc_in_handler(p, bytes, __builtin_return_address(0));
   return p;
 }
 
@@ -188,7 +188,7 @@ SPOOR_INTERPOSE void* realloc(void* old, size_t size) {
   // One event, after it succeeded: the old block is gone only then.
   if (p == nullptr && size != 0) return p;
   if (guard.entered()) record_realloc(old, p, size);
-  else if (HandlerGuard handler(false); handler.entered())
+  else if (guard.in_handler())
     record_realloc_in_handler(old, p, size, __builtin_return_address(0));
   return p;
 }
@@ -199,65 +199,59 @@ SPOOR_INTERPOSE void* realloc(void* old, size_t size) {
 // realloc) is then still counted once, here.
 SPOOR_INTERPOSE int posix_memalign(void** out, size_t alignment, size_t size) {
   ReentryGuard guard;
-  HandlerGuard handler(guard.entered());
   const int err = resolve(g_posix_memalign, "posix_memalign")(out, alignment, size);
   if (err != 0) return err;
   if (guard.entered()) record_alloc(*out, size);
-  else if (handler.entered()) record_alloc_in_handler(*out, size, __builtin_return_address(0));
+  else if (guard.in_handler()) record_alloc_in_handler(*out, size, __builtin_return_address(0));
   return err;
 }
 
 SPOOR_INTERPOSE void* aligned_alloc(size_t alignment, size_t size) {
   ReentryGuard guard;
-  HandlerGuard handler(guard.entered());
   void* p = resolve(g_aligned_alloc, "aligned_alloc")(alignment, size);
   if (p == nullptr) return p;
   if (guard.entered()) record_alloc(p, size);
-  else if (handler.entered()) record_alloc_in_handler(p, size, __builtin_return_address(0));
+  else if (guard.in_handler()) record_alloc_in_handler(p, size, __builtin_return_address(0));
   return p;
 }
 
 SPOOR_INTERPOSE void* memalign(size_t alignment, size_t size) {
   ReentryGuard guard;
-  HandlerGuard handler(guard.entered());
   void* p = resolve(g_memalign, "memalign")(alignment, size);
   if (p == nullptr) return p;
   if (guard.entered()) record_alloc(p, size);
-  else if (handler.entered()) record_alloc_in_handler(p, size, __builtin_return_address(0));
+  else if (guard.in_handler()) record_alloc_in_handler(p, size, __builtin_return_address(0));
   return p;
 }
 
 SPOOR_INTERPOSE void* valloc(size_t size) {
   ReentryGuard guard;
-  HandlerGuard handler(guard.entered());
   void* p = resolve(g_valloc, "valloc")(size);
   if (p == nullptr) return p;
   if (guard.entered()) record_alloc(p, size);
-  else if (handler.entered()) record_alloc_in_handler(p, size, __builtin_return_address(0));
+  else if (guard.in_handler()) record_alloc_in_handler(p, size, __builtin_return_address(0));
   return p;
 }
 
 SPOOR_INTERPOSE void* pvalloc(size_t size) {
   ReentryGuard guard;
-  HandlerGuard handler(guard.entered());
   void* p = resolve(g_pvalloc, "pvalloc")(size);
   if (p == nullptr) return p;
   // pvalloc rounds the size up to whole pages; the program owns all of it.
   const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
   const uint64_t owned = size == 0 ? page : (size + page - 1) / page * page;
   if (guard.entered()) record_alloc(p, owned);
-  else if (handler.entered()) record_alloc_in_handler(p, owned, __builtin_return_address(0));
+  else if (guard.in_handler()) record_alloc_in_handler(p, owned, __builtin_return_address(0));
   return p;
 }
 
 SPOOR_INTERPOSE void* reallocarray(void* old, size_t count, size_t size) {
   ReentryGuard guard;
-  HandlerGuard handler(guard.entered());
   void* p = resolve(g_reallocarray, "reallocarray")(old, count, size);
   size_t bytes = 0;
   if (p == nullptr || __builtin_mul_overflow(count, size, &bytes)) return p;
   if (guard.entered()) record_realloc(old, p, bytes);
-  else if (handler.entered()) record_realloc_in_handler(old, p, bytes, __builtin_return_address(0));
+  else if (guard.in_handler()) record_realloc_in_handler(old, p, bytes, __builtin_return_address(0));
   return p;
 }
 

@@ -16,7 +16,7 @@ void record_realloc(void* old, void* p, uint64_t size);
 void record_free(void* p);
 
 // The same for a call made by a signal handler that interrupted the shim
-// (HandlerGuard in reentry_guard.h): the ring write only, with a one-frame
+// (ReentryGuard::in_handler, reentry_guard.h): the ring write only, with a one-frame
 // stack, `caller` (the hook's return address), as the unwinder may be
 // mid-walk under the handler.
 void record_alloc_in_handler(void* p, uint64_t size, void* caller);

@@ -88,18 +88,17 @@ class KeptErrno {
 // runs go out first, and the event carries a stack as asked. A signal
 // handler that interrupted the shim: the event alone, without a stack (the
 // thread's stdio runs and the unwinder may be mid-update under it; its
-// other calls are counted lost, ReentryGuard::records). Nobody: the shim's
+// other calls are counted lost, ReentryGuard). Nobody: the shim's
 // own call.
 class IoRecording {
  public:
-  IoRecording() : handler_(guard_.entered()) {
+  IoRecording() {
     if (guard_.entered()) end_stdio_runs();  // the thread's pending stdio runs come first
   }
-  bool on() const { return guard_.entered() || handler_.entered(); }
+  bool on() const { return guard_.records(); }
 
  private:
   ReentryGuard guard_;
-  HandlerGuard handler_;
 };
 
 // The stack of the program's call, from inside a recording function that

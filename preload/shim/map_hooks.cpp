@@ -35,7 +35,7 @@ __attribute__((noinline)) void record_mremap(void* old, size_t old_size, void* p
   if (kHeapMremap.enabled()) kHeapMremap.write(old, old_size, p, size, current_stack_id(2));
 }
 
-// The same for a signal handler that interrupted the shim (HandlerGuard):
+// The same for a signal handler that interrupted the shim (ReentryGuard::in_handler):
 // a one-frame stack, the hook's return address.
 __attribute__((noinline)) void record_mmap_in_handler(void* p, size_t size, int prot, int flags, int fd,
                                                       void* caller) {
@@ -58,33 +58,30 @@ extern "C" {
 
 SPOOR_INTERPOSE void* mmap(void* addr, size_t size, int prot, int flags, int fd, off_t offset) {
   ReentryGuard guard;
-  HandlerGuard handler(guard.entered());
   void* p = next_symbol(g_mmap, "mmap")(addr, size, prot, flags, fd, offset);
   if (p == MAP_FAILED) return p;
   const int err = errno;
   if (guard.entered()) record_mmap(p, size, prot, flags, fd);
-  else if (handler.entered()) record_mmap_in_handler(p, size, prot, flags, fd, __builtin_return_address(0));
+  else if (guard.in_handler()) record_mmap_in_handler(p, size, prot, flags, fd, __builtin_return_address(0));
   errno = err;
   return p;
 }
 
 SPOOR_INTERPOSE void* mmap64(void* addr, size_t size, int prot, int flags, int fd, off_t offset) {
   ReentryGuard guard;
-  HandlerGuard handler(guard.entered());
   void* p = next_symbol(g_mmap64, "mmap64")(addr, size, prot, flags, fd, offset);
   if (p == MAP_FAILED) return p;
   const int err = errno;
   if (guard.entered()) record_mmap(p, size, prot, flags, fd);
-  else if (handler.entered()) record_mmap_in_handler(p, size, prot, flags, fd, __builtin_return_address(0));
+  else if (guard.in_handler()) record_mmap_in_handler(p, size, prot, flags, fd, __builtin_return_address(0));
   errno = err;
   return p;
 }
 
 SPOOR_INTERPOSE int munmap(void* addr, size_t size) {
   ReentryGuard guard;
-  HandlerGuard handler(guard.entered());
   // Before the unmap, as free: the range may be mapped again at once.
-  if (kHeapMunmap.enabled() && (guard.entered() || handler.entered())) kHeapMunmap.write(addr, size);
+  if (kHeapMunmap.enabled() && guard.records()) kHeapMunmap.write(addr, size);
   return next_symbol(g_munmap, "munmap")(addr, size);
 }
 
@@ -97,12 +94,11 @@ SPOOR_INTERPOSE void* mremap(void* old, size_t old_size, size_t size, int flags,
     va_end(ap);
   }
   ReentryGuard guard;
-  HandlerGuard handler(guard.entered());
   void* p = next_symbol(g_mremap, "mremap")(old, old_size, size, flags, fixed_address);
   if (p == MAP_FAILED) return p;
   const int err = errno;
   if (guard.entered()) record_mremap(old, old_size, p, size);
-  else if (handler.entered()) record_mremap_in_handler(old, old_size, p, size, __builtin_return_address(0));
+  else if (guard.in_handler()) record_mremap_in_handler(old, old_size, p, size, __builtin_return_address(0));
   errno = err;
   return p;
 }

@@ -90,12 +90,11 @@ void* fallback_new_nothrow(std::size_t size, std::size_t alignment) noexcept {
     static std::atomic<Fn> slot{nullptr};                                      \
     static std::atomic<unsigned long long> missing_at{0};                      \
     ReentryGuard guard;                                                        \
-    HandlerGuard handler(guard.entered());                                     \
     const Fn next = next_definition(slot, missing_at, mangled);                \
     void* p = next != nullptr ? next(size args) : fallback;                    \
     if (p == nullptr) return p;                                                \
     if (guard.entered()) record_alloc(p, size);                                \
-    else if (handler.entered())                                                \
+    else if (guard.in_handler())                                               \
       record_alloc_in_handler(p, size, __builtin_return_address(0));           \
     return p;                                                                  \
   }
@@ -107,9 +106,8 @@ void* fallback_new_nothrow(std::size_t size, std::size_t alignment) noexcept {
     static std::atomic<Fn> slot{nullptr};                                      \
     static std::atomic<unsigned long long> missing_at{0};                      \
     ReentryGuard guard;                                                        \
-    HandlerGuard handler(guard.entered());                                     \
     if (guard.entered() && p != nullptr) record_free(p);                       \
-    else if (handler.entered() && p != nullptr) record_free_in_handler(p);     \
+    else if (guard.in_handler() && p != nullptr) record_free_in_handler(p);    \
     const Fn next = next_definition(slot, missing_at, mangled);                \
     if (next != nullptr) next(p args);                                         \
     else std::free(p);                                                         \

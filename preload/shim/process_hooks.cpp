@@ -61,9 +61,8 @@ int traced_exec(const char* path, bool search_path, char* const* envp, Exec exec
   ReentryGuard guard;
   // A signal handler that interrupted the shim may exec too: its event
   // alone is written (its thread's stdio runs may be mid-update).
-  HandlerGuard handler(guard.entered());
   if (guard.entered()) end_stdio_runs();  // the new image starts without this thread's runs
-  const bool write = kProcessExec.enabled() && (guard.entered() || handler.entered());
+  const bool write = kProcessExec.enabled() && guard.records();
   if (write) kProcessExec.write(Str{path ? path : ""}, Str{untraceable});
   // No sampling signal may stay pending into the new image (before it has
   // a handler for it, the signal would kill it).
@@ -116,8 +115,8 @@ std::atomic<SpawnFn> g_posix_spawn{nullptr}, g_posix_spawnp{nullptr};
 
 void record_child(pid_t child, bool spawn) {
   ReentryGuard guard;
-  HandlerGuard handler(guard.entered());  // a handler that interrupted the shim forks: the event alone
-  if (child > 0 && kProcessFork.enabled() && (guard.entered() || handler.entered()))
+  // records(): a signal handler that interrupted the shim may fork too.
+  if (child > 0 && kProcessFork.enabled() && guard.records())
     kProcessFork.write(static_cast<uint32_t>(child), spawn);
 }
 

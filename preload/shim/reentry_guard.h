@@ -24,67 +24,71 @@ extern constinit thread_local bool t_in_shim __attribute__((tls_model("initial-e
 // The flag above stays set for them: the shim's unwinder, module scan and
 // per-thread state may be mid-update under them.
 extern constinit thread_local uint32_t t_handlers_over_shim __attribute__((tls_model("initial-exec")));
-// Set while a hook called by such a handler records (HandlerGuard).
+// Set while a hook called by such a handler records (ReentryGuard).
 extern constinit thread_local bool t_handler_in_hook __attribute__((tls_model("initial-exec")));
 // Sampling periods that expired while this thread was inside the shim.
 extern constinit thread_local uint32_t t_deferred_sample_periods __attribute__((tls_model("initial-exec")));
 // Writes them as samples of the calling thread's stack (samples.cpp).
 void take_deferred_samples();
 
+// Three ways a hook can find its thread:
+//   - outside the shim: entered(), and the hook may use everything;
+//   - inside it, under a signal handler of the program's that interrupted
+//     the shim (and not in another hook of that handler's, as operator
+//     new's malloc): in_handler(). The hook records with only what is safe
+//     there, the ring write and at most a one-frame stack (the hook's
+//     return address): the unwinder, the module scan and the thread's
+//     stdio runs may be mid-update under the handler;
+//   - inside it otherwise (the shim's own calls): nothing to record.
+// The second and third cost nothing on the first's path: only a thread
+// already inside the shim reads the handler count.
 class ReentryGuard {
  public:
-  ReentryGuard() : entered_(!t_in_shim) {
-    t_in_shim = true;
-    // A signal handler on this thread reads the flag: keep the compiler
-    // from moving the store past the guarded code.
+  ReentryGuard() {
+    if (SPOOR_LIKELY(!t_in_shim)) {
+      mode_ = Mode::entered;
+      t_in_shim = true;
+    } else if (SPOOR_UNLIKELY(t_handlers_over_shim != 0) && !t_handler_in_hook) {
+      mode_ = Mode::in_handler;
+      t_handler_in_hook = true;
+    } else {
+      mode_ = Mode::inside;
+    }
+    // A signal handler on this thread reads the flags: keep the compiler
+    // from moving the stores past the guarded code.
     std::atomic_signal_fence(std::memory_order_seq_cst);
   }
   // Leaving: one more TLS load and a branch than before the sampler.
   ~ReentryGuard() {
-    if (!entered_) return;
+    if (SPOOR_UNLIKELY(mode_ != Mode::entered)) {
+      if (mode_ == Mode::in_handler) t_handler_in_hook = false;
+      return;
+    }
     std::atomic_signal_fence(std::memory_order_seq_cst);
     t_in_shim = false;
     std::atomic_signal_fence(std::memory_order_seq_cst);
     if (SPOOR_UNLIKELY(t_deferred_sample_periods != 0)) take_deferred_samples();
   }
-  // False when this thread was already inside the shim.
-  bool entered() const { return entered_; }
-  // For a hook that records its call only when entered(): false also
-  // counts the call as a lost event when a signal handler that interrupted
-  // the shim made it (the shim's own calls are not events), so that none
-  // goes missing silently. Only the stdio hooks count such calls: the
-  // others record them (HandlerGuard, IoRecording in io_interpose.h).
-  bool records() const {
-    if (SPOOR_LIKELY(entered_)) return true;
-    if (SPOOR_UNLIKELY(t_handlers_over_shim != 0) && !t_handler_in_hook) count_handler_call_lost();
-    return false;
+  ReentryGuard(const ReentryGuard&) = delete;
+  ReentryGuard& operator=(const ReentryGuard&) = delete;
+
+  // The thread was outside the shim.
+  bool entered() const { return mode_ == Mode::entered; }
+  // A signal handler that interrupted the shim made the call.
+  bool in_handler() const { return mode_ == Mode::in_handler; }
+  // Either: the call is the program's, to record.
+  bool records() const { return mode_ != Mode::inside; }
+  // For a hook that cannot record a handler's call (the stdio layer's
+  // runs are per-thread state): entered(), and a handler's call is counted
+  // as a lost event instead, so that none goes missing silently.
+  bool entered_else_count_lost() const {
+    if (SPOOR_UNLIKELY(mode_ == Mode::in_handler)) count_handler_call_lost();
+    return mode_ == Mode::entered;
   }
 
  private:
-  bool entered_;
-};
-
-// In a hook whose ReentryGuard was not entered: whether a signal handler
-// that interrupted the shim made the call (and not another hook of that
-// handler's, such as operator new's malloc). Such a call is recorded with
-// only what is safe there: the ring write (lock-free) and a one-frame
-// stack, the hook's return address. Held across the real call like the
-// ReentryGuard it stands beside. Free when `guard_entered`: no TLS access.
-class HandlerGuard {
- public:
-  explicit HandlerGuard(bool guard_entered)
-      : entered_(!guard_entered && SPOOR_UNLIKELY(t_handlers_over_shim != 0) && !t_handler_in_hook) {
-    if (entered_) t_handler_in_hook = true;
-  }
-  ~HandlerGuard() {
-    if (entered_) t_handler_in_hook = false;
-  }
-  HandlerGuard(const HandlerGuard&) = delete;
-  HandlerGuard& operator=(const HandlerGuard&) = delete;
-  bool entered() const { return entered_; }
-
- private:
-  bool entered_;
+  enum class Mode : uint8_t { entered, in_handler, inside };
+  Mode mode_;
 };
 
 }  // namespace spoor::preload

@@ -147,7 +147,7 @@ SPOOR_NOINLINE void record_char_call(FILE* stream, const void* site, bool output
                                      uint64_t start) {
   KeptErrno kept;
   ReentryGuard guard;
-  if (!guard.records()) return;
+  if (!guard.entered_else_count_lost()) return;
   const uint64_t end = spoor_port_ticks();
   // putc fails with EOF; getc returns EOF at the end of the file too, and
   // has failed only when it set the stream's error flag.

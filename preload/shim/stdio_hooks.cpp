@@ -104,7 +104,7 @@ SPOOR_ALWAYS_INLINE int64_t transfer_result(uint64_t bytes, bool failed, int err
 SPOOR_NOINLINE void record_fopen(const char* path, const char* mode, FILE* stream, uint64_t start) {
   KeptErrno kept;
   ReentryGuard guard;
-  if (!guard.records()) return;
+  if (!guard.entered_else_count_lost()) return;
   end_stdio_runs();  // the thread's pending stdio runs come first
   // libc reads the mode first: an invalid one (EINVAL) leaves the path unread.
   const bool unread = stream == nullptr && (kept.value() == EFAULT || kept.value() == EINVAL);
@@ -115,7 +115,7 @@ SPOOR_NOINLINE void record_fopen(const char* path, const char* mode, FILE* strea
 SPOOR_NOINLINE void record_fdopen(int fd, const char* mode, FILE* stream, uint64_t start) {
   KeptErrno kept;
   ReentryGuard guard;
-  if (!guard.records()) return;
+  if (!guard.entered_else_count_lost()) return;
   end_stdio_runs();  // the thread's pending stdio runs come first
   kIoFDOpen.write(stream, fd, Str(mode, strnlen(mode, 64)), stream != nullptr ? 0 : -kept.value(), start,
                   caller_stack());
@@ -125,7 +125,7 @@ SPOOR_NOINLINE void record_freopen(const char* path, const char* mode, FILE* old
                                    uint64_t start) {
   KeptErrno kept;
   ReentryGuard guard;
-  if (!guard.records()) return;
+  if (!guard.entered_else_count_lost()) return;
   end_stdio_runs();  // the thread's pending stdio runs come first
   const bool unread = stream == nullptr && (kept.value() == EFAULT || kept.value() == EINVAL);
   kIoFReopen.write(old, stream, stream != nullptr ? stream_fd(stream) : -kept.value(),
@@ -135,7 +135,7 @@ SPOOR_NOINLINE void record_freopen(const char* path, const char* mode, FILE* old
 SPOOR_NOINLINE void record_fclose(FILE* stream, int fd, int result, uint64_t start) {
   KeptErrno kept;
   ReentryGuard guard;
-  if (!guard.records()) return;
+  if (!guard.entered_else_count_lost()) return;
   end_stdio_runs();
   kIoFClose.write(stream, fd, result == 0 ? 0 : -kept.value(), start);
 }
@@ -143,7 +143,7 @@ SPOOR_NOINLINE void record_fclose(FILE* stream, int fd, int result, uint64_t sta
 SPOOR_NOINLINE void record_fflush(FILE* stream, int result, uint64_t start) {
   KeptErrno kept;
   ReentryGuard guard;
-  if (!guard.records()) return;
+  if (!guard.entered_else_count_lost()) return;
   end_stdio_runs();
   kIoFFlush.write(stream, stream_fd(stream), result == 0 ? 0 : -kept.value(), start);
 }
@@ -158,7 +158,7 @@ SPOOR_NOINLINE void record_block_call(FILE* stream, const void* site, uint8_t ca
                                       uint64_t bytes, bool failed, uint64_t start, uint64_t end) {
   KeptErrno kept;  // also undoes fileno's errno for a stream without a descriptor
   ReentryGuard guard;
-  if (!guard.records()) return;
+  if (!guard.entered_else_count_lost()) return;
   uint64_t slow = __atomic_load_n(&g_slow_stdio_call_ticks, __ATOMIC_RELAXED);
   if (SPOOR_UNLIKELY(slow == 0)) slow = calibrate_slow_stdio_call();
   const bool output = is_stdio_output(call);
@@ -224,7 +224,7 @@ SPOOR_ALWAYS_INLINE void fold_or_record(FILE* stream, const void* site, uint64_t
 SPOOR_NOINLINE void record_dprintf(int fd, int result, uint64_t start) {
   KeptErrno kept;
   ReentryGuard guard;
-  if (!guard.records()) return;
+  if (!guard.entered_else_count_lost()) return;
   end_stdio_runs();  // the thread's pending stdio runs come first
   const uint64_t bytes = result >= 0 ? static_cast<uint64_t>(result) : 0;
   kIoFWrite.write(static_cast<FILE*>(nullptr), fd, bytes, transfer_result(bytes, result < 0, kept.value()),

@@ -188,8 +188,7 @@ SPOOR_INTERPOSE int pthread_setname_np(pthread_t thread, const char* name) {
   const int err = next_symbol(g_setname, "pthread_setname_np")(thread, name);
   if (err == 0 && g_attached.load(std::memory_order_acquire)) {
     ReentryGuard guard;
-    HandlerGuard handler(guard.entered());
-    if (guard.entered() || handler.entered()) kThreadName.write(tid_of(thread), name);
+    if (guard.records()) kThreadName.write(tid_of(thread), name);
   }
   return err;
 }
@@ -207,10 +206,9 @@ SPOOR_INTERPOSE int prctl(int option, ...) {
   const int r = next_symbol(g_prctl, "prctl")(option, a2, a3, a4, a5);
   if (r == 0 && option == PR_SET_NAME && g_attached.load(std::memory_order_acquire)) {
     ReentryGuard guard;
-    HandlerGuard handler(guard.entered());
     // The kernel keeps at most 15 bytes of it.
     const char* name = reinterpret_cast<const char*>(a2);
-    if (guard.entered() || handler.entered()) kThreadName.write(current_tid(), spoor::Str(name, strnlen(name, 15)));
+    if (guard.records()) kThreadName.write(current_tid(), spoor::Str(name, strnlen(name, 15)));
   }
   return r;
 }
