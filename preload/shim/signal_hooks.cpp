@@ -54,44 +54,70 @@ int real_sigmask(int how, const sigset_t* set, sigset_t* old) {
 // is off): every hook is then a plain forward.
 std::atomic<int> g_owned{0};
 
-// The program's disposition for the owned signal, in two copies: the one in
-// use is named by the generation's low bit. A writer fills the other copy,
-// then bumps the generation; a reader (the signal handler) copies the
-// current one and retries if the generation moved meanwhile. A writer
-// interrupted on the reader's own thread was filling the copy not in use,
-// so the reader never waits on it.
-struct sigaction g_program[2];
-std::atomic<uint32_t> g_generation{0};
-std::mutex g_writer;  // writers only, with every signal blocked (see below)
-
-struct sigaction program_action() {
-  struct sigaction a;
-  uint32_t g;
-  do {
-    g = g_generation.load(std::memory_order_acquire);
-    a = g_program[g & 1];
-    std::atomic_thread_fence(std::memory_order_acquire);
-  } while (g_generation.load(std::memory_order_relaxed) != g);
-  return a;
-}
-
-// sigaction(2) on the program's copy. All signals are blocked while the
-// mutex is held, so a handler that calls sigaction cannot interrupt a
-// writer on its own thread and wait for it forever.
-void exchange_program_action(const struct sigaction* act, struct sigaction* old) {
-  sigset_t all, saved;
-  sigfillset(&all);
-  real_sigmask(SIG_SETMASK, &all, &saved);
-  {
-    std::lock_guard lock(g_writer);
-    const uint32_t g = g_generation.load(std::memory_order_relaxed);
-    if (old != nullptr) *old = g_program[g & 1];
-    if (act != nullptr) {
-      g_program[(g + 1) & 1] = *act;
-      g_generation.store(g + 1, std::memory_order_release);
-    }
+// A value signal handlers read, in two copies: the one in use is named by
+// the generation's low bit. A writer (under g_writer) fills the other copy,
+// then bumps the generation; a reader copies the current one and retries
+// if the generation moved meanwhile. A writer interrupted on the reader's
+// own thread was filling the copy not in use, so the reader never waits.
+template <class T>
+class TwoCopies {
+ public:
+  T read() const {
+    T value;
+    uint32_t g;
+    do {
+      g = generation_.load(std::memory_order_acquire);
+      value = copy_[g & 1];
+      std::atomic_thread_fence(std::memory_order_acquire);
+    } while (generation_.load(std::memory_order_relaxed) != g);
+    return value;
   }
-  real_sigmask(SIG_SETMASK, &saved, nullptr);
+  void write(const T& value) {
+    const uint32_t g = generation_.load(std::memory_order_relaxed);
+    copy_[(g + 1) & 1] = value;
+    generation_.store(g + 1, std::memory_order_release);
+  }
+
+ private:
+  std::atomic<uint32_t> generation_{0};
+  T copy_[2] = {};
+};
+
+// Writers of the program's dispositions (the copies here and the kernel's
+// together) hold it with every signal blocked: a handler of the writer's
+// own thread that called sigaction would otherwise wait on it forever.
+std::mutex g_writer;
+
+// g_writer held, with every signal of the calling thread blocked.
+class WriterLock {
+ public:
+  WriterLock() {
+    sigset_t all;
+    sigfillset(&all);
+    real_sigmask(SIG_SETMASK, &all, &saved_);
+    g_writer.lock();
+  }
+  ~WriterLock() {
+    g_writer.unlock();
+    real_sigmask(SIG_SETMASK, &saved_, nullptr);
+  }
+  WriterLock(const WriterLock&) = delete;
+  WriterLock& operator=(const WriterLock&) = delete;
+
+ private:
+  sigset_t saved_;
+};
+
+// The program's disposition for the owned signal.
+constinit TwoCopies<struct sigaction> g_program;
+
+struct sigaction program_action() { return g_program.read(); }
+
+// sigaction(2) on the program's copy.
+void exchange_program_action(const struct sigaction* act, struct sigaction* old) {
+  WriterLock lock;
+  if (old != nullptr) *old = g_program.read();
+  if (act != nullptr) g_program.write(*act);
 }
 
 bool owned(int sig) { return sig != 0 && sig == g_owned.load(std::memory_order_relaxed); }
@@ -179,38 +205,15 @@ const sigset_t* without_sample_signal(const sigset_t* set, sigset_t* copy) {
 }
 
 // The program's handlers for the signals other than the sample signal, as
-// it installed them; the kernel has program_handler_trampoline. Two copies
-// per signal, as for the sample signal's (program_action): written under
-// g_writer with every signal blocked, read lock-free by the trampoline.
+// it installed them; the kernel has program_handler_trampoline. Read
+// lock-free by the trampoline.
 struct ProgramHandler {
   void* function = nullptr;
   bool siginfo = false;  // SA_SIGINFO: called with (sig, info, context)
 };
-struct HandlerSlot {
-  std::atomic<uint32_t> generation{0};
-  ProgramHandler copy[2];
-};
-HandlerSlot g_handlers[NSIG];
+constinit TwoCopies<ProgramHandler> g_handlers[NSIG];
 
-ProgramHandler program_handler(int sig) {
-  HandlerSlot& slot = g_handlers[sig];
-  ProgramHandler h;
-  uint32_t g;
-  do {
-    g = slot.generation.load(std::memory_order_acquire);
-    h = slot.copy[g & 1];
-    std::atomic_thread_fence(std::memory_order_acquire);
-  } while (slot.generation.load(std::memory_order_relaxed) != g);
-  return h;
-}
-
-// Under g_writer.
-void set_program_handler(int sig, ProgramHandler h) {
-  HandlerSlot& slot = g_handlers[sig];
-  const uint32_t g = slot.generation.load(std::memory_order_relaxed);
-  slot.copy[(g + 1) & 1] = h;
-  slot.generation.store(g + 1, std::memory_order_release);
-}
+ProgramHandler program_handler(int sig) { return g_handlers[sig].read(); }
 
 // Counts a handler that interrupted the shim in and out. Cost for every
 // other delivery: a TLS load, the seqlock read and one indirect call,
@@ -263,30 +266,24 @@ int wrapped_sigaction(int sig, const struct sigaction* act, struct sigaction* ol
     if (result == 0 && old != nullptr) name_program_handler(*old, program_handler(sig));
     return result;
   }
-  // A handler: the table and the kernel change together under g_writer,
-  // with every signal blocked (a handler of this thread's that called
-  // sigaction would otherwise wait on the lock its thread holds).
-  sigset_t all, saved;
-  sigfillset(&all);
-  real_sigmask(SIG_SETMASK, &all, &saved);
+  // A handler: the table and the kernel change together.
   int result;
   int error;
   {
-    std::lock_guard lock(g_writer);
+    WriterLock lock;
     const ProgramHandler before = program_handler(sig);
     const bool siginfo = (act->sa_flags & SA_SIGINFO) != 0;
-    set_program_handler(sig, {siginfo ? reinterpret_cast<void*>(act->sa_sigaction)
-                                      : reinterpret_cast<void*>(act->sa_handler),
-                              siginfo});
+    g_handlers[sig].write({siginfo ? reinterpret_cast<void*>(act->sa_sigaction)
+                                   : reinterpret_cast<void*>(act->sa_handler),
+                           siginfo});
     struct sigaction mine = *act;
     mine.sa_sigaction = program_handler_trampoline;
     mine.sa_flags |= SA_SIGINFO;
     result = real(sig, &mine, old);
     error = errno;
-    if (result != 0) set_program_handler(sig, before);
+    if (result != 0) g_handlers[sig].write(before);
     if (result == 0 && old != nullptr) name_program_handler(*old, before);
   }
-  real_sigmask(SIG_SETMASK, &saved, nullptr);
   errno = error;
   return result;
 }
@@ -326,8 +323,10 @@ bool take_sample_signal(int sig, const struct sigaction& action) {
   if (real == nullptr) return false;
   struct sigaction before{};
   if (real(sig, &action, &before) != 0) return false;
-  g_program[0] = before;
-  g_generation.store(0, std::memory_order_relaxed);
+  {
+    WriterLock lock;
+    g_program.write(before);
+  }
   g_sampler_action = action;
   g_owned.store(sig, std::memory_order_release);
   return true;
