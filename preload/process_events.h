@@ -64,6 +64,23 @@ SPOOR_EVENT(kProcessExit, g_process,
             Field<uint32_t>{"pid"}, Field<int32_t>{"exit_code"}, Field<uint8_t>{"signal"},
             Field<bool>{"core_dumped"});
 
+// system() or popen() ran a shell command. glibc's own waitpid reaps that
+// shell, where no wait hook sees its status: CommandEnd carries it
+// (system()'s result, or pclose()'s), and a reader gives it to the one
+// child of this process that started between the two and has no reaper's
+// word yet (a shell killed by a signal cannot write its own end). `call`
+// pairs the two within the process; a popen() that failed has no end.
+inline constexpr uint16_t kTaskCommand = 1;
+SPOOR_EVENT(kCommandStart, g_process,
+            (EventInfo{.name = "CommandStart", .id = 9, .level = Level::always, .keywords = kKeywordLifetime,
+                       .opcode = Opcode::start, .task = kTaskCommand}),
+            Field<uint32_t>{"call"}, Field<Str>{"command"});
+SPOOR_EVENT(kCommandEnd, g_process,
+            (EventInfo{.name = "CommandEnd", .id = 10, .level = Level::always, .keywords = kKeywordLifetime,
+                       .opcode = Opcode::stop, .task = kTaskCommand}),
+            Field<uint32_t>{"call"}, Field<int32_t>{"exit_code"}, Field<uint8_t>{"signal"},
+            Field<bool>{"core_dumped"});
+
 // The bytes of a module that has no file to read afterwards: the vDSO
 // (ModuleLoad's path "linux-vdso.so.1"), written once per image after its
 // ModuleLoad, so a symbolizer resolves its functions (clock_gettime...)

@@ -121,6 +121,8 @@ void register_shim_events() {
   register_event(kModuleImage);
   register_event(kSamplerStart);
   register_io_events_added_later();
+  register_event(kCommandStart);
+  register_event(kCommandEnd);
 }
 
 void apply_provider_spec() {

@@ -197,7 +197,8 @@ caller's stack; Mmap, Munmap, Mremap), file I/O (Spoor.IO: keyword 0x1 the
 fd calls, 0x2 stdio, 0x4 stacks on reads and writes), the distinct stacks
 (Spoor.Stack: Stack, written once each), and each process's life
 (Spoor.Process: ProcessStart, ModuleLoad and ModuleUnload with build IDs,
-Fork, Exec, ProcessExit with the exit code or signal).
+Fork, Exec, ProcessExit with the exit code or signal, CommandStart and
+CommandEnd around system() and popen()).
 
 options:
   -o, --output FILE       where the trace goes; "-" is standard output (a

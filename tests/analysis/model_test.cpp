@@ -107,6 +107,72 @@ TEST(Model, AReapersExitStatusWinsOverTheProcessesOwnAndKeepsItsTime) {
   EXPECT_TRUE(p.end->by_itself);
 }
 
+// glibc's system() and pclose() reap their shell inside libc: the status
+// their CommandEnd carries goes to the one child that started between the
+// command's two events and has no reaper's word, and to none when two
+// could be its shell.
+TEST(Model, ACommandsStatusEndsTheOneChildThatStartedWithinIt) {
+  SpoorTrace t;
+  t.process(99, 1, "spoor", {"spoor", "record"});
+  t.process(100, 99, "prog", {"prog"});
+  t.process_start(100, 500, 99, 0, "/bin/prog");
+  for (const uint32_t pid : {200u, 300u, 301u, 400u, 401u, 500u, 501u, 600u})
+    t.process(pid, 100, "sh", {"sh", "-c", "x"});
+  // system(): its shell said exit(0) itself, then was killed.
+  t.command_start(100, 1000, 1, "kill -KILL $$");
+  t.process_start(200, 1100, 100, 0, "/bin/sh");
+  t.process_exit(200, 1500, 200, 0, 0);
+  t.command_end(100, 2000, 1, 0, 9);
+  // Two children in one command's time (another thread's fork): neither.
+  t.command_start(100, 3000, 2, "exit 1");
+  t.process_start(300, 3100, 100, 0, "/bin/sh");
+  t.process_start(301, 3200, 100, 0, "/bin/sh");
+  t.command_end(100, 4000, 2, 1, 0);
+  // A system() while a popen() pipe is open: each takes its own shell.
+  t.command_start(100, 5000, 3, "cat");
+  t.process_start(400, 5100, 100, 0, "/bin/sh");
+  t.command_start(100, 6000, 4, "kill -TERM $$");
+  t.process_start(401, 6100, 100, 0, "/bin/sh");
+  t.command_end(100, 7000, 4, 0, 15);
+  t.command_end(100, 9000, 3, 0, 13);
+  // A child its own wait call reaped is not the command's.
+  t.command_start(100, 10000, 5, "kill -HUP $$");
+  t.process_start(500, 10100, 100, 0, "/bin/sh");
+  t.process_exit(100, 10300, 500, 2, 0);
+  t.process_start(501, 10200, 100, 0, "/bin/sh");
+  t.alloc(501, 10400, 0x1000, 8, 0);
+  t.command_end(100, 11000, 5, 0, 1);
+  // A popen() never closed: no status.
+  t.command_start(100, 12000, 6, "sleep 9");
+  t.process_start(600, 12100, 100, 0, "/bin/sh");
+  t.process_exit(99, 13000, 100, 0, 0);
+  Loaded l = load(t);
+  const an::TraceModel& m = l.model;
+
+  const an::ProcessInfo& killed = by_pid(m, 200);
+  ASSERT_TRUE(killed.end.has_value());
+  EXPECT_EQ(killed.end->signal, 9) << "system()'s status, over the shell's own exit(0)";
+  EXPECT_EQ(killed.end->time_ns, 1500) << "it ended when it said so";
+  EXPECT_FALSE(killed.end->by_itself);
+  EXPECT_FALSE(by_pid(m, 300).end.has_value()) << "two children could be the shell";
+  EXPECT_FALSE(by_pid(m, 301).end.has_value());
+  const an::ProcessInfo& piped = by_pid(m, 400);
+  ASSERT_TRUE(piped.end.has_value());
+  EXPECT_EQ(piped.end->signal, 13);
+  const an::ProcessInfo& inner = by_pid(m, 401);
+  ASSERT_TRUE(inner.end.has_value());
+  EXPECT_EQ(inner.end->signal, 15);
+  const an::ProcessInfo& waited = by_pid(m, 500);
+  ASSERT_TRUE(waited.end.has_value());
+  EXPECT_EQ(waited.end->exit_code, 2) << "its reaper's word stands";
+  EXPECT_EQ(waited.end->signal, 0);
+  const an::ProcessInfo& shell = by_pid(m, 501);
+  ASSERT_TRUE(shell.end.has_value());
+  EXPECT_EQ(shell.end->signal, 1);
+  EXPECT_EQ(shell.end->time_ns, 10400) << "no end of its own: its last event";
+  EXPECT_FALSE(by_pid(m, 600).end.has_value()) << "a pipe never closed says nothing";
+}
+
 TEST(Model, AnExecStartsANewImageWithItsOwnModulesAndStacks) {
   SpoorTrace t = family();
   Loaded l = load(t);

@@ -19,7 +19,7 @@ enum Key : uint16_t {
   kModuleLoad = 1, kProcessStart, kFork, kProcessExit, kThreadStart, kThreadEnd, kThreadName, kStack,
   kAlloc, kFree, kRealloc, kOpen, kRead, kWrite, kClose, kDup, kSample, kJobStart, kJobStop, kTick,
   kModuleImage, kSamplerStart, kExec, kExecFailed, kFdCreated, kConnect, kChdir, kBind, kListen, kAccept, kSend,
-  kReceive, kSocket,
+  kReceive, kSocket, kCommandStart, kCommandEnd,
 };
 
 class SpoorTrace {
@@ -93,6 +93,9 @@ class SpoorTrace {
     ev(kSamplerStart, 5, "SamplerStart", {{kFieldU32, "hz"}});
     ev(kExec, 0, "Exec", {{kFieldString, "path"}, {kFieldString, "untraceable"}});
     ev(kExecFailed, 0, "ExecFailed", {{kFieldI32, "errno"}});
+    ev(kCommandStart, 0, "CommandStart", {{kFieldU32, "call"}, {kFieldString, "command"}}, kOpStart);
+    ev(kCommandEnd, 0, "CommandEnd",
+       {{kFieldU32, "call"}, {kFieldI32, "exit_code"}, {kFieldU8, "signal"}, {kFieldBool, "core_dumped"}}, kOpStop);
   }
 
   // The PROCESS block an exec adds (same pid, new command line).
@@ -116,6 +119,13 @@ class SpoorTrace {
     add(pid, R(kExec, t, pid).string(path).string(untraceable));
   }
   void exec_failed(uint32_t pid, uint64_t t, int32_t err) { add(pid, R(kExecFailed, t, pid).i32(err)); }
+  // system() or popen() (start) and its result (end), `call` pairing them.
+  void command_start(uint32_t pid, uint64_t t, uint32_t call, const std::string& command) {
+    add(pid, R(kCommandStart, t, pid).u32(call).string(command));
+  }
+  void command_end(uint32_t pid, uint64_t t, uint32_t call, int32_t code, uint8_t signal) {
+    add(pid, R(kCommandEnd, t, pid).u32(call).i32(code).u8(signal).boolean(false));
+  }
   void process_exit(uint32_t writer, uint64_t t, uint32_t pid, int32_t code, uint8_t signal) {
     add(writer, R(kProcessExit, t, writer).u32(pid).i32(code).u8(signal).boolean(false));
   }

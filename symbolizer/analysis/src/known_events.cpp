@@ -31,6 +31,8 @@ const KindSpec kSpecs[] = {
     {"Spoor.Process", "ExecFailed", EventKind::process_exec_failed, {"errno"}},
     {"Spoor.Process", "ProcessExit", EventKind::process_exit, {"pid", "exit_code", "signal", "core_dumped"}},
     {"Spoor.Process", "ModuleImage", EventKind::module_image, {"bias", "path", "offset", "image"}},
+    {"Spoor.Process", "CommandStart", EventKind::command_start, {"call", "command"}},
+    {"Spoor.Process", "CommandEnd", EventKind::command_end, {"call", "exit_code", "signal", "core_dumped"}},
     {"Spoor.Thread", "ThreadStart", EventKind::thread_start, {"tid", "parent_tid", "start", "stack"}},
     {"Spoor.Thread", "ThreadEnd", EventKind::thread_end, {"tid", "with_process"}},
     {"Spoor.Thread", "ThreadName", EventKind::thread_name, {"tid", "name"}},

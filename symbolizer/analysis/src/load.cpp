@@ -4,6 +4,7 @@
 #include "spoor/analysis/load.h"
 
 #include <algorithm>
+#include <map>
 
 #include "kernel_modules.h"
 #include "module_paths.h"
@@ -220,6 +221,23 @@ class Loader {
         p.end = end;
         return;
       }
+      case EventKind::command_start: {
+        Command& c = commands_[command_key(process, field_u64(e, k, f::kCommandCall))];
+        c.process = process;
+        c.start_ns = e.time_ns;
+        return;
+      }
+      case EventKind::command_end: {
+        auto it = commands_.find(command_key(process, field_u64(e, k, f::kCommandCall)));
+        if (it == commands_.end() || it->second.ended) return;
+        Command& c = it->second;
+        c.ended = true;
+        c.end_ns = e.time_ns;
+        c.status.exit_code = static_cast<int32_t>(field_i64(e, k, f::kCommandExitCode));
+        c.status.signal = static_cast<uint8_t>(field_u64(e, k, f::kCommandSignal));
+        c.status.core_dumped = field_u64(e, k, f::kCommandCore) != 0;
+        return;
+      }
       case EventKind::thread_start: {
         const auto tid = has_field(k, f::kTid) ? static_cast<uint32_t>(field_u64(e, k, f::kTid)) : e.tid;
         const uint64_t key = thread_map_key(m_.processes[process].pid, tid);
@@ -358,7 +376,45 @@ class Loader {
     if (exec_count == 0 && ppid != 0) p.ppid = ppid;
   }
 
+  // system() and popen() reap their shell inside glibc: each CommandEnd's
+  // status goes to the one child of its process that started between the
+  // command's two events and has no reaper's word. Shortest commands
+  // first, so a system() run while a popen() pipe is open takes its own
+  // shell before the popen() looks. Where two children could be the
+  // command's shell (two threads running commands at once), neither gets
+  // it: a guess would be a silently wrong answer.
+  void end_commands() {
+    std::vector<const Command*> done;
+    for (const auto& [key, c] : commands_)
+      if (c.ended && c.start_ns != kNeverNs) done.push_back(&c);
+    std::sort(done.begin(), done.end(), [](const Command* a, const Command* b) {
+      return std::make_pair(a->end_ns - a->start_ns, a->start_ns) < std::make_pair(b->end_ns - b->start_ns, b->start_ns);
+    });
+    std::vector<bool> taken(m_.processes.size(), false);
+    for (const Command* c : done) {
+      const uint32_t parent = m_.processes[c->process].pid;
+      ProcessIndex shell = kNone;
+      size_t candidates = 0;
+      for (ProcessIndex i = 0; i < m_.processes.size(); ++i) {
+        const ProcessInfo& p = m_.processes[i];
+        if (taken[i] || p.ppid != parent || p.recorder || (p.end && !p.end->by_itself)) continue;
+        if (p.start_ns < c->start_ns || p.start_ns > c->end_ns) continue;
+        shell = i;
+        ++candidates;
+      }
+      if (candidates != 1) continue;
+      taken[shell] = true;
+      ProcessInfo& p = m_.processes[shell];
+      ProcessEnd end = c->status;
+      // It ended when it said so, or with its last event.
+      end.time_ns = p.end ? p.end->time_ns : p.end_ns;
+      end.by_itself = false;
+      p.end = end;
+    }
+  }
+
   void finish(const reader::EventReader& events) {
+    end_commands();
     for (ProcessInfo& p : m_.processes) {
       if (p.end) p.end_ns = std::max(p.end_ns, p.end->time_ns);
       if (p.start_ns == kNeverNs) p.start_ns = p.end ? p.end->time_ns : 0;
@@ -399,6 +455,16 @@ class Loader {
   KernelModules kernel_;
   std::unordered_map<uint64_t, ThreadIndex> thread_by_tid_;  // the current thread of (pid, tid)
   std::unordered_map<uint32_t, std::string> pending_exec_;  // Exec's path until the next image
+  // A system() or popen() command: CommandStart and CommandEnd.
+  struct Command {
+    ProcessIndex process = kNone;
+    int64_t start_ns = kNeverNs;
+    int64_t end_ns = 0;
+    bool ended = false;
+    ProcessEnd status;
+  };
+  static uint64_t command_key(ProcessIndex process, uint64_t call) { return uint64_t{process} << 32 | (call & 0xFFFFFFFF); }
+  std::map<uint64_t, Command> commands_;  // by command_key, in order
   uint32_t last_pid_ = 0;
   ProcessIndex last_process_ = kNone;
   uint64_t last_thread_key_ = ~uint64_t{0};

@@ -4,7 +4,9 @@
 // pclose(), which wait inside libc. Every child's end must still be in the
 // trace: 40 forked children (even: exit with 1 + i % 7; odd: killed by
 // SIGTERM, which only a reaper can report), `sh -c 'exit 3'` through
-// system() and `sh -c 'exit 4'` through popen().
+// system() and `sh -c 'exit 4'` through popen(), and a shell each of them
+// starts that kills itself (SIGTERM, SIGHUP): only system()'s and pclose()'s
+// results say so.
 #define _GNU_SOURCE
 #include <signal.h>
 #include <stdio.h>
@@ -45,6 +47,11 @@ int main(void) {
   const int by_system = system("exit 3");
   FILE* pipe = popen("exit 4", "r");
   const int by_pclose = pipe != NULL ? pclose(pipe) : -1;
-  printf("reaped %d, system %d, pclose %d\n", (int)reaped, WEXITSTATUS(by_system), WEXITSTATUS(by_pclose));
+  const int killed_in_system = system("kill -TERM $$");
+  FILE* killed_pipe = popen("kill -HUP $$", "r");
+  const int killed_in_pclose = killed_pipe != NULL ? pclose(killed_pipe) : -1;
+  printf("reaped %d, system %d, pclose %d, killed by %d and %d\n", (int)reaped, WEXITSTATUS(by_system),
+         WEXITSTATUS(by_pclose), WIFSIGNALED(killed_in_system) ? WTERMSIG(killed_in_system) : 0,
+         WIFSIGNALED(killed_in_pclose) ? WTERMSIG(killed_in_pclose) : 0);
   return 0;
 }

@@ -20,6 +20,7 @@ enum class EventKind : uint8_t {
   other,  // an event of the program's own providers, or one the analyses do not read
   // Spoor.Process
   module_load, module_unload, process_start, process_fork, process_exec, process_exec_failed, process_exit, module_image,
+  command_start, command_end,
   // Spoor.Thread
   thread_start, thread_end, thread_name,
   // Spoor.Stack
@@ -73,6 +74,8 @@ inline constexpr int kPpid = 0, kExecCount = 1, kExe = 2, kCwd = 3;
 inline constexpr int kChildPid = 0, kForkSpawn = 1, kExecPath = 0, kUntraceable = 1, kErrno = 0;
 // process_exit: pid, exit_code, signal, core_dumped
 inline constexpr int kExitPid = 0, kExitCode = 1, kSignal = 2, kCoreDumped = 3;
+// command_start: call, command; command_end: call, exit_code, signal, core_dumped
+inline constexpr int kCommandCall = 0, kCommandLine = 1, kCommandExitCode = 1, kCommandSignal = 2, kCommandCore = 3;
 // thread_start: tid, parent_tid, start, stack; thread_end: tid, with_process; thread_name: tid, name
 inline constexpr int kTid = 0, kParentTid = 1, kThreadStack = 3, kThreadName = 1, kWithProcess = 1;
 // stack: id, frames
