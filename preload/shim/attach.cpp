@@ -18,12 +18,14 @@
 
 #include "../shared_region.h"
 #include "heap_provider.h"
+#include "heap_record.h"
 #include "io_provider.h"
 #include "live_threads.h"
 #include "modules.h"
 #include "pre_attach_log.h"
 #include "recorder_link.h"
 #include "reentry_guard.h"
+#include "rule_cache.h"
 #include "shim_state.h"
 #include "signal_hooks.h"
 #include "stack_table.h"
@@ -254,6 +256,7 @@ void attach() {
   }
   ReentryGuard guard;  // nothing the shim does here is traced
   register_shim_events();
+  note_program_allocator(program_allocator_is_glibc());
   const char* depth = std::getenv("SPOOR_STACK_DEPTH");
   init_stack_table(depth != nullptr ? std::atoi(depth) : 64);
   if (!join_recorder(false)) {

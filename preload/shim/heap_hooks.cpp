@@ -20,6 +20,7 @@
 #include "pre_attach_log.h"
 #include "stack_table.h"
 #include "reentry_guard.h"
+#include "rule_cache.h"
 
 namespace spoor::preload {
 namespace {
@@ -83,12 +84,16 @@ constinit thread_local bool t_handler_in_hook __attribute__((tls_model("initial-
 // may point into it.
 // Before attach the events are off and the call goes to the pre-attach log
 // (pre_attach_log.h): one more load, on the disabled path only.
+// The allocator has returned: its stack may build unwind rules even when
+// it is not glibc's (rule_cache.h). Two thread-local stores.
 __attribute__((noinline)) void record_alloc(void* p, uint64_t size) {
+  AfterAllocatorReturned allocator_returned;
   rescan_modules_if_changed();
   if (kHeapAlloc.enabled()) kHeapAlloc.write(p, size, current_stack_id(2));
   else if (SPOOR_UNLIKELY(g_before_attach.load(std::memory_order_relaxed))) log_pre_attach_alloc(p, size);
 }
 __attribute__((noinline)) void record_realloc(void* old, void* p, uint64_t size) {
+  AfterAllocatorReturned allocator_returned;
   rescan_modules_if_changed();
   if (kHeapRealloc.enabled()) {
     kHeapRealloc.write(old, p, size, current_stack_id(2));
@@ -117,6 +122,26 @@ void resolve_real_free() { resolve(g_free, "free"); }
 
 }  // namespace spoor::preload
 
+// The shim's own code (as called_from_shim below).
+extern "C" const char __ehdr_start[] __attribute__((visibility("hidden")));
+
+namespace spoor::preload {
+
+bool program_allocator_is_glibc() {
+  Dl_info found{}, libc{};
+  // The program's calls reach the shim's malloc...
+  void* called = dlsym(RTLD_DEFAULT, "malloc");
+  if (called == nullptr || dladdr(called, &found) == 0 || found.dli_fbase != static_cast<const void*>(__ehdr_start))
+    return false;
+  // ... and the shim's calls reach the C library's.
+  void* next = reinterpret_cast<void*>(resolve(g_malloc, "malloc"));
+  void* start = dlsym(RTLD_DEFAULT, "__libc_start_main");
+  return next != nullptr && start != nullptr && dladdr(next, &found) != 0 && dladdr(start, &libc) != 0 &&
+         found.dli_fbase == libc.dli_fbase;
+}
+
+}  // namespace spoor::preload
+
 using namespace spoor::preload;
 
 // The shim's own code, from its ELF header to the end of its text (both
@@ -124,7 +149,6 @@ using namespace spoor::preload;
 // exception emergency pool (72 KiB) from a constructor that runs after
 // attach, outside any hook: not the program's allocation. One compare pair
 // on malloc's path.
-extern "C" const char __ehdr_start[] __attribute__((visibility("hidden")));
 extern "C" const char etext[] __attribute__((visibility("hidden")));
 namespace {
 bool called_from_shim(const void* return_address) {

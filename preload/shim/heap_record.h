@@ -28,6 +28,12 @@ void record_free_in_handler(void* p);
 // hook still resolving then would recurse into that dlsym forever.
 void resolve_real_free();
 
+// Whether the program's malloc is the shim's hook over the C library's:
+// false when the program defines its own (its executable comes first in
+// the lookup order, so the hooks never see its calls) or a malloc library
+// is next after the shim. rule_cache.h says why it matters.
+bool program_allocator_is_glibc();
+
 }  // namespace spoor::preload
 
 #endif  // SPOOR_PRELOAD_HEAP_RECORD_H

@@ -30,6 +30,7 @@ namespace spoor::preload {
 
 std::atomic<uint64_t> g_unwind_epoch{0};
 std::atomic<bool> g_rule_cache_ready{false};
+constinit thread_local bool t_after_allocator_returned __attribute__((tls_model("initial-exec"))) = false;
 
 namespace {
 
@@ -58,6 +59,12 @@ uint64_t g_inserted_in_newest = 0;  // under g_build_lock
 pthread_mutex_t g_build_lock = PTHREAD_MUTEX_INITIALIZER;
 
 constinit thread_local uint64_t t_rules_built __attribute__((tls_model("initial-exec"))) = 0;
+// Set at attach when the program's malloc is not glibc's (rule_cache.h).
+std::atomic<bool> g_allocator_foreign{false};
+
+bool may_build_rule() {
+  return !g_allocator_foreign.load(std::memory_order_relaxed) || t_after_allocator_returned;
+}
 
 RuleSlot* level_slots(int level) { return g_rules + Levels::first_slot(level); }
 
@@ -146,7 +153,8 @@ void insert_rule(uint64_t key, uint64_t address, uint64_t rule) {
 __attribute__((noinline)) uint64_t rule_beyond_newest(uintptr_t newest, uint64_t address, uint64_t epoch) {
   const uint64_t key = key_of(address, epoch);
   const uint64_t older = find_rule_in_older_levels(Levels::level_of(newest), key, address);
-  if (pthread_mutex_trylock(&g_build_lock) != 0) return older;  // 0: this capture falls back
+  if (!may_build_rule()) return older;  // 0: this capture falls back
+  if (pthread_mutex_trylock(&g_build_lock) != 0) return older;
   const uintptr_t newest_now = g_newest.load(std::memory_order_relaxed);
   uint64_t rule = find_rule(Levels::base_of<RuleSlot>(newest_now), Levels::level_of(newest_now), key, address);
   if (rule == 0 && older != 0) {
@@ -198,6 +206,8 @@ uint64_t cached_rule(uint64_t address, uint64_t epoch) {
 }
 
 uint64_t rules_built_here() { return t_rules_built; }
+
+void note_program_allocator(bool glibc) { g_allocator_foreign.store(!glibc, std::memory_order_relaxed); }
 
 void begin_module_unload() { g_unwind_epoch.fetch_add(1, std::memory_order_acq_rel); }
 

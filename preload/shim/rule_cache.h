@@ -28,6 +28,25 @@ inline bool rule_cache_ready() { return g_rule_cache_ready.load(std::memory_orde
 // building one: this capture falls back to libunwind.
 uint64_t cached_rule(uint64_t address, uint64_t epoch);
 
+// Building a rule allocates (libdw) with the program's malloc. When that
+// malloc is not glibc's (a program that defines its own, as rustc's
+// jemalloc does, or a malloc library loaded after the shim), a hook the
+// allocator itself calls while it holds its lock (mmap, to get more
+// memory) must not build one: the allocation would wait on that lock
+// forever. Then only captures made after the allocator returned (the
+// shim's allocation hooks, in a RuleBuildingAllowed scope) build rules;
+// any other capture that misses falls back to libunwind, which does not
+// allocate. note_program_allocator() decides at attach.
+void note_program_allocator(bool glibc);
+extern constinit thread_local bool t_after_allocator_returned;
+struct AfterAllocatorReturned {
+  bool was = t_after_allocator_returned;
+  AfterAllocatorReturned() { t_after_allocator_returned = true; }
+  ~AfterAllocatorReturned() { t_after_allocator_returned = was; }
+  AfterAllocatorReturned(const AfterAllocatorReturned&) = delete;
+  AfterAllocatorReturned& operator=(const AfterAllocatorReturned&) = delete;
+};
+
 // Rules built by this thread (for FastUnwindCounters).
 uint64_t rules_built_here();
 

@@ -784,6 +784,49 @@ TEST(Record, AProgramWithItsOwnMallocThreadsAndTimerSignalsIsUnchanged) {
   EXPECT_NE(plain.out.find("total="), std::string::npos);
 }
 
+// A program whose own malloc maps memory while it holds its lock (as
+// jemalloc linked into rustc does): the shim's mmap hook runs inside that
+// allocator, and its stack capture must not allocate (the program would
+// wait on its own lock; this one exits with 99 instead). The mappings are
+// recorded with the stacks that made them.
+TEST(Record, AProgramsOwnAllocatorThatMapsUnderItsLockIsNotReentered) {
+  const std::string path = trace_path("own-allocator-maps");
+  const Process r = run(kSpoor + " record -o " + path + " -- " + SPOOR_OWN_ALLOCATOR_MAPS);
+  ASSERT_EQ(r.status, 0) << r.err;
+  unsigned long long map_big = 0, map_through = 0;
+  const size_t second_line = r.out.find('\n') + 1;
+  EXPECT_EQ(r.out.substr(0, second_line), "mapped 8, sum 28, small blocks too\n");
+  ASSERT_EQ(std::sscanf(r.out.c_str() + second_line, "map_big=%llx map_through=%llx", &map_big, &map_through), 2)
+      << r.out;
+
+  auto trace = reader::Trace::open(path);
+  ASSERT_TRUE(trace) << trace.error();
+  std::map<uint64_t, std::vector<uint64_t>> stacks;  // id -> frames
+  std::vector<uint64_t> big_map_stacks;              // the 8 blocks of 3 MiB and more
+  reader::EventReader events(trace.value());
+  reader::Event e;
+  while (events.next(e)) {
+    if (e.descriptor->name == "Stack") {
+      const auto blob = std::get<reader::Blob>(*e.field("frames")).bytes;
+      std::vector<uint64_t> frames(blob.size() / 8);
+      std::memcpy(frames.data(), blob.data(), frames.size() * 8);
+      stacks[std::get<uint64_t>(*e.field("id"))] = frames;
+    } else if (e.descriptor->name == "Mmap" && std::get<uint64_t>(*e.field("size")) >= (3u << 20)) {
+      big_map_stacks.push_back(std::get<uint64_t>(*e.field("stack")));
+    }
+  }
+  ASSERT_EQ(big_map_stacks.size(), 8u);
+  for (const uint64_t id : big_map_stacks) {
+    const std::vector<uint64_t>& frames = stacks[id];
+    auto has_frame_in = [&](uint64_t fn) {
+      return std::any_of(frames.begin(), frames.end(), [&](uint64_t ip) { return ip > fn && ip < fn + 128; });
+    };
+    EXPECT_TRUE(has_frame_in(map_big)) << "stack " << id << " of " << frames.size() << " frames";
+    EXPECT_TRUE(has_frame_in(map_through)) << "stack " << id;
+  }
+  std::filesystem::remove(path);
+}
+
 TEST(Record, TheProgramKeepsItsEnvironment) {
   // Variables of its own, SPOOR_* ones included, reach the program and its
   // children; only the tracing settings are added.
