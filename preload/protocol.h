@@ -58,10 +58,14 @@ struct Welcome {
 };
 
 // Sent by a traced image over its connection when it is about to exec a
-// program the preload cannot reach, so spoor record can say so.
+// program the preload cannot reach (kind kNoteUntraceable), or when its
+// own malloc keeps its heap calls from the hooks (kNoteOwnAllocator, path:
+// the object that defines it), so spoor record can say so.
+enum NoteKind : uint32_t { kNoteUntraceable = 0, kNoteOwnAllocator = 1 };
 struct UntraceableNote {
   uint32_t magic;
   uint32_t pid;
+  uint32_t kind;    // NoteKind
   char why[32];     // "static binary", "setuid program"
   char path[256];   // cut to fit, NUL-terminated
 };

@@ -77,9 +77,10 @@ void ProcessServer::poll(int timeout_ms, const std::function<Reply(uint32_t, uin
       if (n == 0) fds[i + 1].revents |= POLLHUP;
       if (n == static_cast<ssize_t>(sizeof note) && note.magic == preload::kProtocolMagic) {
         note.path[sizeof note.path - 1] = note.why[sizeof note.why - 1] = '\0';
-        const std::string text = std::string(note.path) + " (" + note.why + ")";
-        if (std::find(untraceable_.begin(), untraceable_.end(), text) == untraceable_.end())
-          untraceable_.push_back(text);
+        const bool own = note.kind == preload::kNoteOwnAllocator;
+        const std::string text = own ? std::string(note.path) : std::string(note.path) + " (" + note.why + ")";
+        std::vector<std::string>& list = own ? own_allocators_ : untraceable_;
+        if (std::find(list.begin(), list.end(), text) == list.end()) list.push_back(text);
       }
     }
     const short ev_now = fds[i + 1].revents;

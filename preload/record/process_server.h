@@ -41,6 +41,8 @@ class ProcessServer {
   // Programs the traced processes exec'd but that could not be traced:
   // "PATH (WHY)", once each.
   const std::vector<std::string>& untraceable() const { return untraceable_; }
+  // The objects whose own malloc kept images' heap calls from the hooks.
+  const std::vector<std::string>& own_allocators() const { return own_allocators_; }
 
   // Connections answered and still open.
   size_t open_connections() const { return connections_.size(); }
@@ -57,6 +59,7 @@ class ProcessServer {
   std::string name_;
   std::vector<Connection> connections_;
   std::vector<std::string> untraceable_;
+  std::vector<std::string> own_allocators_;
 };
 
 }  // namespace spoor::record

@@ -221,6 +221,7 @@ class Recorder {
     result->abandoned_bytes = totals_.abandoned_bytes;
     result->processes = static_cast<uint32_t>(traced_.size());
     result->untraceable = server_.untraceable();
+    result->own_allocators = server_.own_allocators();
     for (auto& t : traced_) result->preload_attached |= t->pid == root_;
     if (!file_.close()) {
       *error = (result->output_path == "-" ? std::string("writing the trace to standard output")

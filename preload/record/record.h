@@ -39,6 +39,7 @@ struct RecordResult {
   bool preload_attached = false;  // false: the program never loaded the shim (static, setuid)
   uint32_t processes = 0;         // processes traced (the program and its descendants)
   std::vector<std::string> untraceable;  // programs exec'd in the tree that could not be traced
+  std::vector<std::string> own_allocators;  // programs whose own malloc kept their heap calls from the hooks
   uint64_t events = 0;
   uint64_t lost = 0;
   uint64_t abandoned_bytes = 0;

@@ -50,6 +50,8 @@ struct Mapping {
 Mapping g_region;       // this process's region, while attached
 int g_connection = -1;  // to the recorder: open while this image lives
 uint32_t g_pid = 0;
+// Found at attach; a fork child keeps its parent's (heap_record.h).
+ProgramAllocator g_program_allocator;
 
 // Where the control block goes when a fork child is not traced: its own
 // memory, with every provider off, so its hooks cost one load each.
@@ -125,6 +127,7 @@ void register_shim_events() {
   register_io_events_added_later();
   register_event(kCommandStart);
   register_event(kCommandEnd);
+  register_event(kHeapOwnAllocator);
 }
 
 void apply_provider_spec() {
@@ -220,6 +223,10 @@ bool join_recorder(bool fork_child) {
     kProcessStart.write(ppid, welcome.exec_count, Str{exe}, Str{cwd});
   }
   scan_modules();
+  if (!g_program_allocator.hooked && kHeapOwnAllocator.enabled()) {
+    kHeapOwnAllocator.write(Str{g_program_allocator.owner});
+    note_own_allocator(connection, g_program_allocator.owner);
+  }
   describe_inherited_fds(connection);
   return true;
 }
@@ -256,7 +263,8 @@ void attach() {
   }
   ReentryGuard guard;  // nothing the shim does here is traced
   register_shim_events();
-  note_program_allocator(program_allocator_is_glibc());
+  g_program_allocator = examine_program_allocator();
+  note_program_allocator(g_program_allocator.is_glibc());
   const char* depth = std::getenv("SPOOR_STACK_DEPTH");
   init_stack_table(depth != nullptr ? std::atoi(depth) : 64);
   if (!join_recorder(false)) {

@@ -127,17 +127,25 @@ extern "C" const char __ehdr_start[] __attribute__((visibility("hidden")));
 
 namespace spoor::preload {
 
-bool program_allocator_is_glibc() {
+ProgramAllocator examine_program_allocator() {
+  ProgramAllocator a;
   Dl_info found{}, libc{};
   // The program's calls reach the shim's malloc...
   void* called = dlsym(RTLD_DEFAULT, "malloc");
-  if (called == nullptr || dladdr(called, &found) == 0 || found.dli_fbase != static_cast<const void*>(__ehdr_start))
-    return false;
+  if (called != nullptr && dladdr(called, &found) != 0) {
+    a.hooked = found.dli_fbase == static_cast<const void*>(__ehdr_start);
+    // The loader names the executable as it was run (relative, or "").
+    if (!a.hooked && found.dli_fname != nullptr && found.dli_fname[0] == '/')
+      std::strncpy(a.owner, found.dli_fname, sizeof a.owner - 1);
+    else if (!a.hooked && readlink("/proc/self/exe", a.owner, sizeof a.owner - 1) < 0)
+      std::strncpy(a.owner, "the program's executable", sizeof a.owner - 1);
+  }
   // ... and the shim's calls reach the C library's.
   void* next = reinterpret_cast<void*>(resolve(g_malloc, "malloc"));
   void* start = dlsym(RTLD_DEFAULT, "__libc_start_main");
-  return next != nullptr && start != nullptr && dladdr(next, &found) != 0 && dladdr(start, &libc) != 0 &&
-         found.dli_fbase == libc.dli_fbase;
+  a.glibc_next = next != nullptr && start != nullptr && dladdr(next, &found) != 0 && dladdr(start, &libc) != 0 &&
+                 found.dli_fbase == libc.dli_fbase;
+  return a;
 }
 
 }  // namespace spoor::preload

@@ -40,6 +40,16 @@ SPOOR_EVENT(kHeapMremap, g_heap,
             Field<Ptr>{"old_ptr"}, Field<uint64_t>{"old_size"}, Field<Ptr>{"ptr"}, Field<uint64_t>{"size"},
             Field<uint32_t>{"stack"});
 
+// The program's malloc calls do not reach the shim's hooks: it brings its
+// own allocator in its executable, which comes before the shim in the
+// lookup order (rustc's jemalloc), so no Alloc, Free or Realloc of this
+// image will follow; its mmap calls are still seen. `path`: the object
+// that defines the malloc it calls. Written once per process image (and
+// again in each fork child), after ProcessStart.
+SPOOR_EVENT(kHeapOwnAllocator, g_heap,
+            (EventInfo{.name = "OwnAllocator", .id = 7, .level = Level::always, .keywords = kKeywordHeap}),
+            Field<Str>{"path"});
+
 }  // namespace spoor::preload
 
 #endif  // SPOOR_PRELOAD_HEAP_PROVIDER_H

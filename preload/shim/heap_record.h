@@ -28,11 +28,15 @@ void record_free_in_handler(void* p);
 // hook still resolving then would recurse into that dlsym forever.
 void resolve_real_free();
 
-// Whether the program's malloc is the shim's hook over the C library's:
-// false when the program defines its own (its executable comes first in
-// the lookup order, so the hooks never see its calls) or a malloc library
-// is next after the shim. rule_cache.h says why it matters.
-bool program_allocator_is_glibc();
+// Which malloc the program's calls reach, and which the shim's calls do.
+// rule_cache.h says why it matters; kHeapOwnAllocator why users care.
+struct ProgramAllocator {
+  bool hooked = false;     // the program's malloc calls reach the shim's hook
+  bool glibc_next = false; // the hook's calls reach the C library's malloc
+  char owner[256] = {};    // when not hooked: the object that defines the program's malloc
+  bool is_glibc() const { return hooked && glibc_next; }
+};
+ProgramAllocator examine_program_allocator();
 
 }  // namespace spoor::preload
 

@@ -59,16 +59,25 @@ bool capture_link_settings() {
 
 const char* const* tracing_environment() { return g_vars; }
 
-void note_untraceable(int connection, const char* path, const char* why) {
+namespace {
+void send_note(int connection, NoteKind kind, const char* path, const char* why) {
   if (connection < 0) return;
   UntraceableNote note{};
   note.magic = kProtocolMagic;
   note.pid = static_cast<uint32_t>(getpid());
+  note.kind = kind;
   std::strncpy(note.why, why, sizeof note.why - 1);
   std::strncpy(note.path, path, sizeof note.path - 1);
   // A raw call: this may run in a vfork child, where no hook may record.
   syscall(SYS_sendto, connection, &note, sizeof note, MSG_DONTWAIT | MSG_NOSIGNAL, nullptr, 0);
 }
+}  // namespace
+
+void note_untraceable(int connection, const char* path, const char* why) {
+  send_note(connection, kNoteUntraceable, path, why);
+}
+
+void note_own_allocator(int connection, const char* owner) { send_note(connection, kNoteOwnAllocator, owner, ""); }
 
 bool request_region(Welcome* welcome, int* connection, int* region_fd) {
   *connection = *region_fd = -1;

@@ -143,6 +143,11 @@ int run_record_command(const std::vector<std::string>& words) {
                  "--no-preload --kernel=samples,switches,faults\n");
   for (const std::string& u : r.untraceable)
     std::fprintf(stderr, "spoor record: not traced (LD_PRELOAD cannot reach it, but it ran): %s\n", u.c_str());
+  for (const std::string& a : r.own_allocators)
+    std::fprintf(stderr,
+                 "spoor record: heap calls not recorded (the program's own malloc, which LD_PRELOAD cannot wrap; "
+                 "its mmap calls are recorded): %s\n",
+                 a.c_str());
   if (r.kernel_opened)
     std::fprintf(stderr, "spoor record: kernel: %llu records, %llu lost%s\n",
                  static_cast<unsigned long long>(r.kernel_records), static_cast<unsigned long long>(r.kernel_lost),

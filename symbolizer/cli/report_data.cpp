@@ -219,6 +219,7 @@ json heap_json(const Context& c) {
       else if (!im.exe.empty() && proc.images.size() > 1) j["command_line"] = im.exe;
     }
     j["ended_by"] = p.ended_by_exec ? "exec" : "exit";
+    if (!p.own_allocator.empty()) j["own_allocator"] = p.own_allocator;
     j["allocated_bytes"] = p.allocated_bytes;
     j["calls"] = {{"alloc", p.alloc_calls}, {"free", p.free_calls}, {"realloc", p.realloc_calls}};
     j["peak_bytes"] = p.peak_bytes;

@@ -281,6 +281,24 @@ std::string image_title(const json& p) {
          " to " + ms_text(i64(p, "image_end_ns")) + ")";
 }
 
+// The images whose malloc was their own (an allocator in the executable,
+// which comes before Spoor's hooks): their heap is not in the trace, and
+// the report says so rather than showing them as allocating nothing.
+void own_allocator_note(const json& heap, std::string& out) {
+  std::map<std::string, std::vector<std::string>> pids_by_owner;
+  for (const json& p : heap)
+    if (p.contains("own_allocator")) pids_by_owner[str(p, "own_allocator")].push_back(std::to_string(u(p, "pid")));
+  for (const auto& [owner, pids] : pids_by_owner) {
+    std::string list;
+    for (size_t i = 0; i < pids.size() && i < 8; ++i) list += (i ? ", " : "") + pids[i];
+    if (pids.size() > 8) list += ", +" + std::to_string(pids.size() - 8) + " more";
+    const bool one = pids.size() == 1;
+    out += "\n  not recorded: the allocator calls of " + (one ? "pid " + list : std::to_string(pids.size()) + " images") +
+           ": " + (one ? "its" : "their") + " malloc is the program's own (LD_PRELOAD cannot\n  wrap it), in " + owner +
+           (one ? "" : " (pid " + list + ")") + ". " + (one ? "Its" : "Their") + " mmap calls are recorded.\n";
+  }
+}
+
 void print_heap(const json& heap, std::string& out) {
   heading(out, "Heap");
   if (heap.empty()) {
@@ -291,6 +309,7 @@ void print_heap(const json& heap, std::string& out) {
          "  exec are \"released by exec\", not leaks. A fork child starts with its parent's live blocks: its\n"
          "  frees of them are known frees; those it never frees are counted apart (\"inherited\"), not as\n"
          "  leaks, and none counts in its allocated, peak or leaked bytes.\n";
+  own_allocator_note(heap, out);
   // The images that allocated most, in full; the rest in one table.
   std::vector<const json*> by_bytes;
   for (const json& p : heap) by_bytes.push_back(&p);
@@ -304,8 +323,19 @@ void print_heap(const json& heap, std::string& out) {
     const bool by_exec = str(p, "ended_by") == "exec";
     const json& calls = p["calls"];
     const uint64_t allocations = u(calls, "alloc") + u(calls, "realloc");
+    const json& mm = p["mmap"];
+    const std::string mmap_text = count_text(u(mm, "calls")) + " calls mapping " + bytes_text(u(mm, "bytes")) + ", " +
+                                  count_text(u(mm, "munmap_calls")) + " munmap (not counted in the heap)";
     Table s({{"", Table::left}, {"", Table::left}});
-    s.row({"peak heap", bytes_text(u(p, "peak_bytes")) + " live at " + ms_text(i64(p, "peak_ns"))});
+    if (p.contains("own_allocator")) {  // nothing to show but its mappings
+      s.row({"calls", "not recorded: its malloc is its own (above)"});
+      s.row({"mmap", mmap_text});
+      s.print(out, "  ");
+      continue;
+    }
+    // An image that mapped memory but never allocated has no peak time.
+    s.row({"peak heap", u(p, "peak_bytes") == 0 ? bytes_text(0)
+                                                : bytes_text(u(p, "peak_bytes")) + " live at " + ms_text(i64(p, "peak_ns"))});
     s.row({"allocated", bytes_text(u(p, "allocated_bytes")) + " in total (" + count_text(u(p, "allocated_bytes")) + " bytes)"});
     s.row({"calls", count_text(u(calls, "alloc")) + " alloc, " + count_text(u(calls, "free")) + " free, " +
                         count_text(u(calls, "realloc")) + " realloc"});
@@ -329,10 +359,7 @@ void print_heap(const json& heap, std::string& out) {
       s.row({"unknown frees", count_text(u(p, "unknown_frees")) +
                                   " frees of blocks the trace never saw allocated (allocated before the shim attached "
                                   "to this image, or an Alloc or Fork event lost)"});
-    const json& mm = p["mmap"];
-    if (u(mm, "calls") > 0)
-      s.row({"mmap", count_text(u(mm, "calls")) + " calls mapping " + bytes_text(u(mm, "bytes")) + ", " +
-                         count_text(u(mm, "munmap_calls")) + " munmap (not counted in the heap)"});
+    if (u(mm, "calls") > 0) s.row({"mmap", mmap_text});
     s.print(out, "  ");
 
     if (p.contains("top_functions")) allocating_function_table(p["top_functions"], u(p, "functions"), out);
@@ -379,6 +406,12 @@ void print_heap(const json& heap, std::string& out) {
     for (size_t i = in_full; i < by_bytes.size(); ++i) {
       const json& p = *by_bytes[i];
       const json& calls = p["calls"];
+      if (p.contains("own_allocator")) {  // its heap is not in the trace: no figures to give
+        others.row({std::to_string(u(p, "pid")),
+                    u(p, "images_in_process") > 1 ? "#" + std::to_string(u(p, "exec_count")) : "", "", "",
+                    "not recorded", "", "", clipped(str(p, "command_line"), 80)});
+        continue;
+      }
       others.row({std::to_string(u(p, "pid")), u(p, "images_in_process") > 1 ? "#" + std::to_string(u(p, "exec_count")) : "",
                   bytes_text(u(p, "peak_bytes")), bytes_text(u(p, "allocated_bytes")),
                   count_text(u(calls, "alloc") + u(calls, "realloc")),

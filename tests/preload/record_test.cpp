@@ -824,6 +824,22 @@ TEST(Record, AProgramsOwnAllocatorThatMapsUnderItsLockIsNotReentered) {
     EXPECT_TRUE(has_frame_in(map_big)) << "stack " << id << " of " << frames.size() << " frames";
     EXPECT_TRUE(has_frame_in(map_through)) << "stack " << id;
   }
+  // Its heap calls never reach the hooks: the summary and the report say
+  // so, naming the executable whose malloc it is.
+  const std::string binary = std::filesystem::canonical(SPOOR_OWN_ALLOCATOR_MAPS).string();
+  EXPECT_NE(r.err.find("heap calls not recorded (the program's own malloc, which LD_PRELOAD cannot wrap; its mmap "
+                       "calls are recorded): " + binary + "\n"),
+            std::string::npos)
+      << r.err;
+  const Process j = run(kSpoor + " report --heap --format json " + path);
+  ASSERT_EQ(j.status, 0) << j.err;
+  const nlohmann::json report = nlohmann::json::parse(j.out, nullptr, false);
+  ASSERT_FALSE(report.is_discarded()) << j.out;
+  ASSERT_EQ(report["heap"].size(), 1u) << j.out.substr(0, 2000);
+  EXPECT_EQ(report["heap"][0].value("own_allocator", ""), binary);
+  EXPECT_GE(report["heap"][0]["mmap"]["calls"].get<uint64_t>(), 8u) << "the 8 blocks, at least";
+  const Process text = run(kSpoor + " report --heap " + path);
+  EXPECT_NE(text.out.find("not recorded: the allocator calls of pid "), std::string::npos) << text.out;
   std::filesystem::remove(path);
 }
 

@@ -301,6 +301,9 @@ void HeapAnalysis::on_event(const reader::Event& e, const EventContext& c) {
     case EventKind::heap_munmap:
       state_->heap(c).profile.munmap_calls++;
       return;
+    case EventKind::heap_own_allocator:
+      state_->heap(c).profile.own_allocator = field_str(e, k, f::kOwnAllocatorPath);
+      return;
     case EventKind::process_fork:
       state_->fork(e, k, c);
       return;

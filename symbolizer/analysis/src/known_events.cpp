@@ -43,6 +43,7 @@ const KindSpec kSpecs[] = {
     {"Spoor.Heap", "Mmap", EventKind::heap_mmap, {"ptr", "size", "prot", "flags", "fd", "stack"}},
     {"Spoor.Heap", "Munmap", EventKind::heap_munmap, {"ptr", "size"}},
     {"Spoor.Heap", "Mremap", EventKind::heap_mremap, {"old_ptr", "old_size", "ptr", "size", "stack"}},
+    {"Spoor.Heap", "OwnAllocator", EventKind::heap_own_allocator, {"path"}},
     {"Spoor.IO", "Open", EventKind::io_open, SPOOR_IO_FIELDS},
     {"Spoor.IO", "Close", EventKind::io_close, SPOOR_IO_FIELDS},
     {"Spoor.IO", "Read", EventKind::io_read, SPOOR_IO_FIELDS},

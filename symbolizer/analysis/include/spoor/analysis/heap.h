@@ -31,6 +31,7 @@
 #include <array>
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "spoor/analysis/load.h"
@@ -55,6 +56,9 @@ struct HeapProfile {
   ProcessIndex process = kNone;
   ImageIndex image = kNone;
   bool ended_by_exec = false;  // an exec replaced the image (else the process ended)
+  // The object whose malloc the image called when it was not Spoor's hook
+  // (OwnAllocator): its allocator calls are not in the trace. "" otherwise.
+  std::string own_allocator;
   uint64_t allocated_bytes = 0;
   uint64_t alloc_calls = 0;    // Alloc events
   uint64_t free_calls = 0;     // Free events, null frees included

@@ -26,7 +26,7 @@ enum class EventKind : uint8_t {
   // Spoor.Stack
   stack,
   // Spoor.Heap
-  heap_alloc, heap_free, heap_realloc, heap_mmap, heap_munmap, heap_mremap,
+  heap_alloc, heap_free, heap_realloc, heap_mmap, heap_munmap, heap_mremap, heap_own_allocator,
   // Spoor.IO
   io_open, io_close, io_read, io_write, io_seek, io_sync, io_dup,
   io_fopen, io_fdopen, io_freopen, io_fclose, io_fread, io_fwrite, io_fflush,
@@ -80,6 +80,8 @@ inline constexpr int kCommandCall = 0, kCommandLine = 1, kCommandExitCode = 1, k
 inline constexpr int kTid = 0, kParentTid = 1, kThreadStack = 3, kThreadName = 1, kWithProcess = 1;
 // stack: id, frames
 inline constexpr int kStackId = 0, kFrames = 1;
+// heap_own_allocator: path
+inline constexpr int kOwnAllocatorPath = 0;
 // heap_alloc: ptr, size, stack; heap_free: ptr
 inline constexpr int kPtr = 0, kAllocSize = 1, kAllocStack = 2;
 // heap_realloc: old_ptr, ptr, size, stack
