@@ -27,7 +27,7 @@
 namespace spoor::preload {
 
 inline constexpr uint32_t kRegionMagic = 0x4E474552u;  // "REGN"
-inline constexpr uint32_t kRegionVersion = 3;
+inline constexpr uint32_t kRegionVersion = 4;
 
 struct RegionHeader {
   uint32_t magic;
@@ -47,6 +47,9 @@ struct RegionHeader {
   // signal handler that interrupted the shim, which cannot be recorded
   // there (a stdio call, say): the recorder tells the user which it was.
   std::atomic<uint64_t> handler_calls_lost;
+  // Of the same, allocations made before the shim attached, past what its
+  // pre-attach log keeps (preload/shim/pre_attach_log.h).
+  std::atomic<uint64_t> pre_attach_calls_lost;
 };
 static_assert(std::atomic<uint64_t>::is_always_lock_free);
 

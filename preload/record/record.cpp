@@ -218,6 +218,7 @@ class Recorder {
     result->events = totals_.events;
     result->lost = totals_.lost;
     result->handler_calls_lost = handler_calls_lost_;
+    result->pre_attach_calls_lost = pre_attach_calls_lost_;
     result->abandoned_bytes = totals_.abandoned_bytes;
     result->processes = static_cast<uint32_t>(traced_.size());
     result->untraceable = server_.untraceable();
@@ -328,6 +329,7 @@ class Recorder {
     flush_ring(t.region->ring());
     drain(t, true);
     handler_calls_lost_ += t.region->header().handler_calls_lost.load(std::memory_order_relaxed);
+    pre_attach_calls_lost_ += t.region->header().pre_attach_calls_lost.load(std::memory_order_relaxed);
     if (t.described) end_streams(t.region->ring(), *writer_, totals_, nullptr, t.first_stream);
     t.region.reset();
     t.finished = true;
@@ -363,6 +365,7 @@ class Recorder {
   bool told_region_error_ = false;
   DrainTotals totals_;
   uint64_t handler_calls_lost_ = 0;  // from the regions of the processes finished
+  uint64_t pre_attach_calls_lost_ = 0;
 };
 
 // The recorder's buffers are megabytes each (runs of blocks waiting to be

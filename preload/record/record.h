@@ -60,6 +60,7 @@ struct RecordResult {
   // recorded there (included in `lost`; the rest of the processes' lost
   // events were dropped by full rings).
   uint64_t handler_calls_lost = 0;
+  uint64_t pre_attach_calls_lost = 0;  // of lost: allocations before attach, past the pre-attach log
 };
 
 // Runs options.command to completion. Returns false with *error set when

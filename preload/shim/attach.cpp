@@ -292,6 +292,11 @@ void count_handler_call_lost() {
   if (g_region.base != nullptr)
     reinterpret_cast<RegionHeader*>(g_region.base)->handler_calls_lost.fetch_add(1, std::memory_order_relaxed);
 }
+void count_pre_attach_calls_lost(uint64_t n) {
+  for (uint64_t i = 0; i < n; ++i) count_lost_event();
+  if (g_region.base != nullptr && n > 0)
+    reinterpret_cast<RegionHeader*>(g_region.base)->pre_attach_calls_lost.fetch_add(n, std::memory_order_relaxed);
+}
 uint32_t shim_pid() { return g_pid; }
 int shim_connection() { return g_connection; }
 

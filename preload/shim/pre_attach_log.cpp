@@ -10,6 +10,7 @@
 
 #include "heap_provider.h"
 #include "shim_libraries.h"
+#include "shim_state.h"
 
 namespace spoor::preload {
 
@@ -24,7 +25,7 @@ struct Entry {
   std::atomic<bool> freed;     // freed again before attach
 };
 
-constinit Entry g_log[kPreAttachCapacity] = {};  // 100 KiB of .bss
+constinit Entry g_log[kPreAttachCapacity] = {};  // 1 MiB of .bss
 constinit std::atomic<uint32_t> g_used{0};
 constinit std::atomic<uint64_t> g_dropped{0};
 
@@ -86,7 +87,7 @@ void replay_pre_attach_log() {
   }
   // Calls past the log's end were not kept: they show as lost events, so a
   // trace that misses them says so.
-  for (uint64_t n = pre_attach_dropped(); n > 0; --n) spoor::count_lost_event();
+  count_pre_attach_calls_lost(pre_attach_dropped());
 }
 
 void end_pre_attach_log() { g_before_attach.store(false, std::memory_order_release); }

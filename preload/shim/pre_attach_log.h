@@ -25,11 +25,14 @@ namespace spoor::preload {
 // recorded (then nothing is logged any more).
 extern constinit std::atomic<bool> g_before_attach;
 
-inline constexpr uint32_t kPreAttachCapacity = 4096;  // .bss, touched only as used
+// 1 MiB of .bss, touched only as used: LLVM's libraries alone make over
+// 4,000 allocations in their constructors (clang-format, clangd).
+inline constexpr uint32_t kPreAttachCapacity = 32768;
 
 // The hooks' slow path, taken only while Spoor.Heap is off and
 // g_before_attach is set. An allocation past the capacity is counted
-// (pre_attach_dropped), not logged, and replay counts it as a lost event.
+// (pre_attach_dropped), not logged, and replay counts it as a lost event,
+// with its cause (count_pre_attach_calls_lost).
 void log_pre_attach_alloc(void* p, uint64_t size);
 void log_pre_attach_free(void* p);
 

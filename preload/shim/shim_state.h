@@ -21,6 +21,9 @@ int shim_connection();
 // and one more in the region's header, so the recorder can tell these
 // from a full ring. Async-signal-safe.
 void count_handler_call_lost();
+// Counts n allocations made before attach past the pre-attach log's end
+// (pre_attach_log.h) as lost events, and as such in the region's header.
+void count_pre_attach_calls_lost(uint64_t n);
 
 }  // namespace spoor::preload
 

@@ -27,18 +27,31 @@ size_t parse_size(const std::string& text) {
 }
 
 // Why the processes' events were lost (the kernel's have their own line):
-// full rings, or calls of signal handlers that interrupted the shim, which
-// the shim counts apart.
+// full rings, calls of signal handlers that interrupted the shim, or
+// allocations before attach past the pre-attach log; the shim counts the
+// last two apart.
 std::string lost_reason(const record::RecordResult& r) {
   const uint64_t lost = r.lost - r.kernel_lost;
   if (lost == 0) return "";
-  const std::string full = "a ring was full: try a larger --buffer-size";
-  const std::string handlers =
-      "stdio calls a signal handler made while its thread was inside Spoor's hooks, where they cannot be "
-      "recorded";
-  if (r.handler_calls_lost == 0) return " (" + full + ")";
-  if (r.handler_calls_lost >= lost) return " (" + handlers + ")";
-  return " (" + std::to_string(r.handler_calls_lost) + " of them " + handlers + "; the rest: " + full + ")";
+  struct Cause {
+    uint64_t count;
+    std::string text;
+  };
+  const uint64_t counted = r.handler_calls_lost + r.pre_attach_calls_lost;
+  const Cause causes[] = {
+      {r.handler_calls_lost,
+       "stdio calls a signal handler made while its thread was inside Spoor's hooks, where they cannot be recorded"},
+      {r.pre_attach_calls_lost,
+       "allocations libraries' constructors made before Spoor attached, past the 32,768 it keeps for them"},
+      {counted < lost ? lost - counted : 0, "a ring was full: try a larger --buffer-size"},
+  };
+  std::vector<const Cause*> present;
+  for (const Cause& c : causes)
+    if (c.count > 0) present.push_back(&c);
+  if (present.size() == 1) return " (" + present[0]->text + ")";
+  std::string text;
+  for (const Cause* c : present) text += (text.empty() ? "" : "; ") + std::to_string(c->count) + " " + c->text;
+  return " (" + text + ")";
 }
 
 std::string human_bytes(uint64_t b) {

@@ -653,9 +653,10 @@ void print_health(const json& h, std::string& out) {
   heading(out, "Trace health");
   out += "  lost events: " + count_text(u(h, "lost_events")) +
          (u(h, "lost_events") > 0
-              ? " (figures above undercount: a ring was full, which a larger --buffer-size avoids, or a signal "
+              ? " (figures above undercount: a ring was full, which a larger --buffer-size avoids, a signal "
                 "handler made stdio calls while its thread was inside Spoor's hooks, where they cannot be "
-                "recorded)"
+                "recorded, or libraries' constructors allocated more than Spoor keeps before it attaches; "
+                "spoor record's summary said which)"
               : "") +
          "\n";
   if (h.contains("kernel_lost"))

@@ -297,6 +297,26 @@ TEST(EarlyAllocations, ALibraryConstructorsBlocksAreInTheTrace) {
   EXPECT_EQ(freed[23456], 1);
 }
 
+// More allocations before attach than the shim keeps: the rest are lost
+// events, and spoor record says that is why.
+TEST(EarlyAllocations, ThosePastThePreAttachLogAreLostWithTheirCause) {
+  const std::string path = temp_path("early-many.spoor");
+  const Process p = run("SPOOR_TEST_EARLY_BLOCKS=40000 " + kSpoor + " record -o " + path + " -- " + SPOOR_EARLY_ALLOC_MAIN);
+  ASSERT_EQ(p.status, 0) << p.err;
+  unsigned long long lost = 0;
+  const size_t at = p.err.find(" events, ");
+  ASSERT_NE(at, std::string::npos) << p.err;
+  ASSERT_EQ(std::sscanf(p.err.c_str() + at, " events, %llu lost", &lost), 1) << p.err;
+  // 40,003 blocks and what the C library allocated first, in a log of 32,768.
+  EXPECT_GE(lost, 40003u - 32768u) << p.err;
+  EXPECT_LT(lost, 40003u - 32768u + 100u) << p.err;
+  EXPECT_NE(p.err.find(" lost (allocations libraries' constructors made before Spoor attached, past the 32,768 it "
+                       "keeps for them)"),
+            std::string::npos)
+      << p.err;
+  fs::remove(path);
+}
+
 }  // namespace
 
 namespace {

@@ -11,6 +11,11 @@ __attribute__((constructor)) static void allocate_early(void) {
   free(malloc(12346));
   static void* leaked;
   leaked = malloc(12347);
+  /* SPOOR_TEST_EARLY_BLOCKS=n: n more 16-byte blocks, kept, for a log
+   * that cannot hold them all. */
+  const char* more = getenv("SPOOR_TEST_EARLY_BLOCKS");
+  static void* blocks[65536];
+  for (int i = 0, n = more != NULL ? atoi(more) : 0; i < n && i < 65536; ++i) blocks[i] = malloc(16);
 }
 
 void early_alloc_release(void) { free(kept); }
