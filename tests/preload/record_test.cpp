@@ -32,6 +32,14 @@ using spoor::test::run;
 
 std::string trace_path(const std::string& name) { return spoor::test::temp_path("rec-" + name + ".spoor"); }
 
+// A Stack event's frames: 64-bit return addresses, innermost first.
+std::vector<uint64_t> stack_frames(const reader::Event& e) {
+  const auto blob = std::get<reader::Blob>(*e.field("frames")).bytes;
+  std::vector<uint64_t> frames(blob.size() / 8);
+  std::memcpy(frames.data(), blob.data(), frames.size() * 8);
+  return frames;
+}
+
 struct HeapCounts {
   std::map<std::string, uint64_t> calls;  // by event name
   uint64_t alloc_bytes = 0;
@@ -171,10 +179,7 @@ TEST(Record, AllocationsCarryTheirCallersStackWrittenOnce) {
   while (events.next(e)) {
     if (e.descriptor->name == "Stack") {
       const uint64_t id = std::get<uint64_t>(*e.field("id"));
-      const auto blob = std::get<reader::Blob>(*e.field("frames")).bytes;
-      std::vector<uint64_t> frames(blob.size() / 8);
-      std::memcpy(frames.data(), blob.data(), frames.size() * 8);
-      stacks[id] = frames;
+      stacks[id] = stack_frames(e);
       times_written[id]++;
     } else if (e.descriptor->name == "Alloc") {
       const uint64_t size = std::get<uint64_t>(*e.field("size"));
@@ -655,10 +660,7 @@ TEST(Record, AForkChildWritesTheStacksItSharesWithItsParentInItsOwnStreams) {
   reader::Event e;
   while (events.next(e)) {
     if (e.descriptor->name == "Stack") {
-      const auto blob = std::get<reader::Blob>(*e.field("frames")).bytes;
-      std::vector<uint64_t> frames(blob.size() / 8);
-      std::memcpy(frames.data(), blob.data(), frames.size() * 8);
-      stacks[e.pid][std::get<uint64_t>(*e.field("id"))] = frames;
+      stacks[e.pid][std::get<uint64_t>(*e.field("id"))] = stack_frames(e);
     } else if (e.descriptor->name == "Alloc") {
       const uint64_t size = std::get<uint64_t>(*e.field("size"));
       if (size < 2000 || size > 2002) continue;
@@ -706,10 +708,7 @@ TEST(Record, ManyMoreStacksThanTheTablesFirstLevelEachKeepOneIdAndTheirFrames) {
   while (events.next(e)) {
     if (e.descriptor->name == "Stack") {
       const uint64_t id = std::get<uint64_t>(*e.field("id"));
-      const auto blob = std::get<reader::Blob>(*e.field("frames")).bytes;
-      std::vector<uint64_t> frames(blob.size() / 8);
-      std::memcpy(frames.data(), blob.data(), frames.size() * 8);
-      stacks[e.pid][id] = frames;
+      stacks[e.pid][id] = stack_frames(e);
       times_written[e.pid][id]++;
     } else if (e.descriptor->name == "Alloc") {
       const uint64_t size = std::get<uint64_t>(*e.field("size"));
@@ -807,10 +806,7 @@ TEST(Record, AProgramsOwnAllocatorThatMapsUnderItsLockIsNotReentered) {
   reader::Event e;
   while (events.next(e)) {
     if (e.descriptor->name == "Stack") {
-      const auto blob = std::get<reader::Blob>(*e.field("frames")).bytes;
-      std::vector<uint64_t> frames(blob.size() / 8);
-      std::memcpy(frames.data(), blob.data(), frames.size() * 8);
-      stacks[std::get<uint64_t>(*e.field("id"))] = frames;
+      stacks[std::get<uint64_t>(*e.field("id"))] = stack_frames(e);
     } else if (e.descriptor->name == "Mmap" && std::get<uint64_t>(*e.field("size")) >= (3u << 20)) {
       big_map_stacks.push_back(std::get<uint64_t>(*e.field("stack")));
     }
