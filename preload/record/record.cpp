@@ -17,6 +17,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <memory>
 
@@ -381,11 +382,29 @@ void keep_freed_memory() {
   mallopt(M_TRIM_THRESHOLD, 1 << 30);
 }
 
+// The path a shell would put in `$_` for `program`: as given when it holds
+// a slash, else the first executable of that name in $PATH.
+std::string shell_command_path(const std::string& program) {
+  if (program.find('/') != std::string::npos) return program;
+  const char* path = std::getenv("PATH");
+  std::string_view dirs = path != nullptr ? path : "/bin:/usr/bin";
+  while (true) {
+    const size_t colon = dirs.find(':');
+    const std::string_view dir = dirs.substr(0, colon);
+    const std::string candidate = (dir.empty() ? std::string(".") : std::string(dir)) + "/" + program;
+    if (access(candidate.c_str(), X_OK) == 0) return candidate;
+    if (colon == std::string_view::npos) return program;
+    dirs.remove_prefix(colon + 1);
+  }
+}
+
 // The program's environment: the caller's, with the shim preloaded and the
-// recorder's settings.
+// recorder's settings. The shim takes those out again once it has read them
+// (shim/exec_env.h), so the program sees the variables in the order given.
+// `$_`, when the caller's shell set it to spoor's own path (bash does),
+// names the program, as that shell would have for the program run alone.
 std::vector<std::string> program_environment(const RecordOptions& options, const std::string& preload,
                                              const std::string& socket_name) {
-  const char* old_preload = std::getenv("LD_PRELOAD");
   std::vector<std::string> env;
   if (preload.empty()) {  // --no-preload: the program's environment as it is
     for (char** e = environ; *e; ++e) env.emplace_back(*e);
@@ -393,13 +412,27 @@ std::vector<std::string> program_environment(const RecordOptions& options, const
   }
   // Only the variables set below are replaced; the program keeps every
   // other one, SPOOR_* of its own included.
+  bool preload_set = false;
+  std::error_code error;
+  const std::filesystem::path self = std::filesystem::canonical("/proc/self/exe", error);
   for (char** e = environ; *e; ++e) {
     const std::string_view kv(*e);
-    bool replaced = kv.starts_with("LD_PRELOAD=");
+    if (kv.starts_with("LD_PRELOAD=")) {
+      const std::string_view theirs = kv.substr(sizeof "LD_PRELOAD=" - 1);
+      env.push_back("LD_PRELOAD=" + preload + (theirs.empty() ? "" : ":") + std::string(theirs));
+      preload_set = true;
+      continue;
+    }
+    if (kv.starts_with("_=") && !self.empty() &&
+        std::filesystem::equivalent(std::string(kv.substr(2)), self, error)) {
+      env.push_back("_=" + shell_command_path(options.command[0]));
+      continue;
+    }
+    bool replaced = false;
     for (std::string_view r : preload::kTracingVariables) replaced |= kv.starts_with(r);
     if (!replaced) env.emplace_back(kv);
   }
-  env.push_back("LD_PRELOAD=" + preload + (old_preload && *old_preload ? std::string(":") + old_preload : ""));
+  if (!preload_set) env.push_back("LD_PRELOAD=" + preload);
   env.push_back(std::string(preload::kSocketEnv) + "=" + socket_name);
   env.push_back("SPOOR_PROVIDERS=" + options.providers);
   env.push_back("SPOOR_STACK_DEPTH=" + std::to_string(options.stack_depth));

@@ -17,6 +17,7 @@
 #include <string>
 
 #include "../shared_region.h"
+#include "exec_env.h"
 #include "heap_provider.h"
 #include "heap_record.h"
 #include "io_provider.h"
@@ -131,7 +132,7 @@ void register_shim_events() {
 }
 
 void apply_provider_spec() {
-  const char* spec = std::getenv("SPOOR_PROVIDERS");
+  const char* spec = tracing_setting("SPOOR_PROVIDERS=");
   auto rules = host::parse_enable_spec(spec != nullptr && *spec ? spec : "*", nullptr);
   if (!rules) return;
   for (Provider* p : kShimProviders)
@@ -262,10 +263,11 @@ void attach() {
     return;
   }
   ReentryGuard guard;  // nothing the shim does here is traced
+  hide_tracing_environment();
   register_shim_events();
   g_program_allocator = examine_program_allocator();
   note_program_allocator(g_program_allocator.is_glibc());
-  const char* depth = std::getenv("SPOOR_STACK_DEPTH");
+  const char* depth = tracing_setting("SPOOR_STACK_DEPTH=");
   init_stack_table(depth != nullptr ? std::atoi(depth) : 64);
   if (!join_recorder(false)) {
     end_pre_attach_log();

@@ -3,7 +3,9 @@
 // shell that exits writes its own end; one killed by a signal cannot, and
 // only these calls' results say how it ended. CommandStart and CommandEnd
 // (process_events.h) bracket each command, and the reader gives the status
-// to the child that started between them.
+// to the child that started between them. That shell gets `environ`, from
+// which the shim took its settings, so each call shows them for its length.
+#include <alloca.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -13,7 +15,9 @@
 #include <cstring>
 
 #include "../process_events.h"
+#include "exec_env.h"
 #include "next_symbol.h"
+#include "recorder_link.h"
 #include "reentry_guard.h"
 #include "shim_state.h"
 
@@ -96,14 +100,27 @@ using namespace spoor::preload;
 
 #define SPOOR_INTERPOSE __attribute__((visibility("default")))
 
+extern char** environ;
+
+// The environment glibc's own posix_spawn passes to the shell: the
+// program's, with the tracing settings back in it (on this stack: it must
+// outlive the call). Inert, the program's own.
+#define SPOOR_SHELL_ENVIRONMENT()                                                                 \
+  (tracing_environment()[0] == nullptr ? environ                                                  \
+                                       : fix_environment(environ, alloca(fixed_environment_bytes(environ))))
+
 extern "C" {
 
 SPOOR_INTERPOSE int system(const char* command) {
   // system(NULL) asks whether a shell exists; its answer is no wait status.
   if (command == nullptr) return next_symbol(g_system, "system")(command);
   const uint32_t call = start_command(command);
-  const int status = next_symbol(g_system, "system")(command);
-  const int err = errno;
+  int status, err;
+  {
+    TracingEnvironmentShown shown(SPOOR_SHELL_ENVIRONMENT());
+    status = next_symbol(g_system, "system")(command);
+    err = errno;
+  }
   end_command(call, status);
   errno = err;
   return status;
@@ -111,8 +128,13 @@ SPOOR_INTERPOSE int system(const char* command) {
 
 SPOOR_INTERPOSE FILE* popen(const char* command, const char* mode) {
   const uint32_t call = command != nullptr ? start_command(command) : 0;
-  FILE* file = next_symbol(g_popen, "popen")(command, mode);
-  const int err = errno;
+  FILE* file;
+  int err;
+  {
+    TracingEnvironmentShown shown(SPOOR_SHELL_ENVIRONMENT());
+    file = next_symbol(g_popen, "popen")(command, mode);
+    err = errno;
+  }
   if (file != nullptr && call != 0) remember_pipe(file, call);
   errno = err;
   return file;

@@ -3,6 +3,8 @@
 #include <elf.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <sys/auxv.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -11,7 +13,10 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "../protocol.h"
 #include "recorder_link.h"
+
+extern char** environ;
 
 namespace spoor::preload {
 namespace {
@@ -46,7 +51,93 @@ bool list_has(const char* list, const char* item) {
 
 constexpr char kLdPreload[] = "LD_PRELOAD=";
 
+// `list` without the entry `item` and one separator next to it, the rest
+// as it was; false when it does not fit `out`.
+bool list_without(const char* list, const char* item, char* out, size_t out_size) {
+  const size_t n = std::strlen(item), total = std::strlen(list);
+  if (total >= out_size) return false;
+  for (const char* p = list; *p;) {
+    const size_t len = std::strcspn(p, ": ");
+    if (len == n && std::strncmp(p, item, n) == 0) {
+      size_t from = static_cast<size_t>(p - list), to = from + len;
+      if (list[to] != '\0')
+        ++to;  // the separator after it
+      else if (from > 0)
+        --from;  // the last entry: the separator before it
+      std::memcpy(out, list, from);
+      std::strcpy(out + from, list + to);
+      return true;
+    }
+    p += len;
+    if (*p) ++p;
+  }
+  return false;
+}
+
+// True when `st` is the dynamic loader this program was started with (the
+// PT_INTERP of its own headers). Run as a program (`ld.so PROGRAM`, as ldd
+// and some launchers do), the loader has no interpreter of its own, like a
+// static binary, yet reads LD_PRELOAD for the program it loads.
+bool is_own_loader(const struct stat& st) {
+  const auto* phdr = reinterpret_cast<const Elf64_Phdr*>(getauxval(AT_PHDR));
+  const unsigned long count = getauxval(AT_PHNUM);
+  if (phdr == nullptr) return false;
+  uintptr_t bias = 0;
+  const char* interp = nullptr;
+  for (unsigned long i = 0; i < count; ++i)
+    if (phdr[i].p_type == PT_PHDR) bias = reinterpret_cast<uintptr_t>(phdr) - phdr[i].p_vaddr;
+  for (unsigned long i = 0; i < count; ++i)
+    if (phdr[i].p_type == PT_INTERP) interp = reinterpret_cast<const char*>(bias + phdr[i].p_vaddr);
+  struct stat loader;
+  return interp != nullptr && syscall(SYS_newfstatat, AT_FDCWD, interp, &loader, 0) == 0 &&
+         loader.st_dev == st.st_dev && loader.st_ino == st.st_ino;
+}
+
 }  // namespace
+
+void hide_tracing_environment() {
+  static char preload_rest[8192];
+  const char* shim = shim_preload_path();
+  size_t count = 0;
+  if (environ != nullptr)
+    while (environ[count] != nullptr) ++count;
+  if (count == 0) return;
+  // A new array: the first one lies on the initial stack, where a runtime
+  // that finds the auxiliary vector past envp's null (Go's) needs it whole.
+  const size_t bytes = (count + 1) * sizeof(char*);
+  void* space = reinterpret_cast<void*>(
+      syscall(SYS_mmap, nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
+  if (space == MAP_FAILED) return;
+  auto** kept = static_cast<char**>(space);
+  size_t n = 0;
+  for (size_t i = 0; i < count; ++i) {
+    char* var = environ[i];
+    bool setting = false;
+    for (const char* variable : kTracingVariables) setting |= same_name(var, variable);
+    if (!setting && shim != nullptr && std::strncmp(var, kLdPreload, sizeof kLdPreload - 1) == 0) {
+      std::memcpy(preload_rest, kLdPreload, sizeof kLdPreload - 1);
+      char* rest = preload_rest + sizeof kLdPreload - 1;
+      if (list_without(var + sizeof kLdPreload - 1, shim, rest, sizeof preload_rest - (sizeof kLdPreload - 1))) {
+        if (*rest == '\0')
+          setting = true;  // only the shim was preloaded
+        else
+          var = preload_rest;
+        shim = nullptr;  // one entry, one buffer
+      }
+    }
+    if (!setting) kept[n++] = var;
+  }
+  kept[n] = nullptr;
+  environ = kept;
+}
+TracingEnvironmentShown::TracingEnvironmentShown(char** fixed) : fixed_(fixed), saved_(environ) { environ = fixed; }
+
+TracingEnvironmentShown::~TracingEnvironmentShown() {
+  if (environ == fixed_)
+    environ = saved_;
+  else
+    hide_tracing_environment();
+}
 
 size_t fixed_environment_bytes(char* const* envp) {
   size_t count = 0;
@@ -69,33 +160,36 @@ char** fix_environment(char* const* envp, void* space) {
   auto** out = static_cast<char**>(space);
   char* text = reinterpret_cast<char*>(out + count + var_count + 1);
   size_t n = 0;
-  // The caller's variables, except those the tracing settings replace.
-  for (size_t i = 0; i < count; ++i) {
-    bool replaced = false;
-    for (size_t v = 0; v < var_count && !replaced; ++v) replaced = same_name(envp[i], vars[v]);
-    if (!replaced) out[n++] = envp[i];
-  }
-  for (size_t v = 0; v < var_count; ++v) {
-    const char* var = vars[v];
-    const char* theirs = find(envp, var);
-    if (std::strncmp(var, kLdPreload, sizeof kLdPreload - 1) == 0 && theirs != nullptr) {
+  // The loader only lists the libraries it would load (ldd): the shim
+  // would be one of them, and no program runs to be traced.
+  if (find(envp, "LD_TRACE_LOADED_OBJECTS=") != nullptr) var_count = 0;
+  // The shim's LD_PRELOAD entry, when dladdr named it, comes first.
+  const bool has_preload = var_count > 0 && std::strncmp(vars[0], kLdPreload, sizeof kLdPreload - 1) == 0;
+  // The tracing setting for the caller's variable `var`, in its place (the
+  // new image's shim takes it out again, and the order stays the caller's).
+  bool preload_done = false;  // a second LD_PRELOAD (a raw envp may hold two) is passed as it is
+  auto setting_for = [&](char* var) -> char* {
+    if (has_preload && !preload_done && std::strncmp(var, kLdPreload, sizeof kLdPreload - 1) == 0) {
+      preload_done = true;
       // Keep the caller's preloads after the shim (once).
-      const char* shim = var + sizeof kLdPreload - 1;
-      const char* rest = theirs + sizeof kLdPreload - 1;
-      if (list_has(rest, shim)) {
-        out[n++] = const_cast<char*>(theirs);
-        continue;
-      }
-      std::strcpy(text, var);
+      const char* shim = vars[0] + sizeof kLdPreload - 1;
+      const char* rest = var + sizeof kLdPreload - 1;
+      if (list_has(rest, shim)) return var;
+      std::strcpy(text, vars[0]);
       if (*rest) {
         std::strcat(text, ":");
         std::strcat(text, rest);
       }
-      out[n++] = text;
-      continue;
+      return text;
     }
-    out[n++] = const_cast<char*>(var);
-  }
+    for (size_t v = 0; v < var_count; ++v)
+      if (same_name(var, vars[v])) return const_cast<char*>(vars[v]);
+    return var;
+  };
+  for (size_t i = 0; i < count; ++i) out[n++] = setting_for(envp[i]);
+  // The settings the caller's environment lacked, at its end.
+  for (size_t v = 0; v < var_count; ++v)
+    if (find(envp, vars[v]) == nullptr) out[n++] = const_cast<char*>(vars[v]);
   out[n] = nullptr;
   return out;
 }
@@ -140,7 +234,7 @@ const char* why_untraceable(const char* path, bool search_path) {
       interp |= ph.p_type == PT_INTERP;
     }
     // No interpreter, no loader to read LD_PRELOAD (a static PIE included).
-    if (!interp) why = "static binary";
+    if (!interp && !is_own_loader(st)) why = "static binary";
   }
   syscall(SYS_close, fd);
   return why;

@@ -59,6 +59,15 @@ bool capture_link_settings() {
 
 const char* const* tracing_environment() { return g_vars; }
 
+const char* tracing_setting(const char* name) {
+  const size_t length = std::strlen(name);
+  for (size_t i = 0; i < g_var_count; ++i)
+    if (std::strncmp(g_vars[i], name, length) == 0) return g_vars[i] + length;
+  return nullptr;
+}
+
+const char* shim_preload_path() { return tracing_setting("LD_PRELOAD="); }
+
 namespace {
 void send_note(int connection, NoteKind kind, const char* path, const char* why) {
   if (connection < 0) return;

@@ -34,6 +34,14 @@ void note_own_allocator(int connection, const char* owner);
 // kTracingVariables captured at load. Null-terminated array; empty when inert.
 const char* const* tracing_environment();
 
+// The value of the tracing variable `name` (a kTracingVariables entry,
+// "SPOOR_PROVIDERS=") as captured at load, or null. The program's own
+// environment no longer holds it (hide_tracing_environment).
+const char* tracing_setting(const char* name);
+
+// This library's own path as LD_PRELOAD names it, or null when inert.
+const char* shim_preload_path();
+
 }  // namespace spoor::preload
 
 #endif  // SPOOR_PRELOAD_RECORDER_LINK_H

@@ -30,6 +30,7 @@
 #include <cstdlib>
 
 #include "modules.h"
+#include "recorder_link.h"
 #include "reentry_guard.h"
 #include "signal_hooks.h"
 #include "stack_table.h"
@@ -147,7 +148,7 @@ __attribute__((noinline)) void take_deferred_samples() {
 }
 
 bool init_samples() {
-  const char* text = std::getenv("SPOOR_SAMPLE_HZ");
+  const char* text = tracing_setting("SPOOR_SAMPLE_HZ=");
   long hz = text != nullptr && *text != '\0' ? std::strtol(text, nullptr, 10) : kDefaultHz;
   if (hz <= 0 || !kSample.enabled()) return false;
   if (hz > kMaxHz) hz = kMaxHz;

@@ -841,11 +841,77 @@ TEST(Record, AProgramsOwnAllocatorThatMapsUnderItsLockIsNotReentered) {
 
 TEST(Record, TheProgramKeepsItsEnvironment) {
   // Variables of its own, SPOOR_* ones included, reach the program and its
-  // children; only the tracing settings are added.
+  // children.
   const Process r = run("SPOOR_MINE=kept OTHER=also " + kSpoor + " record -o " + trace_path("env") +
                         " -- sh -c 'echo $SPOOR_MINE $OTHER; sh -c \"echo \\$SPOOR_MINE\"'");
   EXPECT_EQ(r.status, 0) << r.err;
   EXPECT_EQ(r.out, "kept also\nkept\n");
+}
+
+// The tracing settings (LD_PRELOAD, SPOOR_SOCKET, ...) reach every process
+// of the tree, yet none of them shows them: the program's environment, and
+// that of each child however it was started, print as they do untraced, in
+// the same order, and a preload of the caller's own stays.
+TEST(Record, NoProcessOfTheTreeSeesTheTracingSettings) {
+  for (const std::string caller_preload : {"", "LD_PRELOAD=libm.so.6 "}) {
+    const std::string path = trace_path("env-children");
+    const std::string env = caller_preload + "SPOOR_MINE=kept ";
+    const Process untraced = run(env + SPOOR_ENV_CHILDREN);
+    const Process traced = run(env + kSpoor + " record -o " + path + " -- " + SPOOR_ENV_CHILDREN);
+    ASSERT_EQ(untraced.status, 0) << untraced.err;
+    ASSERT_EQ(traced.status, 0) << traced.err;
+    EXPECT_EQ(traced.out, untraced.out);
+    EXPECT_EQ(traced.out.find("SPOOR_SOCKET"), std::string::npos) << traced.out;
+    EXPECT_NE(traced.out.find("SPOOR_MINE=kept"), std::string::npos) << traced.out;
+    EXPECT_EQ(traced.out.find("LD_PRELOAD") != std::string::npos, !caller_preload.empty()) << traced.out;
+    // Every child was traced all the same: the program, system()'s and
+    // popen()'s shells (and the env each may start), the fork, the spawn.
+    auto trace = reader::Trace::open(path);
+    ASSERT_TRUE(trace) << trace.error();
+    size_t envs = 0;
+    for (const reader::Process* p : traced_processes(*trace))
+      envs += !p->arguments.empty() && p->arguments[0] == "env";
+    EXPECT_EQ(envs, 4u) << "each of the four children ran env traced";
+    std::filesystem::remove(path);
+  }
+  // bash defines its own unsetenv and reads main's envp: its exported
+  // variables are what it was given too.
+  const std::string export_list = "bash -c 'export -p; bash -c \"export -p\"'";
+  const Process untraced = run(export_list);
+  const Process traced = run(kSpoor + " record -o " + trace_path("env-bash") + " -- " + export_list);
+  EXPECT_EQ(traced.status, 0) << traced.err;
+  EXPECT_EQ(traced.out, untraced.out);
+  std::filesystem::remove(trace_path("env-bash"));
+}
+
+// ldd has the loader list a program's libraries (LD_TRACE_LOADED_OBJECTS):
+// the shim is not among them, though ldd's own shell is traced.
+TEST(Record, LddListsTheLibrariesItListsUntraced) {
+  const auto without_addresses = [](std::string text) {
+    for (size_t at; (at = text.find(" (0x")) != std::string::npos;) text.erase(at, text.find(')', at) + 1 - at);
+    return text;
+  };
+  const std::string program = SPOOR_HEAP_COUNTS;
+  const Process untraced = run("ldd " + program);
+  const Process traced = run(kSpoor + " record -o " + trace_path("ldd") + " -- ldd " + program);
+  ASSERT_EQ(untraced.status, 0) << untraced.err;
+  EXPECT_EQ(traced.status, 0) << traced.err;
+  EXPECT_EQ(without_addresses(traced.out), without_addresses(untraced.out));
+  EXPECT_NE(traced.out.find("libc.so"), std::string::npos) << traced.out;
+  EXPECT_NE(traced.err.find(" processes, "), std::string::npos) << "ldd's shells were traced: " << traced.err;
+  // ldd runs the loader as a program (--verify): it reads LD_PRELOAD for
+  // the program it loads, so it is not named as a static binary.
+  EXPECT_EQ(traced.err.find("not traced"), std::string::npos) << traced.err;
+  std::filesystem::remove(trace_path("ldd"));
+
+  // The loader run as a program by a traced shell: the program it loads is traced.
+  const std::string path = trace_path("loader");
+  const Process loaded = run(kSpoor + " record -o " + path + " -- sh -c '/lib64/ld-linux-x86-64.so.2 " + program +
+                             " 100; true'");
+  EXPECT_EQ(loaded.status, 0) << loaded.err;
+  EXPECT_EQ(loaded.err.find("not traced"), std::string::npos) << loaded.err;
+  EXPECT_NE(loaded.err.find("2 processes, "), std::string::npos) << loaded.err;
+  std::filesystem::remove(path);
 }
 
 TEST(Record, AStaticChildRunsAndIsNamedInTheSummary) {
