@@ -118,8 +118,17 @@ void on_sample_signal(int sig, siginfo_t* info, void* context) {
       // signal on this thread).
       __atomic_fetch_add(&t_deferred_sample_periods, periods, __ATOMIC_RELAXED);
     } else {
-      ReentryGuard guard;
+      // The flag by hand, not a ReentryGuard: the guard's destructor takes
+      // the samples deferred meanwhile (a nested signal during this one)
+      // with the fast unwinder, which may build a rule with libdw, which
+      // allocates; and this signal may have interrupted glibc's malloc
+      // outside the shim (libc's internal calls, or the real malloc under
+      // a hook). Those samples wait for the next guard of the thread's own.
+      t_in_shim = true;
+      std::atomic_signal_fence(std::memory_order_seq_cst);
       take_sample(static_cast<const ucontext_t*>(context), periods);
+      std::atomic_signal_fence(std::memory_order_seq_cst);
+      t_in_shim = false;
     }
   }
   errno = saved_errno;
