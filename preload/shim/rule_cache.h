@@ -47,6 +47,30 @@ struct AfterAllocatorReturned {
   AfterAllocatorReturned& operator=(const AfterAllocatorReturned&) = delete;
 };
 
+// Set while the thread runs the real allocator under a heap hook. A
+// signal handler that interrupts it may call a hooked function (a
+// program's SIGINT handler writing a message; the shim's sampler), whose
+// capture must then not build a rule: libdw would allocate inside the
+// interrupted malloc (a wait on the arena lock this thread holds, or a
+// corrupt tcache). That capture falls back to libunwind, which does not
+// allocate. Two thread-local stores per call.
+extern constinit thread_local bool t_in_real_allocator;
+template <class Fn, class... Args>
+inline __attribute__((always_inline)) auto call_real_allocator(Fn fn, Args... args) {
+  struct Scope {
+    bool was = t_in_real_allocator;  // an allocator that calls malloc again
+    Scope() {
+      t_in_real_allocator = true;
+      std::atomic_signal_fence(std::memory_order_seq_cst);
+    }
+    ~Scope() {
+      std::atomic_signal_fence(std::memory_order_seq_cst);
+      t_in_real_allocator = was;
+    }
+  } scope;
+  return fn(args...);
+}
+
 // Rules built by this thread (for FastUnwindCounters).
 uint64_t rules_built_here();
 
