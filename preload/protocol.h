@@ -33,8 +33,9 @@ namespace spoor::preload {
 inline constexpr const char* kSocketEnv = "SPOOR_SOCKET";
 // The environment spoor record gives the program (with LD_PRELOAD), and
 // that exec hooks put back: the socket and the shim's settings.
-inline constexpr const char* kTracingVariables[] = {"SPOOR_SOCKET=", "SPOOR_PROVIDERS=", "SPOOR_STACK_DEPTH=",
-                                                    "SPOOR_SAMPLE_HZ="};
+inline constexpr const char* kTracingVariables[] = {"SPOOR_SOCKET=",      "SPOOR_PROVIDERS=",
+                                                    "SPOOR_STACK_DEPTH=", "SPOOR_SAMPLE_HZ=",
+                                                    "SPOOR_WAIT_WHEN_FULL="};
 inline constexpr uint32_t kProtocolMagic = 0x4C4F4F50u;  // "POOL"
 inline constexpr uint32_t kProtocolVersion = 2;
 

@@ -156,6 +156,7 @@ void ring_install(const RingView& view) {
   g.ring_mask = view.ring_mask;
   g.subbuf_mask = view.subbuf_mask;
   g.first_use = view.first_use;
+  g.when_full = view.when_full;
   __atomic_store_n(&g.cpu_count, view.cpu_count, __ATOMIC_RELEASE);
 #endif
 }
@@ -172,6 +173,7 @@ Reservation ring_reserve_slow(uint32_t body_size) {
   const uint32_t S = v.subbuf_size;
   const uint64_t ring_bytes = uint64_t{1} << v.ring_shift;
   uint64_t h = c.head.load(std::memory_order_relaxed);
+  uint32_t asked = 0;  // when_full's calls for this record
   for (;;) {
     const uint64_t pos = h & kPosMask;
     const uint32_t off = static_cast<uint32_t>(pos) & (S - 1);
@@ -197,7 +199,13 @@ Reservation ring_reserve_slow(uint32_t body_size) {
       // pairs with the drainer's release: its zeroing happened before we write.
       const uint64_t consumed = c.consumed.load(std::memory_order_acquire);
       if (((start - consumed) & kPosMask) >= ring_bytes) {
-        c.lost.fetch_add(1, std::memory_order_relaxed);  // ring full: drop, never wait
+        // Ring full: drop, unless the host waits for its drainer (and then
+        // the head may have moved meanwhile).
+        if (v.when_full != nullptr && v.when_full(++asked)) {
+          h = c.head.load(std::memory_order_relaxed);
+          continue;
+        }
+        c.lost.fetch_add(1, std::memory_order_relaxed);
         return Reservation{};
       }
     }

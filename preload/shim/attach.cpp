@@ -8,6 +8,8 @@
 #include <pthread.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -139,6 +141,28 @@ void apply_provider_spec() {
     apply_enable_state(*const_cast<ProviderControl*>(p->control()), host::state_for(*rules, p->name(), p->id()));
 }
 
+// RingView::when_full, under spoor record --wait-when-full: the writer
+// sleeps 50 us at a time until the recorder has drained a packet. At most
+// 200 ms for one record: past that the recorder is not keeping up at all
+// (or the packet it waits on holds a record of this very thread's, whose
+// signal handler is the writer now), and the shim stops waiting for good,
+// so a stalled recorder stalls the program once. A raw system call: this
+// runs inside hooks and signal handlers.
+constexpr uint32_t kMostWaitRounds = 4000;
+std::atomic<bool> g_wait_when_full{false};
+bool wait_for_drainer(uint32_t asked) {
+  if (!g_wait_when_full.load(std::memory_order_relaxed)) return false;
+  if (asked > kMostWaitRounds) {
+    g_wait_when_full.store(false, std::memory_order_relaxed);
+    return false;
+  }
+  const int saved_errno = errno;
+  const struct timespec pause{0, 50'000};
+  syscall(SYS_nanosleep, &pause, nullptr);
+  errno = saved_errno;
+  return true;
+}
+
 void disable_all_providers() {
   for (Provider* p : kShimProviders) apply_enable_state(*const_cast<ProviderControl*>(p->control()), EnableState{});
 }
@@ -188,6 +212,9 @@ bool join_recorder(bool fork_child) {
     return false;
   }
   view.first_use = map_ring_packet;
+  const char* wait = tracing_setting("SPOOR_WAIT_WHEN_FULL=");
+  g_wait_when_full.store(wait != nullptr && std::strcmp(wait, "1") == 0, std::memory_order_relaxed);
+  view.when_full = wait_for_drainer;
   g_region = {bytes, static_cast<size_t>(st.st_size)};
   g_connection = connection;
   if (!fork_child) apply_provider_spec();

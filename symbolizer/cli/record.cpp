@@ -43,7 +43,7 @@ std::string lost_reason(const record::RecordResult& r) {
        "stdio calls a signal handler made while its thread was inside Spoor's hooks, where they cannot be recorded"},
       {r.pre_attach_calls_lost,
        "allocations libraries' constructors made before Spoor attached, past the 32,768 it keeps for them"},
-      {counted < lost ? lost - counted : 0, "a ring was full: try a larger --buffer-size"},
+      {counted < lost ? lost - counted : 0, "a ring was full: try --wait-when-full or a larger --buffer-size"},
   };
   std::vector<const Cause*> present;
   for (const Cause& c : causes)
@@ -97,6 +97,8 @@ int run_record_command(const std::vector<std::string>& words) {
       if (!v || v->empty() || *end != '\0' || n < 0 || n > 10000)
         return usage_error("record", "--sample-hz needs a rate from 0 (no samples) to 10000");
       options.sample_hz = static_cast<int>(n);
+    } else if (w == "--wait-when-full") {
+      options.wait_when_full = true;
     } else if (w == "--compress" || w.starts_with("--compress=")) {
       const std::string* v = w == "--compress" ? value() : nullptr;
       if (w == "--compress" && !v) return usage_error("record", "--compress needs zstd or none");
@@ -195,7 +197,7 @@ const Command kRecordCommand{
     "record",
     "Run a program with tracing injected (LD_PRELOAD) and write its trace",
     R"(usage: spoor record [-o FILE] [-p PROVIDERS] [--stack-depth N] [--sample-hz N]
-                    [--buffer-size SIZE] [--no-follow]
+                    [--buffer-size SIZE] [--wait-when-full] [--no-follow]
                     [--kernel LIST] [--kernel-all] [--kernel-stack-size N]
                     [--no-preload] [--compress zstd|none] [--] CMD [ARGS...]
 
@@ -230,6 +232,12 @@ options:
                           at its tick (often 250 Hz): faster rates give one
                           sample per tick standing for several periods
   --buffer-size SIZE      ring per CPU per process, like 4M (default 16M)
+  --wait-when-full        a thread whose ring is full waits for spoor to
+                          drain it (50 us at a time, at most 200 ms for one
+                          event) instead of dropping the event: no events
+                          lost where the program outruns the recorder, at
+                          the cost of slowing it down, as heaptrack does.
+                          Default: never wait, count what is dropped
   --no-follow             trace the program only, not the processes it starts
   --kernel LIST           kernel sources through perf_event_open, for the
                           program and every thread and process it starts:

@@ -422,10 +422,24 @@ TEST(Record, EventsAFullRingDroppedAreCountedWithTheirCause) {
   const Process r = run(kSpoor + " record --sample-hz 0 --buffer-size 256K -o " + path + " -- " + SPOOR_HEAP_COUNTS +
                         " 3000000");
   ASSERT_EQ(r.status, 7) << r.err;
-  const size_t lost_at = r.err.find(" lost (a ring was full: try a larger --buffer-size)");
+  const size_t lost_at = r.err.find(" lost (a ring was full: try --wait-when-full or a larger --buffer-size)");
   ASSERT_NE(lost_at, std::string::npos) << r.err;
   const size_t lost_from = r.err.rfind(' ', lost_at - 1) + 1;
   EXPECT_GT(std::stoull(r.err.substr(lost_from, lost_at - lost_from)), 0u) << r.err;
+  std::filesystem::remove(path);
+}
+
+// The same ring with --wait-when-full: a writer that finds it full waits
+// for the drain, so nothing is lost and every call of the program is there.
+TEST(Record, WaitWhenFullLosesNothingFromAFullRing) {
+  const std::string path = trace_path("wait-full");
+  const Process r = run(kSpoor + " record --sample-hz 0 --buffer-size 256K --wait-when-full -o " + path + " -- " +
+                        SPOOR_HEAP_COUNTS + " 3000000");
+  ASSERT_EQ(r.status, 7) << r.err;
+  EXPECT_NE(r.err.find(" 0 lost, "), std::string::npos) << r.err;
+  const HeapCounts c = count_heap(path);
+  EXPECT_EQ(c.calls.at("Alloc"), 3000000u + 2);  // the blocks, the array, the calloc
+  EXPECT_EQ(c.calls.at("Free"), 3000000u + 2);
   std::filesystem::remove(path);
 }
 

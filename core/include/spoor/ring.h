@@ -101,6 +101,12 @@ struct RingView {
   // packet's bytes. The preloaded library maps them in one system call
   // instead of a page fault per page.
   void (*first_use)(uint8_t* packet, uint32_t bytes) = nullptr;
+  // Hosted writers only (null elsewhere: full means drop): called by a
+  // writer that found the next packet still the drainer's, with how many
+  // times it has asked for this record. True: it waited, look again; false:
+  // drop the record and count it lost. The preloaded library waits for
+  // `spoor record --wait-when-full`, whose drainer runs in another process.
+  bool (*when_full)(uint32_t asked) = nullptr;
 };
 
 // The ring events go to. All zero (cpu_count 0, subbuf_mask 0) while no
