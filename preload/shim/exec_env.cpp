@@ -130,6 +130,7 @@ void hide_tracing_environment() {
   kept[n] = nullptr;
   environ = kept;
 }
+
 TracingEnvironmentShown::TracingEnvironmentShown(char** fixed) : fixed_(fixed), saved_(environ) { environ = fixed; }
 
 TracingEnvironmentShown::~TracingEnvironmentShown() {
