@@ -47,13 +47,15 @@ struct AfterAllocatorReturned {
   AfterAllocatorReturned& operator=(const AfterAllocatorReturned&) = delete;
 };
 
-// Set while the thread runs the real allocator under a heap hook. A
-// signal handler that interrupts it may call a hooked function (a
-// program's SIGINT handler writing a message; the shim's sampler), whose
-// capture must then not build a rule: libdw would allocate inside the
-// interrupted malloc (a wait on the arena lock this thread holds, or a
-// corrupt tcache). That capture falls back to libunwind, which does not
-// allocate. Two thread-local stores per call.
+// Set while the thread runs the real allocator under a heap hook that
+// calls it outside its ReentryGuard (malloc, free, calloc, realloc; the
+// others hold the guard, under which a handler's calls capture no stack
+// and samples wait). A signal handler that interrupts it may call a hooked
+// function (a program's SIGINT handler writing a message; the shim's
+// sampler), whose capture must then not build a rule: libdw would allocate
+// inside the interrupted malloc (a wait on the arena lock this thread
+// holds, or a corrupt tcache). That capture falls back to libunwind, which
+// does not allocate. Two thread-local stores per call.
 extern constinit thread_local bool t_in_real_allocator;
 template <class Fn, class... Args>
 inline __attribute__((always_inline)) auto call_real_allocator(Fn fn, Args... args) {
