@@ -15,6 +15,7 @@
 #include <thread>
 #include <vector>
 
+#include "spoor/compress/huge_pages.h"
 #include "spoor/compress/packed_blocks.h"
 #include "spoor/format.h"
 #include "spoor/trace_writer.h"
@@ -31,15 +32,17 @@ double thread_cpu_seconds() {
   return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) / 1e9;
 }
 
+using compress::PageBuffer;
+
 struct Job {
-  std::vector<uint8_t> bytes;
+  PageBuffer bytes;
   bool verbatim = false;  // the file header, or bytes that are not blocks
   uint64_t sequence = 0;  // the order it is written in
 };
 
 // A packed (or stored) job waiting for its turn to be written.
 struct Packed {
-  std::vector<uint8_t> bytes;    // the run (written as it is when `store`)
+  PageBuffer bytes;              // the run (written as it is when `store`)
   std::vector<uint8_t> payload;  // the COMPRESSED block's payload
   bool verbatim = false;
   bool store = false;
@@ -62,7 +65,7 @@ struct BlockCompressor::Impl {
   // Drainer side: bytes not handed over yet. [0, complete) is whole blocks
   // (or, before the header is out, the file header); `scan` is where the
   // next block header to check starts.
-  std::vector<uint8_t> pending;
+  PageBuffer pending;
   size_t complete = 0;
   size_t scan = 0;
   bool header_out = false;  // the file header was handed over
@@ -86,7 +89,7 @@ struct BlockCompressor::Impl {
   // drainer's next runs are gathered in them, so handing a run over costs
   // no copy and no page fault (a fresh 4 MiB buffer cost ~2.5 ms of the
   // drainer's time, up to 13 ms, in page faults and copying).
-  std::vector<std::vector<uint8_t>> spare;
+  std::vector<PageBuffer> spare;
   std::vector<std::vector<uint8_t>> spare_payloads;
   static constexpr size_t kSpareBuffers = 4;
   bool stopping = false;
@@ -97,7 +100,7 @@ struct BlockCompressor::Impl {
   std::vector<std::thread> threads;
   uint32_t thread_count = 0;  // threads.size(), set before any starts
 
-  void hand_over(std::vector<uint8_t> bytes, bool verbatim) {
+  void hand_over(PageBuffer bytes, bool verbatim) {
     if (bytes.empty()) return;
     {
       std::lock_guard lock(mutex);
@@ -108,8 +111,8 @@ struct BlockCompressor::Impl {
   }
 
   // An empty buffer for the next run: a spare one, or a new one.
-  std::vector<uint8_t> take_buffer() {
-    std::vector<uint8_t> buffer;
+  PageBuffer take_buffer() {
+    PageBuffer buffer;
     {
       std::lock_guard lock(mutex);
       if (!spare.empty()) {
@@ -125,7 +128,7 @@ struct BlockCompressor::Impl {
   // Hands over pending[0, end) (the buffer itself: no copy) and keeps the
   // rest, a partial block at most, in the next buffer.
   void hand_over_prefix(size_t end, bool verbatim) {
-    std::vector<uint8_t> next = take_buffer();
+    PageBuffer next = take_buffer();
     next.insert(next.end(), pending.begin() + static_cast<long>(end), pending.end());
     pending.resize(end);
     hand_over(std::move(pending), verbatim);

@@ -48,11 +48,6 @@ struct BodyShape {
   bool planar() const { return planar_bodies(uniform, count, width); }
 };
 
-inline void append_bytes(std::vector<uint8_t>& out, const void* data, size_t size) {
-  const auto* p = static_cast<const uint8_t*>(data);
-  out.insert(out.end(), p, p + size);
-}
-
 // Rebuilds `section_size` bytes of blocks from `section` into `out`, which
 // must come to `raw_size` bytes and hold exactly `record_count` records.
 // `size_keys` holds each record's (u16 size, u16 key) in order.

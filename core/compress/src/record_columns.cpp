@@ -16,7 +16,13 @@ constexpr size_t kBlockHeader = sizeof(fmt::BlockHeader);
 constexpr size_t kPacketHeader = sizeof(fmt::PacketBlock);
 constexpr size_t kRecordHeader = fmt::kRecordHeaderSize;
 
-void append(std::vector<uint8_t>& out, const void* data, size_t size) { append_bytes(out, data, size); }
+// Any byte vector: the columns go to a PageBuffer, the groups' bytes to
+// plain vectors.
+template <typename Bytes>
+void append(Bytes& out, const void* data, size_t size) {
+  const auto* p = static_cast<const uint8_t*>(data);
+  out.insert(out.end(), p, p + size);
+}
 
 // The bodies of one key word's records.
 struct Group : BodyShape {
@@ -28,7 +34,7 @@ struct Group : BodyShape {
 };
 
 // Writes `count` items of `width` bytes, byte plane by byte plane.
-void append_planes(std::vector<uint8_t>& out, const uint8_t* items, uint64_t count, uint32_t width) {
+void append_planes(PageBuffer& out, const uint8_t* items, uint64_t count, uint32_t width) {
   const size_t start = out.size();
   out.resize(start + count * width);
   uint8_t* dst = out.data() + start;
@@ -38,7 +44,7 @@ void append_planes(std::vector<uint8_t>& out, const uint8_t* items, uint64_t cou
 
 }  // namespace
 
-bool split_records(std::span<const uint8_t> blocks, std::vector<uint8_t>& out, ColumnsInfo& info) {
+bool split_records(std::span<const uint8_t> blocks, PageBuffer& out, ColumnsInfo& info) {
   out.clear();
   std::vector<uint8_t> sizes, times;
   std::map<uint16_t, Group> groups;

@@ -24,6 +24,8 @@
 #include <string>
 #include <vector>
 
+#include "spoor/compress/huge_pages.h"
+
 namespace spoor::compress {
 
 struct ColumnsInfo {
@@ -35,7 +37,7 @@ struct ColumnsInfo {
 // false, leaving `out` unspecified, when some block is cut short or some
 // packet's records do not walk exactly to its end (then the caller keeps
 // the blocks as they are: kLayoutBlocks).
-bool split_records(std::span<const uint8_t> blocks, std::vector<uint8_t>& out, ColumnsInfo& info);
+bool split_records(std::span<const uint8_t> blocks, PageBuffer& out, ColumnsInfo& info);
 
 // The inverse: rebuilds the blocks, exactly `raw_size` bytes, into `out`.
 // Returns false with `problem` saying what does not add up (a section

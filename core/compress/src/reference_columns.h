@@ -44,7 +44,7 @@ class ReferenceSplitter {
   // Rearranges `blocks` (complete blocks back to back) into `out`. Returns
   // false, leaving `out` unspecified, when some block is cut short or some
   // packet's records do not walk exactly to its end.
-  bool split(std::span<const uint8_t> blocks, std::vector<uint8_t>& out, ColumnsInfo& info);
+  bool split(std::span<const uint8_t> blocks, PageBuffer& out, ColumnsInfo& info);
 
  private:
   struct State;
@@ -52,7 +52,7 @@ class ReferenceSplitter {
 };
 
 // ReferenceSplitter::split with a splitter of its own.
-bool split_referenced(std::span<const uint8_t> blocks, std::vector<uint8_t>& out, ColumnsInfo& info);
+bool split_referenced(std::span<const uint8_t> blocks, PageBuffer& out, ColumnsInfo& info);
 
 // The inverse: rebuilds the blocks, exactly `raw_size` bytes, into `out`.
 // Returns false with `problem` saying what does not add up (a section

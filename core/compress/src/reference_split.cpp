@@ -14,11 +14,13 @@
 #include <bit>
 #include <cstring>
 #include <memory>
+#include <type_traits>
 #include <utility>
 
 #include "column_layout.h"
 #include "reference_columns.h"
 #include "reference_model.h"
+#include "spoor/compress/huge_pages.h"
 #include "spoor/format.h"
 
 namespace spoor::compress {
@@ -38,18 +40,31 @@ constexpr uint32_t kNoGroup = 0;  // group_of_key: 0 none, else index + 1
 // items, and never shrinks.
 template <typename T>
 struct Scratch {
-  std::unique_ptr<T[]> items;
+  static_assert(std::is_trivially_default_constructible_v<T> && std::is_trivially_copyable_v<T>);
+  T* items = nullptr;  // from allocate_huge_pages: megabyte scratch is in huge pages
   size_t capacity = 0;
-  T* data() { return items.get(); }
-  const T* data() const { return items.get(); }
+  Scratch() = default;
+  Scratch(Scratch&& other) noexcept
+      : items(std::exchange(other.items, nullptr)), capacity(std::exchange(other.capacity, 0)) {}
+  Scratch& operator=(Scratch&& other) noexcept {
+    std::swap(items, other.items);
+    std::swap(capacity, other.capacity);
+    return *this;
+  }
+  ~Scratch() {
+    if (items != nullptr) release_huge_pages(items, capacity * sizeof(T));
+  }
+  T* data() { return items; }
+  const T* data() const { return items; }
   T& operator[](size_t i) { return items[i]; }
   void ensure(size_t n, size_t keep = 0) {
     if (n <= capacity) return;
     const size_t grown = n * 3 / 2 > 4096 ? n * 3 / 2 : 4096;
-    std::unique_ptr<T[]> bigger(new T[grown]);  // default-initialised: not zeroed
-    if (keep != 0) std::memcpy(bigger.get(), items.get(), keep * sizeof(T));
-    items = std::move(bigger);
-    capacity = grown;
+    Scratch bigger;
+    bigger.items = static_cast<T*>(allocate_huge_pages(grown * sizeof(T)));  // not zeroed
+    bigger.capacity = grown;
+    if (keep != 0) std::memcpy(bigger.items, items, keep * sizeof(T));
+    *this = std::move(bigger);
   }
 };
 
@@ -181,7 +196,7 @@ struct ReferenceSplitter::State {
   bool first_pass(std::span<const uint8_t> blocks);
   void plan();
   void second_pass(const uint8_t* base);
-  void write(std::vector<uint8_t>& out);
+  void write(PageBuffer& out);
 };
 
 // Walks the blocks; false when one is cut short or a packet's records do
@@ -358,7 +373,7 @@ void ReferenceSplitter::State::second_pass(const uint8_t* base) {
 }
 
 // The sections in the layout's order.
-void ReferenceSplitter::State::write(std::vector<uint8_t>& out) {
+void ReferenceSplitter::State::write(PageBuffer& out) {
   size_t total = section.used + sizes.used;
   for (uint32_t i : order) {
     const Group& g = groups[i];
@@ -409,7 +424,7 @@ void ReferenceSplitter::State::write(std::vector<uint8_t>& out) {
 ReferenceSplitter::ReferenceSplitter() : state_(std::make_unique<State>()) {}
 ReferenceSplitter::~ReferenceSplitter() = default;
 
-bool ReferenceSplitter::split(std::span<const uint8_t> blocks, std::vector<uint8_t>& out, ColumnsInfo& info) {
+bool ReferenceSplitter::split(std::span<const uint8_t> blocks, PageBuffer& out, ColumnsInfo& info) {
   State& s = *state_;
   s.section.clear();
   s.sizes.clear();
@@ -434,7 +449,7 @@ bool ReferenceSplitter::split(std::span<const uint8_t> blocks, std::vector<uint8
   return fits;
 }
 
-bool split_referenced(std::span<const uint8_t> blocks, std::vector<uint8_t>& out, ColumnsInfo& info) {
+bool split_referenced(std::span<const uint8_t> blocks, PageBuffer& out, ColumnsInfo& info) {
   ReferenceSplitter splitter;
   return splitter.split(blocks, out, info);
 }

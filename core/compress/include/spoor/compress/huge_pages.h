@@ -1,0 +1,70 @@
+// Memory for the packing side's megabyte buffers, in transparent huge
+// pages.
+//
+// Runs of blocks and the packer's columns are megabytes written front to
+// back, once per buffer. In 4 KiB pages that is a page fault per 4 KiB:
+// ~2 us each on bare metal, 12-30 us on a virtual machine that faults each
+// page in twice (bench/RESULTS.md), where the drainer's copies into fresh
+// runs took half its CPU and let the program's rings overflow. A 2 MiB
+// page is one fault. Buffers of 2 MiB or more start on a 2 MiB boundary
+// and are marked MADV_HUGEPAGE before anything touches them, so every page
+// of them can be a huge one; smaller ones are plain allocations.
+//
+// Where THP is "never" the advice does nothing; on "madvise" systems
+// (Debian's default) it is what turns THP on. The memory comes from malloc,
+// so a freed buffer is reused by the next one as the recorder reuses all
+// its memory (record.cpp's keep_freed_memory).
+#ifndef SPOOR_COMPRESS_HUGE_PAGES_H
+#define SPOOR_COMPRESS_HUGE_PAGES_H
+
+#include <sys/mman.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <new>
+#include <vector>
+
+namespace spoor::compress {
+
+inline constexpr size_t kHugePageBytes = size_t{2} << 20;
+
+// Memory for `bytes`, huge-page backed when that is 2 MiB or more. Free
+// with release_huge_pages(p, bytes).
+inline void* allocate_huge_pages(size_t bytes) {
+  if (bytes < kHugePageBytes) return ::operator new(bytes);
+  const size_t rounded = (bytes + kHugePageBytes - 1) & ~(kHugePageBytes - 1);
+  void* p = std::aligned_alloc(kHugePageBytes, rounded);
+  if (p == nullptr) throw std::bad_alloc();
+  madvise(p, rounded, MADV_HUGEPAGE);  // advice: a failure only means small pages
+  return p;
+}
+
+inline void release_huge_pages(void* p, size_t bytes) {
+  if (bytes < kHugePageBytes)
+    ::operator delete(p);
+  else
+    std::free(p);
+}
+
+// For std::vector: element storage from allocate_huge_pages.
+template <typename T>
+struct HugePageAllocator {
+  using value_type = T;
+  HugePageAllocator() = default;
+  template <typename U>
+  HugePageAllocator(const HugePageAllocator<U>&) {}
+  T* allocate(size_t n) { return static_cast<T*>(allocate_huge_pages(n * sizeof(T))); }
+  void deallocate(T* p, size_t n) { release_huge_pages(p, n * sizeof(T)); }
+  template <typename U>
+  bool operator==(const HugePageAllocator<U>&) const {
+    return true;
+  }
+};
+
+// A byte buffer of the packing side: a run of blocks, the columns of one.
+using PageBuffer = std::vector<uint8_t, HugePageAllocator<uint8_t>>;
+
+}  // namespace spoor::compress
+
+#endif  // SPOOR_COMPRESS_HUGE_PAGES_H
