@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <csignal>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -15,6 +16,7 @@
 #include <fstream>
 #include <iterator>
 #include <map>
+#include <sstream>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -441,6 +443,42 @@ TEST(Record, WaitWhenFullLosesNothingFromAFullRing) {
   EXPECT_EQ(c.calls.at("Alloc"), 3000000u + 2);  // the blocks, the array, the calloc
   EXPECT_EQ(c.calls.at("Free"), 3000000u + 2);
   std::filesystem::remove(path);
+}
+
+// The drain runs ahead of the program where it may (nice -5): the
+// recorder's main thread, not the program, nor the packing threads. The
+// program waits until the recorder has set it (it starts the program
+// first), then prints the nice value of each: its own, then each of the
+// recorder's threads, main thread first.
+TEST(Record, TheDrainIsServedBeforeTheProgramAndThePackers) {
+  if (geteuid() != 0) GTEST_SKIP() << "raising a priority takes root (or RLIMIT_NICE)";
+  // What the program and the packers inherit: this test's own nice value.
+  const std::string inherited = std::to_string(getpriority(PRIO_PROCESS, 0));
+  const std::string script = spoor::test::temp_path("rec-drain-nice.sh");
+  std::ofstream(script) << "for i in $(seq 200); do\n"
+                           "  [ \"$(cut -d' ' -f19 /proc/$PPID/stat)\" = -5 ] && break; sleep 0.01\n"
+                           "done\n"
+                           "cut -d' ' -f19 /proc/$$/stat\n"
+                           "cut -d' ' -f19 /proc/$PPID/task/$PPID/stat\n"
+                           "for t in /proc/$PPID/task/*; do\n"
+                           "  [ \"${t##*/}\" = $PPID ] || cut -d' ' -f19 $t/stat\n"
+                           "done\n";
+  const std::string path = trace_path("drain-nice");
+  const Process r = run(kSpoor + " record -o " + path + " -- sh " + script);
+  ASSERT_EQ(r.status, 0) << r.err;
+  std::istringstream out(r.out);
+  std::string program, drain, other;
+  out >> program >> drain;
+  EXPECT_EQ(program, inherited) << r.out;
+  EXPECT_EQ(drain, "-5") << r.out;
+  int others = 0;
+  while (out >> other) {
+    EXPECT_EQ(other, inherited) << "a packing thread: " << r.out;
+    ++others;
+  }
+  EXPECT_GT(others, 0) << r.out;
+  std::filesystem::remove(path);
+  std::filesystem::remove(script);
 }
 
 // The hooks' lock on the program's handlers is taken around fork: a child
