@@ -245,7 +245,14 @@ TEST(KernelRecord, SamplesOfAProgramWithoutFramePointersUnwindToMain) {
     const json k = json::parse(p.out)["kernel"];
     const json& cpu = k["cpu"];
     ASSERT_GT(cpu["samples"].get<uint64_t>(), 20u) << preload << p.out;
-    EXPECT_EQ(cpu["unwound"]["dwarf"], cpu["samples"]) << "every sample had registers and a stack copy";
+    // Every sample had registers and a stack copy, but the one or two that
+    // land in the exec itself (the old image gone, "no copy of the user
+    // stack") or while the loader maps the libraries ("pc ... in no known
+    // module") fall back to the kernel's callchain. 14 of 60 runs beside
+    // another recording had one such sample, one run two.
+    const uint64_t dwarf = cpu["unwound"]["dwarf"], samples = cpu["samples"];
+    EXPECT_LE(samples - dwarf, 2u) << cpu["unwound"] << cpu["stops"];
+    EXPECT_EQ(cpu["unwound"]["pc_only"], 0u) << cpu["stops"];
     const json* leaf = function_named(cpu["functions_by_inclusive"], "kernel_chain_leaf");
     const json* mid = function_named(cpu["functions_by_inclusive"], "kernel_chain_mid");
     const json* main = function_named(cpu["functions_by_inclusive"], "main");
