@@ -126,8 +126,8 @@ void pass_to_program(int sig) {
 // every CPU busy otherwise shares them evenly with the drain, and on a
 // machine where the drain's copies are slow (fresh pages dear) a 16 MiB
 // ring filled before its turn came. With two threads of malloc_heavy on
-// two CPUs, 3 runs in 5 lost 0.1-1.2 M events at nice 0 and none of 10
-// at -5 (bench/RESULTS.md). The drain's CPU time is the same; it is only
+// two CPUs, 11 runs in 12 lost events at nice 0 and 2 in 12 at -5,
+// interleaved (bench/RESULTS.md). The drain's CPU time is the same; it is only
 // served first. The program, started before this, keeps its own nice
 // value, and the packing threads theirs: packing late costs memory, not
 // events. Unprivileged users may not raise a priority (without

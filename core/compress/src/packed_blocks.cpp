@@ -7,6 +7,7 @@
 
 #include "record_columns.h"
 #include "reference_columns.h"
+#include "scratch.h"
 #include "spoor/format.h"
 
 namespace spoor::compress {
@@ -17,17 +18,13 @@ namespace fmt = spoor::format;
 struct Packer::Impl {
   ZSTD_CCtx* context = nullptr;
   uint16_t layout = fmt::kLayoutReferenceColumns;
-  PageBuffer columns;  // scratch: the columns layout
-  ReferenceSplitter splitter;    // keeps its scratch between runs
+  PageBuffer columns;          // scratch: the columns layout
+  ReferenceSplitter splitter;  // keeps its scratch between runs
   // zstd writes here, then the frame (a tenth of the bound on traces) is
   // copied out: a payload sized to the bound would be zeroed, megabytes
   // per run, and faulted in whenever the caller's buffer is a new one.
-  uint8_t* frame = nullptr;  // from allocate_huge_pages
-  size_t frame_capacity = 0;
-  ~Impl() {
-    ZSTD_freeCCtx(context);
-    if (frame != nullptr) release_huge_pages(frame, frame_capacity);
-  }
+  Scratch<uint8_t> frame;
+  ~Impl() { ZSTD_freeCCtx(context); }
 };
 
 Packer::Packer(int level, uint16_t layout) : impl_(std::make_unique<Impl>()) {
@@ -71,18 +68,12 @@ bool Packer::pack(std::span<const uint8_t> blocks, std::vector<uint8_t>& payload
   }
   h.packed_size = static_cast<uint32_t>(input.size());
   const size_t bound = ZSTD_compressBound(input.size());
-  if (impl_->frame_capacity < bound) {
-    if (impl_->frame != nullptr) release_huge_pages(impl_->frame, impl_->frame_capacity);
-    impl_->frame = nullptr;  // as it is, should the allocation throw
-    impl_->frame_capacity = 0;
-    impl_->frame = static_cast<uint8_t*>(allocate_huge_pages(bound));  // not zeroed
-    impl_->frame_capacity = bound;
-  }
-  const size_t n = ZSTD_compress2(impl_->context, impl_->frame, bound, input.data(), input.size());
+  impl_->frame.ensure(bound);
+  const size_t n = ZSTD_compress2(impl_->context, impl_->frame.data(), bound, input.data(), input.size());
   if (ZSTD_isError(n)) return fail(std::string("zstd: ") + ZSTD_getErrorName(n));
   payload.resize(sizeof h + n);
   std::memcpy(payload.data(), &h, sizeof h);
-  std::memcpy(payload.data() + sizeof h, impl_->frame, n);
+  std::memcpy(payload.data() + sizeof h, impl_->frame.data(), n);
   return true;
 }
 

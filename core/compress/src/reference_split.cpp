@@ -14,13 +14,12 @@
 #include <bit>
 #include <cstring>
 #include <memory>
-#include <type_traits>
 #include <utility>
 
 #include "column_layout.h"
 #include "reference_columns.h"
 #include "reference_model.h"
-#include "spoor/compress/huge_pages.h"
+#include "scratch.h"
 #include "spoor/format.h"
 
 namespace spoor::compress {
@@ -33,40 +32,6 @@ constexpr size_t kPacketHeader = sizeof(fmt::PacketBlock);
 constexpr uint32_t kRecordHeader = fmt::kRecordHeaderSize;
 constexpr uint64_t kPointerFloor = 1ull << 32;
 constexpr uint32_t kNoGroup = 0;  // group_of_key: 0 none, else index + 1
-
-// Scratch memory that is never zeroed: every byte is written before it is
-// read, and zeroing megabytes the kernel has just zeroed (first touch) or
-// that the last run wrote costs a pass over them. Grows, keeping `keep`
-// items, and never shrinks.
-template <typename T>
-struct Scratch {
-  static_assert(std::is_trivially_default_constructible_v<T> && std::is_trivially_copyable_v<T>);
-  T* items = nullptr;  // from allocate_huge_pages: megabyte scratch is in huge pages
-  size_t capacity = 0;
-  Scratch() = default;
-  Scratch(Scratch&& other) noexcept
-      : items(std::exchange(other.items, nullptr)), capacity(std::exchange(other.capacity, 0)) {}
-  Scratch& operator=(Scratch&& other) noexcept {
-    std::swap(items, other.items);
-    std::swap(capacity, other.capacity);
-    return *this;
-  }
-  ~Scratch() {
-    if (items != nullptr) release_huge_pages(items, capacity * sizeof(T));
-  }
-  T* data() { return items; }
-  const T* data() const { return items; }
-  T& operator[](size_t i) { return items[i]; }
-  void ensure(size_t n, size_t keep = 0) {
-    if (n <= capacity) return;
-    const size_t grown = n * 3 / 2 > 4096 ? n * 3 / 2 : 4096;
-    Scratch bigger;
-    bigger.items = static_cast<T*>(allocate_huge_pages(grown * sizeof(T)));  // not zeroed
-    bigger.capacity = grown;
-    if (keep != 0) std::memcpy(bigger.items, items, keep * sizeof(T));
-    *this = std::move(bigger);
-  }
-};
 
 // A byte buffer written through a cursor: `reserve_more(n)` before writing
 // up to n bytes, so the per-record writes are plain stores.
