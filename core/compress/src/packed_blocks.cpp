@@ -18,13 +18,51 @@ namespace fmt = spoor::format;
 struct Packer::Impl {
   ZSTD_CCtx* context = nullptr;
   uint16_t layout = fmt::kLayoutReferenceColumns;
-  PageBuffer columns;          // scratch: the columns layout
+  PageBuffer columns;          // scratch: the record-columns layout
   ReferenceSplitter splitter;  // keeps its scratch between runs
   // zstd writes here, then the frame (a tenth of the bound on traces) is
   // copied out: a payload sized to the bound would be zeroed, megabytes
   // per run, and faulted in whenever the caller's buffer is a new one.
   Scratch<uint8_t> frame;
+  ZSTD_outBuffer out{};
+  std::string error;  // zstd's, when a piece failed
   ~Impl() { ZSTD_freeCCtx(context); }
+
+  // One frame of `size` bytes, given piece by piece. zstd copies each
+  // piece into its window (a few MiB, reused), so the layout need not be
+  // in one buffer.
+  void begin_frame(size_t size) {
+    ZSTD_CCtx_reset(context, ZSTD_reset_session_only);
+    ZSTD_CCtx_setPledgedSrcSize(context, size);  // as one-shot compression would: in the frame header
+    const size_t bound = ZSTD_compressBound(size);
+    frame.ensure(bound);
+    out = ZSTD_outBuffer{frame.data(), bound, 0};
+    error.clear();
+  }
+  bool put(const uint8_t* data, size_t size) {
+    ZSTD_inBuffer in{data, size, 0};
+    while (in.pos < in.size) {
+      const size_t before = in.pos;
+      const size_t r = ZSTD_compressStream2(context, &out, &in, ZSTD_e_continue);
+      if (ZSTD_isError(r)) return fail(ZSTD_getErrorName(r));
+      // The output holds the bound: all input is taken.
+      if (in.pos == before && out.pos == out.size) return fail("the frame outgrew its bound");
+    }
+    return true;
+  }
+  bool end_frame() {
+    ZSTD_inBuffer none{nullptr, 0, 0};
+    for (;;) {
+      const size_t r = ZSTD_compressStream2(context, &out, &none, ZSTD_e_end);
+      if (ZSTD_isError(r)) return fail(ZSTD_getErrorName(r));
+      if (r == 0) return true;
+      if (out.pos == out.size) return fail("the frame outgrew its bound");
+    }
+  }
+  bool fail(const char* what) {
+    if (error.empty()) error = what;
+    return false;
+  }
 };
 
 Packer::Packer(int level, uint16_t layout) : impl_(std::make_unique<Impl>()) {
@@ -45,35 +83,44 @@ bool Packer::pack(std::span<const uint8_t> blocks, std::vector<uint8_t>& payload
     if (problem) *problem = std::move(text);
     return false;
   };
-  if (impl_->context == nullptr) return fail("cannot create a zstd context");
+  Impl& s = *impl_;
+  if (s.context == nullptr) return fail("cannot create a zstd context");
   if (blocks.size() > fmt::kMaxCompressedRaw)
     return fail("a run of " + std::to_string(blocks.size()) + " bytes is over the 64 MiB limit");
   fmt::CompressedBlock h{};
   h.codec = fmt::kCodecZstd;
   h.raw_size = static_cast<uint32_t>(blocks.size());
-  std::span<const uint8_t> input = blocks;
   ColumnsInfo info;
-  const bool referenced = impl_->layout == fmt::kLayoutReferenceColumns;
-  const bool split = impl_->layout != fmt::kLayoutBlocks &&
-                     (referenced ? impl_->splitter.split(blocks, impl_->columns, info)
-                                 : split_records(blocks, impl_->columns, info));
-  if (split && impl_->columns.size() <= fmt::kMaxCompressedRaw) {
-    h.layout = impl_->layout;
+  const bool referenced = s.layout == fmt::kLayoutReferenceColumns;
+  bool split = false;
+  size_t size = 0;
+  if (s.layout != fmt::kLayoutBlocks) {
+    split = referenced ? s.splitter.split(blocks, info) : split_records(blocks, s.columns, info);
+    if (split) size = referenced ? s.splitter.bytes() : s.columns.size();
+  }
+  if (split && size <= fmt::kMaxCompressedRaw) {
+    h.layout = s.layout;
     h.blocks_size = info.blocks_size;
     h.record_count = info.record_count;
-    input = impl_->columns;
   } else {
+    split = false;
+    size = blocks.size();
     h.layout = fmt::kLayoutBlocks;
     h.blocks_size = h.raw_size;
   }
-  h.packed_size = static_cast<uint32_t>(input.size());
-  const size_t bound = ZSTD_compressBound(input.size());
-  impl_->frame.ensure(bound);
-  const size_t n = ZSTD_compress2(impl_->context, impl_->frame.data(), bound, input.data(), input.size());
-  if (ZSTD_isError(n)) return fail(std::string("zstd: ") + ZSTD_getErrorName(n));
-  payload.resize(sizeof h + n);
+  h.packed_size = static_cast<uint32_t>(size);
+  s.begin_frame(size);
+  bool fed = false;
+  if (!split)
+    fed = s.put(blocks.data(), blocks.size());
+  else if (referenced)
+    fed = s.splitter.write([&s](const uint8_t* data, size_t n) { return s.put(data, n); });
+  else
+    fed = s.put(s.columns.data(), s.columns.size());
+  if (!fed || !s.end_frame()) return fail("zstd: " + s.error);
+  payload.resize(sizeof h + s.out.pos);
   std::memcpy(payload.data(), &h, sizeof h);
-  std::memcpy(payload.data() + sizeof h, impl_->frame.data(), n);
+  std::memcpy(payload.data() + sizeof h, s.frame.data(), s.out.pos);
   return true;
 }
 

@@ -20,7 +20,9 @@
 #ifndef SPOOR_COMPRESS_REFERENCE_COLUMNS_H
 #define SPOOR_COMPRESS_REFERENCE_COLUMNS_H
 
+#include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <span>
 #include <string>
@@ -30,10 +32,20 @@
 
 namespace spoor::compress {
 
+// Takes the layout's bytes piece by piece, in order; each piece is used
+// up before the call returns (its memory is reused for the next). False
+// stops the writing.
+using PieceSink = std::function<bool(const uint8_t* data, size_t size)>;
+
 // Rearranges runs of blocks into the layout, keeping its scratch memory and
 // the model's from one run to the next (reference_split.cpp): one per
 // packing thread. Nothing is allocated per record; on heap traces about
 // 60 ns per record, two thirds of it the model (bench/RESULTS.md).
+//
+// The layout is not gathered into one buffer: write() hands its sections
+// to a sink (the packer's zstd stream) where they lie. A run's layout is
+// as large as the run; a buffer for it would be megabytes more to fault in
+// and one more pass of copying on each packing thread.
 class ReferenceSplitter {
  public:
   ReferenceSplitter();
@@ -41,18 +53,19 @@ class ReferenceSplitter {
   ReferenceSplitter(const ReferenceSplitter&) = delete;
   ReferenceSplitter& operator=(const ReferenceSplitter&) = delete;
 
-  // Rearranges `blocks` (complete blocks back to back) into `out`. Returns
-  // false, leaving `out` unspecified, when some block is cut short or some
-  // packet's records do not walk exactly to its end.
-  bool split(std::span<const uint8_t> blocks, PageBuffer& out, ColumnsInfo& info);
+  // Rearranges `blocks` (complete blocks back to back). Returns false when
+  // some block is cut short or some packet's records do not walk exactly
+  // to its end. After true, bytes() is the layout's size and write() passes
+  // it on, until the next split().
+  bool split(std::span<const uint8_t> blocks, ColumnsInfo& info);
+  size_t bytes() const;
+  // False when the sink said so.
+  bool write(const PieceSink& sink);
 
  private:
   struct State;
   std::unique_ptr<State> state_;
 };
-
-// ReferenceSplitter::split with a splitter of its own.
-bool split_referenced(std::span<const uint8_t> blocks, PageBuffer& out, ColumnsInfo& info);
 
 // The inverse: rebuilds the blocks, exactly `raw_size` bytes, into `out`.
 // Returns false with `problem` saying what does not add up (a section

@@ -8,8 +8,9 @@
 // where each record starts (8 bytes per record). The second, knowing each
 // group's count and which words are references, writes every body byte
 // straight to its place in its byte plane and codes the reference words.
-// Then the sections are copied out in the layout's order. Nothing is
-// allocated per record: every buffer is kept from one run to the next.
+// Then the sections go to the caller's sink in the layout's order, from
+// where they lie. Nothing is allocated per record: every buffer is kept
+// from one run to the next.
 #include <algorithm>
 #include <bit>
 #include <cstring>
@@ -127,6 +128,7 @@ struct ReferenceSplitter::State {
   Scratch<uint32_t> codes;
   Scratch<uint8_t> sources;
   Scratch<uint64_t> literals;
+  Scratch<uint8_t> planes;  // one column's codes or literals as byte planes, while written
   ReferenceModel model{ReferenceModel::Side::kWriter};
 
   Group& group_for(uint16_t key, uint32_t& index) {
@@ -161,7 +163,8 @@ struct ReferenceSplitter::State {
   bool first_pass(std::span<const uint8_t> blocks);
   void plan();
   void second_pass(const uint8_t* base);
-  void write(PageBuffer& out);
+  size_t layout_bytes() const;
+  bool write(const PieceSink& sink);
 };
 
 // Walks the blocks; false when one is cut short or a packet's records do
@@ -337,8 +340,7 @@ void ReferenceSplitter::State::second_pass(const uint8_t* base) {
   }
 }
 
-// The sections in the layout's order.
-void ReferenceSplitter::State::write(PageBuffer& out) {
+size_t ReferenceSplitter::State::layout_bytes() const {
   size_t total = section.used + sizes.used;
   for (uint32_t i : order) {
     const Group& g = groups[i];
@@ -353,44 +355,47 @@ void ReferenceSplitter::State::write(PageBuffer& out) {
       total += 1 + size_t{g.count} * width_of(c.largest) + c.hits + size_t{c.misses} * 8;
     }
   }
-  out.resize(total);
-  uint8_t* at = out.data();
-  // An empty scratch buffer may have no storage yet (data() is null), and
-  // memcpy's pointers must be valid even for 0 bytes.
-  auto put = [&](const void* p, size_t n) {
-    if (n == 0) return;
-    std::memcpy(at, p, n);
-    at += n;
-  };
-  put(section.data.data(), section.used);
-  put(sizes.data.data(), sizes.used);
-  for (uint32_t i : order) put(groups[i].times.data.data(), groups[i].times.used);
+  return total;
+}
+
+// The sections in the layout's order, each from where it lies; only the
+// byte planes of codes and literals are made here, one column at a time in
+// `planes`.
+bool ReferenceSplitter::State::write(const PieceSink& sink) {
+  // An empty scratch buffer may have no storage yet (data() is null).
+  auto put = [&](const void* p, size_t n) { return n == 0 || sink(static_cast<const uint8_t*>(p), n); };
+  auto put_byte = [&](uint8_t b) { return put(&b, 1); };
+  bool ok = put(section.data.data(), section.used) && put(sizes.data.data(), sizes.used);
+  for (uint32_t i : order) ok = ok && put(groups[i].times.data.data(), groups[i].times.used);
   for (uint32_t i : order) {
+    if (!ok) break;
     const Group& g = groups[i];
     if (!g.planar) {
-      put(plain.data() + g.plain_at, g.total);
+      ok = put(plain.data() + g.plain_at, g.total);
       continue;
     }
-    *at++ = g.mask;
-    put(plain.data() + g.plain_at, size_t{g.count} * g.plain_width());
-    for (int k = 0; k < __builtin_popcount(g.mask); ++k) {
+    ok = put_byte(g.mask) && put(plain.data() + g.plain_at, size_t{g.count} * g.plain_width());
+    for (int k = 0; ok && k < __builtin_popcount(g.mask); ++k) {
       const Column& c = columns[g.first_column + k];
       const uint32_t width = width_of(c.largest);
-      *at++ = static_cast<uint8_t>(width);
-      put_planes(at, codes.data() + c.codes_at, g.count, width);
-      at += size_t{g.count} * width;
-      put(sources.data() + c.sources_at, c.hits);
-      put_planes(at, literals.data() + c.literals_at, c.misses, 8);
-      at += size_t{c.misses} * 8;
+      planes.ensure(size_t{g.count} * (width > 8 ? width : 8));
+      put_planes(planes.data(), codes.data() + c.codes_at, g.count, width);
+      ok = put_byte(static_cast<uint8_t>(width)) && put(planes.data(), size_t{g.count} * width) &&
+           put(sources.data() + c.sources_at, c.hits);
+      if (!ok) break;
+      put_planes(planes.data(), literals.data() + c.literals_at, c.misses, 8);
+      ok = put(planes.data(), size_t{c.misses} * 8);
     }
   }
+  return ok;
 }
 
 ReferenceSplitter::ReferenceSplitter() : state_(std::make_unique<State>()) {}
 ReferenceSplitter::~ReferenceSplitter() = default;
 
-bool ReferenceSplitter::split(std::span<const uint8_t> blocks, PageBuffer& out, ColumnsInfo& info) {
+bool ReferenceSplitter::split(std::span<const uint8_t> blocks, ColumnsInfo& info) {
   State& s = *state_;
+  s.forget_groups();
   s.section.clear();
   s.sizes.clear();
   s.record_count = 0;
@@ -403,20 +408,19 @@ bool ReferenceSplitter::split(std::span<const uint8_t> blocks, PageBuffer& out, 
   s.sizes.data.ensure(most_records * kSizeKeyBytes);
   const bool walked = s.first_pass(blocks);
   const bool fits = walked && s.section.used <= UINT32_MAX && s.record_count <= UINT32_MAX;
-  if (fits) {
-    info.blocks_size = static_cast<uint32_t>(s.section.used);
-    info.record_count = static_cast<uint32_t>(s.record_count);
-    s.plan();
-    s.second_pass(blocks.data());
-    s.write(out);
+  if (!fits) {
+    s.forget_groups();
+    return false;
   }
-  s.forget_groups();
-  return fits;
+  info.blocks_size = static_cast<uint32_t>(s.section.used);
+  info.record_count = static_cast<uint32_t>(s.record_count);
+  s.plan();
+  s.second_pass(blocks.data());
+  return true;
 }
 
-bool split_referenced(std::span<const uint8_t> blocks, PageBuffer& out, ColumnsInfo& info) {
-  ReferenceSplitter splitter;
-  return splitter.split(blocks, out, info);
-}
+size_t ReferenceSplitter::bytes() const { return state_->layout_bytes(); }
+
+bool ReferenceSplitter::write(const PieceSink& sink) { return state_->write(sink); }
 
 }  // namespace spoor::compress
