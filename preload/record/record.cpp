@@ -324,22 +324,37 @@ class Recorder {
   }
 
   // Metadata first (the blocks the process published), then its streams,
-  // then packets: every block comes before the first one that needs it.
-  void drain(Traced& t, bool final) {
+  // then a turn of its packets (drain_ring_turn): every block comes before
+  // the first one that needs it. Returns whether a CPU may have more.
+  bool drain_turn(Traced& t, bool final) {
     t.region->copy_new_metadata(file_.sink());
     if (!t.described) {
-      if (t.region->header().attached_pid.load(std::memory_order_acquire) == 0) return;
+      if (t.region->header().attached_pid.load(std::memory_order_acquire) == 0) return false;
       for (uint32_t cpu = 0; cpu < layout_.cpus; ++cpu) writer_->stream(t.first_stream + cpu, t.pid, cpu);
       t.described = true;
     }
-    drain_ring(t.region->ring(), *writer_, final, totals_, t.first_stream);
+    return drain_ring_turn(t.region->ring(), *writer_, final, totals_, [] {}, t.first_stream);
+  }
+
+  void drain(Traced& t, bool final) {
+    while (drain_turn(t, final)) {
+    }
     if (!final) t.region->populate_ahead();
   }
 
+  // Every process's rings and the recorder's own, in turns: a process that
+  // keeps one ring busy does not keep the drain from the others.
   void drain_all(bool final) {
-    for (auto& t : traced_)
-      if (!t->finished) drain(*t, final);
-    drain_ring(own_.ring(), *writer_, final, totals_, 0);
+    bool more = true;
+    while (more) {
+      more = false;
+      for (auto& t : traced_)
+        if (!t->finished && drain_turn(*t, final)) more = true;
+      if (drain_ring_turn(own_.ring(), *writer_, final, totals_, [] {}, 0)) more = true;
+    }
+    if (!final)
+      for (auto& t : traced_)
+        if (!t->finished) t->region->populate_ahead();
     // The kernel's times are CLOCK_MONOTONIC: into ticks with the
     // calibration so far (start to now; its error is the samples' tens of
     // ns, not a drift, since every record is older than `now`).

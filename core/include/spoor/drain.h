@@ -19,18 +19,30 @@ struct DrainTotals {
   Status status = Status::ok;    // the first write that failed, else ok
 };
 
-// Writes every closed packet of every CPU of `ring` as stream
-// `first_stream + cpu`, then releases it. before_packet() runs before each
-// packet is written: a drainer that describes events lazily does it there,
-// so descriptors always precede the packets that use them. final: see
-// ring_peek. A drainer of several rings (one per traced process) gives
-// each its own range of stream IDs.
+// Packets (128 KiB each by default) a CPU gives up per turn: drainers take
+// the CPUs in turns until none has a closed packet left. Emptying one CPU
+// before looking at the next let a writer who keeps its ring busy hold the
+// drainer there while the other rings filled: spoor record on 2 CPUs was
+// seen chasing one ring for 328 ms (614 packets) while the other
+// overflowed (bench/RESULTS.md, "A fair drain").
+inline constexpr uint32_t kDrainTurnPackets = 4;
+
+// One turn of every CPU of `ring`: up to kDrainTurnPackets closed packets
+// each, written as stream `first_stream + cpu`, then released.
+// before_packet() runs before each packet is written: a drainer that
+// describes events lazily does it there, so descriptors always precede the
+// packets that use them. final: see ring_peek. Returns whether some CPU
+// gave a whole turn (it may have more). A drainer of several rings (one per
+// traced process) gives each its own range of stream IDs and takes the
+// rings in turns as well.
 template <class BeforePacket>
   requires requires(BeforePacket f) { f(); }
-void drain_ring(const RingView& ring, TraceWriter& writer, bool final, DrainTotals& totals,
-                BeforePacket before_packet, uint32_t first_stream = 0) {
+bool drain_ring_turn(const RingView& ring, TraceWriter& writer, bool final, DrainTotals& totals,
+                     BeforePacket before_packet, uint32_t first_stream = 0) {
+  bool more = false;
   for (uint32_t cpu = 0; cpu < ring.cpu_count; ++cpu) {
-    for (;;) {
+    uint32_t taken = 0;
+    for (; taken < kDrainTurnPackets; ++taken) {
       Packet packet;
       const Status s = ring_peek(ring, cpu, spoor_port_ticks(), final, &packet);
       if (s == Status::busy) totals.busy = true;
@@ -44,6 +56,18 @@ void drain_ring(const RingView& ring, TraceWriter& writer, bool final, DrainTota
       }
       ring_release(ring, cpu, packet);
     }
+    more = more || taken == kDrainTurnPackets;
+  }
+  return more;
+}
+
+// Writes every closed packet of every CPU of `ring` (drain_ring_turn until
+// no CPU has one left).
+template <class BeforePacket>
+  requires requires(BeforePacket f) { f(); }
+void drain_ring(const RingView& ring, TraceWriter& writer, bool final, DrainTotals& totals,
+                BeforePacket before_packet, uint32_t first_stream = 0) {
+  while (drain_ring_turn(ring, writer, final, totals, before_packet, first_stream)) {
   }
 }
 
