@@ -17,6 +17,12 @@
 #
 #   bench/record_ab.sh BASELINE_SPOOR [runs (7)] [workload flags...]
 #
+# SPOOR_BENCH_PAUSE=SECONDS waits that long before each run. On a virtual
+# machine whose host takes back freed memory after a few seconds, a run
+# that follows another at once gets the pages that one freed, still
+# backed; after a pause it pays for fresh ones, as a user's first
+# recording does (bench/RESULTS.md).
+#
 # BASELINE_SPOOR: another build's spoor (say, from a checkout of an earlier
 # commit: cmake --preset release && cmake --build --preset release --target
 # spoor spoor-preload). Uses build/release of this tree (built by
@@ -39,6 +45,7 @@ one() {
   local label=$1
   shift
   local start end o
+  sleep "${SPOOR_BENCH_PAUSE:-0}"
   start=$(date +%s.%N)
   o=$(perf stat -x, -e task-clock "$@" 2>&1)
   end=$(date +%s.%N)
