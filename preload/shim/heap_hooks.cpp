@@ -7,6 +7,8 @@
 // allocations are served from a static bootstrap pool that free() and
 // realloc() recognise and never hand to the real allocator.
 #include <dlfcn.h>
+#include <elf.h>
+#include <link.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -59,15 +61,24 @@ void* pool_alloc(size_t n) {
   return g_pool + at;
 }
 
-constinit thread_local bool t_resolving __attribute__((tls_model("initial-exec"))) = false;
+// What the allocation hooks of this thread are doing besides their usual
+// job; read first by malloc and calloc (one TLS load, zero on the usual
+// path).
+enum Resolving : uint8_t {
+  kNotResolving = 0,
+  kResolving = 1,  // a dlsym lookup: allocations come from the bootstrap pool
+  kProbing = 2,    // examine_program_allocator calls the program's malloc: note that it got here
+};
+constinit thread_local uint8_t t_resolving __attribute__((tls_model("initial-exec"))) = kNotResolving;
+constinit thread_local bool t_probe_reached __attribute__((tls_model("initial-exec"))) = false;
 
 template <class Fn>
 Fn resolve(std::atomic<Fn>& slot, const char* name) {
   Fn fn = slot.load(std::memory_order_acquire);
   if (fn != nullptr) return fn;
-  t_resolving = true;
+  t_resolving = kResolving;
   fn = reinterpret_cast<Fn>(dlsym(RTLD_NEXT, name));
-  t_resolving = false;
+  t_resolving = kNotResolving;
   slot.store(fn, std::memory_order_release);
   return fn;
 }
@@ -127,13 +138,41 @@ extern "C" const char __ehdr_start[] __attribute__((visibility("hidden")));
 
 namespace spoor::preload {
 
+// Whether `address` (what dlsym found for a function) is a non-PIE
+// executable's PLT entry standing for a function it does not define: an
+// executable that takes a function's address in code (node does, for
+// malloc) has an undefined symbol whose value is that entry, and every
+// module sees the entry as the function's address. It jumps to the
+// definition its GOT was bound to.
+bool is_plt_entry_for_undefined(void* address) {
+  Dl_info info{};
+  void* entry = nullptr;  // the matching ElfW(Sym)
+  if (dladdr1(address, &info, &entry, RTLD_DL_SYMENT) == 0 || entry == nullptr) return false;
+  const auto* symbol = static_cast<const ElfW(Sym)*>(entry);
+  return symbol->st_shndx == SHN_UNDEF && symbol->st_value != 0;
+}
+
+// Calls the program's malloc (and free) once to see whether the call
+// reaches the shim's hook. The caller holds the ReentryGuard, so the hooks
+// record nothing.
+bool program_malloc_reaches_shim(void* program_malloc) {
+  t_probe_reached = false;
+  t_resolving = kProbing;
+  void* p = reinterpret_cast<MallocFn>(program_malloc)(1);
+  t_resolving = kNotResolving;
+  const bool reached = t_probe_reached;
+  if (void* program_free = dlsym(RTLD_DEFAULT, "free")) reinterpret_cast<FreeFn>(program_free)(p);
+  return reached;
+}
+
 ProgramAllocator examine_program_allocator() {
   ProgramAllocator a;
   Dl_info found{}, libc{};
   // The program's calls reach the shim's malloc...
   void* called = dlsym(RTLD_DEFAULT, "malloc");
   if (called != nullptr && dladdr(called, &found) != 0) {
-    a.hooked = found.dli_fbase == static_cast<const void*>(__ehdr_start);
+    a.hooked = found.dli_fbase == static_cast<const void*>(__ehdr_start) ||
+               (is_plt_entry_for_undefined(called) && program_malloc_reaches_shim(called));
     // The loader names the executable as it was run (relative, or "").
     if (!a.hooked && found.dli_fname != nullptr && found.dli_fname[0] == '/')
       std::strncpy(a.owner, found.dli_fname, sizeof a.owner - 1);
@@ -169,7 +208,10 @@ bool called_from_shim(const void* return_address) {
 extern "C" {
 
 SPOOR_INTERPOSE void* malloc(size_t size) {
-  if (t_resolving) return pool_alloc(size);
+  if (t_resolving) {
+    if (t_resolving == kResolving) return pool_alloc(size);
+    t_probe_reached = true;  // examine_program_allocator's call, under its guard: not recorded
+  }
   void* p = call_real_allocator(resolve(g_malloc, "malloc"), size);
   ReentryGuard guard;
   if (guard.entered()) {
@@ -193,7 +235,7 @@ SPOOR_INTERPOSE void free(void* p) {
 }
 
 SPOOR_INTERPOSE void* calloc(size_t count, size_t size) {
-  if (t_resolving) {
+  if (t_resolving == kResolving) {
     size_t bytes;
     if (__builtin_mul_overflow(count, size, &bytes)) return nullptr;
     return pool_alloc(bytes);  // static storage is zeroed

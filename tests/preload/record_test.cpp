@@ -891,6 +891,34 @@ TEST(Record, AProgramsOwnAllocatorThatMapsUnderItsLockIsNotReentered) {
   std::filesystem::remove(path);
 }
 
+// A non-PIE executable that takes malloc's address (node does) has its PLT
+// entry as malloc's address for everyone, dlsym included, yet its calls
+// reach the shim: they are recorded, and nothing says otherwise.
+TEST(Record, AnExecutableThatTakesMallocsAddressIsNotTakenForItsOwnAllocator) {
+  const std::string path = trace_path("malloc-address");
+  const Process r = run(kSpoor + " record -o " + path + " -- " + SPOOR_MALLOC_ADDRESS);
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out, "50 blocks\n");
+  EXPECT_EQ(r.err.find("heap calls not recorded"), std::string::npos) << r.err;
+
+  auto trace = reader::Trace::open(path);
+  ASSERT_TRUE(trace) << trace.error();
+  reader::EventReader events(trace.value());
+  reader::Event e;
+  int blocks = 0, own_allocator = 0;
+  while (events.next(e)) {
+    if (e.descriptor->name == "OwnAllocator") ++own_allocator;
+    if (e.descriptor->name != "Alloc") continue;
+    const uint64_t size = std::get<uint64_t>(*e.field("size"));
+    if (size >= 5000 && size < 5050) ++blocks;
+  }
+  EXPECT_EQ(blocks, 50) << "each block the program allocated through malloc's address";
+  EXPECT_EQ(own_allocator, 0);
+  const Process text = run(kSpoor + " report --heap " + path);
+  EXPECT_EQ(text.out.find("not recorded"), std::string::npos) << text.out;
+  std::filesystem::remove(path);
+}
+
 TEST(Record, TheProgramKeepsItsEnvironment) {
   // Variables of its own, SPOOR_* ones included, reach the program and its
   // children.
