@@ -88,12 +88,7 @@ TEST(DrainRing, AWriterKeepingOneCpuBusyDoesNotHoldTheDrainerThere) {
   ASSERT_TRUE(on.ok());
   for (int i = 0; i < 8; ++i) write_packet_filler();
   std::vector<uint8_t> trace;
-  spoor::TraceWriter writer(spoor::Sink{&trace, [](void* ctx, const void* data, size_t size) {
-                                          auto* out = static_cast<std::vector<uint8_t>*>(ctx);
-                                          const auto* b = static_cast<const uint8_t*>(data);
-                                          out->insert(out->end(), b, b + size);
-                                          return true;
-                                        }});
+  spoor::TraceWriter writer(spoor::test::vector_sink(&trace));
   // The writer on the busy CPU closes another packet for each one drained,
   // 200 times: a chase the drainer cannot win while it lasts.
   int refills = 0;

@@ -116,12 +116,7 @@ class SingleCoreRing : public ::testing::Test {
   // Writes the drained packets as a trace file (in memory).
   std::vector<uint8_t> trace_bytes() {
     std::vector<uint8_t> out;
-    spoor::TraceWriter w(spoor::Sink{&out, [](void* ctx, const void* data, size_t size) {
-                                       auto* v = static_cast<std::vector<uint8_t>*>(ctx);
-                                       const auto* b = static_cast<const uint8_t*>(data);
-                                       v->insert(v->end(), b, b + size);
-                                       return true;
-                                     }});
+    spoor::TraceWriter w(spoor::test::vector_sink(&out));
     EXPECT_EQ(w.file_header(), spoor::Status::ok);
     EXPECT_EQ(w.process(1, 0, "firmware", "", 0), spoor::Status::ok);
     EXPECT_EQ(w.stream(0, 1, 0), spoor::Status::ok);

@@ -13,6 +13,7 @@
 
 #include "spoor/control.h"
 #include "spoor/ring.h"
+#include "spoor/trace_writer.h"
 
 namespace spoor::test {
 
@@ -159,6 +160,16 @@ inline uint64_t total_lost(const RingView& v) {
   uint64_t n = 0;
   for (uint32_t cpu = 0; cpu < v.cpu_count; ++cpu) n += ring_lost(v, cpu);
   return n;
+}
+
+// A TraceWriter sink that appends to *out: a trace file in memory.
+inline Sink vector_sink(std::vector<uint8_t>* out) {
+  return Sink{out, [](void* ctx, const void* data, size_t size) {
+                auto* v = static_cast<std::vector<uint8_t>*>(ctx);
+                const auto* b = static_cast<const uint8_t*>(data);
+                v->insert(v->end(), b, b + size);
+                return true;
+              }};
 }
 
 // Enables a registered provider at every level and keyword.
