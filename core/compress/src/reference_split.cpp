@@ -378,7 +378,7 @@ bool ReferenceSplitter::State::write(const PieceSink& sink) {
     for (int k = 0; ok && k < __builtin_popcount(g.mask); ++k) {
       const Column& c = columns[g.first_column + k];
       const uint32_t width = width_of(c.largest);
-      planes.ensure(size_t{g.count} * (width > 8 ? width : 8));
+      planes.ensure(size_t{g.count} * 8);  // codes take at most 8 planes, literals (at most count) 8
       put_planes(planes.data(), codes.data() + c.codes_at, g.count, width);
       ok = put_byte(static_cast<uint8_t>(width)) && put(planes.data(), size_t{g.count} * width) &&
            put(sources.data() + c.sources_at, c.hits);
@@ -408,10 +408,7 @@ bool ReferenceSplitter::split(std::span<const uint8_t> blocks, ColumnsInfo& info
   s.sizes.data.ensure(most_records * kSizeKeyBytes);
   const bool walked = s.first_pass(blocks);
   const bool fits = walked && s.section.used <= UINT32_MAX && s.record_count <= UINT32_MAX;
-  if (!fits) {
-    s.forget_groups();
-    return false;
-  }
+  if (!fits) return false;  // the next split forgets its groups
   info.blocks_size = static_cast<uint32_t>(s.section.used);
   info.record_count = static_cast<uint32_t>(s.record_count);
   s.plan();

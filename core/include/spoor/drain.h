@@ -24,7 +24,7 @@ struct DrainTotals {
 // before looking at the next let a writer who keeps its ring busy hold the
 // drainer there while the other rings filled: spoor record on 2 CPUs was
 // seen chasing one ring for 328 ms (614 packets) while the other
-// overflowed (bench/RESULTS.md, "A fair drain").
+// overflowed (bench/RESULTS.md, "Kept: the drain takes the rings in turns").
 inline constexpr uint32_t kDrainTurnPackets = 4;
 
 // One turn of every CPU of `ring`: up to kDrainTurnPackets closed packets
