@@ -22,6 +22,7 @@
 #include <fstream>
 #include <memory>
 
+#include "../program_image.h"
 #include "own_stream.h"
 #include "process_server.h"
 #include "region.h"
@@ -506,7 +507,12 @@ bool run_record(const RecordOptions& options, RecordResult* result, std::string*
   Recorder recorder(options, cpus, kernel);
   if (!recorder.start(error)) return false;
 
-  std::vector<std::string> env_strings = program_environment(options, preload, recorder.socket_name());
+  // A sanitizer build starts without the shim: its runtime must load first
+  // (program_image.h). It runs as it would alone, untraced.
+  const preload::ProgramImage image = preload::examine_program_image(options.command[0].c_str(), true);
+  result->program_untraceable = image.why;
+  std::vector<std::string> env_strings =
+      program_environment(options, image.without_preload ? "" : preload, recorder.socket_name());
   std::vector<char*> envp, argv;
   for (auto& s : env_strings) envp.push_back(s.data());
   envp.push_back(nullptr);

@@ -38,6 +38,10 @@ struct RecordResult {
   int exit_status = 0;          // the program's, as a shell reports it (128+N for signal N)
   std::string how_it_ended;     // "exited with code 0", "killed by signal 9 (Killed)"
   bool preload_attached = false;  // false: the program never loaded the shim (static, setuid)
+  // Why the program itself cannot be traced, as its ELF headers tell before
+  // it starts (program_image.h): "static binary", "AddressSanitizer build"...;
+  // "" when they do not say.
+  std::string program_untraceable;
   uint32_t processes = 0;         // processes traced (the program and its descendants)
   std::vector<std::string> untraceable;  // programs exec'd in the tree that could not be traced
   std::vector<std::string> own_allocators;  // programs whose own malloc kept their heap calls from the hooks

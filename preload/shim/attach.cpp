@@ -282,6 +282,13 @@ void after_fork_in_child() {
   if (joined) begin_thread_after_fork();
 }
 
+// Whether this process is a program run by valgrind: its tool preloads
+// its own vgpreload_core library into every program it runs.
+bool is_valgrind_guest() {
+  const char* preload = getenv("LD_PRELOAD");
+  return preload != nullptr && std::strstr(preload, "/vgpreload_core-") != nullptr;
+}
+
 void attach() {
   // The program's handlers are wrapped whether or not a recorder is there.
   register_signal_fork_handlers();
@@ -290,6 +297,15 @@ void attach() {
     return;
   }
   ReentryGuard guard;  // nothing the shim does here is traced
+  if (is_valgrind_guest()) {
+    // The program runs inside valgrind's tool, a static binary spoor record
+    // already named as not traced. Stay out of its way: valgrind checks
+    // every load the shim makes (libunwind's walks read stack bytes it
+    // calls uninitialised, and reports them as the program's errors).
+    hide_tracing_environment();
+    end_pre_attach_log();
+    return;
+  }
   hide_tracing_environment();
   register_shim_events();
   g_program_allocator = examine_program_allocator();

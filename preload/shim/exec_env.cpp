@@ -1,17 +1,13 @@
 #include "exec_env.h"
 
-#include <elf.h>
-#include <fcntl.h>
-#include <limits.h>
-#include <sys/auxv.h>
 #include <sys/mman.h>
-#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <utility>
 
 #include "../protocol.h"
 #include "recorder_link.h"
@@ -72,25 +68,6 @@ bool list_without(const char* list, const char* item, char* out, size_t out_size
     if (*p) ++p;
   }
   return false;
-}
-
-// True when `st` is the dynamic loader this program was started with (the
-// PT_INTERP of its own headers). Run as a program (`ld.so PROGRAM`, as ldd
-// and some launchers do), the loader has no interpreter of its own, like a
-// static binary, yet reads LD_PRELOAD for the program it loads.
-bool is_own_loader(const struct stat& st) {
-  const auto* phdr = reinterpret_cast<const Elf64_Phdr*>(getauxval(AT_PHDR));
-  const unsigned long count = getauxval(AT_PHNUM);
-  if (phdr == nullptr) return false;
-  uintptr_t bias = 0;
-  const char* interp = nullptr;
-  for (unsigned long i = 0; i < count; ++i)
-    if (phdr[i].p_type == PT_PHDR) bias = reinterpret_cast<uintptr_t>(phdr) - phdr[i].p_vaddr;
-  for (unsigned long i = 0; i < count; ++i)
-    if (phdr[i].p_type == PT_INTERP) interp = reinterpret_cast<const char*>(bias + phdr[i].p_vaddr);
-  struct stat loader;
-  return interp != nullptr && syscall(SYS_newfstatat, AT_FDCWD, interp, &loader, 0) == 0 &&
-         loader.st_dev == st.st_dev && loader.st_ino == st.st_ino;
 }
 
 }  // namespace
@@ -195,50 +172,33 @@ char** fix_environment(char* const* envp, void* space) {
   return out;
 }
 
-const char* why_untraceable(const char* path, bool search_path) {
-  if (path == nullptr) return "";
-  char found[PATH_MAX];
-  if (search_path && std::strchr(path, '/') == nullptr) {
-    const char* dirs = std::getenv("PATH");
-    if (dirs == nullptr) dirs = "/bin:/usr/bin";
-    bool ok = false;
-    for (const char* p = dirs; *p && !ok;) {
-      const size_t len = std::strcspn(p, ":");
-      if (len + 1 + std::strlen(path) < sizeof found) {
-        std::memcpy(found, p, len);
-        found[len] = '/';
-        std::strcpy(found + len + 1, path);
-        ok = syscall(SYS_faccessat, AT_FDCWD, found, X_OK, 0) == 0;
+char** environment_without_tracing(char* const* envp, void* space) {
+  size_t count = 0;
+  for (char* const* e = envp; e != nullptr && *e != nullptr; ++e) ++count;
+  auto** out = static_cast<char**>(space);
+  char* text = reinterpret_cast<char*>(out + count + 1);
+  const char* shim = shim_preload_path();  // one LD_PRELOAD is rewritten (the room is for one)
+  size_t n = 0;
+  for (size_t i = 0; i < count; ++i) {
+    char* var = envp[i];
+    bool setting = false;
+    for (const char* variable : kTracingVariables) setting |= same_name(var, variable);
+    if (setting) continue;
+    if (shim != nullptr && std::strncmp(var, kLdPreload, sizeof kLdPreload - 1) == 0) {
+      const char* entry = std::exchange(shim, nullptr);
+      const size_t room = std::strlen(var) + 1;
+      std::memcpy(text, kLdPreload, sizeof kLdPreload - 1);
+      char* rest = text + sizeof kLdPreload - 1;
+      if (list_without(var + sizeof kLdPreload - 1, entry, rest, room - (sizeof kLdPreload - 1))) {
+        if (*rest == '\0') continue;  // only the shim was preloaded
+        var = text;
+        text += room;
       }
-      p += len;
-      if (*p) ++p;
     }
-    if (!ok) return "";
-    path = found;
+    out[n++] = var;
   }
-  struct stat st;
-  if (syscall(SYS_newfstatat, AT_FDCWD, path, &st, 0) != 0) return "";
-  if (((st.st_mode & S_ISUID) && st.st_uid != geteuid()) || ((st.st_mode & S_ISGID) && st.st_gid != getegid()))
-    return "setuid program";
-  const int fd = static_cast<int>(syscall(SYS_openat, AT_FDCWD, path, O_RDONLY | O_CLOEXEC));
-  if (fd < 0) return "";
-  Elf64_Ehdr eh;
-  const char* why = "";
-  if (syscall(SYS_pread64, fd, &eh, sizeof eh, 0) == static_cast<long>(sizeof eh) && std::memcmp(eh.e_ident, ELFMAG, SELFMAG) == 0 &&
-      eh.e_ident[EI_CLASS] == ELFCLASS64 && eh.e_phentsize == sizeof(Elf64_Phdr)) {
-    bool interp = false;
-    for (unsigned i = 0; i < eh.e_phnum; ++i) {
-      Elf64_Phdr ph;
-      if (syscall(SYS_pread64, fd, &ph, sizeof ph, static_cast<off_t>(eh.e_phoff + i * sizeof ph)) !=
-          static_cast<long>(sizeof ph))
-        break;
-      interp |= ph.p_type == PT_INTERP;
-    }
-    // No interpreter, no loader to read LD_PRELOAD (a static PIE included).
-    if (!interp && !is_own_loader(st)) why = "static binary";
-  }
-  syscall(SYS_close, fd);
-  return why;
+  out[n] = nullptr;
+  return out;
 }
 
 }  // namespace spoor::preload

@@ -48,11 +48,11 @@ class TracingEnvironmentShown {
   char** saved_;
 };
 
-// Why an exec of `path` cannot be traced, or "" when it can: a static
-// executable or a setuid/setgid program (the loader ignores LD_PRELOAD in
-// both). `search_path`: look `path` up in $PATH as execvp does. Uses raw
-// system calls only, so it is safe in a vfork child and traces nothing.
-const char* why_untraceable(const char* path, bool search_path);
+// `envp` without the tracing settings and without the shim's entry in
+// LD_PRELOAD (the variable itself when nothing else is in it), written into
+// `space` (fixed_environment_bytes(envp) bytes): for a program that must
+// start without the shim (program_image.h).
+char** environment_without_tracing(char* const* envp, void* space);
 
 }  // namespace spoor::preload
 

@@ -231,7 +231,15 @@ SPOOR_INTERPOSE void free(void* p) {
     if (guard.entered()) record_free(p);
     else if (guard.in_handler()) record_free_in_handler(p);
   }
-  call_real_allocator(resolve(g_free, "free"), p);
+  FreeFn real = g_free.load(std::memory_order_acquire);
+  // A free inside the dlsym that looks up an allocator function, before
+  // free itself was found: dlsym drops the error text a failed lookup left
+  // (glibc's dlerror state), and looking free up from here would run into
+  // the same drop again, without end (a UBSan-built program's runtime
+  // leaves such an error before main). The block, a few bytes, is left
+  // allocated; the program has let go of it all the same.
+  if (real == nullptr && t_resolving == kResolving) return;
+  call_real_allocator(real != nullptr ? real : resolve(g_free, "free"), p);
 }
 
 SPOOR_INTERPOSE void* calloc(size_t count, size_t size) {

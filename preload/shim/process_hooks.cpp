@@ -15,6 +15,7 @@
 #include <cstdarg>
 
 #include "../process_events.h"
+#include "../program_image.h"
 #include "stdio_run.h"
 #include "exec_env.h"
 #include "next_symbol.h"
@@ -52,8 +53,10 @@ bool in_own_process() { return static_cast<uint32_t>(getpid()) == shim_pid(); }
 template <class Exec>
 int traced_exec(const char* path, bool search_path, char* const* envp, Exec exec) {
   if (!shim_attached()) return exec(envp);
-  char** fixed = fix_environment(envp, alloca(fixed_environment_bytes(envp)));
-  const char* untraceable = why_untraceable(path, search_path);
+  const ProgramImage image = examine_program_image(path, search_path);
+  char** fixed = image.without_preload ? environment_without_tracing(envp, alloca(fixed_environment_bytes(envp)))
+                                       : fix_environment(envp, alloca(fixed_environment_bytes(envp)));
+  const char* untraceable = image.why;
   if (*untraceable) note_untraceable(shim_connection(), path, untraceable);
   // A vfork child shares the parent's memory, thread-local flags included:
   // it only fixes the environment (on its own stack) and execs.
@@ -122,11 +125,14 @@ void record_child(pid_t child, bool spawn) {
 
 // posix_spawn(p): the child's environment fixed (on this stack: the
 // environment must outlive the call), and a Fork event for the child.
-SPOOR_ALWAYS_INLINE int traced_spawn(SpawnFn next, pid_t* pid, const char* path,
+SPOOR_ALWAYS_INLINE int traced_spawn(SpawnFn next, bool search_path, pid_t* pid, const char* path,
                                      const posix_spawn_file_actions_t* actions, const posix_spawnattr_t* attr,
                                      char* const argv[], char* const envp[]) {
   if (!shim_attached()) return next(pid, path, actions, attr, argv, envp);
-  char** fixed = fix_environment(envp, alloca(fixed_environment_bytes(envp)));
+  const ProgramImage image = examine_program_image(path, search_path);
+  if (*image.why) note_untraceable(shim_connection(), path, image.why);
+  char** fixed = image.without_preload ? environment_without_tracing(envp, alloca(fixed_environment_bytes(envp)))
+                                       : fix_environment(envp, alloca(fixed_environment_bytes(envp)));
   pid_t child = 0;
   const int result = next(&child, path, actions, attr, argv, fixed);
   if (pid != nullptr) *pid = child;
@@ -259,12 +265,12 @@ SPOOR_INTERPOSE int execveat(int dirfd, const char* path, char* const argv[], ch
 
 SPOOR_INTERPOSE int posix_spawn(pid_t* pid, const char* path, const posix_spawn_file_actions_t* actions,
                                 const posix_spawnattr_t* attr, char* const argv[], char* const envp[]) {
-  return traced_spawn(next_symbol(g_posix_spawn, "posix_spawn"), pid, path, actions, attr, argv, envp);
+  return traced_spawn(next_symbol(g_posix_spawn, "posix_spawn"), false, pid, path, actions, attr, argv, envp);
 }
 
 SPOOR_INTERPOSE int posix_spawnp(pid_t* pid, const char* file, const posix_spawn_file_actions_t* actions,
                                  const posix_spawnattr_t* attr, char* const argv[], char* const envp[]) {
-  return traced_spawn(next_symbol(g_posix_spawnp, "posix_spawnp"), pid, file, actions, attr, argv, envp);
+  return traced_spawn(next_symbol(g_posix_spawnp, "posix_spawnp"), true, pid, file, actions, attr, argv, envp);
 }
 
 }  // extern "C"

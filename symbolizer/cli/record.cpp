@@ -30,6 +30,15 @@ size_t parse_size(const std::string& text) {
 // full rings, calls of signal handlers that interrupted the shim, or
 // allocations before attach past the pre-attach log; the shim counts the
 // last two apart.
+// Why the program did not load the shim, from what its ELF headers said
+// before it started ("" when they said nothing).
+std::string untraceable_reason(const std::string& why) {
+  if (why.empty() || why == "setuid program") return "a static or setuid program ignores LD_PRELOAD";
+  if (why == "static binary") return "a static binary: no loader runs to read LD_PRELOAD";
+  // The sanitizer builds (program_image.h).
+  return why + ": its sanitizer runtime must be the first library loaded, so it ran without the shim";
+}
+
 std::string lost_reason(const record::RecordResult& r) {
   const uint64_t lost = r.lost - r.kernel_lost;
   if (lost == 0) return "";
@@ -152,12 +161,11 @@ int run_record_command(const std::vector<std::string>& words) {
                options.command[0].c_str(), r.pid, r.how_it_ended.c_str(), r.program_seconds,
                r.seconds - r.program_seconds);
   if (!r.preload_attached && !options.no_preload)
-    std::fprintf(stderr,
-                 "spoor record: the program never loaded libspoor-preload.so (a static or setuid "
-                 "program ignores LD_PRELOAD): no events from it; to still profile it, record with "
-                 "--no-preload --kernel=samples,switches,faults\n");
+    std::fprintf(stderr, "spoor record: the program never loaded libspoor-preload.so (%s): no events from it; "
+                 "to still profile it, record with --no-preload --kernel=samples,switches,faults\n",
+                 untraceable_reason(r.program_untraceable).c_str());
   for (const std::string& u : r.untraceable)
-    std::fprintf(stderr, "spoor record: not traced (LD_PRELOAD cannot reach it, but it ran): %s\n", u.c_str());
+    std::fprintf(stderr, "spoor record: not traced, but it ran: %s\n", u.c_str());
   for (const std::string& a : r.own_allocators)
     std::fprintf(stderr,
                  "spoor record: heap calls not recorded (the program's own malloc, which LD_PRELOAD cannot wrap; "

@@ -111,4 +111,25 @@ TEST(ValgrindLeaks, SpoorsLeakedBytesAreValgrindsDefinitelyLost) {
   EXPECT_EQ(total_blocks(leaks), v.definitely_lost_blocks);
 }
 
+// spoor record of valgrind: the program valgrind runs gets the shim through
+// LD_PRELOAD too, inside valgrind's tool, which checks every load the shim
+// makes. The shim stays out of its way there (attach.cpp), so valgrind
+// prints and exits as it does alone: no error of the shim's counted as the
+// program's (libunwind's walk once made valgrind report "uninitialised
+// byte(s)" and fail --error-exitcode runs).
+TEST(ValgrindLeaks, ValgrindUnderSpoorReportsWhatItDoesAlone) {
+  if (!tool_installed("valgrind")) GTEST_SKIP() << "valgrind is not installed (scripts/install-test-deps.sh installs it)";
+  const std::string valgrind = "valgrind -q --error-exitcode=3 --leak-check=no " + std::string(SPOOR_HEAP_LEAKS);
+  const ShellRun alone = run_shell(valgrind);
+  ASSERT_EQ(alone.status, 0) << alone.err;
+  const std::string path = scratch_path("under-valgrind.spoor");
+  const ShellRun traced = run_shell(std::string(SPOOR_TOOL) + " record -o " + path + " -- " + valgrind);
+  std::filesystem::remove(path);
+  EXPECT_EQ(traced.status, alone.status) << traced.err;
+  EXPECT_EQ(traced.out, alone.out);
+  // valgrind's own lines start with ==PID==; spoor record's with its name.
+  EXPECT_EQ(traced.err.find("=="), std::string::npos) << traced.err;
+  EXPECT_NE(traced.err.find("memcheck"), std::string::npos) << "named as not traced: " << traced.err;
+}
+
 }  // namespace
