@@ -30,6 +30,9 @@
 
 namespace spoor::preload {
 
+// The recorder's socket: a path, bound both as an abstract address (tried
+// first) and as a file (for a process in another network namespace, where
+// the abstract names are another set).
 inline constexpr const char* kSocketEnv = "SPOOR_SOCKET";
 // The environment spoor record gives the program (with LD_PRELOAD), and
 // that exec hooks put back: the socket and the shim's settings.
@@ -80,6 +83,17 @@ inline socklen_t abstract_address(const char* name, sockaddr_un* addr) {
   if (n + 1 > sizeof addr->sun_path) return 0;
   std::memcpy(addr->sun_path + 1, name, n);
   return static_cast<socklen_t>(offsetof(sockaddr_un, sun_path) + 1 + n);
+}
+
+// A sockaddr for the socket file at `name`. Returns its length, 0 when the
+// name is too long.
+inline socklen_t path_address(const char* name, sockaddr_un* addr) {
+  std::memset(addr, 0, sizeof *addr);
+  addr->sun_family = AF_UNIX;
+  const size_t n = std::strlen(name);
+  if (n + 1 > sizeof addr->sun_path) return 0;
+  std::memcpy(addr->sun_path, name, n);
+  return static_cast<socklen_t>(offsetof(sockaddr_un, sun_path) + n + 1);
 }
 
 // One message carrying `fd` (or none when fd < 0). True when it was sent.

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 
 namespace spoor::record {
@@ -14,20 +15,56 @@ namespace spoor::record {
 ProcessServer::~ProcessServer() {
   for (Connection& c : connections_) close(c.fd);
   if (listen_fd_ >= 0) close(listen_fd_);
+  if (path_fd_ >= 0) close(path_fd_);
+  if (!directory_.empty()) {
+    unlink(name_.c_str());
+    rmdir(directory_.c_str());
+  }
 }
 
+namespace {
+
+int listening_socket(const sockaddr_un& addr, socklen_t len) {
+  const int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+  if (fd >= 0 && (bind(fd, reinterpret_cast<const sockaddr*>(&addr), len) != 0 || ::listen(fd, 128) != 0)) {
+    const int err = errno;
+    close(fd);
+    errno = err;
+    return -1;
+  }
+  return fd;
+}
+
+}  // namespace
+
 bool ProcessServer::listen(std::string* error) {
-  uint64_t nonce = 0;
-  if (getrandom(&nonce, sizeof nonce, 0) != sizeof nonce) nonce = static_cast<uint64_t>(getpid()) * 2654435761u;
-  char name[64];
-  std::snprintf(name, sizeof name, "spoor-%d-%016llx", static_cast<int>(getpid()),
-                static_cast<unsigned long long>(nonce));
-  name_ = name;
+  // The directory: in $TMPDIR (when its socket path fits), else /tmp.
+  const char* tmp = std::getenv("TMPDIR");
+  std::string directory;
+  for (const std::string& base : {std::string(tmp != nullptr && *tmp == '/' ? tmp : ""), std::string("/tmp")}) {
+    directory = base + "/spoor-XXXXXX";
+    if (!base.empty() && directory.size() + sizeof "/socket" <= sizeof(sockaddr_un::sun_path) &&
+        mkdtemp(directory.data()) != nullptr) {
+      directory_ = directory;
+      break;
+    }
+  }
+  if (!directory_.empty()) {
+    name_ = directory_ + "/socket";
+  } else {
+    // No directory to be had: the abstract address alone, under a name
+    // that is no path (the shim then tries no file).
+    uint64_t nonce = 0;
+    if (getrandom(&nonce, sizeof nonce, 0) != sizeof nonce) nonce = static_cast<uint64_t>(getpid()) * 2654435761u;
+    char name[64];
+    std::snprintf(name, sizeof name, "spoor-%d-%016llx", static_cast<int>(getpid()),
+                  static_cast<unsigned long long>(nonce));
+    name_ = name;
+  }
   sockaddr_un addr;
-  const socklen_t len = preload::abstract_address(name, &addr);
-  listen_fd_ = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-  if (listen_fd_ < 0 || bind(listen_fd_, reinterpret_cast<sockaddr*>(&addr), len) != 0 ||
-      ::listen(listen_fd_, 128) != 0) {
+  listen_fd_ = listening_socket(addr, preload::abstract_address(name_.c_str(), &addr));
+  if (listen_fd_ >= 0 && !directory_.empty()) path_fd_ = listening_socket(addr, preload::path_address(name_.c_str(), &addr));
+  if (listen_fd_ < 0 || (!directory_.empty() && path_fd_ < 0)) {
     *error = std::string("cannot listen for traced processes: ") + std::strerror(errno);
     return false;
   }
@@ -62,19 +99,21 @@ void ProcessServer::poll(int timeout_ms, const std::function<Reply(uint32_t, uin
                          const std::function<void(uint32_t)>& on_closed) {
   std::vector<pollfd> fds;
   fds.push_back({listen_fd_, POLLIN, 0});
+  fds.push_back({path_fd_, POLLIN, 0});
+  constexpr size_t kListening = 2;
   for (const Connection& c : connections_) fds.push_back({c.fd, POLLIN, 0});
   if (::poll(fds.data(), fds.size(), timeout_ms) <= 0) return;
-  // Connections first (their indexes match fds[1..]), then new ones.
+  // Connections first (their indexes match fds[kListening..]), then new ones.
   std::vector<Connection> kept;
   for (size_t i = 0; i < connections_.size(); ++i) {
     Connection& c = connections_[i];
-    const short ev = fds[i + 1].revents;
+    const short ev = fds[i + kListening].revents;
     if (ev & POLLIN && c.pid == 0) {
       serve(c, on_hello);
     } else if (ev & POLLIN) {
       preload::UntraceableNote note{};
       const ssize_t n = recv(c.fd, &note, sizeof note, MSG_DONTWAIT);
-      if (n == 0) fds[i + 1].revents |= POLLHUP;
+      if (n == 0) fds[i + kListening].revents |= POLLHUP;
       if (n == static_cast<ssize_t>(sizeof note) && note.magic == preload::kProtocolMagic) {
         note.path[sizeof note.path - 1] = note.why[sizeof note.why - 1] = '\0';
         const bool own = note.kind == preload::kNoteOwnAllocator;
@@ -83,7 +122,7 @@ void ProcessServer::poll(int timeout_ms, const std::function<Reply(uint32_t, uin
         if (std::find(list.begin(), list.end(), text) == list.end()) list.push_back(text);
       }
     }
-    const short ev_now = fds[i + 1].revents;
+    const short ev_now = fds[i + kListening].revents;
     const bool closed = (ev_now & (POLLHUP | POLLERR)) || (c.pid != 0 && !c.answered);
     if (closed) {
       if (c.answered) on_closed(c.pid);
@@ -93,9 +132,10 @@ void ProcessServer::poll(int timeout_ms, const std::function<Reply(uint32_t, uin
     kept.push_back(c);
   }
   connections_ = std::move(kept);
-  if (fds[0].revents & POLLIN) {
+  for (size_t l = 0; l < kListening; ++l) {
+    if (!(fds[l].revents & POLLIN)) continue;
     for (;;) {
-      const int fd = accept4(listen_fd_, nullptr, nullptr, SOCK_CLOEXEC | SOCK_NONBLOCK);
+      const int fd = accept4(fds[l].fd, nullptr, nullptr, SOCK_CLOEXEC | SOCK_NONBLOCK);
       if (fd < 0) break;
       // The Hello follows the connect at once: answer it now, not a poll
       // later, since the process waits for the answer before it runs on.

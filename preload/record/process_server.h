@@ -25,9 +25,14 @@ class ProcessServer {
   ProcessServer& operator=(const ProcessServer&) = delete;
   ~ProcessServer();
 
-  // Listens on a fresh name ("spoor-<pid>-<random>"). False with *error set.
+  // Listens on a fresh name, "<tmp>/spoor-XXXXXX/socket", twice: as an
+  // abstract socket address (no file to clean up after a crash, reachable
+  // from another mount namespace or a chroot) and as that file, in a
+  // directory of mode 0700 (reachable from another network namespace,
+  // where the abstract names are another set: unshare -n, ip netns exec, a
+  // sandbox without network). False with *error set.
   bool listen(std::string* error);
-  // The name for $SPOOR_SOCKET.
+  // The name for $SPOOR_SOCKET: both addresses (protocol.h).
   const std::string& name() const { return name_; }
 
   // Waits up to timeout_ms for activity, accepts new connections, answers
@@ -55,8 +60,10 @@ class ProcessServer {
   };
   void serve(Connection& c, const std::function<Reply(uint32_t, uint32_t)>& on_hello);
 
-  int listen_fd_ = -1;
+  int listen_fd_ = -1;  // the abstract address
+  int path_fd_ = -1;    // the file; removed with its directory at the end
   std::string name_;
+  std::string directory_;
   std::vector<Connection> connections_;
   std::vector<std::string> untraceable_;
   std::vector<std::string> own_allocators_;

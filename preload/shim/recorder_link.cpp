@@ -92,11 +92,19 @@ bool request_region(Welcome* welcome, int* connection, int* region_fd) {
   *connection = *region_fd = -1;
   if (g_socket_name[0] == '\0') return false;
   sockaddr_un addr;
-  const socklen_t len = abstract_address(g_socket_name, &addr);
+  socklen_t len = abstract_address(g_socket_name, &addr);
   const int sock = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
   if (sock < 0 || len == 0) {
     if (sock >= 0) close(sock);
     return false;
+  }
+  // In another network namespace the abstract name is not there: the file.
+  if (connect(sock, reinterpret_cast<sockaddr*>(&addr), len) != 0) {
+    len = g_socket_name[0] == '/' ? path_address(g_socket_name, &addr) : 0;
+    if (len == 0 || connect(sock, reinterpret_cast<sockaddr*>(&addr), len) != 0) {
+      close(sock);
+      return false;
+    }
   }
   // The recorder answers within a drain cycle; a long wait means it is
   // gone or stuck, and the program must go on untraced rather than hang.
@@ -105,8 +113,7 @@ bool request_region(Welcome* welcome, int* connection, int* region_fd) {
   const Hello hello{kProtocolMagic, kProtocolVersion, static_cast<uint32_t>(getpid()),
                     static_cast<uint32_t>(getppid())};
   int fd = -1;
-  if (connect(sock, reinterpret_cast<sockaddr*>(&addr), len) != 0 ||
-      !send_message(sock, &hello, sizeof hello, -1) || !receive_message(sock, welcome, sizeof *welcome, &fd) ||
+  if (!send_message(sock, &hello, sizeof hello, -1) || !receive_message(sock, welcome, sizeof *welcome, &fd) ||
       welcome->magic != kProtocolMagic || welcome->answer != Answer::traced || fd < 0) {
     if (fd >= 0) close(fd);
     close(sock);

@@ -173,6 +173,34 @@ TEST(Model, ACommandsStatusEndsTheOneChildThatStartedWithinIt) {
   EXPECT_FALSE(by_pid(m, 600).end.has_value()) << "a pipe never closed says nothing";
 }
 
+// An Exec that neither failed nor was followed by the new image's
+// ProcessStart: the program ran without reaching the recorder (another
+// network namespace before the recorder listened on a file too, a program
+// that could not load the shim). The model says so instead of leaving the
+// exec out; an exec that failed, or whose image attached, says nothing.
+TEST(Model, AnExecWhoseNewImageNeverAttachedIsSaid) {
+  SpoorTrace t;
+  t.process(99, 1, "spoor", {"spoor", "record"});
+  t.process(100, 99, "prog", {"prog"});
+  t.process(300, 99, "prog", {"prog"});
+  t.exec_block(300, 99, "next", {"next"});
+  t.process(400, 99, "prog", {"prog"});
+  t.process_start(100, 1000, 99, 0, "/bin/prog");
+  t.exec(100, 2000, "/bin/hidden", "");
+  t.process_start(300, 1100, 99, 0, "/bin/prog");
+  t.exec(300, 2100, "/bin/next", "");
+  t.process_start(300, 2200, 99, 1, "/bin/next");
+  t.process_start(400, 1200, 99, 0, "/bin/prog");
+  t.exec(400, 2300, "/bin/missing", "");
+  t.exec_failed(400, 2400, 2);
+  t.process_exit(99, 3000, 100, 0, 0);
+  Loaded l = load(t);
+  EXPECT_EQ(by_pid(l.model, 100).untraceable_exec, "/bin/hidden: it never reached the recorder");
+  EXPECT_EQ(by_pid(l.model, 300).untraceable_exec, "");
+  EXPECT_EQ(by_pid(l.model, 400).untraceable_exec, "");
+  EXPECT_EQ(by_pid(l.model, 400).exec_failures, (std::vector<std::string>{"/bin/missing: errno 2"}));
+}
+
 TEST(Model, AnExecStartsANewImageWithItsOwnModulesAndStacks) {
   SpoorTrace t = family();
   Loaded l = load(t);

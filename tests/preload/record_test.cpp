@@ -1099,6 +1099,24 @@ TEST(Record, AFailedLookupBeforeConstructorsDoesNotLoopTheFreeHook) {
   std::filesystem::remove(trace_path("lookup-failed"));
 }
 
+// A program started in another network namespace (unshare -n, ip netns
+// exec, a sandbox without network) does not see the recorder's abstract
+// socket address: the shim then connects to the same socket as a file.
+// Needs the right to make a network namespace (root, here).
+TEST(Record, AProgramInAnotherNetworkNamespaceIsTraced) {
+  if (run("unshare -n true").status != 0) GTEST_SKIP() << "cannot make a network namespace here";
+  const Process r = run(kSpoor + " record -o " + trace_path("netns") + " -- unshare -n sh -c '" +
+                        SPOOR_HEAP_COUNTS + " 10 inside; echo $?'");
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out, "inside\n7\n");
+  // unshare, which becomes sh, and the program it starts.
+  EXPECT_NE(r.err.find("2 processes,"), std::string::npos) << r.err;
+  const Process report = run(kSpoor + " report " + trace_path("netns"));
+  EXPECT_EQ(report.err.find("never reached the recorder"), std::string::npos) << report.out;
+  EXPECT_EQ(report.out.find("never reached the recorder"), std::string::npos) << report.out;
+  std::filesystem::remove(trace_path("netns"));
+}
+
 // A setuid program run by another user ignores LD_PRELOAD (the loader's
 // secure mode): it runs, as the program or as a child, and the summary
 // says it was not traced. Needs root, to make a root-owned setuid copy

@@ -200,6 +200,7 @@ class Loader {
         ProcessInfo& p = m_.processes[process];
         p.exec_failures.push_back(pending_exec_[p.pid] + ": errno " +
                                   std::to_string(field_i64(e, k, f::kErrno)));
+        pending_exec_.erase(p.pid);
         return;
       }
       case EventKind::process_exit: {
@@ -368,6 +369,7 @@ class Loader {
     } else {
       i = new_image(process, exec_count, e.time_ns);
     }
+    if (exec_count > 0) pending_exec_.erase(p.pid);  // the exec's new image attached
     Image& image = m_.images[i];
     image.started = true;
     image.exe = field_str(e, k, f::kExe);
@@ -415,6 +417,14 @@ class Loader {
 
   void finish(const reader::EventReader& events) {
     end_commands();
+    // An exec that neither failed nor brought a traced image: the new
+    // program ran without reaching the recorder (in another network
+    // namespace its abstract socket is out of sight, and a program that
+    // cannot load the shim stays out). Said, not left out silently.
+    for (const auto& [pid, path] : pending_exec_) {
+      ProcessInfo& p = m_.processes[process_of(pid)];
+      if (p.untraceable_exec.empty()) p.untraceable_exec = path + ": it never reached the recorder";
+    }
     for (ProcessInfo& p : m_.processes) {
       if (p.end) p.end_ns = std::max(p.end_ns, p.end->time_ns);
       if (p.start_ns == kNeverNs) p.start_ns = p.end ? p.end->time_ns : 0;
