@@ -52,6 +52,22 @@ struct Mapping {
 
 Mapping g_region;       // this process's region, while attached
 int g_connection = -1;  // to the recorder: open while this image lives
+// What g_connection was when it connected: a program may close the
+// descriptor and reuse its number for a file or socket of its own (a
+// daemon that closes every descriptor and opens new ones), which the shim
+// must never write to or close.
+dev_t g_connection_dev = 0;
+ino_t g_connection_ino = 0;
+
+// g_connection, while that number still is the connection; else -1. A raw
+// fstat: this may run in a vfork child.
+int live_connection() {
+  struct stat st;
+  if (g_connection < 0 || syscall(SYS_fstat, g_connection, &st) != 0 || st.st_dev != g_connection_dev ||
+      st.st_ino != g_connection_ino)
+    return -1;
+  return g_connection;
+}
 uint32_t g_pid = 0;
 // Found at attach; a fork child keeps its parent's (heap_record.h).
 ProgramAllocator g_program_allocator;
@@ -217,6 +233,11 @@ bool join_recorder(bool fork_child) {
   view.when_full = wait_for_drainer;
   g_region = {bytes, static_cast<size_t>(st.st_size)};
   g_connection = connection;
+  struct stat connection_stat;
+  if (fstat(connection, &connection_stat) == 0) {
+    g_connection_dev = connection_stat.st_dev;
+    g_connection_ino = connection_stat.st_ino;
+  }
   if (!fork_child) apply_provider_spec();
 
   // Appended after what earlier images of this process wrote (the
@@ -266,7 +287,8 @@ void after_fork_in_child() {
   port::t_thread_id = 0;
   ReentryGuard guard;
   ring_install(RingView{});  // never into the parent's rings
-  close(g_connection);       // the parent's connection: ours to drop, not to use
+  const int parents = live_connection();
+  if (parents >= 0) close(parents);  // the parent's connection: ours to drop, not to use
   g_connection = -1;
   const Mapping parent = g_region;
   g_region = {};
@@ -343,6 +365,6 @@ void count_pre_attach_calls_lost(uint64_t n) {
     reinterpret_cast<RegionHeader*>(g_region.base)->pre_attach_calls_lost.fetch_add(n, std::memory_order_relaxed);
 }
 uint32_t shim_pid() { return g_pid; }
-int shim_connection() { return g_connection; }
+int shim_connection() { return live_connection(); }
 
 }  // namespace spoor::preload

@@ -13,7 +13,9 @@ bool shim_attached();
 // The pid that attached (0 when not attached).
 uint32_t shim_pid();
 
-// The connection to the recorder (-1 when not attached).
+// The connection to the recorder: -1 when not attached, or when the
+// program has put a descriptor of its own on its number (then nothing more
+// is said to the recorder over it).
 int shim_connection();
 
 // Counts a call a signal handler made while its thread was inside the

@@ -1117,6 +1117,23 @@ TEST(Record, AProgramInAnotherNetworkNamespaceIsTraced) {
   std::filesystem::remove(trace_path("netns"));
 }
 
+// A program that puts a socket of its own on every descriptor, the number
+// of the shim's connection to spoor record among them: the shim must not
+// send its note about an untraceable program into the program's socket,
+// nor close the program's descriptor in a fork child (where it drops the
+// parent's connection). The program counts the bytes its socket got.
+TEST(Record, AProgramThatReusesTheConnectionsNumberKeepsItsDescriptor) {
+  const std::string program = std::string(SPOOR_FD_REUSE) + " " + SPOOR_HEAP_COUNTS_STATIC;
+  const Process alone = run(program);
+  ASSERT_EQ(alone.status, 0) << alone.err;
+  ASSERT_EQ(alone.out, "spawned\n61 bytes\n");
+  const Process traced = run(kSpoor + " record -o " + trace_path("fd-reuse") + " -- " + program);
+  EXPECT_EQ(traced.status, 0) << traced.err;
+  EXPECT_EQ(traced.out, alone.out) << traced.err;
+  EXPECT_NE(traced.err.find("2 processes,"), std::string::npos) << "the fork child is traced: " << traced.err;
+  std::filesystem::remove(trace_path("fd-reuse"));
+}
+
 // A setuid program run by another user ignores LD_PRELOAD (the loader's
 // secure mode): it runs, as the program or as a child, and the summary
 // says it was not traced. Needs root, to make a root-owned setuid copy
