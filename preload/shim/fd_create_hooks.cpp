@@ -28,6 +28,7 @@
 
 #include "stdio_run.h"
 #include "io_interpose.h"
+#include "high_descriptors.h"
 #include "reentry_guard.h"
 
 namespace spoor::preload {
@@ -87,11 +88,31 @@ void write_fd_created(int fd, uint8_t call, uint64_t start) {
 
 using namespace spoor::preload;
 
+namespace {
+
+// A pipe the shim itself asked for: libunwind opens one on its first walk
+// (it writes a byte of an address to it to learn whether the address can
+// be read) and keeps it. Not a signal handler of the program's that
+// interrupted the shim: its pipes are the program's.
+bool made_for_the_shim() { return t_in_shim && t_handlers_over_shim == 0; }
+
+// Both ends moved up out of the program's way (high_descriptors.h).
+int moved_up(int result, int fds[2]) {
+  if (result == 0) {
+    fds[0] = move_descriptor_up(fds[0]);
+    fds[1] = move_descriptor_up(fds[1]);
+  }
+  return result;
+}
+
+}  // namespace
+
 extern "C" {
 
 SPOOR_INTERPOSE int pipe(int fds[2]) noexcept {
   const PipeFn next = g_pipe.get();
   if (SPOOR_UNLIKELY(next == nullptr)) return sys_int(syscall(SYS_pipe2, fds, 0));
+  if (SPOOR_UNLIKELY(made_for_the_shim())) return moved_up(next(fds), fds);
   if (SPOOR_LIKELY(!kIoFdCreated.enabled())) return next(fds);
   const uint64_t start = spoor_port_ticks();
   const int result = next(fds);
@@ -102,6 +123,7 @@ SPOOR_INTERPOSE int pipe(int fds[2]) noexcept {
 SPOOR_INTERPOSE int pipe2(int fds[2], int flags) noexcept {
   const Pipe2Fn next = g_pipe2.get();
   if (SPOOR_UNLIKELY(next == nullptr)) return sys_int(syscall(SYS_pipe2, fds, flags));
+  if (SPOOR_UNLIKELY(made_for_the_shim())) return moved_up(next(fds, flags), fds);
   if (SPOOR_LIKELY(!kIoFdCreated.enabled())) return next(fds, flags);
   const uint64_t start = spoor_port_ticks();
   const int result = next(fds, flags);

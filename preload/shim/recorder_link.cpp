@@ -11,6 +11,8 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "high_descriptors.h"
+
 extern char** environ;
 
 namespace spoor::preload {
@@ -93,7 +95,7 @@ bool request_region(Welcome* welcome, int* connection, int* region_fd) {
   if (g_socket_name[0] == '\0') return false;
   sockaddr_un addr;
   socklen_t len = abstract_address(g_socket_name, &addr);
-  const int sock = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+  const int sock = move_descriptor_up(static_cast<int>(syscall(SYS_socket, AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0)));
   if (sock < 0 || len == 0) {
     if (sock >= 0) close(sock);
     return false;

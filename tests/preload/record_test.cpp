@@ -1134,6 +1134,20 @@ TEST(Record, AProgramThatReusesTheConnectionsNumberKeepsItsDescriptor) {
   std::filesystem::remove(trace_path("fd-reuse"));
 }
 
+// The shim's own descriptors (its connection to spoor record, libunwind's
+// pipe) sit at the top of the program's range: the program's first open()
+// and pipe() get the numbers they get alone (they got 6, 7 and 8).
+TEST(Record, TheProgramsFirstDescriptorsAreTheOnesItGetsAlone) {
+  const Process alone = run(std::string(SPOOR_FIRST_DESCRIPTORS) + " 3>&- 4>&- 5>&-");
+  ASSERT_EQ(alone.status, 0) << alone.err;
+  ASSERT_EQ(alone.out, "open 3, pipe 4 5\n");
+  const Process traced = run(kSpoor + " record -o " + trace_path("first-fds") + " -- " + SPOOR_FIRST_DESCRIPTORS +
+                             " 3>&- 4>&- 5>&-");
+  EXPECT_EQ(traced.status, 0) << traced.err;
+  EXPECT_EQ(traced.out, alone.out) << traced.err;
+  std::filesystem::remove(trace_path("first-fds"));
+}
+
 // A setuid program run by another user ignores LD_PRELOAD (the loader's
 // secure mode): it runs, as the program or as a child, and the summary
 // says it was not traced. Needs root, to make a root-owned setuid copy
