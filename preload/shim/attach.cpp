@@ -354,6 +354,12 @@ __attribute__((constructor(101))) void attach_at_load() { attach(); }
 
 bool shim_attached() { return g_region.base != nullptr; }
 
+void begin_cloned_process() {
+  // What fork's child handlers do, in the order attach registered them.
+  forget_timer_in_child();
+  after_fork_in_child();
+}
+
 void count_handler_call_lost() {
   count_lost_event();
   if (g_region.base != nullptr)

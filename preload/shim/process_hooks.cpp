@@ -5,6 +5,7 @@
 // (attach.cpp's atfork handler).
 #include <alloca.h>
 #include <dlfcn.h>
+#include <sched.h>
 #include <spawn.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
@@ -115,6 +116,19 @@ std::atomic<ExecveFn> g_execve{nullptr}, g_execvpe{nullptr};
 std::atomic<FexecveFn> g_fexecve{nullptr};
 std::atomic<ExecveatFn> g_execveat{nullptr};
 std::atomic<SpawnFn> g_posix_spawn{nullptr}, g_posix_spawnp{nullptr};
+using CloneFn = int (*)(int (*)(void*), void*, int, void*, ...);
+std::atomic<CloneFn> g_clone{nullptr};
+
+struct ClonedStart {
+  int (*fn)(void*);
+  void* arg;
+};
+
+int start_cloned_process(void* start) {
+  const ClonedStart s = *static_cast<const ClonedStart*>(start);
+  begin_cloned_process();
+  return s.fn(s.arg);
+}
 
 void record_child(pid_t child, bool spawn) {
   ReentryGuard guard;
@@ -148,6 +162,34 @@ using namespace spoor::preload;
 #define SPOOR_INTERPOSE __attribute__((visibility("default")))
 
 extern "C" {
+
+// clone() making a process with memory of its own (no CLONE_VM): like a
+// fork child, but glibc runs no fork handlers there, and the child went on
+// writing into its parent's rings as its parent. Its function now starts
+// by leaving them (begin_cloned_process). A child that shares the memory
+// (a thread, or posix_spawn's vfork-like child) is passed through.
+// glibc's prototype is variadic; the three optional arguments are read
+// whether given or not and passed on, as glibc's own clone reads them
+// (registers or stack slots the kernel ignores unless the flags ask).
+SPOOR_INTERPOSE int clone(int (*fn)(void*), void* stack, int flags, void* arg, ...) {
+  va_list ap;
+  va_start(ap, arg);
+  pid_t* parent_tid = va_arg(ap, pid_t*);
+  void* tls = va_arg(ap, void*);
+  pid_t* child_tid = va_arg(ap, pid_t*);
+  va_end(ap);
+  const CloneFn next = next_symbol(g_clone, "clone");
+  if (!shim_attached() || (flags & CLONE_VM) || !in_own_process())
+    return next(fn, stack, flags, arg, parent_tid, tls, child_tid);
+  ClonedStart start{fn, arg};  // the child reads its own copy of this frame
+  const int pid = next(start_cloned_process, stack, flags, &start, parent_tid, tls, child_tid);
+  if (pid > 0) {
+    const int err = errno;
+    record_child(pid, false);
+    errno = err;
+  }
+  return pid;
+}
 
 SPOOR_INTERPOSE pid_t fork() {
   // This thread's pending stdio runs go out before the fork, so the

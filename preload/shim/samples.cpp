@@ -134,14 +134,14 @@ void on_sample_signal(int sig, siginfo_t* info, void* context) {
   errno = saved_errno;
 }
 
+}  // namespace
+
 // A forked child has none of its parent's timers; its copy of the thread's
 // timer ID must not delete a timer the child creates for itself.
 void forget_timer_in_child() {
   t_timer = -1;
   t_deferred_sample_periods = 0;
 }
-
-}  // namespace
 
 // Called from ~ReentryGuard with the flag just cleared. Sets it again by
 // hand rather than with a guard, whose destructor would call back here.

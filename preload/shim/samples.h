@@ -72,6 +72,10 @@ void stop_thread_sampling();
 // Whether a signal is one a sampling timer sent (and not the program's).
 bool is_sample_signal(const siginfo_t* info);
 
+// In a fork child (a pthread_atfork handler; begin_cloned_process calls it
+// for a clone child): the parent's timer is not the child's.
+void forget_timer_in_child();
+
 }  // namespace spoor::preload
 
 #endif  // SPOOR_PRELOAD_SAMPLES_H

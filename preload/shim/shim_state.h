@@ -10,6 +10,12 @@ namespace spoor::preload {
 
 bool shim_attached();
 
+// In the child of a clone() that made a process with memory of its own:
+// glibc runs no fork handlers there, so the clone hook calls this first.
+// The child leaves its parent's rings and joins the recording as a fork
+// child does.
+void begin_cloned_process();
+
 // The pid that attached (0 when not attached).
 uint32_t shim_pid();
 

@@ -695,6 +695,34 @@ TEST(Record, EveryProcessOfTheTreeIsTracedInItsOwnStreams) {
   }
 }
 
+// A process made by clone() itself (no CLONE_VM) gets no fork handlers
+// from glibc: its shim went on writing into the parent's rings, as the
+// parent. The clone hook has the child leave them and join as a fork
+// child does: each process's allocations are its own.
+TEST(Record, AChildMadeByCloneIsAProcessOfItsOwn) {
+  const std::string path = trace_path("raw-clone");
+  const Process r = run(kSpoor + " record -o " + path + " -- " + SPOOR_RAW_CLONE);
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out, "child exited with 5\n");
+  EXPECT_NE(r.err.find("2 processes,"), std::string::npos) << r.err;
+  auto trace = reader::Trace::open(path);
+  ASSERT_TRUE(trace) << trace.error();
+  std::map<uint32_t, std::map<uint64_t, uint64_t>> sizes;  // pid -> marker size -> allocs
+  reader::EventReader events(trace.value());
+  reader::Event e;
+  while (events.next(e))
+    if (e.descriptor->name == "Alloc") {
+      const uint64_t size = std::get<uint64_t>(*e.field("size"));
+      if (size == 1300 || size == 1301) sizes[e.pid][size]++;
+    }
+  ASSERT_EQ(sizes.size(), 2u) << "the parent's blocks and the child's, under two pids";
+  for (const auto& [pid, counts] : sizes) {
+    ASSERT_EQ(counts.size(), 1u) << "pid " << pid << " has the other process's blocks";
+    EXPECT_EQ(counts.begin()->second, counts.begin()->first == 1300 ? 100u : 300u) << "pid " << pid;
+  }
+  std::filesystem::remove(path);
+}
+
 TEST(Record, AForkChildWritesTheStacksItSharesWithItsParentInItsOwnStreams) {
   // A stack the parent wrote before the fork is in the parent's streams:
   // the child must write it in its own before its first event that uses
