@@ -41,7 +41,14 @@ int main(void) {
       for (int k = 0; k < 64; ++k) free(keep[k]);
     }
   }
-  while (reaped < kChildren) pause();
+  // SIGCHLD blocked between the test and the wait: a last child that ends
+  // after the test but before pause() would leave pause() waiting forever.
+  sigset_t chld, before;
+  sigemptyset(&chld);
+  sigaddset(&chld, SIGCHLD);
+  sigprocmask(SIG_BLOCK, &chld, &before);
+  while (reaped < kChildren) sigsuspend(&before);
+  sigprocmask(SIG_SETMASK, &before, NULL);
   // system() and pclose() reap in libc; the handler must not take theirs.
   signal(SIGCHLD, SIG_DFL);
   const int by_system = system("exit 3");
