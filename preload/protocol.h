@@ -40,7 +40,7 @@ inline constexpr const char* kTracingVariables[] = {"SPOOR_SOCKET=",      "SPOOR
                                                     "SPOOR_STACK_DEPTH=", "SPOOR_SAMPLE_HZ=",
                                                     "SPOOR_WAIT_WHEN_FULL="};
 inline constexpr uint32_t kProtocolMagic = 0x4C4F4F50u;  // "POOL"
-inline constexpr uint32_t kProtocolVersion = 2;
+inline constexpr uint32_t kProtocolVersion = 3;
 
 struct Hello {
   uint32_t magic;
@@ -58,6 +58,12 @@ struct Welcome {
   uint32_t magic;
   Answer answer;
   uint32_t exec_count;  // 0: a new process; n: its image after the n-th exec
+  // The process and its parent as spoor record sees them (the kernel's word
+  // from the recorder's pid namespace). A process in a pid namespace of its
+  // own (unshare --pid, a sandbox) sees other numbers for both; the trace's
+  // streams are under these.
+  uint32_t pid;
+  uint32_t ppid;
   uint32_t reserved;
 };
 

@@ -80,7 +80,7 @@ void ProcessServer::serve(Connection& c, const std::function<Reply(uint32_t, uin
   if (!ok && (errno == EAGAIN || errno == EWOULDBLOCK)) return;  // not sent yet: the next poll
   ucred peer{};
   socklen_t peer_len = sizeof peer;
-  preload::Welcome welcome{preload::kProtocolMagic, preload::Answer::not_traced, 0, 0};
+  preload::Welcome welcome{preload::kProtocolMagic, preload::Answer::not_traced, 0, 0, 0, 0};
   Reply reply;
   if (ok && hello.magic == preload::kProtocolMagic && hello.version == preload::kProtocolVersion &&
       getsockopt(c.fd, SOL_SOCKET, SO_PEERCRED, &peer, &peer_len) == 0 &&
@@ -89,6 +89,8 @@ void ProcessServer::serve(Connection& c, const std::function<Reply(uint32_t, uin
     reply = on_hello(c.pid, hello.ppid);
     welcome.answer = reply.answer;
     welcome.exec_count = reply.exec_count;
+    welcome.pid = c.pid;
+    welcome.ppid = reply.ppid;
   }
   preload::send_message(c.fd, &welcome, sizeof welcome,
                         welcome.answer == preload::Answer::traced ? reply.region_fd : -1);

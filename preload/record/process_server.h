@@ -16,6 +16,7 @@ struct Reply {
   preload::Answer answer = preload::Answer::not_traced;
   int region_fd = -1;       // sent with a traced answer
   uint32_t exec_count = 0;
+  uint32_t ppid = 0;        // the process's parent, in the recorder's pid namespace
 };
 
 class ProcessServer {

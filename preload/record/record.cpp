@@ -75,6 +75,7 @@ std::string describe_status(int status, int* shell_status) {
 // exec keeps the start time; a new process that reuses the pid has another.
 struct ProcStat {
   bool running = false;
+  uint32_t ppid = 0;
   uint64_t start_time = 0;
 };
 
@@ -87,7 +88,8 @@ ProcStat proc_stat(uint32_t pid) {
   ProcStat s;
   const char state = line[paren + 2];
   s.running = state != 'Z' && state != 'X';
-  // Fields after the name: 3 is the state; 22 the start time.
+  // Fields after the name: 3 is the state, 4 the parent; 22 the start time.
+  s.ppid = static_cast<uint32_t>(std::strtoul(line.c_str() + paren + 4, nullptr, 10));
   size_t at = paren + 2;
   for (int field = 3; field < 22 && at != std::string::npos; ++field) at = line.find(' ', at + 1);
   if (at != std::string::npos) s.start_time = std::strtoull(line.c_str() + at + 1, nullptr, 10);
@@ -269,7 +271,7 @@ class Recorder {
     if (same != nullptr && same->start_time == now.start_time) {
       // The same process after an exec: its region goes on.
       same->open_images++;
-      return {preload::Answer::traced, same->region->fd(), ++same->exec_count};
+      return {preload::Answer::traced, same->region->fd(), ++same->exec_count, now.ppid};
     }
     if (same != nullptr) finish(*same);  // the pid was reused: the old process is gone
     if (options_.no_follow && pid != root_) return {};
@@ -287,7 +289,7 @@ class Recorder {
     t->open_images = 1;
     next_stream_ += layout_.cpus;
     traced_.push_back(std::move(t));
-    return {preload::Answer::traced, traced_.back()->region->fd(), 0};
+    return {preload::Answer::traced, traced_.back()->region->fd(), 0, now.ppid};
   }
 
   void closed(uint32_t pid) {

@@ -69,6 +69,7 @@ int live_connection() {
   return g_connection;
 }
 uint32_t g_pid = 0;
+uint32_t g_trace_pid = 0;  // g_pid as the recorder sees it (Welcome::pid)
 // Found at attach; a fork child keeps its parent's (heap_record.h).
 ProgramAllocator g_program_allocator;
 
@@ -242,8 +243,10 @@ bool join_recorder(bool fork_child) {
 
   // Appended after what earlier images of this process wrote (the
   // recorder has copied that already).
-  const auto pid = static_cast<uint32_t>(getpid());
-  const auto ppid = static_cast<uint32_t>(getppid());
+  // The trace's numbers are the recorder's: in a pid namespace of its own
+  // the process sees others (getpid() is 1 for unshare --pid's first).
+  const auto pid = welcome.pid != 0 ? welcome.pid : static_cast<uint32_t>(getpid());
+  const auto ppid = welcome.pid != 0 ? welcome.ppid : static_cast<uint32_t>(getppid());
   MetadataLog log{header, bytes + header->metadata_offset,
                   header->metadata_length.load(std::memory_order_acquire)};
   TraceWriter writer(Sink{&log, append_metadata});
@@ -258,7 +261,8 @@ bool join_recorder(bool fork_child) {
   if (welcome.exec_count == 0) writer.new_metadata(pid);
   header->metadata_length.store(log.used, std::memory_order_release);
   header->attached_pid.store(pid, std::memory_order_release);
-  g_pid = pid;
+  g_pid = static_cast<uint32_t>(getpid());  // this namespace's: vfork children are told apart by it
+  g_trace_pid = pid;
 
   // Events flow from here on: the ring goes in last, then the image and
   // the modules already loaded are described.
@@ -371,6 +375,7 @@ void count_pre_attach_calls_lost(uint64_t n) {
     reinterpret_cast<RegionHeader*>(g_region.base)->pre_attach_calls_lost.fetch_add(n, std::memory_order_relaxed);
 }
 uint32_t shim_pid() { return g_pid; }
+uint32_t shim_trace_pid() { return g_trace_pid; }
 int shim_connection() { return live_connection(); }
 
 }  // namespace spoor::preload

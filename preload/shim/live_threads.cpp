@@ -43,7 +43,7 @@ constinit std::atomic<bool> g_exit_written{false};
 // libc), or never (it ends first): without this the trace would not say.
 void write_own_exit(int status) {
   if (g_exit_written.exchange(true, std::memory_order_acq_rel)) return;
-  if (kProcessExit.enabled()) kProcessExit.write(shim_pid(), status & 0xff, 0, false);
+  if (kProcessExit.enabled()) kProcessExit.write(shim_trace_pid(), status & 0xff, 0, false);
 }
 
 }  // namespace

@@ -16,8 +16,11 @@ bool shim_attached();
 // child does.
 void begin_cloned_process();
 
-// The pid that attached (0 when not attached).
+// The pid that attached (0 when not attached), as getpid() says it.
 uint32_t shim_pid();
+// The same process as the trace names it: the recorder's number for it,
+// another one in a pid namespace of its own.
+uint32_t shim_trace_pid();
 
 // The connection to the recorder: -1 when not attached, or when the
 // program has put a descriptor of its own on its number (then nothing more

@@ -16,6 +16,7 @@
 #include <fstream>
 #include <iterator>
 #include <map>
+#include <set>
 #include <sstream>
 #include <string>
 
@@ -1174,6 +1175,41 @@ TEST(Record, TheProgramsFirstDescriptorsAreTheOnesItGetsAlone) {
   EXPECT_EQ(traced.status, 0) << traced.err;
   EXPECT_EQ(traced.out, alone.out) << traced.err;
   std::filesystem::remove(trace_path("first-fds"));
+}
+
+// A process in a pid namespace of its own sees other pids than the
+// recorder (getpid() is 1 for the first). Its PROCESS and metadata blocks
+// named that pid while the recorder put its streams under the real one:
+// every event of it was unreadable ("event key 10 has no EVENT block for
+// pid ..."). The shim now writes the pid and parent the recorder sees.
+// Needs the right to make a pid namespace (root, here).
+TEST(Record, AProcessInAnotherPidNamespaceIsNamedAsTheRecorderSeesIt) {
+  if (run("unshare --pid --fork true").status != 0) GTEST_SKIP() << "cannot make a pid namespace here";
+  const std::string path = trace_path("pidns");
+  const Process r = run(kSpoor + " record -o " + path + " -- unshare --pid --fork sh -c '" + SPOOR_HEAP_COUNTS +
+                        " 10 inside; echo $?'");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out, "inside\n7\n");
+  auto trace = reader::Trace::open(path);
+  ASSERT_TRUE(trace) << trace.error();
+  EXPECT_FALSE(trace->damage()) << trace->damage()->message;
+  const std::vector<const reader::Process*> processes = traced_processes(*trace);
+  ASSERT_EQ(processes.size(), 3u) << "unshare, its child (which becomes sh), and the program";
+  std::set<uint32_t> pids;
+  for (const reader::Process* p : processes) pids.insert(p->pid);
+  size_t parents_in_tree = 0;
+  for (const reader::Process* p : processes) {
+    EXPECT_GT(p->pid, 2u) << "the recorder's number, not the namespace's";
+    parents_in_tree += pids.count(p->ppid);
+  }
+  EXPECT_EQ(parents_in_tree, 2u) << "unshare's child and the program have their parents' real pids";
+  reader::EventReader events(trace.value());
+  reader::Event e;
+  uint64_t allocs = 0;
+  while (events.next(e)) allocs += e.descriptor->name == "Alloc";
+  EXPECT_TRUE(events.damages().empty()) << events.damages().front().message;
+  EXPECT_GE(allocs, 10u) << "the program's allocations are readable";
+  std::filesystem::remove(path);
 }
 
 // A setuid program run by another user ignores LD_PRELOAD (the loader's
