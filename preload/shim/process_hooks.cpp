@@ -37,8 +37,15 @@ namespace {
 // interrupted it (a shell's SIGCHLD handler landing in a malloc hook). The
 // write takes no lock and unwinds nothing; a ring reservation nested in an
 // interrupted one takes the next record.
+// In a pid namespace of its own the process names its children by
+// numbers the trace does not use (shim_trace_pid): such Fork and
+// ProcessExit events would name processes that are not there. The
+// children name themselves (their Welcome) and say how they exit.
+bool children_named_as_in_trace() { return shim_trace_pid() == shim_pid(); }
+
 void record_reaped(pid_t pid, int status) {
   if (pid <= 0 || !(WIFEXITED(status) || WIFSIGNALED(status))) return;
+  if (!children_named_as_in_trace()) return;
   if (kProcessExit.enabled())
     kProcessExit.write(static_cast<uint32_t>(pid), WIFEXITED(status) ? WEXITSTATUS(status) : 0,
                        static_cast<uint8_t>(WIFSIGNALED(status) ? WTERMSIG(status) : 0),
@@ -133,7 +140,7 @@ int start_cloned_process(void* start) {
 void record_child(pid_t child, bool spawn) {
   ReentryGuard guard;
   // records(): a signal handler that interrupted the shim may fork too.
-  if (child > 0 && kProcessFork.enabled() && guard.records())
+  if (child > 0 && kProcessFork.enabled() && guard.records() && children_named_as_in_trace())
     kProcessFork.write(static_cast<uint32_t>(child), spawn);
 }
 

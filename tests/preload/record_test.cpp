@@ -1206,7 +1206,16 @@ TEST(Record, AProcessInAnotherPidNamespaceIsNamedAsTheRecorderSeesIt) {
   reader::EventReader events(trace.value());
   reader::Event e;
   uint64_t allocs = 0;
-  while (events.next(e)) allocs += e.descriptor->name == "Alloc";
+  while (events.next(e)) {
+    allocs += e.descriptor->name == "Alloc";
+    // A child named by its number inside the namespace would be a process
+    // the trace does not have ("2", exit 0).
+    const char* named = e.descriptor->name == "ProcessExit" ? "pid" : e.descriptor->name == "Fork" ? "child_pid" : nullptr;
+    if (named != nullptr && e.pid != processes.front()->ppid) {
+      EXPECT_TRUE(pids.count(static_cast<uint32_t>(std::get<uint64_t>(*e.field(named)))))
+          << e.descriptor->name << " by pid " << e.pid << " names a process not in the trace";
+    }
+  }
   EXPECT_TRUE(events.damages().empty()) << events.damages().front().message;
   EXPECT_GE(allocs, 10u) << "the program's allocations are readable";
   std::filesystem::remove(path);
