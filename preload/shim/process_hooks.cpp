@@ -31,18 +31,17 @@ extern char** environ;
 namespace spoor::preload {
 namespace {
 
-
-// Written whether or not this thread is inside the shim: the shim never
-// reaps, so a wait call under the guard is a program's signal handler that
-// interrupted it (a shell's SIGCHLD handler landing in a malloc hook). The
-// write takes no lock and unwinds nothing; a ring reservation nested in an
-// interrupted one takes the next record.
 // In a pid namespace of its own the process names its children by
 // numbers the trace does not use (shim_trace_pid): such Fork and
 // ProcessExit events would name processes that are not there. The
 // children name themselves (their Welcome) and say how they exit.
 bool children_named_as_in_trace() { return shim_trace_pid() == shim_pid(); }
 
+// Written whether or not this thread is inside the shim: the shim never
+// reaps, so a wait call under the guard is a program's signal handler that
+// interrupted it (a shell's SIGCHLD handler landing in a malloc hook). The
+// write takes no lock and unwinds nothing; a ring reservation nested in an
+// interrupted one takes the next record.
 void record_reaped(pid_t pid, int status) {
   if (pid <= 0 || !(WIFEXITED(status) || WIFSIGNALED(status))) return;
   if (!children_named_as_in_trace()) return;
@@ -188,6 +187,12 @@ SPOOR_INTERPOSE int clone(int (*fn)(void*), void* stack, int flags, void* arg, .
   const CloneFn next = next_symbol(g_clone, "clone");
   if (!shim_attached() || (flags & CLONE_VM) || !in_own_process())
     return next(fn, stack, flags, arg, parent_tid, tls, child_tid);
+  {
+    // As fork: this thread's pending stdio runs go out first, so the child
+    // does not write its copy of them again.
+    ReentryGuard guard;
+    if (guard.entered()) end_stdio_runs();
+  }
   ClonedStart start{fn, arg};  // the child reads its own copy of this frame
   const int pid = next(start_cloned_process, stack, flags, &start, parent_tid, tls, child_tid);
   if (pid > 0) {
