@@ -225,8 +225,10 @@ void program_handler_trampoline(int sig, siginfo_t* info, void* context) {
   if (h.function == nullptr) return;
   const bool over_shim = t_in_shim;
   if (over_shim) ++t_handlers_over_shim;
-  if (h.siginfo) reinterpret_cast<void (*)(int, siginfo_t*, void*)>(h.function)(sig, info, context);
-  else reinterpret_cast<void (*)(int)>(h.function)(sig);
+  // Every handler gets the kernel's three arguments, SA_SIGINFO or not, as
+  // the kernel itself passes them: glibc's profil() (gcc -pg) installs a
+  // plain handler and reads the interrupted PC from the third.
+  reinterpret_cast<void (*)(int, siginfo_t*, void*)>(h.function)(sig, info, context);
   if (over_shim) --t_handlers_over_shim;
 }
 
@@ -387,8 +389,9 @@ void run_program_handler(int sig, siginfo_t* info, void* context) {
   real_sigmask(SIG_SETMASK, &during, nullptr);
   const bool over_shim = t_in_shim;
   if (over_shim) ++t_handlers_over_shim;
-  if (a.sa_flags & SA_SIGINFO) a.sa_sigaction(sig, info, context);
-  else a.sa_handler(sig);
+  // Three arguments for every handler, as in program_handler_trampoline
+  // (sa_handler and sa_sigaction share their place).
+  a.sa_sigaction(sig, info, context);
   if (over_shim) --t_handlers_over_shim;
   real_sigmask(SIG_SETMASK, &saved, nullptr);
 }

@@ -1,8 +1,12 @@
 /* Uses the signals a profiler might, and checks each behaves as it would
  * untraced:
- *   - its own SIGPROF profiling timer (setitimer) and handler;
+ *   - its own SIGPROF profiling timer (setitimer) and handler, installed
+ *     as glibc's profil() (gcc -pg) installs its own: without SA_SIGINFO,
+ *     yet reading the interrupted context from its third argument, which
+ *     the kernel passes to every handler;
  *   - a handler for SIGRTMAX-5, the sampler's signal: sigaction reports it
- *     back, and a signal queued to it arrives with its value;
+ *     back, and a signal queued to it arrives with its value; a plain
+ *     handler there gets the kernel's context too;
  *   - a thread that blocks every signal, uses CPU, then takes whatever is
  *     pending with sigtimedwait: nothing, as untraced.
  * Prints one line per check; exits 0 when all passed. */
@@ -11,17 +15,39 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdint.h>
 #include <string.h>
 #include <sys/time.h>
 #include <time.h>
+#include <ucontext.h>
 #include <unistd.h>
 
 static volatile sig_atomic_t profs;
+static volatile sig_atomic_t profs_without_frame;
 static volatile sig_atomic_t own_value;
 
-static void on_prof(int sig) {
-  (void)sig;
+/* The kernel's siginfo and context sit in the signal frame, just above the
+ * handler's own stack frame: anything else is not what the kernel gave.
+ * (Without SA_SIGINFO the kernel passes the siginfo's place but leaves it
+ * unfilled; the context is filled for every handler.) */
+static int from_signal_frame(int sig, const siginfo_t* info, const void* context) {
+  char here;
+  const uintptr_t sp = (uintptr_t)&here;
+  const uintptr_t i = (uintptr_t)info, c = (uintptr_t)context;
+  if (i < sp || i - sp > 65536 || c < sp || c - sp > 65536) return 0;
+  const ucontext_t* uc = context;
+  return sigismember(&uc->uc_sigmask, sig) == 0;
+}
+
+static void on_prof(int sig, siginfo_t* info, void* context) {
   profs++;
+  if (!from_signal_frame(sig, info, context)) profs_without_frame++;
+}
+
+static volatile sig_atomic_t own_plain_calls, own_plain_without_frame;
+static void on_own_plain(int sig, siginfo_t* info, void* context) {
+  own_plain_calls++;
+  if (!from_signal_frame(sig, info, context)) own_plain_without_frame++;
 }
 
 static void on_own(int sig, siginfo_t* info, void* context) {
@@ -62,7 +88,7 @@ int main(void) {
   int ok = 1;
   struct sigaction prof;
   memset(&prof, 0, sizeof prof);
-  prof.sa_handler = on_prof;
+  prof.sa_handler = (void (*)(int))on_prof; /* as profil() does: no SA_SIGINFO */
   prof.sa_flags = SA_RESTART;
   sigaction(SIGPROF, &prof, NULL);
   struct itimerval every = {{0, 1000}, {0, 1000}};
@@ -78,6 +104,9 @@ int main(void) {
   setitimer(ITIMER_PROF, &off, NULL);
   printf("sigprof: %s\n", profs >= 10 ? "ticking" : "silent");
   ok &= profs >= 10;
+  printf("sigprof handler's siginfo and context: %s\n",
+         profs_without_frame == 0 ? "the kernel's" : "not the kernel's");
+  ok &= profs_without_frame == 0;
 
   const int sig = SIGRTMAX - 5;
   struct sigaction own, old;
@@ -94,6 +123,14 @@ int main(void) {
   sigqueue(getpid(), sig, value); /* delivered before sigqueue returns */
   printf("own signal: value %d\n", (int)own_value);
   ok &= own_value == 42;
+  own.sa_handler = (void (*)(int))on_own_plain;
+  own.sa_flags = 0;
+  sigaction(sig, &own, NULL);
+  raise(sig);
+  printf("own signal, plain handler: %s\n",
+         own_plain_calls == 1 && own_plain_without_frame == 0 ? "called with the kernel's context"
+                                                              : "not called as untraced");
+  ok &= own_plain_calls == 1 && own_plain_without_frame == 0;
 
   int nothing_pending = 0;
   pthread_t t;
