@@ -28,6 +28,7 @@
 
 #include <cerrno>
 #include <cstdlib>
+#include <initializer_list>
 
 #include "modules.h"
 #include "recorder_link.h"
@@ -165,7 +166,14 @@ bool init_samples() {
   struct sigaction action{};
   action.sa_sigaction = on_sample_signal;
   action.sa_flags = SA_SIGINFO | SA_RESTART;
-  sigemptyset(&action.sa_mask);
+  // Every signal but the faults waits for the handler to return. The
+  // kernel checks CPU timers at its tick, so a program's own process-wide
+  // profiling timer (ITIMER_PROF: gcc -pg's profil()) expires on the same
+  // tick as the thread's sampler, and the kernel delivers the thread's own
+  // signal first: unblocked, SIGPROF then interrupted the handler at its
+  // first instruction, and gprof counted every tick in the shim.
+  sigfillset(&action.sa_mask);
+  for (int fault : {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGTRAP, SIGSYS}) sigdelset(&action.sa_mask, fault);
   if (!take_sample_signal(g_signal, action)) return false;
   adopt_initial_sample_mask();
   // libunwind's first walk in a thread maps that thread's trace cache

@@ -19,6 +19,7 @@
 #include <pthread.h>
 #include <sys/signalfd.h>
 #include <sys/syscall.h>
+#include <ucontext.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -379,11 +380,12 @@ void run_program_handler(int sig, siginfo_t* info, void* context) {
     dfl.sa_handler = SIG_DFL;
     exchange_program_action(&dfl, nullptr);
   }
-  // The mask the kernel would have set: the interrupted one, plus the
-  // handler's sa_mask, plus the signal itself unless SA_NODEFER.
+  // The mask the kernel would have set: the interrupted one (the
+  // context's; the sampler's action blocks more), plus the handler's
+  // sa_mask, plus the signal itself unless SA_NODEFER.
   sigset_t saved, during;
   real_sigmask(SIG_SETMASK, nullptr, &saved);
-  sigorset(&during, &saved, &a.sa_mask);
+  sigorset(&during, &static_cast<ucontext_t*>(context)->uc_sigmask, &a.sa_mask);
   if (a.sa_flags & SA_NODEFER) sigdelset(&during, sig);
   else sigaddset(&during, sig);
   real_sigmask(SIG_SETMASK, &during, nullptr);
