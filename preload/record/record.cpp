@@ -25,6 +25,7 @@
 #include "../program_image.h"
 #include "own_stream.h"
 #include "process_server.h"
+#include "provider_spec.h"
 #include "region.h"
 #include "spoor/drain.h"
 #include "spoor/host/clock.h"
@@ -491,12 +492,15 @@ std::string find_preload_library() {
   return "";
 }
 
-bool run_record(const RecordOptions& options, RecordResult* result, std::string* error) {
-  if (options.command.empty()) {
+bool run_record(const RecordOptions& given, RecordResult* result, std::string* error) {
+  if (given.command.empty()) {
     *error = "no command to record";
     return false;
   }
-  if (!host::parse_enable_spec(options.providers, error)) return false;
+  const std::optional<std::string> providers = shim_provider_spec(given.providers, error);
+  if (!providers) return false;
+  RecordOptions options = given;
+  options.providers = *providers;
   const std::string preload = options.no_preload ? "" : find_preload_library();
   if (preload.empty() && !options.no_preload) {
     *error = "cannot find libspoor-preload.so (set SPOOR_PRELOAD_LIB to its path)";

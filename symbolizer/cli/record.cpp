@@ -7,6 +7,7 @@
 
 #include "args.h"
 #include "command.h"
+#include "provider_spec.h"
 #include "record.h"
 #include "spoor/kernelsrc/kernel_spec.h"
 
@@ -93,6 +94,8 @@ int run_record_command(const std::vector<std::string>& words) {
     } else if (w == "-p" || w == "--providers") {
       const std::string* v = value();
       if (!v) return usage_error("record", w + " needs a provider spec");
+      std::string why;
+      if (!record::shim_provider_spec(*v, &why)) return usage_error("record", why);
       options.providers = *v;
     } else if (w == "--stack-depth") {
       const std::string* v = value();
@@ -226,14 +229,19 @@ fd calls, 0x2 stdio, 0x4 stacks on reads and writes), the distinct stacks
 (Spoor.Stack: Stack, written once each), and each process's life
 (Spoor.Process: ProcessStart, ModuleLoad and ModuleUnload with build IDs,
 Fork, Exec, ProcessExit with the exit code or signal, CommandStart and
-CommandEnd around system() and popen()).
+CommandEnd around system() and popen()), threads (Spoor.Thread:
+ThreadStart, ThreadEnd, ThreadName) and CPU samples (Spoor.Samples:
+Sample, with the stack).
 
 options:
   -o, --output FILE       where the trace goes; "-" is standard output (a
                           pipe or file, not a terminal), and the program's
                           standard output then goes to standard error
-  -p, --providers SPEC    which providers, as Name[:KEYWORDS[:LEVEL]],...
-                          (default *, every provider)
+  -p, --providers SPEC    which providers, as Name[:KEYWORDS[:LEVEL]],...:
+                          heap, io, thread, process, samples, stack (or
+                          their full names, Spoor.Heap...); default *,
+                          every provider. Stacks and the module map are
+                          always in, or no stack could be read
   --stack-depth N         frames kept per stack, 1-128 (default 64)
   --sample-hz N           CPU samples per second of each thread's CPU time,
                           0-10000 (default 1000; 0: none). The kernel checks

@@ -92,6 +92,30 @@ TEST(Record, CountsEveryAllocatorCallOfAKnownProgram) {
   EXPECT_NE(r.err.find("0 lost"), std::string::npos) << r.err;
 }
 
+TEST(Record, AProviderNamedShortRecordsItsEventsWithReadableStacks) {
+  // -p heap, as the help text names the provider: the program's
+  // allocations, each with a stack the trace holds, and the module map
+  // the symbolizer needs; no I/O or samples.
+  const std::string path = trace_path("short-name");
+  const Process r = run(kSpoor + " record -p heap -o " + path + " -- " + SPOOR_HEAP_COUNTS + " 1000");
+  EXPECT_EQ(r.status, 7) << r.err;
+  auto trace = reader::Trace::open(path);
+  ASSERT_TRUE(trace) << trace.error();
+  std::set<uint64_t> written, used;
+  std::map<std::string, uint64_t> calls;
+  reader::EventReader events(trace.value());
+  reader::Event e;
+  while (events.next(e)) {
+    calls[e.descriptor->name]++;
+    if (e.descriptor->name == "Stack") written.insert(std::get<uint64_t>(*e.field("id")));
+    if (e.descriptor->name == "Alloc") used.insert(std::get<uint64_t>(*e.field("stack")));
+  }
+  EXPECT_EQ(calls["Alloc"], 1000u + 2);
+  EXPECT_GT(calls["ModuleLoad"], 0u);
+  EXPECT_EQ(calls["Sample"] + calls["Write"] + calls["ThreadStart"], 0u) << "only what -p named";
+  for (uint64_t id : used) EXPECT_TRUE(written.count(id)) << "stack " << id << " is not in the trace";
+}
+
 TEST(Record, CompressedAndUncompressedRecordingsHoldTheSameEvents) {
   const std::string zstd = trace_path("zstd"), none = trace_path("none");
   // No CPU samples: their number varies from run to run.
@@ -1257,8 +1281,13 @@ TEST(Record, UsageErrors) {
   EXPECT_EQ(run(kSpoor + " record").status, 2);
   EXPECT_EQ(run(kSpoor + " record --bogus -- true").status, 2);
   const Process bad_spec = run(kSpoor + " record -p 'Spoor.Heap:0x1:loud' -- true");
-  EXPECT_EQ(bad_spec.status, 127);
+  EXPECT_EQ(bad_spec.status, 2);
   EXPECT_NE(bad_spec.err.find("loud"), std::string::npos) << bad_spec.err;
+  // A name no provider of the shim has would record nothing at all.
+  const Process unknown = run(kSpoor + " record -p hep -- true");
+  EXPECT_EQ(unknown.status, 2);
+  EXPECT_NE(unknown.err.find("no provider 'hep'"), std::string::npos) << unknown.err;
+  EXPECT_NE(unknown.err.find("heap (Spoor.Heap)"), std::string::npos) << "it lists the names it takes";
 }
 
 }  // namespace
