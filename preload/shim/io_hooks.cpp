@@ -58,6 +58,8 @@ void register_io_events_added_later() {
   // Then stdio_hooks.cpp's runs of block and line calls.
   register_event(kIoFWriteRun);
   register_event(kIoFReadRun);
+  // Then stdio_hooks.cpp's memory streams.
+  register_event(kIoFMemOpen);
 }
 
 namespace {

@@ -355,6 +355,18 @@ SPOOR_EVENT(kIoFReadRun, g_io,
             Field<int64_t>{"result"}, Field<uint64_t>{"start_ticks"}, Field<uint64_t>{"end_ticks"},
             Field<uint64_t>{"busy_ticks"}, Field<uint32_t>{"stack"});
 
+// A stream with no descriptor behind it: open_memstream, open_wmemstream,
+// fmemopen (the bytes stay in memory) or fopencookie (the program's own
+// functions move them). Its later stdio calls carry fd -1 and this stream.
+// call: kIoMemory* below. result: 0, or -errno when the call failed
+// (stream null).
+inline constexpr uint8_t kIoMemoryOpenMemstream = 0, kIoMemoryOpenWmemstream = 1, kIoMemoryFmemopen = 2,
+                         kIoMemoryFopencookie = 3;
+SPOOR_EVENT(kIoFMemOpen, g_io,
+            (EventInfo{.name = "FMemOpen", .id = 31, .level = Level::info, .keywords = kKeywordIoStdio}),
+            Field<Ptr>{"stream"}, Field<uint8_t>{"call"}, Field<Str>{"mode"}, Field<int32_t>{"result"},
+            Field<uint64_t>{"start_ticks"}, Field<uint32_t>{"stack"});
+
 // Registers Spoor.IO and its events, always in the same order (attach.cpp
 // calls it in its fixed-order block, so keys survive an exec).
 void register_io_provider();

@@ -39,6 +39,10 @@ namespace spoor::preload {
 namespace {
 
 using FOpenFn = FILE* (*)(const char*, const char*);
+using OpenMemstreamFn = FILE* (*)(char**, size_t*);
+using OpenWmemstreamFn = FILE* (*)(wchar_t**, size_t*);
+using FmemopenFn = FILE* (*)(void*, size_t, const char*);
+using FopencookieFn = FILE* (*)(void*, const char*, cookie_io_functions_t);
 using FDOpenFn = FILE* (*)(int, const char*);
 using FReopenFn = FILE* (*)(const char*, const char*, FILE*);
 using StreamFn = int (*)(FILE*);
@@ -58,6 +62,10 @@ using GetdelimFn = ssize_t (*)(char**, size_t*, int, FILE*);
 
 constinit NextFunction<FOpenFn> g_fopen{"fopen"}, g_fopen64{"fopen64"};
 constinit NextFunction<FDOpenFn> g_fdopen{"fdopen"};
+constinit NextFunction<OpenMemstreamFn> g_open_memstream{"open_memstream"};
+constinit NextFunction<OpenWmemstreamFn> g_open_wmemstream{"open_wmemstream"};
+constinit NextFunction<FmemopenFn> g_fmemopen{"fmemopen"};
+constinit NextFunction<FopencookieFn> g_fopencookie{"fopencookie"};
 constinit NextFunction<FReopenFn> g_freopen{"freopen"}, g_freopen64{"freopen64"};
 constinit NextFunction<StreamFn> g_fclose{"fclose"}, g_fflush{"fflush"}, g_fflush_unlocked{"fflush_unlocked"};
 constinit NextFunction<FReadFn> g_fread{"fread"}, g_fread_unlocked{"fread_unlocked"};
@@ -119,6 +127,15 @@ SPOOR_NOINLINE void record_fdopen(int fd, const char* mode, FILE* stream, uint64
   end_stdio_runs();  // the thread's pending stdio runs come first
   kIoFDOpen.write(stream, fd, Str(mode, strnlen(mode, 64)), stream != nullptr ? 0 : -kept.value(), start,
                   caller_stack());
+}
+
+SPOOR_NOINLINE void record_fmemopen(uint8_t call, const char* mode, FILE* stream, uint64_t start) {
+  KeptErrno kept;
+  ReentryGuard guard;
+  if (!guard.entered_else_count_lost()) return;
+  end_stdio_runs();  // the thread's pending stdio runs come first
+  kIoFMemOpen.write(stream, call, Str(mode, mode != nullptr ? strnlen(mode, 64) : 0),
+                    stream != nullptr ? 0 : -kept.value(), start, caller_stack());
 }
 
 SPOOR_NOINLINE void record_freopen(const char* path, const char* mode, FILE* old, FILE* stream,
@@ -233,6 +250,17 @@ SPOOR_NOINLINE void record_dprintf(int fd, int result, uint64_t start) {
 
 // --- the shared bodies (inlined into each hook, so that the recorders'
 // stack skip holds) ---------------------------------------------------------
+
+// `open`: the call, forwarded.
+template <class Open>
+SPOOR_ALWAYS_INLINE FILE* traced_fmemopen(bool found, uint8_t call, const char* mode, Open open) {
+  if (SPOOR_UNLIKELY(!found)) return unavailable<FILE*>(nullptr);
+  if (SPOOR_LIKELY(!kIoFMemOpen.enabled())) return open();
+  const uint64_t start = spoor_port_ticks();
+  FILE* stream = open();
+  record_fmemopen(call, mode, stream, start);
+  return stream;
+}
 
 template <class Next>
 SPOOR_ALWAYS_INLINE FILE* traced_fopen(Next next, const char* path, const char* mode) {
@@ -388,6 +416,28 @@ SPOOR_INTERPOSE FILE* fopen(const char* path, const char* mode) { return traced_
 
 SPOOR_INTERPOSE FILE* fopen64(const char* path, const char* mode) {
   return traced_fopen(g_fopen64.get(), path, mode);
+}
+
+// Streams with no descriptor: named by FMemOpen, so that their calls (fd
+// -1) are told apart from a file's.
+SPOOR_INTERPOSE FILE* open_memstream(char** buffer, size_t* size) {
+  const OpenMemstreamFn next = g_open_memstream.get();
+  return traced_fmemopen(next != nullptr, kIoMemoryOpenMemstream, "w", SPOOR_CALL(next, buffer, size));
+}
+
+SPOOR_INTERPOSE FILE* open_wmemstream(wchar_t** buffer, size_t* size) {
+  const OpenWmemstreamFn next = g_open_wmemstream.get();
+  return traced_fmemopen(next != nullptr, kIoMemoryOpenWmemstream, "w", SPOOR_CALL(next, buffer, size));
+}
+
+SPOOR_INTERPOSE FILE* fmemopen(void* buffer, size_t size, const char* mode) {
+  const FmemopenFn next = g_fmemopen.get();
+  return traced_fmemopen(next != nullptr, kIoMemoryFmemopen, mode, SPOOR_CALL(next, buffer, size, mode));
+}
+
+SPOOR_INTERPOSE FILE* fopencookie(void* cookie, const char* mode, cookie_io_functions_t functions) {
+  const FopencookieFn next = g_fopencookie.get();
+  return traced_fmemopen(next != nullptr, kIoMemoryFopencookie, mode, SPOOR_CALL(next, cookie, mode, functions));
 }
 
 SPOOR_INTERPOSE FILE* fdopen(int fd, const char* mode) {

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -304,6 +305,44 @@ TEST_P(IoStdio, TheReportCountsStdioBytesAndCallsPerFile) {
   EXPECT_EQ(files["lines.txt"]["errors"], 1) << "the failed fputc";
   ASSERT_TRUE(files.count("input.txt")) << "stdin is named by its file\n" << report.out;
   EXPECT_EQ(files["input.txt"]["bytes_read"], kInput);
+}
+
+TEST(MemoryStreams, EachIsARowOfItsOwnNamedByItsFunction) {
+  // memory_streams.c: open_memstream, open_wmemstream, fmemopen and
+  // fopencookie streams, whose calls carry no descriptor (fd -1). Each
+  // function's streams are one row, with the bytes the program counted;
+  // none is left as "(no descriptor: fd -1)".
+  const Process plain = run(SPOOR_MEMORY_STREAMS);
+  ASSERT_EQ(plain.status, 0) << plain.out;
+  unsigned long long memstream = 0, wide = 0, fmemopen = 0, cookie = 0;
+  ASSERT_EQ(std::sscanf(plain.out.c_str(), "memstream %llu wmemstream %llu fmemopen %llu cookie %llu", &memstream,
+                        &wide, &fmemopen, &cookie),
+            4)
+      << plain.out;
+  const std::string trace = temp_path("memory-streams.spoor");
+  const Process traced = run(kSpoor + " record -o " + trace + " -- " + SPOOR_MEMORY_STREAMS);
+  ASSERT_EQ(traced.status, 0) << traced.err;
+  EXPECT_EQ(traced.out, plain.out);
+  const Process report = run(kSpoor + " report --io --top 100 --format json " + trace);
+  fs::remove(trace);
+  ASSERT_EQ(report.status, 0) << report.err;
+  const auto j = nlohmann::json::parse(report.out, nullptr, false);
+  ASSERT_FALSE(j.is_discarded()) << report.out;
+  std::map<std::string, nlohmann::json> files;
+  for (const auto& f : j["io"]["files"]) files[f["path"].get<std::string>()] = f;
+  EXPECT_FALSE(files.count("(no descriptor: fd -1)")) << report.out;
+  ASSERT_TRUE(files.count("(memory stream: open_memstream)")) << report.out;
+  EXPECT_EQ(files["(memory stream: open_memstream)"]["opens"], 1);
+  EXPECT_EQ(files["(memory stream: open_memstream)"]["writes"], 1000);
+  EXPECT_EQ(files["(memory stream: open_memstream)"]["bytes_written"], memstream);
+  ASSERT_TRUE(files.count("(memory stream: open_wmemstream)")) << report.out;
+  EXPECT_EQ(files["(memory stream: open_wmemstream)"]["opens"], 1);
+  ASSERT_TRUE(files.count("(memory stream: fmemopen)")) << report.out;
+  EXPECT_EQ(files["(memory stream: fmemopen)"]["bytes_read"], fmemopen);
+  EXPECT_EQ(files["(memory stream: fmemopen)"]["reads"], 4) << "three lines, then the end";
+  ASSERT_TRUE(files.count("(cookie stream: fopencookie)")) << report.out;
+  EXPECT_EQ(files["(cookie stream: fopencookie)"]["bytes_written"], cookie);
+  EXPECT_EQ(files["(cookie stream: fopencookie)"]["writes"], 100);
 }
 
 INSTANTIATE_TEST_SUITE_P(AsWrittenAndFortified, IoStdio, ::testing::Bool(),

@@ -129,6 +129,8 @@ struct IoAnalysis::State {
   std::unordered_map<ImageIndex, std::string> cwd_by_image;
   std::unordered_map<uint32_t, FdTable> fds_by_pid;
   std::unordered_map<uint32_t, std::unordered_map<uint64_t, int32_t>> stream_fds_by_pid;  // FILE* -> fd
+  // Streams with no descriptor (FMemOpen), per pid: FILE* -> their row.
+  std::unordered_map<uint32_t, std::unordered_map<uint64_t, uint32_t>> memory_streams_by_pid;
   std::vector<IoThread> threads;
   std::vector<uint32_t> thread_slot;  // ThreadIndex -> index in threads, or kNone
   std::priority_queue<IoOperation, std::vector<IoOperation>, Slower> slowest;  // fastest on top
@@ -345,6 +347,21 @@ struct IoAnalysis::State {
     return file;
   }
 
+  // The row of a call on a descriptor or a stream: a stream with no
+  // descriptor (fd -1) that FMemOpen named is its memory stream's row.
+  uint32_t file_of_call(const reader::Event& e, const EventContext& c) {
+    const KnownEvent& k = *c.known;
+    const auto fd = static_cast<int32_t>(field_i64(e, k, f::kIoFd, -1));
+    if (fd < 0 && has_field(k, f::kIoStream)) {
+      const auto streams = memory_streams_by_pid.find(e.pid);
+      if (streams != memory_streams_by_pid.end()) {
+        const auto it = streams->second.find(field_u64(e, k, f::kIoStream));
+        if (it != streams->second.end()) return live(it->second);
+      }
+    }
+    return file_of_fd(fds(c), fd, c);
+  }
+
   IoTotals& thread_totals(ThreadIndex t) {
     if (t >= thread_slot.size()) thread_slot.resize(t + 1, kNone);
     if (thread_slot[t] == kNone) {
@@ -472,13 +489,30 @@ struct IoAnalysis::State {
         count(e, c, file, Counted::open, fd);
         return;
       }
+      case EventKind::io_fmemopen: {
+        // One row per function that makes such streams, "(memory stream:
+        // open_memstream)", "(cookie stream: fopencookie)" (the program's
+        // functions move its bytes); the stream's calls count there.
+        const uint64_t call = field_u64(e, k, f::kIoCall);
+        const std::string name = (call == f::kMemoryStreamFopencookie ? "(cookie stream: " : "(memory stream: ") +
+                                 std::string(f::memory_stream_function(call)) + ")";
+        const uint32_t file = file_named(name);
+        const int64_t result = field_i64(e, k, f::kIoResult);
+        const uint64_t stream = field_u64(e, k, f::kIoStream);
+        if (result == 0 && stream != 0) memory_streams_by_pid[e.pid][stream] = file;
+        count(e, c, file, Counted::open, result);
+        return;
+      }
       case EventKind::io_close:
       case EventKind::io_fclose: {
         FdTable& table = fds(c);
         const auto fd = static_cast<int32_t>(field_i64(e, k, f::kIoFd, -1));
-        const uint32_t file = file_of_fd(table, fd, c);
+        const uint32_t file = file_of_call(e, c);
         table.erase(fd);
-        if (k.kind == EventKind::io_fclose) stream_fds_by_pid[e.pid].erase(field_u64(e, k, f::kIoStream));
+        if (k.kind == EventKind::io_fclose) {
+          stream_fds_by_pid[e.pid].erase(field_u64(e, k, f::kIoStream));
+          if (fd < 0) memory_streams_by_pid[e.pid].erase(field_u64(e, k, f::kIoStream));
+        }
         count(e, c, file, Counted::other, field_i64(e, k, f::kIoResult));
         return;
       }
@@ -498,7 +532,7 @@ struct IoAnalysis::State {
       case EventKind::io_fputc_run:
       case EventKind::io_fread_run:
       case EventKind::io_fwrite_run: {
-        const uint32_t file = file_of_fd(fds(c), static_cast<int32_t>(field_i64(e, k, f::kIoFd, -1)), c);
+        const uint32_t file = file_of_call(e, c);
         const bool read = k.kind == EventKind::io_read || k.kind == EventKind::io_fread ||
                           k.kind == EventKind::io_fgetc_run || k.kind == EventKind::io_fread_run;
         count(e, c, file, read ? Counted::read : Counted::write, field_i64(e, k, f::kIoResult));
@@ -682,7 +716,7 @@ struct IoAnalysis::State {
         [[fallthrough]];
       case EventKind::io_seek:
       case EventKind::io_sync: {
-        const uint32_t file = file_of_fd(fds(c), static_cast<int32_t>(field_i64(e, k, f::kIoFd, -1)), c);
+        const uint32_t file = file_of_call(e, c);
         count(e, c, file, Counted::other, field_i64(e, k, f::kIoResult));
         return;
       }

@@ -74,6 +74,7 @@ const KindSpec kSpecs[] = {
     {"Spoor.IO", "Chdir", EventKind::io_chdir, SPOOR_IO_FIELDS},
     {"Spoor.IO", "FWriteRun", EventKind::io_fwrite_run, SPOOR_IO_FIELDS},
     {"Spoor.IO", "FReadRun", EventKind::io_fread_run, SPOOR_IO_FIELDS},
+    {"Spoor.IO", "FMemOpen", EventKind::io_fmemopen, SPOOR_IO_FIELDS},
     {"Spoor.Samples", "Sample", EventKind::sample, {"stack", "periods"}},
     {"Spoor.Samples", "SamplerStart", EventKind::sampler_start, {"hz"}},
     {"Spoor.Kernel", "CpuSample", EventKind::kernel_sample,
@@ -142,6 +143,10 @@ namespace field {
 std::string_view stdio_run_function(uint64_t call) {
   constexpr std::string_view kNames[] = {"fwrite", "fputs", "puts", "printf", "fread", "fgets", "getline"};
   return call < std::size(kNames) ? kNames[call] : "stdio";
+}
+std::string_view memory_stream_function(uint64_t call) {
+  constexpr std::string_view kNames[] = {"open_memstream", "open_wmemstream", "fmemopen", "fopencookie"};
+  return call < std::size(kNames) ? kNames[call] : "memory stream";
 }
 }  // namespace field
 
