@@ -138,9 +138,12 @@ section (all that have data when none is chosen):
              a histogram of allocation sizes; blocks live at an exec are
              "released by exec", not leaks; a fork child's blocks inherited
              from its parent are counted apart
-  --io       per file (the path it was opened with): opens, reads, writes,
-             bytes each way, failed calls, time in the calls; per thread;
-             the slowest calls
+  --io       per file (the path it was opened with; pipes and sockets by
+             their kernel object or address; stdio streams with no
+             descriptor by the function that made them, as in "memory
+             stream: open_memstream"): opens, reads, writes, bytes each
+             way, failed calls, time in the calls; per thread; the slowest
+             calls
   --cpu      from the preload's CPU samples: top functions by self and
              inclusive time, overall and per thread
   --kernel   from the kernel's records (spoor record --kernel): per thread,
