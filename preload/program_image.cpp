@@ -42,6 +42,9 @@ bool read_at(int fd, void* to, size_t size, uint64_t offset) {
   return syscall(SYS_pread64, fd, to, size, static_cast<off_t>(offset)) == static_cast<long>(size);
 }
 
+// The bytes at the start of the file, at most `size`: their count, or -1.
+long pread_some(int fd, void* to, size_t size) { return syscall(SYS_pread64, fd, to, size, 0); }
+
 // The sanitizers whose shared runtime cannot come after the shim, by the
 // start of the library's name (gcc's, then clang's -shared-libsan ones).
 // LeakSanitizer and UBSan alone intercept too, but start with the shim
@@ -121,6 +124,33 @@ bool search_path_for(const char* path, char* found) {
   return false;
 }
 
+#if defined(__x86_64__)
+constexpr uint16_t kOwnMachine = EM_X86_64;
+#elif defined(__aarch64__)
+constexpr uint16_t kOwnMachine = EM_AARCH64;
+#elif defined(__riscv)
+constexpr uint16_t kOwnMachine = EM_RISCV;
+#else
+#error "the shim's machine: add it here"
+#endif
+
+// A program the shim cannot be loaded into: 32-bit (i386 on an x86-64
+// kernel with IA-32 emulation, x32) or for another machine (run by
+// qemu-user through binfmt_misc). Its loader would print "wrong ELF class"
+// or "cannot open" for the shim on the program's stderr.
+const char* foreign_program(const Elf64_Ehdr& eh) {
+  // e_machine sits at the same offset in 32- and 64-bit headers.
+  if (eh.e_ident[EI_CLASS] == ELFCLASS64 && eh.e_machine == kOwnMachine) return "";
+  switch (eh.e_machine) {
+    case EM_386: return "32-bit x86 program";
+    case EM_X86_64: return "x32 program";
+    case EM_ARM: return "32-bit ARM program";
+    case EM_AARCH64: return "aarch64 program";
+    case EM_RISCV: return "RISC-V program";
+    default: return "program for another machine";
+  }
+}
+
 }  // namespace
 
 ProgramImage examine_program_image(const char* path, bool search_path) {
@@ -139,9 +169,14 @@ ProgramImage examine_program_image(const char* path, bool search_path) {
   }
   const int fd = static_cast<int>(syscall(SYS_openat, AT_FDCWD, path, O_RDONLY | O_CLOEXEC));
   if (fd < 0) return image;
-  Elf64_Ehdr eh;
-  if (read_at(fd, &eh, sizeof eh, 0) && std::memcmp(eh.e_ident, ELFMAG, SELFMAG) == 0 &&
-      eh.e_ident[EI_CLASS] == ELFCLASS64 && eh.e_phentsize == sizeof(Elf64_Phdr)) {
+  // An ELF file of 32-bit class is shorter than Elf64_Ehdr (52 bytes)
+  // only when it holds nothing else: read what there is.
+  Elf64_Ehdr eh{};
+  const bool elf = pread_some(fd, &eh, sizeof eh) >= 20 && std::memcmp(eh.e_ident, ELFMAG, SELFMAG) == 0;
+  if (elf && *foreign_program(eh) != '\0') {
+    image.why = foreign_program(eh);
+    image.without_preload = true;
+  } else if (elf && eh.e_phentsize == sizeof(Elf64_Phdr) && read_at(fd, &eh, sizeof eh, 0)) {
     bool interp = false;
     uint64_t dynamic = 0, dynamic_size = 0;
     for (unsigned i = 0; i < eh.e_phnum; ++i) {

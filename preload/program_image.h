@@ -13,11 +13,13 @@ struct ProgramImage {
   //   build": linked against a sanitizer's shared runtime, which must be the
   //   first library loaded and intercepts the C library from before any
   //   constructor runs. A preloaded shim comes before it: ASan refuses to
-  //   start, TSan crashes in an interceptor not set up yet.
+  //   start, TSan crashes in an interceptor not set up yet;
+  //   "32-bit x86 program", "aarch64 program"...: another ELF class or
+  //   machine, whose loader cannot load the shim and says so on stderr.
   const char* why = "";
   // The program must be started without the shim in LD_PRELOAD (the
-  // sanitizer builds); a static or setuid program keeps it, for the
-  // dynamic programs it starts in turn.
+  // sanitizer builds, the other machines' programs); a static or setuid
+  // program keeps it, for the dynamic programs it starts in turn.
   bool without_preload = false;
 };
 

@@ -37,7 +37,10 @@ std::string untraceable_reason(const std::string& why) {
   if (why.empty() || why == "setuid program") return "a static or setuid program ignores LD_PRELOAD";
   if (why == "static binary") return "a static binary: no loader runs to read LD_PRELOAD";
   // The sanitizer builds (program_image.h).
-  return why + ": its sanitizer runtime must be the first library loaded, so it ran without the shim";
+  if (why.ends_with(" build"))
+    return why + ": its sanitizer runtime must be the first library loaded, so it ran without the shim";
+  // Another ELF class or machine (program_image.h).
+  return why + ": the shim is built for this machine's programs, so it ran without it";
 }
 
 std::string lost_reason(const record::RecordResult& r) {
