@@ -111,7 +111,6 @@ struct Traced {
 
 std::atomic<bool> g_stop_waiting{false};
 
-void stop_waiting(int) { g_stop_waiting.store(true); }
 
 // The program's pid until it is reaped (then 0: the number may be reused).
 std::atomic<pid_t> g_program_pid{0};
@@ -123,6 +122,17 @@ void pass_to_program(int sig) {
   g_stop_waiting.store(true);
   const pid_t pid = g_program_pid.load();
   if (pid > 0) kill(pid, sig);  // async-signal-safe
+}
+
+// SIGINT and SIGQUIT: from the terminal (Ctrl-C, Ctrl-\: the tty sends
+// them to the whole foreground process group, si_code SI_KERNEL) they
+// reach the program by themselves, and the recorder only stops waiting
+// for what the program left running. Sent to spoor record alone (kill,
+// pkill, timeout -s INT: SI_USER), they are passed on as SIGTERM is, or
+// the program would never hear of them and the recording never end.
+void on_interrupt(int sig, siginfo_t* info, void*) {
+  if (info != nullptr && info->si_code == SI_KERNEL) g_stop_waiting.store(true);
+  else pass_to_program(sig);
 }
 
 // The drain thread (the recorder's main thread, once the program is
@@ -607,15 +617,16 @@ bool run_record(const RecordOptions& given, RecordResult* result, std::string* e
   // Ctrl-C and Ctrl-\ are for the program (same process group); the
   // recorder keeps going until it ends, then finishes the file. Once the
   // program has ended, Ctrl-C stops waiting for what it left running.
-  // SIGTERM and SIGHUP are passed on to the program (pass_to_program).
-  struct sigaction on_int{}, ignore{}, pass{}, old_int{}, old_quit{}, old_term{}, old_hup{};
-  on_int.sa_handler = stop_waiting;
-  ignore.sa_handler = SIG_IGN;
+  // SIGTERM and SIGHUP, and SIGINT and SIGQUIT sent to spoor record alone,
+  // are passed on to the program (pass_to_program, on_interrupt).
+  struct sigaction on_int{}, pass{}, old_int{}, old_quit{}, old_term{}, old_hup{};
+  on_int.sa_sigaction = on_interrupt;
+  on_int.sa_flags = SA_SIGINFO | SA_RESTART;
   pass.sa_handler = pass_to_program;
   pass.sa_flags = SA_RESTART;
   g_program_pid.store(pid);
   sigaction(SIGINT, &on_int, &old_int);
-  sigaction(SIGQUIT, &ignore, &old_quit);
+  sigaction(SIGQUIT, &on_int, &old_quit);
   sigaction(SIGTERM, &pass, &old_term);
   sigaction(SIGHUP, &pass, &old_hup);
   const double drain_cpu_start = thread_cpu_seconds();

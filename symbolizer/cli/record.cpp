@@ -223,7 +223,8 @@ reaches the file even if it crashes or is killed. The program's output and behav
 unchanged; spoor exits with the program's exit status (128+N when signal N
 ended it) and prints a summary to stderr. Ctrl-C reaches the program (and
 once it has ended, stops waiting for processes it left running); SIGTERM
-and SIGHUP sent to spoor are passed on to the program. Either way spoor
+and SIGHUP sent to spoor, and SIGINT and SIGQUIT sent to spoor alone (kill,
+pkill, timeout -s INT), are passed on to the program. Either way spoor
 finishes the file after the program ends.
 
 Events: heap (Spoor.Heap: Alloc, Free, Realloc with address, size and the

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <csignal>
+#include <fcntl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -578,6 +579,68 @@ TEST(Record, ATerminationSignalToTheRecorderIsPassedToTheProgram) {
     const Process info = run(kSpoor + " info " + path);
     EXPECT_EQ(info.out.find("did not finish"), std::string::npos) << info.out;
   }
+}
+
+TEST(Record, AnInterruptSentToTheRecorderAloneReachesTheProgramOnce) {
+  // kill -INT (and -QUIT) of spoor record alone, as pkill and timeout -s
+  // INT send it: the program would never hear of it otherwise, and the
+  // recording never end. env --default-signal: a background job of sh
+  // starts with SIGINT ignored, and the program would inherit that.
+  const std::string path = trace_path("interrupted");
+  const Process r = run("sh -c 'env --default-signal=INT " + kSpoor + " record -o " + path + " -- " +
+                        SPOOR_INTERRUPTS + " & s=$!; sleep 1; kill -INT $s; wait $s; echo status=$?'");
+  EXPECT_NE(r.out.find("sigint 1\n"), std::string::npos) << r.out << r.err;
+  EXPECT_NE(r.out.find("status=0"), std::string::npos) << r.out << r.err;
+  const Process info = run(kSpoor + " info " + path);
+  EXPECT_EQ(info.out.find("did not finish"), std::string::npos) << info.out;
+}
+
+// Runs `argv` as the session leader of a new terminal, sends Ctrl-C once
+// the output holds `ready`, and returns everything written to the
+// terminal until every process of it let go.
+std::string run_on_terminal_with_ctrl_c(const std::vector<std::string>& argv, const std::string& ready) {
+  const int master = posix_openpt(O_RDWR | O_NOCTTY);
+  if (master < 0 || grantpt(master) != 0 || unlockpt(master) != 0) return "no terminal";
+  const std::string name = ptsname(master);
+  const pid_t pid = fork();
+  if (pid == 0) {
+    setsid();
+    const int terminal = open(name.c_str(), O_RDWR);  // becomes the controlling terminal
+    if (terminal < 0) _exit(126);
+    dup2(terminal, 0);
+    dup2(terminal, 1);
+    dup2(terminal, 2);
+    signal(SIGINT, SIG_DFL);
+    std::vector<char*> args;
+    for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+    args.push_back(nullptr);
+    execv(args[0], args.data());
+    _exit(127);
+  }
+  std::string out;
+  bool sent = false;
+  char buffer[4096];
+  for (;;) {
+    const ssize_t n = read(master, buffer, sizeof buffer);
+    if (n <= 0) break;  // EIO: the terminal's last holder closed it
+    out.append(buffer, static_cast<size_t>(n));
+    if (!sent && out.find(ready) != std::string::npos) {
+      const char ctrl_c = 3;  // VINTR: the terminal sends SIGINT to its foreground group
+      sent = write(master, &ctrl_c, 1) == 1;
+    }
+  }
+  waitpid(pid, nullptr, 0);
+  close(master);
+  return out;
+}
+
+TEST(Record, CtrlCOnTheTerminalReachesTheProgramOnce) {
+  // The terminal sends SIGINT to spoor record and the program alike: the
+  // recorder must not pass on a second one.
+  const std::string path = trace_path("ctrl-c");
+  const std::string out = run_on_terminal_with_ctrl_c({kSpoor, "record", "-o", path, "--", SPOOR_INTERRUPTS}, "ready");
+  EXPECT_NE(out.find("sigint 1\r\n"), std::string::npos) << out;
+  EXPECT_NE(out.find("exited with code 0"), std::string::npos) << out;
 }
 
 TEST(Record, EveryOperatorNewAndDeleteAndMappingIsRecordedOnce) {
