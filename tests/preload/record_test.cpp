@@ -117,6 +117,21 @@ TEST(Record, AProviderNamedShortRecordsItsEventsWithReadableStacks) {
   for (uint64_t id : used) EXPECT_TRUE(written.count(id)) << "stack " << id << " is not in the trace";
 }
 
+TEST(Record, ARecordingInsideARecordingKeepsItsProgram) {
+  // spoor record traced by spoor record (a test suite or CI job run under
+  // it): the inner recorder's program is the inner's to record; the outer
+  // shim's exec hook must not send it to the outer recorder.
+  const std::string outer = trace_path("outer"), inner = trace_path("inner");
+  const Process r = run(kSpoor + " record -o " + outer + " -- " + kSpoor + " record -o " + inner + " -- " +
+                        SPOOR_HEAP_COUNTS + " 1000");
+  EXPECT_EQ(r.status, 7) << r.err;
+  HeapCounts in = count_heap(inner);
+  EXPECT_EQ(in.calls["Alloc"], 1000u + 2) << r.err;
+  EXPECT_NE(r.err.find("1 process, "), std::string::npos) << "the inner recorder saw its program\n" << r.err;
+  HeapCounts out = count_heap(outer);  // the two spoor processes, whole
+  EXPECT_GT(out.events, 0u);
+}
+
 TEST(Record, CompressedAndUncompressedRecordingsHoldTheSameEvents) {
   const std::string zstd = trace_path("zstd"), none = trace_path("none");
   // No CPU samples: their number varies from run to run.
