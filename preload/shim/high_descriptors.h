@@ -20,12 +20,15 @@
 namespace spoor::preload {
 
 // The lowest number the shim's descriptors go to, or -1 when the limit is
-// too low to keep them apart (they then stay where they are).
+// too low to keep them apart (they then stay where they are). 64 below the
+// top leaves room for the numbers programs pick near their limit (bash's
+// 255 for a script, with the usual 1024); a low limit (`ulimit -n 64`: a
+// sandbox, a test of running out) keeps only 8 free above them.
 inline int high_descriptor_floor() {
   rlimit limit{};
-  if (syscall(SYS_prlimit64, 0, RLIMIT_NOFILE, nullptr, &limit) != 0 || limit.rlim_cur < 128) return -1;
+  if (syscall(SYS_prlimit64, 0, RLIMIT_NOFILE, nullptr, &limit) != 0 || limit.rlim_cur < 16) return -1;
   const rlim_t top = limit.rlim_cur < 1024 ? limit.rlim_cur : 1024;
-  return static_cast<int>(top - 64);
+  return static_cast<int>(top >= 128 ? top - 64 : top - 8);
 }
 
 // `fd` moved to the first free number at or above the floor (keeping its

@@ -1277,6 +1277,12 @@ TEST(Record, TheProgramsFirstDescriptorsAreTheOnesItGetsAlone) {
   EXPECT_EQ(traced.status, 0) << traced.err;
   EXPECT_EQ(traced.out, alone.out) << traced.err;
   std::filesystem::remove(trace_path("first-fds"));
+  // Under a low limit too (ulimit -n 64: a sandbox, a test of running out).
+  const Process low = run("sh -c 'ulimit -n 64 && exec " + kSpoor + " record -o " + trace_path("first-fds") +
+                          " -- " + SPOOR_FIRST_DESCRIPTORS + " 3>&- 4>&- 5>&-'");
+  EXPECT_EQ(low.status, 0) << low.err;
+  EXPECT_EQ(low.out, alone.out) << low.err;
+  std::filesystem::remove(trace_path("first-fds"));
 }
 
 // A process in a pid namespace of its own sees other pids than the
