@@ -174,6 +174,8 @@ __attribute__((noinline)) uint32_t id_beyond_newest(void* const* stack, int n, u
 
 }  // namespace
 
+bool fast_unwinder_in_use() { return g_fast_unwind; }
+
 bool init_stack_table(int depth) {
   g_depth = depth < 1 ? 1 : (depth > kMaxDepth ? kMaxDepth : depth);
   void* p = mmap(nullptr, Levels::total_slots() * sizeof(Slot), PROT_READ | PROT_WRITE,

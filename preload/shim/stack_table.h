@@ -43,6 +43,11 @@ uint32_t stack_id_of(void* const* frames, int n);
 // Frames a captured stack keeps (the depth given to init_stack_table).
 int stack_depth();
 
+// The fast unwinder takes the captures: each new thread must then have its
+// stack's bounds looked up before its code runs (prime_thread_stack, in
+// the thread trampoline), or all of its captures fall back to libunwind.
+bool fast_unwinder_in_use();
+
 }  // namespace spoor::preload
 
 #endif  // SPOOR_PRELOAD_STACK_TABLE_H

@@ -148,7 +148,12 @@ void attach_threads() {
   next_symbol(g_prctl, "prctl");
   const bool sampling = init_samples();
   g_attached.store(true, std::memory_order_release);
-  g_trampoline.store(sampling || kThreadStart.enabled() || kThreadEnd.enabled(), std::memory_order_release);
+  // The trampoline also primes each thread's stack bounds for the fast
+  // unwinder: without them (-p heap: no thread events, no samples) every
+  // capture of a thread fell back to libunwind, which also maps a 256 KiB
+  // cache per thread; 5,000 short threads took 3x as long.
+  g_trampoline.store(sampling || kThreadStart.enabled() || kThreadEnd.enabled() || fast_unwinder_in_use(),
+                     std::memory_order_release);
   begin_thread(0, nullptr, 0);
 }
 
