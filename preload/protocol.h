@@ -40,7 +40,7 @@ inline constexpr const char* kTracingVariables[] = {"SPOOR_SOCKET=",      "SPOOR
                                                     "SPOOR_STACK_DEPTH=", "SPOOR_SAMPLE_HZ=",
                                                     "SPOOR_WAIT_WHEN_FULL="};
 inline constexpr uint32_t kProtocolMagic = 0x4C4F4F50u;  // "POOL"
-inline constexpr uint32_t kProtocolVersion = 3;
+inline constexpr uint32_t kProtocolVersion = 4;
 
 struct Hello {
   uint32_t magic;
@@ -70,8 +70,10 @@ struct Welcome {
 // Sent by a traced image over its connection when it is about to exec a
 // program the preload cannot reach (kind kNoteUntraceable), or when its
 // own malloc keeps its heap calls from the hooks (kNoteOwnAllocator, path:
-// the object that defines it), so spoor record can say so.
-enum NoteKind : uint32_t { kNoteUntraceable = 0, kNoteOwnAllocator = 1 };
+// the object that defines it), so spoor record can say so. An exec that
+// then failed takes its note back (kNoteExecFailed, same path and why):
+// the program never ran.
+enum NoteKind : uint32_t { kNoteUntraceable = 0, kNoteOwnAllocator = 1, kNoteExecFailed = 2 };
 struct UntraceableNote {
   uint32_t magic;
   uint32_t pid;

@@ -97,6 +97,13 @@ void ProcessServer::serve(Connection& c, const std::function<Reply(uint32_t, uin
   c.answered = welcome.answer == preload::Answer::traced;
 }
 
+std::vector<std::string> ProcessServer::untraceable() const {
+  std::vector<std::string> ran;
+  for (const Untraceable& u : untraceable_)
+    if (u.runs > 0) ran.push_back(u.text);
+  return ran;
+}
+
 void ProcessServer::poll(int timeout_ms, const std::function<Reply(uint32_t, uint32_t)>& on_hello,
                          const std::function<void(uint32_t)>& on_closed) {
   std::vector<pollfd> fds;
@@ -120,8 +127,17 @@ void ProcessServer::poll(int timeout_ms, const std::function<Reply(uint32_t, uin
         note.path[sizeof note.path - 1] = note.why[sizeof note.why - 1] = '\0';
         const bool own = note.kind == preload::kNoteOwnAllocator;
         const std::string text = own ? std::string(note.path) : std::string(note.path) + " (" + note.why + ")";
-        std::vector<std::string>& list = own ? own_allocators_ : untraceable_;
-        if (std::find(list.begin(), list.end(), text) == list.end()) list.push_back(text);
+        if (own) {
+          if (std::find(own_allocators_.begin(), own_allocators_.end(), text) == own_allocators_.end())
+            own_allocators_.push_back(text);
+        } else {
+          // Counted: one process's failed exec of a program takes back its
+          // own note, not another's that ran.
+          auto it = std::find_if(untraceable_.begin(), untraceable_.end(),
+                                 [&](const Untraceable& u) { return u.text == text; });
+          if (it == untraceable_.end()) it = untraceable_.insert(untraceable_.end(), Untraceable{text, 0});
+          it->runs += note.kind == preload::kNoteExecFailed ? -1 : 1;
+        }
       }
     }
     const short ev_now = fds[i + kListening].revents;

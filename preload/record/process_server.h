@@ -45,8 +45,8 @@ class ProcessServer {
             const std::function<void(uint32_t pid)>& on_closed);
 
   // Programs the traced processes exec'd but that could not be traced:
-  // "PATH (WHY)", once each.
-  const std::vector<std::string>& untraceable() const { return untraceable_; }
+  // "PATH (WHY)", once each; not those whose every exec failed.
+  std::vector<std::string> untraceable() const;
   // The objects whose own malloc kept images' heap calls from the hooks.
   const std::vector<std::string>& own_allocators() const { return own_allocators_; }
 
@@ -66,7 +66,12 @@ class ProcessServer {
   std::string name_;
   std::string directory_;
   std::vector<Connection> connections_;
-  std::vector<std::string> untraceable_;
+  // Per "PATH (WHY)": execs announced minus those that failed.
+  struct Untraceable {
+    std::string text;
+    int runs;
+  };
+  std::vector<Untraceable> untraceable_;
   std::vector<std::string> own_allocators_;
 };
 

@@ -67,7 +67,11 @@ int traced_exec(const char* path, bool search_path, char* const* envp, Exec exec
   if (*untraceable) note_untraceable(shim_connection(), path, untraceable);
   // A vfork child shares the parent's memory, thread-local flags included:
   // it only fixes the environment (on its own stack) and execs.
-  if (!in_own_process()) return exec(fixed);
+  if (!in_own_process()) {
+    const int result = exec(fixed);
+    if (*untraceable) note_exec_failed(shim_connection(), path, untraceable);
+    return result;
+  }
   ReentryGuard guard;
   // A signal handler that interrupted the shim may exec too: its event
   // alone is written (its thread's stdio runs may be mid-update).
@@ -80,6 +84,7 @@ int traced_exec(const char* path, bool search_path, char* const* envp, Exec exec
   const bool blocked = block_sample_signal_for_exec();
   const int result = exec(fixed);
   const int err = errno;
+  if (*untraceable) note_exec_failed(shim_connection(), path, untraceable);
   unblock_sample_signal_after_exec_failed(blocked);
   start_thread_sampling();
   if (write) kProcessExecFailed.write(err);
@@ -155,6 +160,7 @@ SPOOR_ALWAYS_INLINE int traced_spawn(SpawnFn next, bool search_path, pid_t* pid,
                                        : fix_environment(envp, alloca(fixed_environment_bytes(envp)));
   pid_t child = 0;
   const int result = next(&child, path, actions, attr, argv, fixed);
+  if (result != 0 && *image.why) note_exec_failed(shim_connection(), path, image.why);
   if (pid != nullptr) *pid = child;
   if (result == 0) record_child(child, true);
   return result;

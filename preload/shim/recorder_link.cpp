@@ -8,6 +8,7 @@
 #include <sys/time.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdlib>
 #include <cstring>
 
@@ -86,6 +87,12 @@ void send_note(int connection, NoteKind kind, const char* path, const char* why)
 
 void note_untraceable(int connection, const char* path, const char* why) {
   send_note(connection, kNoteUntraceable, path, why);
+}
+
+void note_exec_failed(int connection, const char* path, const char* why) {
+  const int saved = errno;
+  send_note(connection, kNoteExecFailed, path, why);
+  errno = saved;
 }
 
 void note_own_allocator(int connection, const char* owner) { send_note(connection, kNoteOwnAllocator, owner, ""); }

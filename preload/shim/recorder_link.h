@@ -26,6 +26,9 @@ bool request_region(Welcome* welcome, int* connection, int* region_fd);
 // Tells the recorder, over `connection`, that this process is about to
 // exec `path`, which cannot be traced (`why`). Best effort, never blocks.
 void note_untraceable(int connection, const char* path, const char* why);
+// The exec or spawn note_untraceable announced failed: the program never
+// ran. Keeps errno.
+void note_exec_failed(int connection, const char* path, const char* why);
 // Tells spoor record that this image's malloc is its own, defined in `owner`.
 void note_own_allocator(int connection, const char* owner);
 

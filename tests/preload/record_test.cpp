@@ -1178,6 +1178,30 @@ TEST(Record, AStaticChildRunsAndIsNamedInTheSummary) {
       << r.err;
 }
 
+TEST(Record, AnUntraceableProgramWhoseExecFailedIsNotNamedAsRun) {
+  // A 32-bit program on a kernel without IA-32 emulation (as here, and as
+  // ldd's probe of /lib/ld-linux.so.2 meets): the exec fails, so the
+  // summary must not say it ran. Its ELF header alone, made executable.
+  const std::string program = spoor::test::temp_path("i386-header");
+  {
+    unsigned char header[52] = {0x7f, 'E', 'L', 'F', 1 /* ELFCLASS32 */, 1, 1};
+    header[16] = 2;   // ET_EXEC
+    header[18] = 3;   // EM_386
+    std::FILE* f = std::fopen(program.c_str(), "wb");
+    ASSERT_NE(f, nullptr);
+    std::fwrite(header, 1, sizeof header, f);
+    std::fclose(f);
+    ASSERT_EQ(chmod(program.c_str(), 0755), 0);
+  }
+  const Process alone = run("sh -c '" + program + " 2>/dev/null; echo $?'");
+  if (alone.out == "0\n") GTEST_SKIP() << "this kernel runs 32-bit programs";
+  const Process r = run(kSpoor + " record -o " + trace_path("failed-exec") + " -- sh -c '" + program +
+                        " 2>/dev/null; echo $?'");
+  EXPECT_EQ(r.out, alone.out) << r.err;
+  EXPECT_EQ(r.err.find("not traced, but it ran: " + program), std::string::npos) << r.err;
+  std::filesystem::remove(program);
+}
+
 // A program built with gcc's -fsanitize=address or =thread links the
 // sanitizer's runtime as a shared library that must load before any other:
 // with the shim preloaded ahead of it, ASan refuses to start ("ASan runtime
