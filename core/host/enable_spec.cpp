@@ -14,13 +14,7 @@ std::string_view trim(std::string_view s) {
   return s;
 }
 
-bool iequals(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i)
-    if (std::toupper(static_cast<unsigned char>(a[i])) != std::toupper(static_cast<unsigned char>(b[i])))
-      return false;
-  return true;
-}
+bool iequals(std::string_view a, std::string_view b) { return provider_names_equal(a, b); }
 
 std::optional<uint64_t> parse_u64(std::string_view s) {
   s = trim(s);
@@ -52,6 +46,14 @@ int hex_digit(char c) {
 }
 
 }  // namespace
+
+bool provider_names_equal(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i)
+    if (std::toupper(static_cast<unsigned char>(a[i])) != std::toupper(static_cast<unsigned char>(b[i])))
+      return false;
+  return true;
+}
 
 std::optional<Guid> parse_guid(std::string_view text) {
   text = trim(text);

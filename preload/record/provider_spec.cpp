@@ -1,7 +1,6 @@
 // Resolves `spoor record -p` to the shim's providers (see provider_spec.h).
 #include "provider_spec.h"
 
-#include <cctype>
 #include <cstdio>
 
 #include "spoor/guid.h"
@@ -23,20 +22,12 @@ constexpr ShimProvider kShimProviders[] = {
     {"process", "Spoor.Process"}, {"samples", "Spoor.Samples"}, {"stack", "Spoor.Stack"},
 };
 
-bool iequals(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i)
-    if (std::tolower(static_cast<unsigned char>(a[i])) != std::tolower(static_cast<unsigned char>(b[i])))
-      return false;
-  return true;
-}
-
 const ShimProvider* find_by_name(std::string_view name) {
   for (const ShimProvider& p : kShimProviders) {
-    if (iequals(name, p.name) || iequals(name, p.short_name)) return &p;
+    if (host::provider_names_equal(name, p.name) || host::provider_names_equal(name, p.short_name)) return &p;
     // The plurals a user may type: "threads", "stacks".
     if (name.size() == std::string_view(p.short_name).size() + 1 && (name.back() == 's' || name.back() == 'S') &&
-        iequals(name.substr(0, name.size() - 1), p.short_name))
+        host::provider_names_equal(name.substr(0, name.size() - 1), p.short_name))
       return &p;
   }
   return nullptr;

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "event_fields.h"
+#include "io_report_rows.h"
 #include "run_command.h"
 #include "spoor/reader/event_reader.h"
 #include "spoor/reader/trace.h"
@@ -268,14 +269,12 @@ TEST_P(IoStdioRuns, ABlockedCallIsAnEventWithItsDuration) {
 TEST_P(IoStdioRuns, TheReportCountsTheProgramsCallsAndBytes) {
   const std::string trace = dir_ + ".spoor";
   ASSERT_EQ(record(trace).status, 0);
-  const Process report = run(kSpoor + " report --io --top 100 --format json " + trace);
+  spoor::test::IoReportRows rows = spoor::test::io_report_rows(kSpoor, trace, true);
   fs::remove(trace);
-  ASSERT_EQ(report.status, 0) << report.err;
-  const auto j = nlohmann::json::parse(report.out, nullptr, false);
-  ASSERT_FALSE(j.is_discarded()) << report.out;
-  std::map<std::string, nlohmann::json> files;
-  for (const auto& f : j["io"]["files"]) files[base_name(f["path"].get<std::string>())] = f;
-  ASSERT_TRUE(files.count("fwrite.txt")) << report.out;
+  ASSERT_EQ(rows.failure, "");
+  auto& files = rows.files;
+  const nlohmann::json& j = rows.report;
+  ASSERT_TRUE(files.count("fwrite.txt"));
   EXPECT_EQ(files["fwrite.txt"]["writes"], kCalls);
   EXPECT_EQ(files["fwrite.txt"]["bytes_written"], 10 * kCalls);
   EXPECT_EQ(files["interleaved.txt"]["writes"], 2 * kCalls);
@@ -286,7 +285,7 @@ TEST_P(IoStdioRuns, TheReportCountsTheProgramsCallsAndBytes) {
   EXPECT_EQ(files["fprintf.txt"]["bytes_read"], 3 * 9 * kCalls);
   EXPECT_EQ(files["fprintf.txt"]["errors"], 1);
   // The slowest calls are single calls, the blocked fwrite first.
-  ASSERT_FALSE(j["io"]["slowest"].empty()) << report.out;
+  ASSERT_FALSE(j["io"]["slowest"].empty()) << j.dump();
   for (const auto& op : j["io"]["slowest"]) {
     const std::string call = op["call"];
     EXPECT_EQ(call.find("Run"), std::string::npos) << "a run is no call: " << op.dump();

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "event_fields.h"
+#include "io_report_rows.h"
 #include "run_command.h"
 #include "spoor/reader/event_reader.h"
 #include "spoor/reader/trace.h"
@@ -286,14 +287,11 @@ TEST_P(IoStdio, OutputIsByteIdenticalTracedAndUntraced) {
 TEST_P(IoStdio, TheReportCountsStdioBytesAndCallsPerFile) {
   const std::string trace = dir_ + ".spoor";
   ASSERT_EQ(record(trace).status, 0);
-  const Process report = run(kSpoor + " report --io --top 100 --format json " + trace);
+  spoor::test::IoReportRows rows = spoor::test::io_report_rows(kSpoor, trace, true);
   fs::remove(trace);
-  ASSERT_EQ(report.status, 0) << report.err;
-  const auto j = nlohmann::json::parse(report.out, nullptr, false);
-  ASSERT_FALSE(j.is_discarded()) << report.out;
-  std::map<std::string, nlohmann::json> files;
-  for (const auto& f : j["io"]["files"]) files[base_name(f["path"].get<std::string>())] = f;
-  ASSERT_TRUE(files.count("chars.txt")) << report.out;
+  ASSERT_EQ(rows.failure, "");
+  auto& files = rows.files;
+  ASSERT_TRUE(files.count("chars.txt"));
   const int64_t chars = size("chars.txt");
   EXPECT_EQ(files["chars.txt"]["bytes_written"], chars);
   EXPECT_EQ(files["chars.txt"]["writes"], chars) << "a run counts as its calls";
@@ -303,7 +301,7 @@ TEST_P(IoStdio, TheReportCountsStdioBytesAndCallsPerFile) {
   EXPECT_EQ(files["dprintf.txt"]["bytes_written"], size("dprintf.txt"));
   EXPECT_EQ(files["lines.txt"]["bytes_read"], 2 * size("lines.txt"));
   EXPECT_EQ(files["lines.txt"]["errors"], 1) << "the failed fputc";
-  ASSERT_TRUE(files.count("input.txt")) << "stdin is named by its file\n" << report.out;
+  ASSERT_TRUE(files.count("input.txt")) << "stdin is named by its file\n" << rows.report.dump();
   EXPECT_EQ(files["input.txt"]["bytes_read"], kInput);
 }
 
@@ -323,24 +321,21 @@ TEST(MemoryStreams, EachIsARowOfItsOwnNamedByItsFunction) {
   const Process traced = run(kSpoor + " record -o " + trace + " -- " + SPOOR_MEMORY_STREAMS);
   ASSERT_EQ(traced.status, 0) << traced.err;
   EXPECT_EQ(traced.out, plain.out);
-  const Process report = run(kSpoor + " report --io --top 100 --format json " + trace);
+  spoor::test::IoReportRows rows = spoor::test::io_report_rows(kSpoor, trace, false);
   fs::remove(trace);
-  ASSERT_EQ(report.status, 0) << report.err;
-  const auto j = nlohmann::json::parse(report.out, nullptr, false);
-  ASSERT_FALSE(j.is_discarded()) << report.out;
-  std::map<std::string, nlohmann::json> files;
-  for (const auto& f : j["io"]["files"]) files[f["path"].get<std::string>()] = f;
-  EXPECT_FALSE(files.count("(no descriptor: fd -1)")) << report.out;
-  ASSERT_TRUE(files.count("(memory stream: open_memstream)")) << report.out;
+  ASSERT_EQ(rows.failure, "");
+  auto& files = rows.files;
+  EXPECT_FALSE(files.count("(no descriptor: fd -1)"));
+  ASSERT_TRUE(files.count("(memory stream: open_memstream)"));
   EXPECT_EQ(files["(memory stream: open_memstream)"]["opens"], 1);
   EXPECT_EQ(files["(memory stream: open_memstream)"]["writes"], 1000);
   EXPECT_EQ(files["(memory stream: open_memstream)"]["bytes_written"], memstream);
-  ASSERT_TRUE(files.count("(memory stream: open_wmemstream)")) << report.out;
+  ASSERT_TRUE(files.count("(memory stream: open_wmemstream)"));
   EXPECT_EQ(files["(memory stream: open_wmemstream)"]["opens"], 1);
-  ASSERT_TRUE(files.count("(memory stream: fmemopen)")) << report.out;
+  ASSERT_TRUE(files.count("(memory stream: fmemopen)"));
   EXPECT_EQ(files["(memory stream: fmemopen)"]["bytes_read"], fmemopen);
   EXPECT_EQ(files["(memory stream: fmemopen)"]["reads"], 4) << "three lines, then the end";
-  ASSERT_TRUE(files.count("(cookie stream: fopencookie)")) << report.out;
+  ASSERT_TRUE(files.count("(cookie stream: fopencookie)"));
   EXPECT_EQ(files["(cookie stream: fopencookie)"]["bytes_written"], cookie);
   EXPECT_EQ(files["(cookie stream: fopencookie)"]["writes"], 100);
 }

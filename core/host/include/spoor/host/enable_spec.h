@@ -41,6 +41,9 @@ std::optional<std::vector<EnableRule>> parse_enable_spec(std::string_view spec, 
 // disabled when none matches.
 EnableState state_for(const std::vector<EnableRule>& rules, std::string_view name, const Guid& id);
 
+// Provider names compare as ETW compares them: ASCII case ignored.
+bool provider_names_equal(std::string_view a, std::string_view b);
+
 // Parses canonical GUID text, with or without braces.
 std::optional<Guid> parse_guid(std::string_view text);
 // Canonical lower-case text of a GUID, no braces.
