@@ -169,8 +169,9 @@ ProgramImage examine_program_image(const char* path, bool search_path) {
   }
   const int fd = static_cast<int>(syscall(SYS_openat, AT_FDCWD, path, O_RDONLY | O_CLOEXEC));
   if (fd < 0) return image;
-  // An ELF file of 32-bit class is shorter than Elf64_Ehdr (52 bytes)
-  // only when it holds nothing else: read what there is.
+  // A 32-bit header is 52 bytes, a 64-bit one 64: a file that is a 32-bit
+  // header and nothing else is shorter than Elf64_Ehdr, so this reads what
+  // there is (e_machine ends at byte 20).
   Elf64_Ehdr eh{};
   const bool elf = pread_some(fd, &eh, sizeof eh) >= 20 && std::memcmp(eh.e_ident, ELFMAG, SELFMAG) == 0;
   if (elf && *foreign_program(eh) != '\0') {

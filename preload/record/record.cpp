@@ -111,7 +111,6 @@ struct Traced {
 
 std::atomic<bool> g_stop_waiting{false};
 
-
 // The program's pid until it is reaped (then 0: the number may be reused).
 std::atomic<pid_t> g_program_pid{0};
 
