@@ -219,13 +219,13 @@ Runs CMD with libspoor-preload.so injected and records its events, and
 those of every process it starts (fork, posix_spawn, exec), into FILE
 (default spoor-<program>-<pid>.spoor). Each process gets rings of its own in
 shared memory that spoor drains itself, so every event a process committed
-reaches the file even if it crashes or is killed. The program's output and behaviour are
-unchanged; spoor exits with the program's exit status (128+N when signal N
-ended it) and prints a summary to stderr. Ctrl-C reaches the program (and
-once it has ended, stops waiting for processes it left running); SIGTERM
-and SIGHUP sent to spoor, and SIGINT and SIGQUIT sent to spoor alone (kill,
-pkill, timeout -s INT), are passed on to the program. Either way spoor
-finishes the file after the program ends.
+reaches the file even if it crashes or is killed. The program's output and
+behaviour are unchanged; spoor exits with the program's exit status (128+N
+when signal N ended it) and prints a summary to stderr. Ctrl-C reaches the
+program (and once it has ended, stops waiting for processes it left
+running); SIGTERM and SIGHUP sent to spoor, and SIGINT and SIGQUIT sent to
+spoor alone (kill, pkill, timeout -s INT), are passed on to the program.
+Either way spoor finishes the file after the program ends.
 
 Events: heap (Spoor.Heap: Alloc, Free, Realloc with address, size and the
 caller's stack; Mmap, Munmap, Mremap), file I/O (Spoor.IO: keyword 0x1 the
