@@ -601,9 +601,13 @@ TEST(Record, AnInterruptSentToTheRecorderAloneReachesTheProgramOnce) {
   // INT send it: the program would never hear of it otherwise, and the
   // recording never end. env --default-signal: a background job of sh
   // starts with SIGINT ignored, and the program would inherit that.
-  const std::string path = trace_path("interrupted");
+  const std::string path = trace_path("interrupted"), out = spoor::test::temp_path("interrupted.out");
+  // The signal goes once the program says its handler is in.
   const Process r = run("sh -c 'env --default-signal=INT " + kSpoor + " record -o " + path + " -- " +
-                        SPOOR_INTERRUPTS + " & s=$!; sleep 1; kill -INT $s; wait $s; echo status=$?'");
+                        SPOOR_INTERRUPTS + " > " + out + " & s=$!; " +
+                        "n=0; until grep -q ready " + out + " || [ $n -ge 600 ]; do sleep 0.05; n=$((n+1)); done; " +
+                        "kill -INT $s; wait $s; echo status=$?; cat " + out + "'");
+  std::filesystem::remove(out);
   EXPECT_NE(r.out.find("sigint 1\n"), std::string::npos) << r.out << r.err;
   EXPECT_NE(r.out.find("status=0"), std::string::npos) << r.out << r.err;
   const Process info = run(kSpoor + " info " + path);
