@@ -129,6 +129,14 @@ size_t fixed_environment_bytes(char* const* envp) {
   return (count + vars + 1) * sizeof(char*) + ours + (theirs ? std::strlen(theirs) : 0) + 2;
 }
 
+bool holds_another_recorders_settings(char* const* envp) {
+  const char* theirs = find(envp, "SPOOR_SOCKET=");
+  if (theirs == nullptr) return false;
+  for (const char* const* v = tracing_environment(); *v != nullptr; ++v)
+    if (std::strcmp(*v, theirs) == 0) return false;
+  return true;
+}
+
 char** fix_environment(char* const* envp, void* space) {
   const char* const* vars = tracing_environment();
   size_t var_count = 0;
@@ -141,14 +149,9 @@ char** fix_environment(char* const* envp, void* space) {
   // The loader only lists the libraries it would load (ldd): the shim
   // would be one of them, and no program runs to be traced.
   if (find(envp, "LD_TRACE_LOADED_OBJECTS=") != nullptr) var_count = 0;
-  // Another recorder's settings: a `spoor record` that this one traces (a
-  // test suite's, a CI job's) starting its own program, which is its to
-  // record. Passed as given; ours would send the program here instead.
-  if (const char* theirs = find(envp, "SPOOR_SOCKET=")) {
-    bool same = false;
-    for (size_t v = 0; v < var_count; ++v) same |= std::strcmp(vars[v], theirs) == 0;
-    if (!same) var_count = 0;
-  }
+  // Another recorder's settings: passed as given; ours would send the
+  // program here instead.
+  if (holds_another_recorders_settings(envp)) var_count = 0;
   // The shim's LD_PRELOAD entry, when dladdr named it, comes first.
   const bool has_preload = var_count > 0 && std::strncmp(vars[0], kLdPreload, sizeof kLdPreload - 1) == 0;
   // The tracing setting for the caller's variable `var`, in its place (the

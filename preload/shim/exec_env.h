@@ -15,8 +15,16 @@ size_t fixed_environment_bytes(char* const* envp);
 
 // Writes the fixed environment into `space` and returns it. With
 // LD_TRACE_LOADED_OBJECTS set (ldd), the loader lists the libraries and runs
-// nothing: the caller's environment is passed as it is.
+// nothing: the caller's environment is passed as it is; so is one that
+// holds another recorder's settings (below).
 char** fix_environment(char* const* envp, void* space);
+
+// True when `envp` holds another recorder's SPOOR_SOCKET: a `spoor record`
+// that this one traces (a test suite's, a CI job's) starting its own
+// program, which is its to record.
+bool holds_another_recorders_settings(char* const* envp);
+// What the exec hooks say of such a program (fits UntraceableNote::why).
+inline constexpr char kInAnotherRecording[] = "in another spoor recording";
 
 // Takes the tracing settings out of this program's environment, once they
 // are captured (recorder_link.h): the SPOOR_* variables and the shim's entry

@@ -64,6 +64,7 @@ int traced_exec(const char* path, bool search_path, char* const* envp, Exec exec
   char** fixed = image.without_preload ? environment_without_tracing(envp, alloca(fixed_environment_bytes(envp)))
                                        : fix_environment(envp, alloca(fixed_environment_bytes(envp)));
   const char* untraceable = image.why;
+  if (!*untraceable && holds_another_recorders_settings(envp)) untraceable = kInAnotherRecording;
   if (*untraceable) note_untraceable(shim_connection(), path, untraceable);
   // A vfork child shares the parent's memory, thread-local flags included:
   // it only fixes the environment (on its own stack) and execs.
@@ -154,7 +155,8 @@ SPOOR_ALWAYS_INLINE int traced_spawn(SpawnFn next, bool search_path, pid_t* pid,
                                      const posix_spawn_file_actions_t* actions, const posix_spawnattr_t* attr,
                                      char* const argv[], char* const envp[]) {
   if (!shim_attached()) return next(pid, path, actions, attr, argv, envp);
-  const ProgramImage image = examine_program_image(path, search_path);
+  ProgramImage image = examine_program_image(path, search_path);
+  if (!*image.why && holds_another_recorders_settings(envp)) image.why = kInAnotherRecording;
   if (*image.why) note_untraceable(shim_connection(), path, image.why);
   char** fixed = image.without_preload ? environment_without_tracing(envp, alloca(fixed_environment_bytes(envp)))
                                        : fix_environment(envp, alloca(fixed_environment_bytes(envp)));

@@ -130,6 +130,14 @@ TEST(Record, ARecordingInsideARecordingKeepsItsProgram) {
   EXPECT_NE(r.err.find("1 process, "), std::string::npos) << "the inner recorder saw its program\n" << r.err;
   HeapCounts out = count_heap(outer);  // the two spoor processes, whole
   EXPECT_GT(out.events, 0u);
+  // The outer recording says where the program went.
+  EXPECT_NE(r.err.find(std::string("not traced, but it ran: ") + SPOOR_HEAP_COUNTS + " (in another spoor recording)"),
+            std::string::npos)
+      << r.err;
+  const Process report = run(kSpoor + " report --threads " + outer);
+  EXPECT_NE(report.out.find("exec not traced: " + std::string(SPOOR_HEAP_COUNTS) + ": in another spoor recording"),
+            std::string::npos)
+      << report.out;
 }
 
 TEST(Record, CompressedAndUncompressedRecordingsHoldTheSameEvents) {
