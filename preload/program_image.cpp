@@ -42,9 +42,6 @@ bool read_at(int fd, void* to, size_t size, uint64_t offset) {
   return syscall(SYS_pread64, fd, to, size, static_cast<off_t>(offset)) == static_cast<long>(size);
 }
 
-// The bytes at the start of the file, at most `size`: their count, or -1.
-long pread_some(int fd, void* to, size_t size) { return syscall(SYS_pread64, fd, to, size, 0); }
-
 // The sanitizers whose shared runtime cannot come after the shim, by the
 // start of the library's name (gcc's, then clang's -shared-libsan ones).
 // LeakSanitizer and UBSan alone intercept too, but start with the shim
@@ -173,11 +170,12 @@ ProgramImage examine_program_image(const char* path, bool search_path) {
   // header and nothing else is shorter than Elf64_Ehdr, so this reads what
   // there is (e_machine ends at byte 20).
   Elf64_Ehdr eh{};
-  const bool elf = pread_some(fd, &eh, sizeof eh) >= 20 && std::memcmp(eh.e_ident, ELFMAG, SELFMAG) == 0;
+  const long got = syscall(SYS_pread64, fd, &eh, sizeof eh, 0);
+  const bool elf = got >= 20 && std::memcmp(eh.e_ident, ELFMAG, SELFMAG) == 0;
   if (elf && *foreign_program(eh) != '\0') {
     image.why = foreign_program(eh);
     image.without_preload = true;
-  } else if (elf && eh.e_phentsize == sizeof(Elf64_Phdr) && read_at(fd, &eh, sizeof eh, 0)) {
+  } else if (elf && got == static_cast<long>(sizeof eh) && eh.e_phentsize == sizeof(Elf64_Phdr)) {
     bool interp = false;
     uint64_t dynamic = 0, dynamic_size = 0;
     for (unsigned i = 0; i < eh.e_phnum; ++i) {

@@ -42,6 +42,15 @@ std::string unknown_fd_name(int32_t fd, uint32_t pid) {
   }
 }
 
+// The row of the streams FMemOpen's `call` made (kIoMemory* in
+// preload/shim/io_provider.h): one per function. A cookie stream's bytes
+// go through the program's own functions, not into memory.
+std::string_view memory_stream_row(uint64_t call) {
+  constexpr std::string_view kRows[] = {"(memory stream: open_memstream)", "(memory stream: open_wmemstream)",
+                                        "(memory stream: fmemopen)", "(cookie stream: fopencookie)"};
+  return call < std::size(kRows) ? kRows[call] : "(memory stream)";
+}
+
 constexpr std::string_view kPipePrefix = "pipe:[";
 
 // A pipe's or socket's link names the kernel object by inode, the same in
@@ -490,13 +499,8 @@ struct IoAnalysis::State {
         return;
       }
       case EventKind::io_fmemopen: {
-        // One row per function that makes such streams, "(memory stream:
-        // open_memstream)", "(cookie stream: fopencookie)" (the program's
-        // functions move its bytes); the stream's calls count there.
-        const uint64_t call = field_u64(e, k, f::kIoCall);
-        const std::string name = (call == f::kMemoryStreamFopencookie ? "(cookie stream: " : "(memory stream: ") +
-                                 std::string(f::memory_stream_function(call)) + ")";
-        const uint32_t file = file_named(name);
+        // The stream's calls count in its function's row.
+        const uint32_t file = file_named(memory_stream_row(field_u64(e, k, f::kIoCall)));
         const int64_t result = field_i64(e, k, f::kIoResult);
         const uint64_t stream = field_u64(e, k, f::kIoStream);
         if (result == 0 && stream != 0) memory_streams_by_pid[e.pid][stream] = file;

@@ -144,10 +144,6 @@ std::string_view stdio_run_function(uint64_t call) {
   constexpr std::string_view kNames[] = {"fwrite", "fputs", "puts", "printf", "fread", "fgets", "getline"};
   return call < std::size(kNames) ? kNames[call] : "stdio";
 }
-std::string_view memory_stream_function(uint64_t call) {
-  constexpr std::string_view kNames[] = {"open_memstream", "open_wmemstream", "fmemopen", "fopencookie"};
-  return call < std::size(kNames) ? kNames[call] : "memory stream";
-}
 }  // namespace field
 
 bool has_field(const KnownEvent& k, int slot) { return k.slot[static_cast<size_t>(slot)] != kMissingField; }

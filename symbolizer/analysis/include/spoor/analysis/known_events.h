@@ -102,11 +102,6 @@ inline constexpr int kIoFd = 0, kIoPath = 1, kIoResult = 2, kIoStartTicks = 3, k
 // in preload/shim/io_provider.h: 0 fwrite, 1 fputs, 2 puts, 3 printf,
 // 4 fread, 5 fgets, 6 getline); stdio_run_function() spells it.
 std::string_view stdio_run_function(uint64_t call);
-// io_fmemopen: `call` names the function that made the stream (kIoMemory*
-// in preload/shim/io_provider.h: 0 open_memstream, 1 open_wmemstream,
-// 2 fmemopen, 3 fopencookie); memory_stream_function() spells it.
-std::string_view memory_stream_function(uint64_t call);
-inline constexpr uint64_t kMemoryStreamFopencookie = 3;
 // module_image: bias, path, offset, image
 inline constexpr int kImageBias = 0, kImagePath = 1, kImageOffset = 2, kImageBytes = 3;
 // sample: stack, periods; sampler_start: hz
