@@ -296,11 +296,27 @@ int wrapped_sigaction(int sig, const struct sigaction* act, struct sigaction* ol
 // handlers before an exec, say) waiting forever: the forking thread takes
 // it around the fork, with every signal blocked as its other holders do.
 constinit thread_local sigset_t t_mask_before_fork __attribute__((tls_model("initial-exec"))) = {};
+//
+// The sample signal alone is let through again once the lock is held, when
+// the program has no handler of its own on it (such a handler could call
+// sigaction, and wait on g_writer) and had not blocked it: a sample that
+// falls due while the kernel copies the process is then taken as the fork
+// returns, in the fork, as it would be untraced. Held back, it was taken
+// only at the unblock in unlock_after_fork, and a program that forks a
+// large heap had most of its CPU charged to pthread_sigmask. The sampler's
+// handler takes no lock a fork holds (samples.cpp), and a fork child has no
+// timer (and no pending signal) until its own is made.
 void lock_for_fork() {
   sigset_t all;
   sigfillset(&all);
   real_sigmask(SIG_SETMASK, &all, &t_mask_before_fork);
   g_writer.lock();
+  const int sig = g_owned.load(std::memory_order_relaxed);
+  if (sig != 0 && !sigismember(&t_mask_before_fork, sig)) {
+    const struct sigaction program = g_program.read();
+    if (!(program.sa_flags & SA_SIGINFO) && (program.sa_handler == SIG_DFL || program.sa_handler == SIG_IGN))
+      change_sample_signal(SIG_UNBLOCK);
+  }
 }
 void unlock_after_fork() {
   g_writer.unlock();

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <array>
+#include <cctype>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -12,6 +13,8 @@
 #include <sstream>
 #include <string>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "run_command.h"
 #include "spoor/reader/event_reader.h"
@@ -263,6 +266,32 @@ TEST(Samples, AnImageStartedWithEverySignalBlockedIsSampled) {
   uint64_t samples = 0;
   for (const SampleSeen& s : read_recording(path).samples) samples += s.tid == tid;
   EXPECT_GE(samples, 10u) << "300 ms of CPU on the exec'd image's main thread";
+}
+
+TEST(Samples, TimeInForkIsChargedToForkNotToTheSignalMask) {
+  // fork_heap.c forks 200 times with 64 MiB of heap touched: the kernel's
+  // copy of the page tables is most of its CPU time. The shim's fork
+  // handlers block signals around the fork; a sample that fell due in the
+  // fork was once held back to the unblock, and the report gave most of
+  // the program's time to pthread_sigmask.
+  const std::string path = trace_path("fork-heap");
+  const Process traced = run(kSpoor + " record --sample-hz 1000 -o " + path + " -- " + SPOOR_FORK_HEAP);
+  ASSERT_EQ(traced.status, 0) << traced.err;
+  const Process report = run(kSpoor + " report --cpu --format json " + path);
+  ASSERT_EQ(report.status, 0) << report.err;
+  const nlohmann::json cpu = nlohmann::json::parse(report.out).at("cpu");
+  const double total = cpu.at("cpu_ms").get<double>();
+  double in_fork = 0, in_mask = 0;
+  for (const nlohmann::json& f : cpu.at("functions")) {
+    std::string name = f.at("function").get<std::string>();
+    for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    const double self = f.at("self").get<double>();
+    if (name.find("fork") != std::string::npos) in_fork += self;
+    if (name.find("sigmask") != std::string::npos || name.find("sigprocmask") != std::string::npos) in_mask += self;
+  }
+  ASSERT_GE(total, 50) << "a sampled run: " << report.out;
+  EXPECT_GE(in_fork, total / 2) << report.out;
+  EXPECT_LE(in_mask, total / 5) << report.out;
 }
 
 TEST(Threads, AProgramThatAsksForItsOwnStackFirstRunsToItsEnd) {
