@@ -290,8 +290,10 @@ TEST(Samples, TimeInForkIsChargedToForkNotToTheSignalMask) {
     if (name.find("sigmask") != std::string::npos || name.find("sigprocmask") != std::string::npos) in_mask += self;
   }
   ASSERT_GE(total, 50) << "a sampled run: " << report.out;
-  EXPECT_GE(in_fork, total / 2) << report.out;
-  EXPECT_LE(in_mask, total / 5) << report.out;
+  // The rest is mostly the memset that touched the heap (a third to a
+  // half of the CPU time, run to run).
+  EXPECT_GE(in_fork, total / 4) << report.out;
+  EXPECT_LE(in_mask, total / 10) << report.out;
 }
 
 TEST(Threads, AProgramThatAsksForItsOwnStackFirstRunsToItsEnd) {
