@@ -7,7 +7,9 @@
 #include <dlfcn.h>
 #include <sched.h>
 #include <spawn.h>
+#include <fcntl.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -55,16 +57,40 @@ void record_reaped(pid_t pid, int status) {
 // not write: the events would land in the parent's rings as the parent's.
 bool in_own_process() { return static_cast<uint32_t>(getpid()) == shim_pid(); }
 
+// What the summary says of a program started where the shim's path names
+// nothing (fits UntraceableNote::why).
+constexpr char kShimHidden[] = "shim hidden by chroot/namespace";
+
+// What the exec and spawn hooks start `path` as: examine_program_image's
+// answer, and two cases only they see. A program handed to another spoor
+// record is that one's to trace. After chroot(), or in a mount namespace
+// that hides it, the shim's path names nothing, and the loader would print
+// "cannot be preloaded" on the program's stderr: the program starts
+// without the shim and the settings, a static one too (the programs it
+// starts see the same root). One faccessat per exec; raw, for a vfork child.
+ProgramImage image_to_start(const char* path, bool search_path, char* const* envp) {
+  ProgramImage image = examine_program_image(path, search_path);
+  if (holds_another_recorders_settings(envp)) {
+    if (!*image.why) image.why = kInAnotherRecording;
+    return image;
+  }
+  const char* shim = shim_preload_path();
+  if (shim != nullptr && syscall(SYS_faccessat, AT_FDCWD, shim, R_OK) != 0) {
+    if (!*image.why) image.why = kShimHidden;
+    image.without_preload = true;
+  }
+  return image;
+}
+
 // Runs an exec: fixes the environment, describes it, and says if it
 // returned. `exec` gets the fixed environment.
 template <class Exec>
 int traced_exec(const char* path, bool search_path, char* const* envp, Exec exec) {
   if (!shim_attached()) return exec(envp);
-  const ProgramImage image = examine_program_image(path, search_path);
+  const ProgramImage image = image_to_start(path, search_path, envp);
   char** fixed = image.without_preload ? environment_without_tracing(envp, alloca(fixed_environment_bytes(envp)))
                                        : fix_environment(envp, alloca(fixed_environment_bytes(envp)));
   const char* untraceable = image.why;
-  if (!*untraceable && holds_another_recorders_settings(envp)) untraceable = kInAnotherRecording;
   if (*untraceable) note_untraceable(shim_connection(), path, untraceable);
   // A vfork child shares the parent's memory, thread-local flags included:
   // it only fixes the environment (on its own stack) and execs.
@@ -155,8 +181,7 @@ SPOOR_ALWAYS_INLINE int traced_spawn(SpawnFn next, bool search_path, pid_t* pid,
                                      const posix_spawn_file_actions_t* actions, const posix_spawnattr_t* attr,
                                      char* const argv[], char* const envp[]) {
   if (!shim_attached()) return next(pid, path, actions, attr, argv, envp);
-  ProgramImage image = examine_program_image(path, search_path);
-  if (!*image.why && holds_another_recorders_settings(envp)) image.why = kInAnotherRecording;
+  const ProgramImage image = image_to_start(path, search_path, envp);
   if (*image.why) note_untraceable(shim_connection(), path, image.why);
   char** fixed = image.without_preload ? environment_without_tracing(envp, alloca(fixed_environment_bytes(envp)))
                                        : fix_environment(envp, alloca(fixed_environment_bytes(envp)));

@@ -1191,6 +1191,30 @@ TEST(Record, AStaticChildRunsAndIsNamedInTheSummary) {
       << r.err;
 }
 
+TEST(Record, AProgramStartedWhereTheShimIsHiddenRunsAsUntraced) {
+  // After chroot(), or in a mount namespace that hides the shim's path, the
+  // loader cannot open the shim, and says so on the program's stderr. The
+  // shim here is a copy (SPOOR_PRELOAD_LIB) in a directory a tmpfs then
+  // covers, in a mount namespace of the test's own.
+  if (geteuid() != 0 || run("unshare --mount true").status != 0) GTEST_SKIP() << "needs root for unshare --mount";
+  const std::string dir = spoor::test::temp_path("hidden-shim");
+  std::filesystem::create_directories(dir);
+  const std::string shim = dir + "/libspoor-preload.so";
+  std::filesystem::copy_file(SPOOR_SHIM, shim, std::filesystem::copy_options::overwrite_existing);
+  const std::string cmd = "unshare --mount sh -c 'mount -t tmpfs spoor-hidden " + dir +
+                          " && exec sh -c \"/bin/echo inside; /bin/echo again\"'";
+  const Process alone = run(cmd);
+  ASSERT_EQ(alone.status, 0) << alone.err;
+  ASSERT_EQ(alone.out, "inside\nagain\n");
+  const Process r = run("SPOOR_PRELOAD_LIB=" + shim + " " + kSpoor + " record -o " + trace_path("hidden-shim") +
+                        " -- " + cmd);
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out, alone.out);
+  EXPECT_EQ(r.err.find("ld.so"), std::string::npos) << "the programs' stderr is as untraced\n" << r.err;
+  EXPECT_NE(r.err.find("not traced, but it ran: /usr/bin/sh (shim hidden by chroot/namespace)"), std::string::npos) << r.err;
+  std::filesystem::remove_all(dir);
+}
+
 TEST(Record, AnUntraceableProgramWhoseExecFailedIsNotNamedAsRun) {
   // A 32-bit program on a kernel without IA-32 emulation (as here, and as
   // ldd's probe of /lib/ld-linux.so.2 meets): the exec fails, so the
