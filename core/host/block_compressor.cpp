@@ -78,6 +78,9 @@ struct BlockCompressor::Impl {
   std::condition_variable wake;
   std::deque<Job> queue;
   uint64_t queued_bytes = 0;  // handed over and not written yet
+  uint64_t unpacked_bytes = 0;  // of those, in `queue` (no packing thread took them yet)
+  // The drainer waits on it while queued_bytes is over memory_limit().
+  std::condition_variable room;
   uint32_t packing = 0;       // threads packing a run now
   uint32_t allowed = 1;       // how many may
   // Packed runs waiting for the ones cut before them; the thread that
@@ -100,11 +103,28 @@ struct BlockCompressor::Impl {
   std::vector<std::thread> threads;
   uint32_t thread_count = 0;  // threads.size(), set before any starts
 
+  // What the runs waiting to be packed or written may hold at most.
+  // Beyond it the drainer waits for the file: the program's rings fill,
+  // and what they drop meanwhile is counted (with --wait-when-full the
+  // program waits instead). Without this bound a program that outran a
+  // slow file grew the recorder by ~130 MB a second, to 4.2 GB in 30 s.
+  // At least four runs, so that packing threads always have work.
+  uint64_t memory_limit() const {
+    const uint64_t limit = options.backlog_limit + options.backlog_limit / 2;
+    return limit > 4 * options.run_bytes ? limit : 4 * options.run_bytes;
+  }
+
   void hand_over(PageBuffer bytes, bool verbatim) {
     if (bytes.empty()) return;
     {
-      std::lock_guard lock(mutex);
+      std::unique_lock lock(mutex);
+      if (queued_bytes > memory_limit()) {
+        const Clock::time_point start = Clock::now();
+        room.wait(lock, [&] { return queued_bytes <= memory_limit(); });
+        stats.drain_wait_seconds += std::chrono::duration<double>(Clock::now() - start).count();
+      }
       queued_bytes += bytes.size();
+      if (!verbatim) unpacked_bytes += bytes.size();
       queue.push_back(Job{std::move(bytes), verbatim, next_sequence++});
     }
     wake.notify_one();
@@ -211,6 +231,7 @@ struct BlockCompressor::Impl {
       ++next_out;
       const uint64_t size = done.bytes.size();
       queued_bytes -= size;
+      room.notify_all();
       if (!done.verbatim && done.store) stats.stored_bytes += size;
       if (!done.store) {
         stats.raw_bytes += size;
@@ -240,9 +261,14 @@ struct BlockCompressor::Impl {
     for (;;) {
       wake.wait(lock, [&] { return (stopping && queue.empty()) || (!queue.empty() && packing < allowed); });
       if (queue.empty()) break;
-      const uint64_t backlog = queued_bytes;
+      // Packing behind: runs wait for a packing thread. Writing behind: they
+      // wait, packed or stored, for the file. Storing a run unpacked
+      // helps only the first (it hands the file 8x the bytes).
+      const uint64_t unpacked = unpacked_bytes;
+      const uint64_t unwritten = queued_bytes - unpacked_bytes;
       Job job = std::move(queue.front());
       queue.pop_front();
+      if (!job.verbatim) unpacked_bytes -= job.bytes.size();
       ++packing;
       Packed done;
       if (!spare_payloads.empty()) {
@@ -252,9 +278,11 @@ struct BlockCompressor::Impl {
       lock.unlock();
 
       done.verbatim = job.verbatim;
-      done.hurry = backlog > options.backlog_limit / 2;
+      done.hurry = unpacked > options.backlog_limit / 2;
       compress::Packer& chosen = done.hurry ? fast_packer : packer;
-      done.store = job.verbatim || backlog > options.backlog_limit ||
+      const uint64_t two_runs = 2 * options.run_bytes;
+      const bool file_keeps_up = unwritten <= (options.backlog_limit / 4 > two_runs ? options.backlog_limit / 4 : two_runs);
+      done.store = job.verbatim || (unpacked > options.backlog_limit && file_keeps_up) ||
                    !chosen.pack(job.bytes, done.payload, &problem);
       packed_any = packed_any || !job.verbatim;
       done.bytes = std::move(job.bytes);
@@ -341,7 +369,9 @@ bool BlockCompressor::finish() {
 
 CompressionStats BlockCompressor::stats() const {
   std::lock_guard lock(impl_->mutex);
-  return impl_->stats;
+  CompressionStats stats = impl_->stats;
+  stats.memory_limit = impl_->memory_limit();
+  return stats;
 }
 
 }  // namespace spoor::host

@@ -198,6 +198,11 @@ int run_record_command(const std::vector<std::string>& words) {
   if (r.compression.stored_bytes > 0)
     std::fprintf(stderr, "spoor record: %s were written uncompressed: compression fell behind the program\n",
                  human_bytes(r.compression.stored_bytes).c_str());
+  if (r.compression.drain_wait_seconds >= 0.001)
+    std::fprintf(stderr,
+                 "spoor record: the drain waited %.3f s for packing and writing to catch up (%s of runs waiting is "
+                 "the most it holds); the rings filled meanwhile\n",
+                 r.compression.drain_wait_seconds, human_bytes(r.compression.memory_limit).c_str());
   if (r.abandoned_bytes)
     std::fprintf(stderr, "spoor record: %llu bytes were reserved by events the program never finished\n",
                  static_cast<unsigned long long>(r.abandoned_bytes));

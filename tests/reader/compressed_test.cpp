@@ -4,8 +4,13 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
 #include <cstring>
+#include <mutex>
 #include <string>
+#include <thread>
 #include <type_traits>
 #include <variant>
 
@@ -223,11 +228,85 @@ TEST(CompressedTrace, RunsOverTheBacklogLimitAreWrittenAsTheyAre) {
   host::CompressionOptions options;
   options.run_bytes = 4 << 10;
   options.backlog_limit = 1;  // every run waiting is over it
+  // One thread packs and writes: the file is never behind when it takes
+  // the next run (RunsWaitingForASlowFileArePackedNotStored).
+  options.threads = 1;
   host::CompressionStats stats;
   const Bytes out = compress(raw, options, &stats);
   EXPECT_EQ(stats.blocks, 0u);
   EXPECT_EQ(stats.stored_bytes, raw.size() - sizeof(fmt::FileHeader));
   EXPECT_EQ(out, raw);
+}
+
+TEST(CompressedTrace, AFileThatFallsBehindBoundsTheRunsWaiting) {
+  // The file takes nothing until the gate opens. write() must stop taking
+  // bytes once the runs waiting hold the memory limit (1.5x the backlog
+  // limit, at least 4 runs): a program that outruns the file must not
+  // grow the recorder without end.
+  const Bytes raw = busy_trace(200);
+  host::CompressionOptions options;
+  options.enabled = true;
+  options.run_bytes = 4 << 10;
+  options.backlog_limit = 1;
+  std::mutex gate_lock;
+  std::condition_variable gate_open;
+  bool open = false;
+  Bytes out;
+  host::BlockCompressor compressor(options, [&](const void* data, size_t size) {
+    std::unique_lock lock(gate_lock);
+    gate_open.wait(lock, [&] { return open; });
+    const auto* p = static_cast<const uint8_t*>(data);
+    out.insert(out.end(), p, p + size);
+    return true;
+  });
+  std::atomic<size_t> taken{0};
+  std::thread drainer([&] {
+    for (size_t at = 0; at < raw.size(); at += 1000) {
+      const size_t n = std::min<size_t>(1000, raw.size() - at);
+      compressor.write(raw.data() + at, n);
+      taken += n;
+    }
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  const size_t memory_limit = 4 * options.run_bytes;
+  // Handed over: the limit, the run that went over it, and the next run
+  // being gathered (a block may run past run_bytes).
+  EXPECT_LT(taken.load(), memory_limit + 3 * options.run_bytes + 2048) << "of " << raw.size();
+  EXPECT_LT(taken.load(), raw.size());
+  {
+    std::lock_guard lock(gate_lock);
+    open = true;
+  }
+  gate_open.notify_all();
+  drainer.join();
+  ASSERT_TRUE(compressor.finish());
+  const host::CompressionStats stats = compressor.stats();
+  EXPECT_GT(stats.drain_wait_seconds, 0.1);
+  EXPECT_EQ(stats.memory_limit, memory_limit);
+  expect_same_events(raw, out);
+}
+
+TEST(CompressedTrace, RunsWaitingForASlowFileArePackedNotStored) {
+  // Every run is over the backlog limit, which stores it when the file
+  // keeps up (RunsOverTheBacklogLimitAreWrittenAsTheyAre). A file that
+  // takes 2 ms per write is behind nearly always: runs are packed.
+  const Bytes raw = busy_trace(100);
+  host::CompressionOptions options;
+  options.enabled = true;
+  options.run_bytes = 4 << 10;
+  options.backlog_limit = 1;
+  Bytes out;
+  host::BlockCompressor compressor(options, [&](const void* data, size_t size) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    const auto* p = static_cast<const uint8_t*>(data);
+    out.insert(out.end(), p, p + size);
+    return true;
+  });
+  for (size_t at = 0; at < raw.size(); at += 1000) compressor.write(raw.data() + at, std::min<size_t>(1000, raw.size() - at));
+  ASSERT_TRUE(compressor.finish());
+  const host::CompressionStats stats = compressor.stats();
+  EXPECT_GT(stats.raw_bytes, raw.size() * 3 / 4) << "stored: " << stats.stored_bytes;
+  expect_same_events(raw, out);
 }
 
 TEST(CompressedTrace, RunsOverHalfTheBacklogLimitArePackedFast) {

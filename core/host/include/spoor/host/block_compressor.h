@@ -8,8 +8,10 @@
 //
 // If packing falls behind by more than half of `backlog_limit` bytes, runs
 // are packed at zstd's fastest level; beyond `backlog_limit`, written as
-// they are (uncompressed, still valid) until it catches up: the file grows,
-// no event is lost, memory stays bounded.
+// they are (uncompressed, still valid) until it catches up, as long as the
+// file keeps up. Runs waiting to be packed or written hold at most 1.5x
+// `backlog_limit`: past that, write() waits (the drainer leaves the rings
+// to fill, and their losses are counted).
 #ifndef SPOOR_HOST_BLOCK_COMPRESSOR_H
 #define SPOOR_HOST_BLOCK_COMPRESSOR_H
 
@@ -27,7 +29,8 @@ struct CompressionOptions {
                                         // trace ~3% smaller than 4 MiB (more values are seen before)
   uint32_t max_delay_ms = 500;          // flush() packs a shorter run after this long
   size_t backlog_limit = 256u << 20;    // runs waiting beyond this are stored as they are
-                                        // (beyond half of it, packed at level 1)
+                                        // (beyond half of it, packed at level 1); write()
+                                        // waits while 1.5x this (at least 4 runs) waits
   uint32_t threads = 0;                 // packing threads; 0: one per CPU, at most 8 (each
                                         // keeps 20-40 MiB of scratch for 16 MiB runs)
   uint32_t threads_at_first = 0;        // of those, how many may pack at once until
@@ -42,6 +45,8 @@ struct CompressionStats {
   uint64_t fast_bytes = 0;     // of raw_bytes, packed at level 1 (backlog over half the limit)
   uint64_t stored_bytes = 0;   // bytes written uncompressed (backlog over the limit, packing failed)
   double cpu_seconds = 0;      // CPU time of the packing threads, together
+  double drain_wait_seconds = 0;  // time write() waited for runs to be written
+  uint64_t memory_limit = 0;      // the most runs waiting may hold before write() waits
   uint32_t threads = 0;        // packing threads that packed at least one run
 };
 
