@@ -23,6 +23,7 @@
 #include <memory>
 
 #include "../program_image.h"
+#include "drain_pace.h"
 #include "own_stream.h"
 #include "process_server.h"
 #include "provider_spec.h"
@@ -196,11 +197,16 @@ class Recorder {
     favour_the_drain();
     auto last_flush = Clock::now(), last_check = Clock::now(), root_end = Clock::time_point{};
     bool told_waiting = false;
+    int wait_ms = 1;
     for (;;) {
-      server_.poll(1, [&](uint32_t pid, uint32_t) { return hello(pid); },
-                   [&](uint32_t pid) { closed(pid); });
+      bool busy = false;
+      server_.poll(wait_ms, [&](uint32_t pid, uint32_t) { busy = true; return hello(pid); },
+                   [&](uint32_t pid) { busy = true; closed(pid); });
       reap();
+      const uint64_t drained_before = totals_.events + totals_.lost;
       drain_all(false);
+      busy = busy || totals_.events + totals_.lost != drained_before;
+      wait_ms = kernel_.opened() ? 1 : next_poll_wait_ms(wait_ms, busy);
       const auto now = Clock::now();
       if (now - last_flush >= std::chrono::milliseconds(250)) {
         for (auto& t : traced_)

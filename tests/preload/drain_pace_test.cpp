@@ -1,0 +1,29 @@
+// The drain loop's poll wait: 1 ms while events come, doubling to 16 ms
+// while none do.
+#include <gtest/gtest.h>
+
+#include <vector>
+
+#include "../../preload/record/drain_pace.h"
+
+namespace {
+
+using spoor::record::kMostIdleWaitMs;
+using spoor::record::next_poll_wait_ms;
+
+TEST(DrainPace, IdleTurnsDoubleTheWaitUpToTheMost) {
+  std::vector<int> waits;
+  int wait = 1;
+  for (int turn = 0; turn < 7; ++turn) waits.push_back(wait = next_poll_wait_ms(wait, false));
+  EXPECT_EQ(waits, (std::vector<int>{2, 4, 8, 16, 16, 16, 16}));
+  EXPECT_EQ(kMostIdleWaitMs, 16);
+}
+
+TEST(DrainPace, ABusyTurnGoesBackToOneMillisecond) {
+  EXPECT_EQ(next_poll_wait_ms(16, true), 1);
+  EXPECT_EQ(next_poll_wait_ms(4, true), 1);
+  EXPECT_EQ(next_poll_wait_ms(1, true), 1);
+  EXPECT_EQ(next_poll_wait_ms(0, false), 1) << "never a poll that does not wait";
+}
+
+}  // namespace
