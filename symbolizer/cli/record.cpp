@@ -56,7 +56,10 @@ std::string lost_reason(const record::RecordResult& r) {
        "stdio calls a signal handler made while its thread was inside Spoor's hooks, where they cannot be recorded"},
       {r.pre_attach_calls_lost,
        "allocations libraries' constructors made before Spoor attached, past the 32,768 it keeps for them"},
-      {counted < lost ? lost - counted : 0, "a ring was full: try --wait-when-full or a larger --buffer-size"},
+      {counted < lost ? lost - counted : 0,
+       r.compression.drain_wait_seconds >= 0.001
+           ? "a ring was full while the drain waited for the file: try --wait-when-full"
+           : "a ring was full: try --wait-when-full or a larger --buffer-size"},
   };
   std::vector<const Cause*> present;
   for (const Cause& c : causes)
