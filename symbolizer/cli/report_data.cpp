@@ -48,7 +48,10 @@ struct Context {
 
   std::string command_of(const an::ProcessInfo& p) const {
     std::string cmd = joined(p.command_line);
-    return cmd.empty() ? p.name : cmd;
+    if (!cmd.empty()) return cmd;
+    if (!p.name.empty()) return p.name;
+    // Known only from its parent's wait: it never loaded the shim.
+    return p.events == 0 && p.end ? "(no events of its own: a vfork child, or one that ended untraced)" : "";
   }
 
   json frame(const an::Frame& f) const {

@@ -167,6 +167,9 @@ void print_processes(const json& procs, std::string& out) {
     if (present.count(u(p, "ppid")) && u(p, "ppid") != u(p, "pid")) children[u(p, "ppid")].push_back(&p);
     else roots.push_back(&p);
   }
+  for (auto& [pid, list] : children)
+    std::stable_sort(list.begin(), list.end(),
+                     [](const json* a, const json* b) { return i64(*a, "start_ns") < i64(*b, "start_ns"); });
   Table t({{"PID", Table::left}, {"START", Table::right}, {"DURATION", Table::right}, {"ENDED", Table::left},
            {"THREADS", Table::right}, {"COMMAND", Table::left}});
   std::function<void(const json&, int)> add = [&](const json& p, int depth) {

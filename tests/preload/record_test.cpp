@@ -1215,6 +1215,32 @@ TEST(Record, AProgramStartedWhereTheShimIsHiddenRunsAsUntraced) {
   std::filesystem::remove_all(dir);
 }
 
+TEST(Record, VforkChildrenKnownOnlyFromTheirParentsWaitAreItsChildren) {
+  // vfork_exec_failed.c: three vfork children whose exec fails (_exit 127),
+  // which write no event, then one that runs /bin/true. The report puts
+  // all four under the program, the first three named for what they are.
+  const std::string path = trace_path("vfork-exec-failed");
+  const Process r = run(kSpoor + " record -o " + path + " -- " + SPOOR_VFORK_EXEC_FAILED);
+  ASSERT_EQ(r.status, 0) << r.err;
+  const Process report = run(kSpoor + " report --threads --format json " + path);
+  ASSERT_EQ(report.status, 0) << report.err;
+  const nlohmann::json procs = nlohmann::json::parse(report.out).at("processes");
+  uint64_t root = 0;
+  for (const nlohmann::json& p : procs)
+    if (p.at("command_line").get<std::string>() == SPOOR_VFORK_EXEC_FAILED) root = p.at("pid").get<uint64_t>();
+  ASSERT_NE(root, 0u) << report.out;
+  int failed = 0, ran = 0;
+  for (const nlohmann::json& p : procs) {
+    if (p.at("pid").get<uint64_t>() == root) continue;
+    EXPECT_EQ(p.at("ppid").get<uint64_t>(), root) << p.dump();
+    const std::string command = p.at("command_line").get<std::string>();
+    if (command == "/bin/true") ++ran;
+    if (command.find("a vfork child") != std::string::npos && p.at("exit").at("exit_code").get<int>() == 127) ++failed;
+  }
+  EXPECT_EQ(failed, 3) << report.out;
+  EXPECT_EQ(ran, 1) << report.out;
+}
+
 TEST(Record, AnUntraceableProgramWhoseExecFailedIsNotNamedAsRun) {
   // A 32-bit program on a kernel without IA-32 emulation (as here, and as
   // ldd's probe of /lib/ld-linux.so.2 meets): the exec fails, so the

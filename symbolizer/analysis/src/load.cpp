@@ -206,7 +206,12 @@ class Loader {
       case EventKind::process_exit: {
         const auto pid = static_cast<uint32_t>(field_u64(e, k, f::kExitPid));
         const bool by_itself = m_.processes[process].pid == pid;
+        const uint32_t reaper = m_.processes[process].recorder ? 0 : m_.processes[process].pid;
         ProcessInfo& p = m_.processes[process_of(pid)];
+        // A child that never wrote an event (a vfork child whose exec
+        // failed, one that ended before it loaded the shim) is known only
+        // from its reaper, its parent: it is placed under it, not at the top.
+        if (!by_itself && p.ppid == 0 && p.events == 0 && reaper != 0) p.ppid = reaper;
         // The process itself (as it called exit or _exit), its parent and
         // the recorder may each report it. A reaper's word is the kernel's
         // and wins over the process's own (a destructor may still have
