@@ -58,16 +58,21 @@ void record_reaped(pid_t pid, int status) {
 bool in_own_process() { return static_cast<uint32_t>(getpid()) == shim_pid(); }
 
 // What the summary says of a program started where the shim's path names
-// nothing (fits UntraceableNote::why).
+// nothing, or names a file its user may not read (a program that dropped
+// privileges, a shim under a home directory of mode 700). Each fits
+// UntraceableNote::why.
 constexpr char kShimHidden[] = "shim hidden by chroot/namespace";
+constexpr char kShimUnreadable[] = "shim unreadable by its user";
 
 // What the exec and spawn hooks start `path` as: examine_program_image's
 // answer, and two cases only they see. A program handed to another spoor
 // record is that one's to trace. After chroot(), or in a mount namespace
-// that hides it, the shim's path names nothing, and the loader would print
-// "cannot be preloaded" on the program's stderr: the program starts
-// without the shim and the settings, a static one too (the programs it
-// starts see the same root). One faccessat per exec; raw, for a vfork child.
+// that hides it, the shim's path names nothing (or, after a drop of
+// privileges, a file the program's user may not read), and the loader
+// would print "cannot be preloaded" on the program's stderr: the program
+// starts without the shim and the settings, a static one too (the
+// programs it starts see the same root). One faccessat per exec; raw, for
+// a vfork child.
 ProgramImage image_to_start(const char* path, bool search_path, char* const* envp) {
   ProgramImage image = examine_program_image(path, search_path);
   if (holds_another_recorders_settings(envp)) {
@@ -75,10 +80,12 @@ ProgramImage image_to_start(const char* path, bool search_path, char* const* env
     return image;
   }
   const char* shim = shim_preload_path();
+  const int saved = errno;
   if (shim != nullptr && syscall(SYS_faccessat, AT_FDCWD, shim, R_OK) != 0) {
-    if (!*image.why) image.why = kShimHidden;
+    if (!*image.why) image.why = errno == EACCES ? kShimUnreadable : kShimHidden;
     image.without_preload = true;
   }
+  errno = saved;
   return image;
 }
 

@@ -1215,6 +1215,28 @@ TEST(Record, AProgramStartedWhereTheShimIsHiddenRunsAsUntraced) {
   std::filesystem::remove_all(dir);
 }
 
+TEST(Record, AProgramWhoseUserMayNotReadTheShimRunsAsUntraced) {
+  // A program that drops root for nobody, with the shim in a directory
+  // of mode 700 (a home directory): nobody's loader cannot open it.
+  if (geteuid() != 0 || run("setpriv --reuid=nobody --regid=nogroup --clear-groups true").status != 0)
+    GTEST_SKIP() << "needs root and setpriv";
+  const std::string dir = spoor::test::temp_path("private-shim");
+  std::filesystem::create_directories(dir);
+  ASSERT_EQ(chmod(dir.c_str(), 0700), 0);
+  const std::string shim = dir + "/libspoor-preload.so";
+  std::filesystem::copy_file(SPOOR_SHIM, shim, std::filesystem::copy_options::overwrite_existing);
+  const std::string cmd = "setpriv --reuid=nobody --regid=nogroup --clear-groups sh -c 'echo as nobody'";
+  const Process alone = run(cmd);
+  ASSERT_EQ(alone.status, 0) << alone.err;
+  const Process r = run("SPOOR_PRELOAD_LIB=" + shim + " " + kSpoor + " record -o " + trace_path("private-shim") +
+                        " -- " + cmd);
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out, alone.out);
+  EXPECT_EQ(r.err.find("ld.so"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("(shim unreadable by its user)"), std::string::npos) << r.err;
+  std::filesystem::remove_all(dir);
+}
+
 TEST(Record, VforkChildrenKnownOnlyFromTheirParentsWaitAreItsChildren) {
   // vfork_exec_failed.c: three vfork children whose exec fails (_exit 127),
   // which write no event, then one that runs /bin/true. The report puts
