@@ -9,7 +9,7 @@
 #include <string>
 
 #include "event_fields.h"
-#include "run_command.h"
+#include "report_json.h"
 
 namespace spoor::test {
 
@@ -23,16 +23,10 @@ struct IoReportRows {
 // its base name when `base_names` (a test's files in a temporary directory).
 inline IoReportRows io_report_rows(const std::string& spoor, const std::string& trace, bool base_names) {
   IoReportRows rows;
-  const Process report = run(spoor + " report --io --top 100 --format json " + trace);
-  if (report.status != 0) {
-    rows.failure = "spoor report exited with " + std::to_string(report.status) + ": " + report.err;
-    return rows;
-  }
-  rows.report = nlohmann::json::parse(report.out, nullptr, false);
-  if (rows.report.is_discarded()) {
-    rows.failure = "not JSON: " + report.out;
-    return rows;
-  }
+  ReportJson r = report_json(spoor, "--io --top 100", trace);
+  rows.failure = std::move(r.failure);
+  if (!rows.failure.empty()) return rows;
+  rows.report = std::move(r.report);
   for (const auto& f : rows.report["io"]["files"]) {
     const std::string path = f["path"].get<std::string>();
     rows.files[base_names ? fields::base_name(path) : path] = f;

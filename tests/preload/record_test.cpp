@@ -23,6 +23,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "report_json.h"
 #include "run_command.h"
 #include "spoor/reader/event_reader.h"
 #include "spoor/reader/trace.h"
@@ -1244,13 +1245,13 @@ TEST(Record, VforkChildrenKnownOnlyFromTheirParentsWaitAreItsChildren) {
   const std::string path = trace_path("vfork-exec-failed");
   const Process r = run(kSpoor + " record -o " + path + " -- " + SPOOR_VFORK_EXEC_FAILED);
   ASSERT_EQ(r.status, 0) << r.err;
-  const Process report = run(kSpoor + " report --threads --format json " + path);
-  ASSERT_EQ(report.status, 0) << report.err;
-  const nlohmann::json procs = nlohmann::json::parse(report.out).at("processes");
+  const spoor::test::ReportJson report = spoor::test::report_json(kSpoor, "--threads", path);
+  ASSERT_EQ(report.failure, "");
+  const nlohmann::json& procs = report.report.at("processes");
   uint64_t root = 0;
   for (const nlohmann::json& p : procs)
     if (p.at("command_line").get<std::string>() == SPOOR_VFORK_EXEC_FAILED) root = p.at("pid").get<uint64_t>();
-  ASSERT_NE(root, 0u) << report.out;
+  ASSERT_NE(root, 0u) << procs.dump();
   int failed = 0, ran = 0;
   for (const nlohmann::json& p : procs) {
     if (p.at("pid").get<uint64_t>() == root) continue;
@@ -1259,8 +1260,8 @@ TEST(Record, VforkChildrenKnownOnlyFromTheirParentsWaitAreItsChildren) {
     if (command == "/bin/true") ++ran;
     if (command.find("a vfork child") != std::string::npos && p.at("exit").at("exit_code").get<int>() == 127) ++failed;
   }
-  EXPECT_EQ(failed, 3) << report.out;
-  EXPECT_EQ(ran, 1) << report.out;
+  EXPECT_EQ(failed, 3) << procs.dump();
+  EXPECT_EQ(ran, 1) << procs.dump();
 }
 
 TEST(Record, AnUntraceableProgramWhoseExecFailedIsNotNamedAsRun) {

@@ -16,6 +16,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "report_json.h"
 #include "run_command.h"
 #include "spoor/reader/event_reader.h"
 #include "spoor/reader/trace.h"
@@ -277,9 +278,9 @@ TEST(Samples, TimeInForkIsChargedToForkNotToTheSignalMask) {
   const std::string path = trace_path("fork-heap");
   const Process traced = run(kSpoor + " record --sample-hz 1000 -o " + path + " -- " + SPOOR_FORK_HEAP);
   ASSERT_EQ(traced.status, 0) << traced.err;
-  const Process report = run(kSpoor + " report --cpu --format json " + path);
-  ASSERT_EQ(report.status, 0) << report.err;
-  const nlohmann::json cpu = nlohmann::json::parse(report.out).at("cpu");
+  const spoor::test::ReportJson report = spoor::test::report_json(kSpoor, "--cpu", path);
+  ASSERT_EQ(report.failure, "");
+  const nlohmann::json& cpu = report.report.at("cpu");
   const double total = cpu.at("cpu_ms").get<double>();
   double in_fork = 0, in_mask = 0;
   for (const nlohmann::json& f : cpu.at("functions")) {
@@ -289,11 +290,11 @@ TEST(Samples, TimeInForkIsChargedToForkNotToTheSignalMask) {
     if (name.find("fork") != std::string::npos) in_fork += self;
     if (name.find("sigmask") != std::string::npos || name.find("sigprocmask") != std::string::npos) in_mask += self;
   }
-  ASSERT_GE(total, 50) << "a sampled run: " << report.out;
+  ASSERT_GE(total, 50) << "a sampled run: " << cpu.dump();
   // The rest is mostly the memset that touched the heap (a third to a
   // half of the CPU time, run to run).
-  EXPECT_GE(in_fork, total / 4) << report.out;
-  EXPECT_LE(in_mask, total / 10) << report.out;
+  EXPECT_GE(in_fork, total / 4) << cpu.dump();
+  EXPECT_LE(in_mask, total / 10) << cpu.dump();
 }
 
 TEST(Threads, AProgramThatAsksForItsOwnStackFirstRunsToItsEnd) {
