@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 
 #include "command.h"
 
@@ -15,6 +16,14 @@ std::optional<reader::Trace> open_trace(const std::string& path) {
                  trace.error().c_str());
     return std::nullopt;
   }
+  uint64_t mib = kKeptExpandedMiB;
+  if (const char* v = std::getenv("SPOOR_READ_MEMORY_MIB"); v != nullptr && *v != '\0') {
+    char* end = nullptr;
+    const unsigned long long n = std::strtoull(v, &end, 10);
+    if (*end == '\0' && n < (uint64_t{1} << 40)) mib = n;
+    else std::fprintf(stderr, "spoor: ignoring SPOOR_READ_MEMORY_MIB='%s': not a number of MiB\n", v);
+  }
+  trace->limit_expanded_bytes(mib << 20);
   return std::move(trace).value();
 }
 

@@ -16,7 +16,11 @@
 namespace spoor::cli {
 
 // The trace at `path` ("-": standard input), or nullopt after printing why
-// it cannot be read.
+// it cannot be read. It keeps at most kKeptExpandedMiB (or what
+// SPOOR_READ_MEMORY_MIB says) of expanded COMPRESSED blocks besides those
+// being read, so a command's memory does not grow with the trace's length:
+// whatever outlives an event is copied out of it.
+inline constexpr uint64_t kKeptExpandedMiB = 64;
 std::optional<reader::Trace> open_trace(const std::string& path);
 
 // The block damage and the record damage the reader met, by file offset.

@@ -9,12 +9,14 @@
 #include <condition_variable>
 #include <cstring>
 #include <mutex>
+#include <set>
 #include <string>
 #include <thread>
 #include <type_traits>
 #include <variant>
 
 #include "sample_trace.h"
+#include "spoor/crc32c.h"
 #include "spoor/host/block_compressor.h"
 #include "test_support.h"
 
@@ -394,24 +396,118 @@ TEST(CompressedTrace, ACorruptedByteIsACrcMismatchOfItsCompressedBlock) {
 }
 
 TEST(CompressedTrace, DamageAmongTheBlocksItHoldsNamesTheCompressedBlock) {
-  // A packet whose CRC no longer matches, compressed as the writer would:
-  // expanding restores it byte for byte and the walk then catches it.
+  // A packet whose CRC no longer matches, compressed as the writer would.
+  // Opening reads the block's headers only, so the packet's CRC is checked
+  // when a reader expands the block for its records: its stream stops
+  // there, naming the packet and the COMPRESSED block.
   TraceBuilder t;
   add_sample_metadata(t);
   const size_t packet_at = t.size();
   t.packet(PacketBuilder(1, 0, 0).add(hello(1000, 1, "payload").tid(5)));
+  t.packet(PacketBuilder(2, 1, 0).add(hello(1100, 2, "other").tid(6)));
   Bytes raw = t.bytes();
   raw[packet_data(packet_at) + 12] ^= 1;  // inside the string
   reader::Trace trace = open_ok(compress(raw, 1 << 20));
-  ASSERT_TRUE(trace.damage());
-  EXPECT_EQ(trace.damage()->offset, sizeof(fmt::FileHeader));
-  const std::string& m = trace.damage()->message;
-  EXPECT_TRUE(contains(m, "inside the COMPRESSED block at byte 32")) << m;
-  EXPECT_TRUE(contains(m, "CRC mismatch in block at byte " +
-                              std::to_string(packet_at - sizeof(fmt::FileHeader)) + " (PACKET, stream 1"))
-      << m;
-  // The metadata before the packet was read.
+  EXPECT_FALSE(trace.damage());
+  // The metadata was read.
   EXPECT_EQ(trace.events().size(), 3u);
+  const ReadAll r = read_all(trace);
+  ASSERT_EQ(r.damages.size(), 1u);
+  EXPECT_EQ(r.damages[0].offset, sizeof(fmt::FileHeader));
+  EXPECT_EQ(r.damages[0].stream_id, 1u);
+  const std::string& m = r.damages[0].message;
+  EXPECT_TRUE(contains(m, "CRC mismatch in block at byte " +
+                              std::to_string(packet_at - sizeof(fmt::FileHeader)) +
+                              " (PACKET) inside the COMPRESSED block at byte 32"))
+      << m;
+  // The other stream's packet is read.
+  ASSERT_EQ(r.events.size(), 1u);
+  EXPECT_EQ(r.events[0].stream_id, 2u);
+}
+
+TEST(CompressedTrace, OpeningExpandsNoBlockAndReadingExpandsEachOnce) {
+  const Bytes raw = busy_trace(60);
+  reader::Trace trace = open_ok(compress(raw, 8 << 10));
+  const uint64_t blocks = trace.compression().blocks;
+  ASSERT_GT(blocks, 5u);
+  EXPECT_EQ(trace.compression().raw_bytes + sizeof(fmt::FileHeader), raw.size());
+  EXPECT_EQ(trace.expansion_stats().expansions, 0u);
+  std::set<uint32_t> with_packets;
+  for (const reader::Stream& s : trace.streams())
+    for (const reader::Packet& p : s.packets) with_packets.insert(p.container);
+  EXPECT_GE(with_packets.size(), blocks - 1);  // the last may hold the STREAM_ENDs alone
+  const ReadAll r = read_all(trace);
+  EXPECT_TRUE(r.damages.empty());
+  EXPECT_EQ(trace.expansion_stats().expansions, with_packets.size());
+  // Unlimited (the default): every expansion stays, as the events point in.
+  EXPECT_LE(trace.expansion_stats().peak_bytes, trace.compression().raw_bytes);
+  EXPECT_GE(trace.expansion_stats().peak_bytes, trace.compression().raw_bytes - 200);
+}
+
+TEST(CompressedTrace, ALimitedTraceReadsTheSameEventsHoldingFewBlocks) {
+  const Bytes raw = busy_trace(200);
+  const Bytes packed = compress(raw, 8 << 10);
+  reader::Trace whole = open_ok(packed);
+  reader::Trace limited = open_ok(packed);
+  limited.limit_expanded_bytes(0);
+  const uint64_t blocks = limited.compression().blocks;
+  ASSERT_GT(blocks, 20u);
+  // Events of a limited trace are valid until the next next(): compared
+  // pair by pair as they come.
+  reader::EventReader a(whole);
+  reader::EventReader b(limited);
+  reader::Event ea, eb;
+  uint64_t n = 0;
+  for (;; ++n) {
+    const bool more_a = a.next(ea);
+    const bool more_b = b.next(eb);
+    ASSERT_EQ(more_a, more_b) << "event " << n;
+    if (!more_a) break;
+    SCOPED_TRACE("event " + std::to_string(n));
+    expect_same_event(ea, eb);
+  }
+  EXPECT_EQ(n, 200u * 2 * 40);
+  EXPECT_TRUE(b.damages().empty());
+  // Two streams and the event handed out hold at most three blocks (each
+  // under 16 KiB: runs are cut past 8 KiB) at once; the packets of one
+  // block are read together, so each is expanded about once.
+  EXPECT_LE(limited.expansion_stats().peak_bytes, 3u * (16u << 10));
+  EXPECT_LE(limited.expansion_stats().expansions, blocks + blocks / 4);
+  EXPECT_GE(whole.expansion_stats().peak_bytes, whole.compression().raw_bytes - 200);
+}
+
+TEST(CompressedTrace, ABlockWhoseRecordsCannotBeRebuiltEndsTheStreamsReadingIt) {
+  // The header section is intact (opening reads it), the record columns
+  // after it are not: zstd's own checks fail when the reader expands it.
+  // (Large enough for several zstd blocks: the headers come first, in the
+  // frame's first block, which the cut at its end leaves whole.)
+  const Bytes raw = busy_trace(200);
+  Bytes packed = compress(raw, 1 << 20);
+  const std::vector<size_t> offsets = block_offsets(packed);
+  ASSERT_EQ(offsets.size(), 1u);
+  const size_t block = offsets[0];
+  fmt::BlockHeader h{};
+  std::memcpy(&h, packed.data() + block, sizeof h);
+  uint8_t* payload = packed.data() + block + sizeof h;
+  // Cut the frame short near its end and fix the block's sizes and CRC,
+  // as a writer that stopped mid-frame and still sealed the block would.
+  const uint32_t cut = 64;
+  h.size -= cut;
+  packed.erase(packed.begin() + static_cast<long>(block + sizeof h + h.size),
+               packed.begin() + static_cast<long>(block + sizeof h + h.size + cut));
+  h.crc32c = spoor::block_checksum(&h, payload, h.size);
+  std::memcpy(packed.data() + block, &h, sizeof h);
+  reader::Trace trace = open_ok(packed);
+  EXPECT_FALSE(trace.damage());
+  EXPECT_EQ(trace.streams().size(), 2u);
+  const ReadAll r = read_all(trace);
+  EXPECT_TRUE(r.events.empty());
+  ASSERT_EQ(r.damages.size(), 2u);
+  for (const reader::Damage& d : r.damages) {
+    EXPECT_EQ(d.offset, block);
+    EXPECT_TRUE(contains(d.message, "the COMPRESSED block at byte 32 cannot be expanded for its records"))
+        << d.message;
+  }
 }
 
 TEST(CompressedTrace, AnOldUncompressedFileStillReads) {

@@ -124,8 +124,11 @@ bool Packer::pack(std::span<const uint8_t> blocks, std::vector<uint8_t>& payload
   return true;
 }
 
-bool unpack(std::span<const uint8_t> payload, std::vector<uint8_t>& blocks, std::string& problem) {
-  fmt::CompressedBlock h{};
+namespace {
+
+// The CompressedBlock header of `payload`, checked (codec, layout, sizes);
+// false with `problem` set when it is not one this reader expands.
+bool read_header(std::span<const uint8_t> payload, fmt::CompressedBlock& h, std::string& problem) {
   if (payload.size() < sizeof h) {
     problem = "its payload of " + std::to_string(payload.size()) +
               " bytes is too short for the 24-byte compression header";
@@ -154,6 +157,62 @@ bool unpack(std::span<const uint8_t> payload, std::vector<uint8_t>& blocks, std:
               std::to_string(h.packed_size);
     return false;
   }
+  if (h.layout == fmt::kLayoutBlocks && h.raw_size != h.packed_size) {
+    problem = "it holds its blocks as they are, yet its sizes differ (" +
+              std::to_string(h.raw_size) + " and " + std::to_string(h.packed_size) + ")";
+    return false;
+  }
+  if (h.layout != fmt::kLayoutBlocks && h.blocks_size > h.packed_size) {
+    problem = "its block section of " + std::to_string(h.blocks_size) + " bytes is larger than the " +
+              std::to_string(h.packed_size) + " it expands to";
+    return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+bool unpack_block_section(std::span<const uint8_t> payload, BlockSection& section, std::string& problem) {
+  fmt::CompressedBlock h{};
+  if (!read_header(payload, h, problem)) return false;
+  section.raw_size = h.raw_size;
+  section.packets_cut = h.layout != fmt::kLayoutBlocks;
+  const size_t want = section.packets_cut ? h.blocks_size : h.packed_size;
+  section.bytes.resize(want);
+  // The frame's first `want` bytes only: zstd decodes the frame in order,
+  // so what lies past them (the record columns, nearly all of it) is
+  // never decoded here.
+  ZSTD_DCtx* context = ZSTD_createDCtx();
+  if (context == nullptr) {
+    problem = "zstd could not allocate a decompression context";
+    return false;
+  }
+  const std::span<const uint8_t> frame = payload.subspan(sizeof h);
+  ZSTD_inBuffer in{frame.data(), frame.size(), 0};
+  ZSTD_outBuffer out{section.bytes.data(), want, 0};
+  size_t ret = 1;
+  while (out.pos < want) {
+    const size_t before_in = in.pos, before_out = out.pos;
+    ret = ZSTD_decompressStream(context, &out, &in);
+    if (ZSTD_isError(ret) || ret == 0 || (in.pos == before_in && out.pos == before_out)) break;
+  }
+  ZSTD_freeDCtx(context);
+  if (ZSTD_isError(ret)) {
+    problem = std::string("zstd cannot expand it: ") + ZSTD_getErrorName(ret);
+    return false;
+  }
+  if (out.pos != want) {
+    problem = "it expands to " + std::to_string(out.pos) + " bytes, its header says " +
+              std::to_string(section.packets_cut ? h.packed_size : want);
+    return false;
+  }
+  return true;
+}
+
+bool unpack(std::span<const uint8_t> payload, std::vector<uint8_t>& blocks, std::string& problem) {
+  fmt::CompressedBlock h{};
+  if (!read_header(payload, h, problem)) return false;
+  const std::span<const uint8_t> frame = payload.subspan(sizeof h);
   std::vector<uint8_t> packed(h.packed_size);
   const size_t n = ZSTD_decompress(packed.data(), packed.size(), frame.data(), frame.size());
   if (ZSTD_isError(n)) {
@@ -166,18 +225,8 @@ bool unpack(std::span<const uint8_t> payload, std::vector<uint8_t>& blocks, std:
     return false;
   }
   if (h.layout == fmt::kLayoutBlocks) {
-    if (h.raw_size != h.packed_size) {
-      problem = "it holds its blocks as they are, yet its sizes differ (" +
-                std::to_string(h.raw_size) + " and " + std::to_string(h.packed_size) + ")";
-      return false;
-    }
     blocks = std::move(packed);
     return true;
-  }
-  if (h.blocks_size > h.packed_size) {
-    problem = "its block section of " + std::to_string(h.blocks_size) + " bytes is larger than the " +
-              std::to_string(h.packed_size) + " it expands to";
-    return false;
   }
   const ColumnsInfo info{h.blocks_size, h.record_count};
   const bool joined = h.layout == fmt::kLayoutReferenceColumns

@@ -2,8 +2,10 @@
 // checked in the order docs/FORMAT.md gives (sync word, size against the end
 // of the file, CRC-32C, then its own layout); the first one that fails is
 // recorded as the trace's damage and nothing after it is used. A COMPRESSED
-// block, once its own checks pass, is expanded and the blocks it holds are
-// walked the same way, in place.
+// block, once its own checks pass, has its block section read (the blocks
+// it holds, packets cut to their headers) and walked the same way, in
+// place; its records are rebuilt only when a reader needs them
+// (expansion.cpp), and its packets' CRCs are checked then.
 #include <algorithm>
 #include <cstring>
 
@@ -21,12 +23,16 @@ namespace {
 
 namespace fmt = spoor::format;
 
-// The blocks being walked: the file's, or those one COMPRESSED block
-// expanded to (then offsets count from the start of the expanded bytes, and
-// what is found there is placed at the COMPRESSED block's offset).
+// The blocks being walked: the file's, or the block section of one
+// COMPRESSED block (then offsets count from the start of what the block
+// expands to, and what is found there is placed at the COMPRESSED block's
+// offset). A section of layout 1 or 2 holds each PACKET block's header
+// only: its records are rebuilt when a reader gets to them.
 struct Region {
   std::span<const uint8_t> bytes;
   std::optional<uint64_t> container;  // file offset of the COMPRESSED block
+  uint32_t index = kNoContainer;      // its place in Trace::Data::containers
+  bool packets_cut = false;
 
   uint64_t place(uint64_t offset) const { return container ? *container : offset; }
   void damage(Trace::Data& d, uint64_t offset, std::string message) const {
@@ -35,6 +41,14 @@ struct Region {
                 " (offsets count from the start of the blocks it expands to): " + message;
     d.damage = Damage{place(offset), std::move(message), std::nullopt};
   }
+};
+
+// How far one block took the walk: in the region's bytes, and in the
+// blocks they stand for (the same but for a cut PACKET block). Zero after
+// damage.
+struct Step {
+  uint64_t in_region = 0;
+  uint64_t expanded = 0;
 };
 
 // "stream 3, cpu 1" for blocks of one stream, read from as much of the
@@ -75,6 +89,18 @@ std::optional<Error> check_header(Trace::Data& d) {
   return std::nullopt;
 }
 
+PacketPlace packet_place(const Region& region, uint64_t offset, uint32_t size) {
+  PacketPlace p;
+  p.offset = region.place(offset);
+  p.data_offset = offset + sizeof(fmt::BlockHeader);
+  if (region.container) {
+    p.container = region.index;
+    p.records_at = offset + sizeof(fmt::BlockHeader) + sizeof(fmt::PacketBlock);
+    p.records_size = size >= sizeof(fmt::PacketBlock) ? size - sizeof(fmt::PacketBlock) : 0;
+  }
+  return p;
+}
+
 Problem parse_payload(Trace::Data& d, uint16_t type, std::span<const uint8_t> payload,
                       const Region& region, uint64_t offset, uint64_t& unknown) {
   const uint64_t place = region.place(offset);
@@ -85,8 +111,7 @@ Problem parse_payload(Trace::Data& d, uint16_t type, std::span<const uint8_t> pa
     case fmt::kBlockProvider: return parse_provider(d, payload, place);
     case fmt::kBlockEvent: return parse_event(d, payload, place);
     case fmt::kBlockPacket:
-      return parse_packet(d, payload, place, offset + sizeof(fmt::BlockHeader),
-                          region.container.has_value());
+      return parse_packet(d, payload, packet_place(region, offset, static_cast<uint32_t>(payload.size())));
     case fmt::kBlockStreamEnd: return parse_stream_end(d, payload, place);
     default:
       ++unknown;  // a later minor version's block: its size is known, skip it
@@ -96,83 +121,109 @@ Problem parse_payload(Trace::Data& d, uint16_t type, std::span<const uint8_t> pa
 
 uint64_t walk_all(Trace::Data& d, const Region& region, uint64_t start, uint64_t& unknown);
 
-// Expands the COMPRESSED block at `offset` and walks what it holds. Returns
-// what is wrong with the block itself, if anything; damage among the blocks
-// it holds is recorded in d.damage.
+// Reads the block section of the COMPRESSED block at `offset` and walks the
+// blocks it holds. Returns what is wrong with the block itself, if
+// anything; damage among the blocks it holds is recorded in d.damage.
 Problem expand(Trace::Data& d, std::span<const uint8_t> payload, uint64_t offset, uint64_t& unknown) {
-  std::vector<uint8_t>& blocks = d.expanded.emplace_back();
+  compress::BlockSection section;
+  section.bytes = std::move(d.expansions.scratch_section);  // reused block to block
   std::string problem;
-  if (!compress::unpack(payload, blocks, problem)) return problem;
+  const bool read = compress::unpack_block_section(payload, section, problem);
+  struct GiveBack {
+    Trace::Data& d;
+    compress::BlockSection& s;
+    ~GiveBack() { d.expansions.scratch_section = std::move(s.bytes); }
+  } give_back{d, section};
+  if (!read) return problem;
+  const auto index = static_cast<uint32_t>(d.containers.size());
+  d.containers.push_back(Trace::Data::Container{payload, offset, section.raw_size, {}});
   d.compression.blocks++;
   d.compression.stored_bytes += sizeof(fmt::BlockHeader) + payload.size();
-  d.compression.raw_bytes += blocks.size();
-  walk_all(d, Region{blocks, offset}, 0, unknown);
+  d.compression.raw_bytes += section.raw_size;
+  const Region region{section.bytes, offset, index, section.packets_cut};
+  const uint64_t end = walk_all(d, region, 0, unknown);
+  if (!d.damage && end != section.raw_size)
+    region.damage(d, end, "its blocks come to " + num(end) + " bytes, its header says it expands to " +
+                              num(section.raw_size));
   return std::nullopt;
 }
 
-// Checks and parses the block at `offset`; returns its total size, or 0
-// after recording the damage.
-uint64_t walk_one(Trace::Data& d, const Region& region, uint64_t offset, uint64_t& unknown) {
-  const uint64_t size = region.bytes.size();
-  const uint8_t* at = region.bytes.data() + offset;
-  if (size - offset < sizeof(fmt::BlockHeader)) {
+// Checks and parses the block at `at` in the region (`offset` in the blocks
+// it stands for); returns how far it took the walk, or zeros after
+// recording the damage.
+Step walk_one(Trace::Data& d, const Region& region, uint64_t at, uint64_t offset, uint64_t& unknown) {
+  const uint64_t region_size = region.bytes.size();
+  const uint64_t size = offset + (region_size - at);  // where the region ends, as an offset
+  const uint8_t* p = region.bytes.data() + at;
+  if (region_size - at < sizeof(fmt::BlockHeader)) {
     region.damage(d, offset, "truncated at byte " + num(size) + " inside the header of the block at byte " +
                           num(offset) + " (" + num(size - offset) + " of 16 bytes)");
-    return 0;
+    return {};
   }
   fmt::BlockHeader h{};
-  std::memcpy(&h, at, sizeof h);
+  std::memcpy(&h, p, sizeof h);
   if (h.magic != fmt::kBlockMagic) {
     region.damage(d, offset, "no block starts at byte " + num(offset) + ": found " + hex(h.magic, 8) +
                           " where the sync word " + hex(fmt::kBlockMagic, 8) + " should be");
-    return 0;
+    return {};
   }
   const std::string type = block_type_name(h.type);
-  const uint8_t* payload = at + sizeof h;
-  const uint64_t available = size - offset - sizeof h;
+  const uint8_t* payload = p + sizeof h;
+  const uint64_t available = region_size - at - sizeof h;
   const std::string context = block_context(h.type, payload, available);
   const std::string paren = context.empty() ? "" : " (" + context + ")";
   if (h.size > fmt::kMaxBlockPayload) {
     region.damage(d, offset, "the " + type + " block at byte " + num(offset) + paren + " claims a " +
                           num(h.size) + "-byte payload, over the 64 MiB limit");
-    return 0;
+    return {};
   }
   const uint64_t total = sizeof h + uint64_t{h.size};
-  if (h.size > available) {
+  // A cut PACKET block: its header is here, its CRC is checked when the
+  // reader expands the block for its records.
+  const bool cut = region.packets_cut && h.type == fmt::kBlockPacket && h.size >= sizeof(fmt::PacketBlock);
+  const uint64_t here = cut ? sizeof(fmt::PacketBlock) : h.size;
+  if (here > available) {
     region.damage(d, offset, "truncated at byte " + num(size) + " inside a " + type + " block of " +
                           num(total) + " bytes starting at byte " + num(offset) + paren);
-    return 0;
+    return {};
   }
-  const uint32_t crc = spoor::block_checksum(&h, payload, h.size);
-  if (crc != h.crc32c) {
-    region.damage(d, offset, "CRC mismatch in block at byte " + num(offset) + " (" + type +
-                          (context.empty() ? "" : ", " + context) +
-                          "): it stores " + hex(h.crc32c, 8) + ", its payload gives " +
-                          hex(crc, 8));
-    return 0;
+  if (!cut) {
+    const uint32_t crc = spoor::block_checksum(&h, payload, h.size);
+    if (crc != h.crc32c) {
+      region.damage(d, offset, "CRC mismatch in block at byte " + num(offset) + " (" + type +
+                            (context.empty() ? "" : ", " + context) +
+                            "): it stores " + hex(h.crc32c, 8) + ", its payload gives " +
+                            hex(crc, 8));
+      return {};
+    }
   }
   Problem problem;
   if (h.type == fmt::kBlockCompressed && region.container)
     problem = "a COMPRESSED block cannot hold another";
   else if (h.type == fmt::kBlockCompressed)
     problem = expand(d, {payload, h.size}, offset, unknown);
+  else if (cut)
+    problem = parse_packet(d, {payload, here}, packet_place(region, offset, h.size));
   else
     problem = parse_payload(d, h.type, {payload, h.size}, region, offset, unknown);
-  if (d.damage) return 0;  // inside the COMPRESSED block
+  if (d.damage) return {};  // inside the COMPRESSED block
   if (problem) {
     region.damage(d, offset, "bad " + type + " block at byte " + num(offset) + ": " + *problem);
-    return 0;
+    return {};
   }
-  return total;
+  return {sizeof h + here, total};
 }
 
-// Walks the blocks of `region` from `start` until its end or the first damage.
+// Walks the blocks of `region` from `start` until its end or the first
+// damage; returns the offset reached in the blocks it stands for.
 uint64_t walk_all(Trace::Data& d, const Region& region, uint64_t start, uint64_t& unknown) {
+  uint64_t at = start;
   uint64_t offset = start;
-  while (offset < region.bytes.size()) {
-    const uint64_t total = walk_one(d, region, offset, unknown);
-    if (total == 0) break;
-    offset += total;
+  while (at < region.bytes.size()) {
+    const Step step = walk_one(d, region, at, offset, unknown);
+    if (step.in_region == 0) break;
+    at += step.in_region;
+    offset += step.expanded;
   }
   return offset;
 }

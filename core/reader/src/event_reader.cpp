@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "stream_decoder.h"
+#include "trace_data.h"
 
 namespace spoor::reader {
 
@@ -20,6 +21,9 @@ struct EventReader::State {
   std::priority_queue<Entry, std::vector<Entry>, std::greater<Entry>> heap;
   std::vector<Damage> damages;
   uint64_t total = 0;
+  // What the event last handed out points into: its stream may move on to
+  // another COMPRESSED block before the caller is done with it.
+  std::shared_ptr<const Expansion> handed_out;
 
   void refill(size_t i) {
     switch (decoders[i].next(heads[i])) {
@@ -55,6 +59,7 @@ bool EventReader::next(Event& out) {
   // Swapping hands the caller the head and gives the stream the caller's
   // old event to decode into, so field vectors are reused, not reallocated.
   std::swap(out, s.heads[i]);
+  if (s.handed_out != s.decoders[i].holding()) s.handed_out = s.decoders[i].holding();
   ++s.counts[i];
   ++s.total;
   s.refill(i);

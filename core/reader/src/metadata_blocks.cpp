@@ -163,14 +163,15 @@ Problem parse_event(Trace::Data& d, std::span<const uint8_t> payload, uint64_t o
   return std::nullopt;
 }
 
-Problem parse_packet(Trace::Data& d, std::span<const uint8_t> payload, uint64_t offset,
-                     uint64_t data_offset, bool compressed) {
+Problem parse_packet(Trace::Data& d, std::span<const uint8_t> payload, const PacketPlace& place) {
   ByteCursor c = cursor(payload);
   fmt::PacketBlock b{};
   if (!c.read(b)) return too_short(payload.size(), "the 48-byte packet header");
-  if (b.data_size != c.remaining())
+  const bool compressed = place.container != kNoContainer;
+  const uint64_t follow = compressed ? place.records_size : c.remaining();
+  if (b.data_size != follow)
     return "its header declares " + num(b.data_size) + " bytes of records but " +
-           num(c.remaining()) + " follow it (stream " + num(b.stream_id) + ", packet " +
+           num(follow) + " follow it (stream " + num(b.stream_id) + ", packet " +
            num(b.sequence) + ")";
   auto it = d.stream_by_id.find(b.stream_id);
   if (it == d.stream_by_id.end())
@@ -185,10 +186,12 @@ Problem parse_packet(Trace::Data& d, std::span<const uint8_t> payload, uint64_t 
   p.lost_total = b.lost_total;
   p.record_count = b.record_count;
   p.data_size = b.data_size;
-  p.offset = offset;
-  p.data_offset = compressed ? offset : data_offset + sizeof(fmt::PacketBlock);
-  p.records = payload.data() + sizeof(fmt::PacketBlock);
+  p.offset = place.offset;
+  p.data_offset = compressed ? place.offset : place.data_offset + sizeof(fmt::PacketBlock);
+  p.records = compressed ? nullptr : payload.data() + sizeof(fmt::PacketBlock);
   p.compressed = compressed;
+  p.container = place.container;
+  p.records_at = static_cast<uint32_t>(place.records_at);
   d.streams[it->second].packets.push_back(p);
   return std::nullopt;
 }

@@ -22,10 +22,17 @@ Problem parse_process(Trace::Data& d, std::span<const uint8_t> payload, uint64_t
 Problem parse_stream(Trace::Data& d, std::span<const uint8_t> payload, uint64_t offset);
 Problem parse_provider(Trace::Data& d, std::span<const uint8_t> payload, uint64_t offset);
 Problem parse_event(Trace::Data& d, std::span<const uint8_t> payload, uint64_t offset);
-// `data_offset` is where the payload starts in the file; `compressed`: the
-// payload is in expanded bytes of the COMPRESSED block at `offset`.
-Problem parse_packet(Trace::Data& d, std::span<const uint8_t> payload, uint64_t offset,
-                     uint64_t data_offset, bool compressed);
+// Where a PACKET block is. A packet in a COMPRESSED block (`container` set)
+// may be its 48-byte header alone (compress::BlockSection): `records_size`
+// says how many bytes of records the whole block holds.
+struct PacketPlace {
+  uint64_t offset = 0;       // of the block; of its COMPRESSED block if in one
+  uint64_t data_offset = 0;  // of its payload in the file (not compressed)
+  uint32_t container = kNoContainer;
+  uint64_t records_at = 0;   // in the container's expanded bytes
+  uint64_t records_size = 0;
+};
+Problem parse_packet(Trace::Data& d, std::span<const uint8_t> payload, const PacketPlace& place);
 Problem parse_stream_end(Trace::Data& d, std::span<const uint8_t> payload, uint64_t offset);
 
 }  // namespace spoor::reader

@@ -1,6 +1,7 @@
 #include "stream_decoder.h"
 
 #include "record_decoder.h"
+#include "spoor/format.h"
 #include "text.h"
 
 namespace spoor::reader {
@@ -22,6 +23,34 @@ StreamDecoder::Step StreamDecoder::fail(uint64_t offset, const std::string& wher
   return Step::kDamage;
 }
 
+bool StreamDecoder::enter_packet(const Packet& p) {
+  if (p.container == kNoContainer) {
+    records_at_ = p.records;
+    expansion_.reset();  // the handed-out event, if in it, is held by EventReader
+    expansion_container_ = kNoContainer;
+    return true;
+  }
+  const Trace::Data& d = *trace_->data_;
+  if (expansion_ == nullptr || expansion_container_ != p.container) {
+    expansion_ = expand_container(d, p.container);
+    expansion_container_ = p.container;
+  }
+  const std::string in_block = "the COMPRESSED block at byte " + num(p.offset);
+  if (!expansion_->problem.empty()) {
+    fail(p.offset, "", in_block + " cannot be expanded for its records: " + expansion_->problem);
+    return false;
+  }
+  const uint64_t block_at = p.records_at - sizeof(format::BlockHeader) - sizeof(format::PacketBlock);
+  if (expansion_->bad(block_at)) {
+    fail(p.offset, "",
+         "CRC mismatch in block at byte " + num(block_at) + " (PACKET) inside " + in_block +
+             " (offsets count from the start of the blocks it expands to)");
+    return false;
+  }
+  records_at_ = expansion_->bytes.data() + p.records_at;
+  return true;
+}
+
 StreamDecoder::Step StreamDecoder::next(Event& out) {
   while (!done_) {
     if (!in_packet_) {
@@ -29,6 +58,7 @@ StreamDecoder::Step StreamDecoder::next(Event& out) {
       pos_ = 0;
       records_ = 0;
       in_packet_ = true;
+      if (!enter_packet(stream_->packets[packet_])) return Step::kDamage;
     }
     const Packet& p = stream_->packets[packet_];
     // A compressed packet's records have no file offset of their own:
@@ -49,7 +79,7 @@ StreamDecoder::Step StreamDecoder::next(Event& out) {
       ++packet_;
       continue;
     }
-    RecordInput in{trace_, stream_, &p, pointer_size_, p.records + pos_, offset, p.data_size - pos_,
+    RecordInput in{trace_, stream_, &p, pointer_size_, records_at_ + pos_, offset, p.data_size - pos_,
                    records_ == 0, previous_ticks_};
     std::string problem;
     const uint32_t size = decode_record(in, tid_, out, problem);

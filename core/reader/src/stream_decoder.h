@@ -4,9 +4,11 @@
 #define SPOOR_READER_STREAM_DECODER_H
 
 #include <cstdint>
+#include <memory>
 
 #include "spoor/reader/event.h"
 #include "spoor/reader/trace.h"
+#include "trace_data.h"
 
 namespace spoor::reader {
 
@@ -20,9 +22,15 @@ class StreamDecoder {
   Step next(Event& out);
   const Damage& damage() const { return damage_; }
   const Stream& stream() const { return *stream_; }
+  // The expanded COMPRESSED block the last event's strings and blobs point
+  // into (null for a packet stored plainly): whoever keeps that event must
+  // keep this.
+  const std::shared_ptr<const Expansion>& holding() const { return expansion_; }
 
  private:
   Step fail(uint64_t offset, const std::string& where, const std::string& problem);
+  // Where the current packet's records are; false after fail().
+  bool enter_packet(const Packet& p);
 
   const Trace* trace_;
   const Stream* stream_;
@@ -33,6 +41,9 @@ class StreamDecoder {
   uint32_t records_ = 0;     // decoded in this packet
   uint32_t tid_ = 0;
   uint64_t previous_ticks_ = 0;  // of the last record decoded (short records widen against it)
+  const uint8_t* records_at_ = nullptr;  // the current packet's records
+  std::shared_ptr<const Expansion> expansion_;  // what they are in, for a compressed packet
+  uint32_t expansion_container_ = kNoContainer;
   bool done_ = false;
   Damage damage_;
 };

@@ -59,6 +59,16 @@ const std::deque<Provider>& Trace::providers() const { return data_->providers; 
 const std::deque<EventDescriptor>& Trace::events() const { return data_->events; }
 const CompressionSummary& Trace::compression() const { return data_->compression; }
 const std::optional<Damage>& Trace::damage() const { return data_->damage; }
+
+void Trace::limit_expanded_bytes(uint64_t bytes) {
+  std::lock_guard lock(data_->expansions.mutex);
+  data_->expansions.limit = bytes;
+}
+
+Trace::ExpansionStats Trace::expansion_stats() const {
+  std::lock_guard lock(data_->expansions.mutex);
+  return ExpansionStats{data_->expansions.expansions, data_->expansions.peak_bytes};
+}
 const std::vector<std::string>& Trace::warnings() const { return data_->warnings; }
 
 const Process* Trace::process(uint32_t pid) const {

@@ -1,10 +1,13 @@
 // Trace::Data: what opening a trace found. Built once by walk_blocks() and
-// never changed after, so pointers into its deques and vectors stay valid.
+// never changed after, so pointers into its deques and vectors stay valid;
+// only the expansions of COMPRESSED blocks come and go as readers need them.
 #ifndef SPOOR_READER_TRACE_DATA_H
 #define SPOOR_READER_TRACE_DATA_H
 
 #include <cstdint>
 #include <deque>
+#include <memory>
+#include <mutex>
 #include <optional>
 #include <span>
 #include <string>
@@ -16,6 +19,29 @@
 #include "spoor/reader/trace.h"
 
 namespace spoor::reader {
+
+// What one COMPRESSED block expanded to, and what expanding it found wrong.
+struct Expansion {
+  std::vector<uint8_t> bytes;
+  std::string problem;  // why it could not be expanded (bytes then empty)
+  // Offsets (in `bytes`) of the PACKET blocks whose CRC-32C does not match,
+  // ascending: opening checked only their headers.
+  std::vector<uint64_t> bad_packets;
+  bool bad(uint64_t block_at) const;
+};
+
+// The expansions a Trace keeps besides those its readers hold (each stream
+// decoder holds the one its current packet is in): the latest ones, while
+// their bytes are within `limit`.
+struct ExpansionCache {
+  std::mutex mutex;  // readers of one Trace may run on several threads
+  std::deque<std::shared_ptr<const Expansion>> kept;  // oldest first
+  uint64_t kept_bytes = 0;
+  uint64_t limit = UINT64_MAX;
+  uint64_t peak_bytes = 0;  // the most held at once, by anyone
+  uint64_t expansions = 0;  // blocks expanded, again included
+  std::vector<uint8_t> scratch_section;  // opening's, reused block to block
+};
 
 // Per-process keys: pid in the high half, the provider index or event key in
 // the low half.
@@ -44,13 +70,27 @@ struct Trace::Data {
   std::deque<EventDescriptor> events;
   std::unordered_map<uint64_t, const EventDescriptor*> event_by_key;
 
-  // What COMPRESSED blocks expanded to: packets' records point in here.
-  std::deque<std::vector<uint8_t>> expanded;
+  // The COMPRESSED blocks, in file order; Packet::container indexes them.
+  // Opening reads only their block sections (compress::BlockSection); a
+  // block is expanded when a reader reaches one of its packets, and kept
+  // as `expansions` says.
+  struct Container {
+    std::span<const uint8_t> payload;  // in `bytes`
+    uint64_t offset = 0;               // of the COMPRESSED block in the file
+    uint32_t raw_size = 0;
+    mutable std::weak_ptr<const Expansion> live;  // while a reader or `kept` holds it
+  };
+  std::vector<Container> containers;
+  mutable ExpansionCache expansions;
   CompressionSummary compression;
 
   std::optional<Damage> damage;
   std::vector<std::string> warnings;
 };
+
+// The expansion of container `index` (Trace::Data::containers): the live
+// one if anything holds it, else a new one. Never null.
+std::shared_ptr<const Expansion> expand_container(const Trace::Data& data, uint32_t index);
 
 // Checks the file header (magic, size, major version) and walks every block
 // into `data`, stopping at the first bad one (data.damage). Fails only when

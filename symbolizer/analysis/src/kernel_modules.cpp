@@ -130,11 +130,8 @@ StackKey KernelModules::unwind(const reader::Event& e, const KnownEvent& k, Imag
   std::memcpy(bytes.data(), r.pcs.data(), bytes.size());
   auto [it, inserted] = u.ids.try_emplace(std::move(bytes), kUnwoundStackIdBase + static_cast<uint32_t>(u.ids.size()));
   const StackKey key = stack_key(image, it->second);
-  if (inserted) {
-    auto stored = std::make_shared<const std::vector<uint8_t>>(it->first.begin(), it->first.end());
-    m_.stacks[key] = StackFrames{std::span<const uint8_t>(stored->data(), stored->size())};
-    m_.unwound_stack_bytes.push_back(std::move(stored));
-  }
+  if (inserted)
+    m_.stacks[key] = m_.keep_frames({reinterpret_cast<const uint8_t*>(it->first.data()), it->first.size()});
   return key;
 }
 

@@ -286,7 +286,7 @@ class Loader {
       case EventKind::stack: {
         const auto id = static_cast<uint32_t>(field_u64(e, k, f::kStackId));
         const StackKey key = stack_key(current_image(process, e.time_ns), id);
-        if (key != 0) m_.stacks[key] = StackFrames{field_blob(e, k, f::kFrames)};
+        if (key != 0) m_.stacks[key] = m_.keep_frames(field_blob(e, k, f::kFrames));
         return;
       }
       case EventKind::kernel_mmap:

@@ -17,6 +17,21 @@ const std::string& ThreadInfo::name() const {
   return names.empty() ? kEmpty : names.back();
 }
 
+StackFrames TraceModel::keep_frames(std::span<const uint8_t> frames) {
+  // 1 MiB chunks: a stack of 64 frames is 512 bytes.
+  constexpr size_t kChunk = size_t{1} << 20;
+  if (frames.empty()) return StackFrames{};
+  if (stack_bytes.empty() || stack_bytes.back()->capacity() - stack_bytes.back()->size() < frames.size()) {
+    auto chunk = std::make_shared<std::vector<uint8_t>>();
+    chunk->reserve(frames.size() > kChunk ? frames.size() : kChunk);
+    stack_bytes.push_back(std::move(chunk));
+  }
+  std::vector<uint8_t>& chunk = *stack_bytes.back();
+  const size_t at = chunk.size();
+  chunk.insert(chunk.end(), frames.begin(), frames.end());  // within capacity: no move
+  return StackFrames{std::span<const uint8_t>(chunk.data() + at, frames.size())};
+}
+
 const ProcessInfo* TraceModel::process(uint32_t pid) const {
   auto it = process_by_pid.find(pid);
   return it == process_by_pid.end() ? nullptr : &processes[it->second];

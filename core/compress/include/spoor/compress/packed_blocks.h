@@ -48,6 +48,20 @@ class Packer {
 // layout, a zstd error, sizes that do not add up).
 bool unpack(std::span<const uint8_t> payload, std::vector<uint8_t>& blocks, std::string& problem);
 
+// The blocks a COMPRESSED block holds with PACKET blocks cut after their
+// 48-byte header (layouts 1 and 2 store them so, at the frame's start), or
+// all of them whole (layout 0): what a reader needs to know what the block
+// holds without rebuilding any record.
+struct BlockSection {
+  std::vector<uint8_t> bytes;
+  bool packets_cut = false;  // a PACKET block (of 48 bytes or more) is its header only
+  uint32_t raw_size = 0;     // what the whole block expands to
+};
+
+// Fills `section` from the payload of a COMPRESSED block, decoding only the
+// part of the frame it needs. False with `problem` set as for unpack.
+bool unpack_block_section(std::span<const uint8_t> payload, BlockSection& section, std::string& problem);
+
 }  // namespace spoor::compress
 
 #endif  // SPOOR_COMPRESS_PACKED_BLOCKS_H

@@ -77,10 +77,13 @@ struct EventDescriptor {
   uint64_t offset = 0;
 };
 
+inline constexpr uint32_t kNoContainer = 0xFFFFFFFFu;
+
 // A PACKET block's header, and where its records are. A packet that came
 // out of a COMPRESSED block has no place of its own in the file: `offset`
-// and `data_offset` are then the COMPRESSED block's, and `records` points
-// into the expanded bytes the Trace keeps.
+// and `data_offset` are then the COMPRESSED block's, `records` is null, and
+// its records are at `records_at` in what that block (the Trace's
+// `container`-th) expands to, which the reader expands when it needs them.
 struct Packet {
   uint32_t stream_id = 0;
   uint32_t cpu = 0;
@@ -92,8 +95,10 @@ struct Packet {
   uint32_t data_size = 0;
   uint64_t offset = 0;       // of the block header
   uint64_t data_offset = 0;  // of the first record
-  const uint8_t* records = nullptr;  // data_size bytes, valid as long as the Trace
+  const uint8_t* records = nullptr;  // data_size bytes in the file (not compressed)
   bool compressed = false;   // it came out of a COMPRESSED block
+  uint32_t container = kNoContainer;  // which COMPRESSED block, counted from 0 in file order
+  uint32_t records_at = 0;            // offset of its records in that block's expanded bytes
 };
 
 // What COMPRESSED blocks did to the file.

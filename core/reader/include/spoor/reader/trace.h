@@ -36,8 +36,8 @@ class Trace {
   Trace& operator=(const Trace&) = delete;
   ~Trace();
 
-  // The whole file. Events' strings and blobs point into it, so they live as
-  // long as the Trace.
+  // The whole file. Events' strings and blobs point into it, or into what
+  // a COMPRESSED block expanded to (see limit_expanded_bytes).
   std::span<const uint8_t> bytes() const;
   uint64_t file_size() const { return bytes().size(); }
   uint16_t version_major() const;
@@ -68,6 +68,22 @@ class Trace {
   // COMPRESSED blocks read (all zero for a file without any).
   const CompressionSummary& compression() const;
 
+  // Opening reads each COMPRESSED block's headers only; readers expand a
+  // block when they reach its packets. By default every expansion stays
+  // until the Trace goes, so events' strings and blobs live as long as the
+  // Trace, and memory grows with the trace (about 12x its compressed size).
+  // With a limit, the Trace keeps only the latest expansions within `bytes`
+  // besides those its readers are in (a block read again is expanded
+  // again): memory then stays bounded whatever the trace's length, and an
+  // event's strings and blobs stay valid only until the next call to
+  // EventReader::next. Call before reading.
+  void limit_expanded_bytes(uint64_t bytes);
+  struct ExpansionStats {
+    uint64_t expansions = 0;  // COMPRESSED blocks expanded, again included
+    uint64_t peak_bytes = 0;  // the most expanded bytes held at once
+  };
+  ExpansionStats expansion_stats() const;
+
   // The first block that failed its checks, if any; nothing from it onwards
   // was used.
   const std::optional<Damage>& damage() const;
@@ -79,6 +95,7 @@ class Trace {
   struct Data;  // defined in src/trace_data.h
 
  private:
+  friend class StreamDecoder;  // expands the blocks its packets are in
   explicit Trace(std::unique_ptr<Data> data);
   std::unique_ptr<Data> data_;
 };

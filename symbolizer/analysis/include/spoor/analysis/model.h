@@ -131,7 +131,7 @@ struct ThreadInfo {
 };
 
 // A Stack event's frames: 64-bit little-endian addresses, innermost first,
-// pointing into the trace (valid as long as the reader::Trace).
+// in the model's own storage (TraceModel::keep_frames).
 struct StackFrames {
   std::span<const uint8_t> bytes;
 
@@ -188,9 +188,15 @@ struct TraceModel {
   // not say (sampling off, or a trace older than the event).
   uint32_t sample_hz = 0;
   KernelUnwindSummary kernel_unwind;
-  // The bytes behind the `stacks` of unwound kernel samples (their IDs from
-  // kUnwoundStackIdBase up): shared, so a copied model's spans stay valid.
-  std::vector<std::shared_ptr<const std::vector<uint8_t>>> unwound_stack_bytes;
+  // The bytes behind `stacks`: Stack events' frames copied out of the
+  // trace (whose expanded blocks come and go while it is read) and the
+  // unwound stacks of kernel samples. Chunks that never grow past their
+  // capacity, shared, so spans into them stay valid, in copies of the
+  // model too.
+  std::vector<std::shared_ptr<std::vector<uint8_t>>> stack_bytes;
+
+  // Copies `frames` into stack_bytes; the span stays valid as the model.
+  StackFrames keep_frames(std::span<const uint8_t> frames);
 
   const ProcessInfo* process(uint32_t pid) const;
   const StackFrames* stack(StackKey key) const;
