@@ -43,6 +43,19 @@ void check(Expansion& e, uint32_t raw_size) {
 
 }  // namespace
 
+std::vector<uint8_t> SpareBuffers::take() {
+  std::lock_guard lock(mutex);
+  if (buffers.empty()) return {};
+  std::vector<uint8_t> b = std::move(buffers.back());
+  buffers.pop_back();
+  return b;
+}
+
+void SpareBuffers::give(std::vector<uint8_t>&& buffer) {
+  std::lock_guard lock(mutex);
+  if (buffers.size() < kMost && buffer.capacity() > 0) buffers.push_back(std::move(buffer));
+}
+
 bool Expansion::bad(uint64_t block_at) const {
   return std::binary_search(bad_packets.begin(), bad_packets.end(), block_at);
 }
@@ -52,10 +65,16 @@ std::shared_ptr<const Expansion> expand_container(const Trace::Data& d, uint32_t
   ExpansionCache& cache = d.expansions;
   std::lock_guard lock(cache.mutex);
   if (std::shared_ptr<const Expansion> live = c.live.lock()) return live;
-  auto e = std::make_shared<Expansion>();
-  if (compress::unpack(c.payload, e->bytes, e->problem))
+  // Its buffer goes back to the spares when the last holder lets go.
+  auto* made = new Expansion;
+  std::shared_ptr<Expansion> e(made, [spare = cache.spare](Expansion* x) {
+    spare->give(std::move(x->bytes));
+    delete x;
+  });
+  e->bytes = cache.spare->take();
+  if (compress::unpack(c.payload, e->bytes, e->problem, &cache.scratch_frame))
     check(*e, c.raw_size);
-  if (!e->problem.empty()) e->bytes = {};
+  if (!e->problem.empty()) e->bytes.clear();
   ++cache.expansions;
   c.live = e;
   cache.kept.push_back(e);

@@ -30,6 +30,17 @@ struct Expansion {
   bool bad(uint64_t block_at) const;
 };
 
+// Buffers of expansions no one holds any more, for the next ones: shared
+// with each expansion's deleter, so it lives as long as the last of them.
+struct SpareBuffers {
+  std::mutex mutex;
+  std::vector<std::vector<uint8_t>> buffers;
+  static constexpr size_t kMost = 4;
+
+  std::vector<uint8_t> take();
+  void give(std::vector<uint8_t>&& buffer);
+};
+
 // The expansions a Trace keeps besides those its readers hold (each stream
 // decoder holds the one its current packet is in): the latest ones, while
 // their bytes are within `limit`.
@@ -41,6 +52,8 @@ struct ExpansionCache {
   uint64_t peak_bytes = 0;  // the most held at once, by anyone
   uint64_t expansions = 0;  // blocks expanded, again included
   std::vector<uint8_t> scratch_section;  // opening's, reused block to block
+  std::vector<uint8_t> scratch_frame;    // zstd's output while expanding, reused
+  std::shared_ptr<SpareBuffers> spare = std::make_shared<SpareBuffers>();
 };
 
 // Per-process keys: pid in the high half, the provider index or event key in

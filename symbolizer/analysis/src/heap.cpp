@@ -64,7 +64,7 @@ struct ImageHeap {
   }
 
   uint32_t site_of(StackKey stack) {
-    auto [it, inserted] = site_by_stack.emplace(stack, static_cast<uint32_t>(profile.sites.size()));
+    auto [it, inserted] = site_by_stack.try_emplace(stack, static_cast<uint32_t>(profile.sites.size()));
     if (inserted) {
       profile.sites.emplace_back();
       profile.sites.back().stack = stack;

@@ -75,7 +75,7 @@ class Loader {
  private:
   ProcessIndex process_of(uint32_t pid) {
     if (pid == last_pid_ && last_process_ != kNone) return last_process_;
-    auto [it, inserted] = m_.process_by_pid.emplace(pid, static_cast<ProcessIndex>(m_.processes.size()));
+    auto [it, inserted] = m_.process_by_pid.try_emplace(pid, static_cast<ProcessIndex>(m_.processes.size()));
     if (inserted) {
       ProcessInfo p;
       p.pid = pid;

@@ -54,7 +54,7 @@ struct SymbolizedStacks::State {
 
   symbolizer::ModuleId module_id(ImageIndex image, const Module& mod) {
     const auto index = static_cast<uint64_t>(&mod - model.images[image].modules.data());
-    auto [it, inserted] = module_ids.emplace((static_cast<uint64_t>(image) << 32) | index, 0);
+    auto [it, inserted] = module_ids.try_emplace((static_cast<uint64_t>(image) << 32) | index, 0);
     if (inserted) it->second = symbolizer.add_module(module_info(mod));
     return it->second;
   }
