@@ -438,7 +438,10 @@ TEST(CompressedTrace, OpeningExpandsNoBlockAndReadingExpandsEachOnce) {
   EXPECT_GE(with_packets.size(), blocks - 1);  // the last may hold the STREAM_ENDs alone
   const ReadAll r = read_all(trace);
   EXPECT_TRUE(r.damages.empty());
-  EXPECT_EQ(trace.expansion_stats().expansions, with_packets.size());
+  // The block after the last one read may be expanded ahead (on a second
+  // CPU, while the reader decodes), even if it holds no packet.
+  EXPECT_GE(trace.expansion_stats().expansions, with_packets.size());
+  EXPECT_LE(trace.expansion_stats().expansions, blocks);
   // Unlimited (the default): every expansion stays, as the events point in.
   EXPECT_LE(trace.expansion_stats().peak_bytes, trace.compression().raw_bytes);
   EXPECT_GE(trace.expansion_stats().peak_bytes, trace.compression().raw_bytes - 200);
@@ -468,10 +471,11 @@ TEST(CompressedTrace, ALimitedTraceReadsTheSameEventsHoldingFewBlocks) {
   }
   EXPECT_EQ(n, 200u * 2 * 40);
   EXPECT_TRUE(b.damages().empty());
-  // Two streams and the event handed out hold at most three blocks (each
-  // under 16 KiB: runs are cut past 8 KiB) at once; the packets of one
-  // block are read together, so each is expanded about once.
-  EXPECT_LE(limited.expansion_stats().peak_bytes, 3u * (16u << 10));
+  // Two streams, the event handed out and the block expanded ahead hold
+  // at most four blocks (each under 16 KiB: runs are cut past 8 KiB) at
+  // once; the packets of one block are read together, so each is expanded
+  // about once.
+  EXPECT_LE(limited.expansion_stats().peak_bytes, 4u * (16u << 10));
   EXPECT_LE(limited.expansion_stats().expansions, blocks + blocks / 4);
   EXPECT_GE(whole.expansion_stats().peak_bytes, whole.compression().raw_bytes - 200);
 }

@@ -60,23 +60,30 @@ bool Expansion::bad(uint64_t block_at) const {
   return std::binary_search(bad_packets.begin(), bad_packets.end(), block_at);
 }
 
-std::shared_ptr<const Expansion> expand_container(const Trace::Data& d, uint32_t index) {
+namespace {
+
+// Expands container `index` into a new Expansion whose buffer goes back to
+// the spares when its last holder lets go. Needs no lock but the spares'.
+std::shared_ptr<const Expansion> make_expansion(const Trace::Data& d, uint32_t index,
+                                                std::vector<uint8_t>& scratch) {
   const Trace::Data::Container& c = d.containers[index];
-  ExpansionCache& cache = d.expansions;
-  std::lock_guard lock(cache.mutex);
-  if (std::shared_ptr<const Expansion> live = c.live.lock()) return live;
-  // Its buffer goes back to the spares when the last holder lets go.
   auto* made = new Expansion;
-  std::shared_ptr<Expansion> e(made, [spare = cache.spare](Expansion* x) {
+  std::shared_ptr<Expansion> e(made, [spare = d.expansions.spare](Expansion* x) {
     spare->give(std::move(x->bytes));
     delete x;
   });
-  e->bytes = cache.spare->take();
-  if (compress::unpack(c.payload, e->bytes, e->problem, &cache.scratch_frame))
-    check(*e, c.raw_size);
+  e->bytes = d.expansions.spare->take();
+  if (compress::unpack(c.payload, e->bytes, e->problem, &scratch)) check(*e, c.raw_size);
   if (!e->problem.empty()) e->bytes.clear();
+  return e;
+}
+
+// Records a new expansion: live for the container, kept within the limit,
+// counted. With the cache's lock held.
+void enter(const Trace::Data& d, uint32_t index, const std::shared_ptr<const Expansion>& e) {
+  ExpansionCache& cache = d.expansions;
   ++cache.expansions;
-  c.live = e;
+  d.containers[index].live = e;
   cache.kept.push_back(e);
   cache.kept_bytes += e->bytes.size();
   // What the readers hold stays alive whatever is dropped here.
@@ -88,6 +95,67 @@ std::shared_ptr<const Expansion> expand_container(const Trace::Data& d, uint32_t
   for (const Trace::Data::Container& other : d.containers)
     if (std::shared_ptr<const Expansion> live = other.live.lock()) held += live->bytes.size();
   cache.peak_bytes = std::max(cache.peak_bytes, held);
+}
+
+// The worker: expands the container after the one last asked for while
+// the reader decodes that one. Readers take containers nearly in file
+// order (packets are written in drain order, read in time order), and
+// expanding is half of a reader's work: on a second CPU it overlaps.
+void prefetch_loop(const Trace::Data& d) {
+  ExpansionCache& cache = d.expansions;
+  std::vector<uint8_t> scratch;  // its own: the reader's may be in use
+  std::unique_lock lock(cache.mutex);
+  for (;;) {
+    cache.work.wait(lock, [&] { return cache.stopping || cache.prefetching != kNoContainer; });
+    if (cache.stopping) return;
+    const uint32_t index = cache.prefetching;
+    lock.unlock();
+    std::shared_ptr<const Expansion> e = make_expansion(d, index, scratch);
+    lock.lock();
+    enter(d, index, e);
+    cache.prefetched = std::move(e);  // held, whatever the limit, until asked for
+    cache.prefetched_index = index;
+    cache.prefetching = kNoContainer;
+    cache.done.notify_all();
+  }
+}
+
+// Starts expanding container `next` ahead, if it is not live or on its way.
+void prefetch(const Trace::Data& d, uint32_t next) {
+  ExpansionCache& cache = d.expansions;
+  if (!cache.prefetch_enabled || next >= d.containers.size() || cache.prefetching != kNoContainer ||
+      cache.prefetched_index == next || !d.containers[next].live.expired())
+    return;
+  cache.prefetching = next;
+  if (!cache.worker.joinable()) cache.worker = std::thread([&d] { prefetch_loop(d); });
+  cache.work.notify_one();
+}
+
+}  // namespace
+
+ExpansionCache::~ExpansionCache() {
+  {
+    std::lock_guard lock(mutex);
+    stopping = true;
+  }
+  work.notify_all();
+  if (worker.joinable()) worker.join();
+}
+
+std::shared_ptr<const Expansion> expand_container(const Trace::Data& d, uint32_t index) {
+  ExpansionCache& cache = d.expansions;
+  std::unique_lock lock(cache.mutex);
+  cache.done.wait(lock, [&] { return cache.prefetching != index; });
+  std::shared_ptr<const Expansion> e = d.containers[index].live.lock();
+  if (e == nullptr) {
+    e = make_expansion(d, index, cache.scratch_frame);
+    enter(d, index, e);
+  }
+  if (cache.prefetched_index == index) {  // the caller holds it now
+    cache.prefetched.reset();
+    cache.prefetched_index = kNoContainer;
+  }
+  prefetch(d, index + 1);
   return e;
 }
 

@@ -35,16 +35,17 @@ bool StreamDecoder::enter_packet(const Packet& p) {
     expansion_ = expand_container(d, p.container);
     expansion_container_ = p.container;
   }
-  const std::string in_block = "the COMPRESSED block at byte " + num(p.offset);
   if (!expansion_->problem.empty()) {
-    fail(p.offset, "", in_block + " cannot be expanded for its records: " + expansion_->problem);
+    fail(p.offset, "",
+         "the COMPRESSED block at byte " + num(p.offset) + " cannot be expanded for its records: " +
+             expansion_->problem);
     return false;
   }
   const uint64_t block_at = p.records_at - sizeof(format::BlockHeader) - sizeof(format::PacketBlock);
   if (expansion_->bad(block_at)) {
     fail(p.offset, "",
-         "CRC mismatch in block at byte " + num(block_at) + " (PACKET) inside " + in_block +
-             " (offsets count from the start of the blocks it expands to)");
+         "CRC mismatch in block at byte " + num(block_at) + " (PACKET) inside the COMPRESSED block at byte " +
+             num(p.offset) + " (offsets count from the start of the blocks it expands to)");
     return false;
   }
   records_at_ = expansion_->bytes.data() + p.records_at;

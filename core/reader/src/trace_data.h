@@ -4,6 +4,7 @@
 #ifndef SPOOR_READER_TRACE_DATA_H
 #define SPOOR_READER_TRACE_DATA_H
 
+#include <condition_variable>
 #include <cstdint>
 #include <deque>
 #include <memory>
@@ -11,6 +12,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <thread>
 #include <unordered_map>
 #include <vector>
 
@@ -45,6 +47,11 @@ struct SpareBuffers {
 // decoder holds the one its current packet is in): the latest ones, while
 // their bytes are within `limit`.
 struct ExpansionCache {
+  ExpansionCache() = default;
+  ExpansionCache(const ExpansionCache&) = delete;
+  ExpansionCache& operator=(const ExpansionCache&) = delete;
+  ~ExpansionCache();  // stops the worker
+
   std::mutex mutex;  // readers of one Trace may run on several threads
   std::deque<std::shared_ptr<const Expansion>> kept;  // oldest first
   uint64_t kept_bytes = 0;
@@ -54,6 +61,17 @@ struct ExpansionCache {
   std::vector<uint8_t> scratch_section;  // opening's, reused block to block
   std::vector<uint8_t> scratch_frame;    // zstd's output while expanding, reused
   std::shared_ptr<SpareBuffers> spare = std::make_shared<SpareBuffers>();
+
+  // The worker expanding the next container ahead (expansion.cpp), on a
+  // machine with more than one CPU.
+  bool prefetch_enabled = std::thread::hardware_concurrency() > 1;
+  std::thread worker;
+  std::condition_variable work;  // the worker waits for `prefetching`
+  std::condition_variable done;  // a reader waits for the worker's result
+  uint32_t prefetching = kNoContainer;
+  std::shared_ptr<const Expansion> prefetched;
+  uint32_t prefetched_index = kNoContainer;
+  bool stopping = false;
 };
 
 // Per-process keys: pid in the high half, the provider index or event key in
