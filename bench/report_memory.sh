@@ -4,8 +4,9 @@
 # iteration, every one with a stack; --wait-when-full, so nothing is lost
 # and both traces hold every event), then runs `spoor report` on each, this
 # build beside BASELINE_SPOOR, interleaved, and prints medians of wall
-# time, user CPU and peak RSS. With heaptrack installed, also records the N
-# run under heaptrack and times heaptrack_print on its file, the same way.
+# time, user CPU, peak RSS and peak anonymous memory (sampled). With
+# heaptrack installed, also records the N run under heaptrack and times
+# heaptrack_print on its file, the same way.
 #
 #   bench/report_memory.sh BASELINE_SPOOR [runs (3)] [N (10000000)]
 #
@@ -32,10 +33,24 @@ if command -v heaptrack >/dev/null && command -v heaptrack_print >/dev/null; the
   heaptrack -o "$out/heaptrack.n" "$workload" --iterations="$n" >/dev/null 2>&1 && have_heaptrack=1
 fi
 
+# Runs a reader under /usr/bin/time and samples its anonymous memory
+# (RssAnon: the peak RSS also counts the mapped trace file's pages, which
+# the kernel can take back) every 20 ms.
 one() {
   local label=$1
   shift
-  /usr/bin/time -f "$label %e %U %M" "$@" >/dev/null 2>>"$out/times" || true
+  /usr/bin/time -o "$out/one" -f "%e %U %M" "$@" >/dev/null 2>&1 &
+  local timer=$! pid="" anon=0 a
+  while kill -0 "$timer" 2>/dev/null; do
+    [ -n "$pid" ] || pid=$(pgrep -P "$timer" | head -1 || true)
+    if [ -n "$pid" ]; then
+      a=$(awk '/^RssAnon/ {print $2}' "/proc/$pid/status" 2>/dev/null || true)
+      if [ -n "$a" ] && [ "$a" -gt "$anon" ]; then anon=$a; fi
+    fi
+    sleep 0.02
+  done
+  wait "$timer" || true
+  echo "$label $(tail -1 "$out/one") $anon" >>"$out/times"
 }
 
 echo "load before: $(cut -d' ' -f1-3 /proc/loadavg)"
@@ -53,13 +68,13 @@ import statistics, sys
 rows = {}
 for line in open(sys.argv[1]):
     parts = line.split()
-    if len(parts) != 4:
+    if len(parts) != 5:
         continue
-    label, wall, user, rss = parts
-    rows.setdefault(label, []).append((float(wall), float(user), int(rss) / 1024))
-print(f"{'reader':20} {'trace':>5} {'wall s':>8} {'user s':>8} {'peak RSS MiB':>13}")
+    label, wall, user, rss, anon = parts
+    rows.setdefault(label, []).append((float(wall), float(user), int(rss) / 1024, int(anon) / 1024))
+print(f"{'reader':20} {'trace':>5} {'wall s':>8} {'user s':>8} {'peak RSS MiB':>13} {'of it anon MiB':>15}")
 for label, values in rows.items():
     name, trace = label.rsplit('-', 1)
     med = lambda i: statistics.median(v[i] for v in values)
-    print(f"{name:20} {trace:>5} {med(0):8.2f} {med(1):8.2f} {med(2):13.0f}")
+    print(f"{name:20} {trace:>5} {med(0):8.2f} {med(1):8.2f} {med(2):13.0f} {med(3):15.0f}")
 PY

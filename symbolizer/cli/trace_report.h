@@ -20,7 +20,7 @@ namespace spoor::cli {
 // SPOOR_READ_MEMORY_MIB says) of expanded COMPRESSED blocks besides those
 // being read, so a command's memory does not grow with the trace's length:
 // whatever outlives an event is copied out of it.
-inline constexpr uint64_t kKeptExpandedMiB = 64;
+inline constexpr uint64_t kKeptExpandedMiB = 32;
 std::optional<reader::Trace> open_trace(const std::string& path);
 
 // The block damage and the record damage the reader met, by file offset.

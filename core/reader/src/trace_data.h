@@ -37,7 +37,7 @@ struct Expansion {
 struct SpareBuffers {
   std::mutex mutex;
   std::vector<std::vector<uint8_t>> buffers;
-  static constexpr size_t kMost = 4;
+  static constexpr size_t kMost = 2;  // the reader's and the worker's next
 
   std::vector<uint8_t> take();
   void give(std::vector<uint8_t>&& buffer);
