@@ -127,5 +127,29 @@ TEST(Activities, SummaryMedianOfAnEvenCountIsTheLowerOne) {
   EXPECT_EQ(kinds[0].max_ns, 40);
 }
 
+TEST(Activities, OneProviderInSeveralProcessesIsOneRowAndRowsFollowNames) {
+  // Each process has a Provider of its own: two processes' Spoor.Thread,
+  // one of them listed first, and a provider whose name sorts before.
+  reader::Provider second_process{.pid = 2, .index = 0, .guid = {}, .name = "Spoor.Thread"};
+  reader::Provider first_process{.pid = 1, .index = 0, .guid = {}, .name = "Spoor.Thread"};
+  reader::Provider other{.pid = 1, .index = 1, .guid = {}, .name = "App.Requests"};
+  second_process.guid.bytes[0] = first_process.guid.bytes[0] = 7;
+  std::vector<reader::ActivitySpan> spans(4);
+  const reader::Provider* providers[] = {&second_process, &first_process, &other, &first_process};
+  for (size_t i = 0; i < spans.size(); ++i) {
+    spans[i].provider = providers[i];
+    spans[i].kind.assign(i == 2 ? "Request" : "Thread");
+    spans[i].stop_ns = static_cast<int64_t>(10 * (i + 1));
+  }
+  const auto kinds = reader::summarize(spans);
+  ASSERT_EQ(kinds.size(), 2u);
+  EXPECT_EQ(kinds[0].provider, &other);
+  EXPECT_EQ(kinds[0].count, 1u);
+  EXPECT_EQ(kinds[1].provider->name, "Spoor.Thread");
+  EXPECT_EQ(kinds[1].count, 3u);
+  EXPECT_EQ(kinds[1].min_ns, 10);
+  EXPECT_EQ(kinds[1].max_ns, 40);
+}
+
 }  // namespace
 }  // namespace spoor::testing

@@ -152,19 +152,29 @@ ActivityMatches match_activities(const Trace& trace) {
 }
 
 std::vector<ActivitySummary> summarize(const std::vector<ActivitySpan>& spans) {
-  // Keyed by provider name first so the output order does not depend on
-  // where providers happen to sit in memory.
-  std::map<std::tuple<std::string, const Provider*, std::string>, std::vector<int64_t>> groups;
+  // Keyed by the provider's name and ID, not its address: each process
+  // has a Provider of its own, and the spans of one provider in many
+  // processes (Spoor.Thread's thread lifetimes, a library's requests) are
+  // one kind. The order then depends on nothing but the names.
+  struct Group {
+    const Provider* provider = nullptr;  // the first one met
+    std::vector<int64_t> durations;
+  };
+  std::map<std::tuple<std::string, Guid, std::string>, Group> groups;
   for (const ActivitySpan& s : spans) {
     const std::string provider_name = s.provider != nullptr ? s.provider->name : std::string();
-    groups[std::make_tuple(provider_name, s.provider, s.kind)].push_back(s.duration_ns());
+    const Guid id = s.provider != nullptr ? s.provider->guid : Guid{};
+    Group& g = groups[std::make_tuple(provider_name, id, s.kind)];
+    if (g.provider == nullptr) g.provider = s.provider;
+    g.durations.push_back(s.duration_ns());
   }
   std::vector<ActivitySummary> out;
   out.reserve(groups.size());
-  for (auto& [key, durations] : groups) {
+  for (auto& [key, group] : groups) {
+    std::vector<int64_t>& durations = group.durations;
     std::sort(durations.begin(), durations.end());
     ActivitySummary a;
-    a.provider = std::get<1>(key);
+    a.provider = group.provider;
     a.kind = std::get<2>(key);
     a.count = durations.size();
     a.min_ns = durations.front();

@@ -77,7 +77,9 @@ struct ActivitySummary {
   int64_t max_ns = 0;
 };
 
-// One per (provider, kind), sorted by provider name then kind.
+// One per (provider, kind), sorted by provider name then kind. A provider
+// is its name and ID: the same provider in several processes is one, and
+// `provider` is the first of them.
 std::vector<ActivitySummary> summarize(const std::vector<ActivitySpan>& spans);
 
 // The name stem used as a kind ("ReadStart" -> "Read"); `name` unchanged
