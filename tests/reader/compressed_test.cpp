@@ -94,6 +94,19 @@ Bytes compress(const Bytes& raw, size_t run_bytes) {
   return compress(raw, options);
 }
 
+// Reads every event of a trace whose events live only until the next
+// one: counts them, keeps none.
+ReadAll read_all_counting(const reader::Trace& trace) {
+  ReadAll r;
+  reader::EventReader events(trace);
+  reader::Event e;
+  uint64_t n = 0;
+  while (events.next(e)) ++n;
+  EXPECT_EQ(events.events_read(), n);
+  r.damages = events.damages();
+  return r;
+}
+
 // Where each top-level block of `bytes` starts.
 std::vector<size_t> block_offsets(const Bytes& bytes) {
   std::vector<size_t> offsets;
@@ -478,6 +491,40 @@ TEST(CompressedTrace, ALimitedTraceReadsTheSameEventsHoldingFewBlocks) {
   EXPECT_LE(limited.expansion_stats().peak_bytes, 4u * (16u << 10));
   EXPECT_LE(limited.expansion_stats().expansions, blocks + blocks / 4);
   EXPECT_GE(whole.expansion_stats().peak_bytes, whole.compression().raw_bytes - 200);
+}
+
+TEST(CompressedTrace, StreamsOneAfterAnotherHoldOnlyTheBlocksBeingRead) {
+  // Twenty streams that run one after another, as the processes of a
+  // build do: each one's packets are in blocks of their own. A stream
+  // that has not started yet, or has ended, holds no block.
+  TraceBuilder t;
+  add_sample_metadata(t);
+  constexpr uint32_t kStreams = 20;
+  for (uint32_t id = 3; id < 3 + kStreams; ++id) t.stream(id, kSamplePid, id % 4);
+  uint64_t ticks = 1'000'000;
+  for (uint32_t id = 3; id < 3 + kStreams; ++id) {
+    for (uint64_t seq = 0; seq < 6; ++seq) {
+      PacketBuilder packet(id, id % 4, seq);
+      for (uint32_t r = 0; r < 40; ++r) {
+        ticks += 100;
+        RecordBuilder rec = hello(ticks, r, std::string(20 + r % 7, 'x'));
+        if (r == 0) rec.tid(1000 + id);
+        packet.add(rec);
+      }
+      t.packet(packet);
+    }
+  }
+  const Bytes packed = compress(t.bytes(), 8 << 10);
+  reader::Trace limited = open_ok(packed);
+  limited.limit_expanded_bytes(0);
+  const uint64_t blocks = limited.compression().blocks;
+  ASSERT_GE(blocks, kStreams);
+  const ReadAll r = read_all_counting(limited);
+  EXPECT_TRUE(r.damages.empty());
+  // The stream being read, the event handed out and the block expanded
+  // ahead: at most four blocks of under 16 KiB, whatever the streams.
+  EXPECT_LE(limited.expansion_stats().peak_bytes, 4u * (16u << 10));
+  EXPECT_LE(limited.expansion_stats().expansions, blocks);
 }
 
 TEST(CompressedTrace, ABlockWhoseRecordsCannotBeRebuiltEndsTheStreamsReadingIt) {

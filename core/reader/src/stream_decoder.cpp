@@ -23,6 +23,20 @@ StreamDecoder::Step StreamDecoder::fail(uint64_t offset, const std::string& wher
   return Step::kDamage;
 }
 
+bool StreamDecoder::between_packets(uint64_t& begin_ticks) const {
+  if (done_) return false;
+  size_t next = packet_;
+  if (in_packet_) {
+    // The packet's last record is decoded; its count is checked when the
+    // next one is entered.
+    if (pos_ != stream_->packets[packet_].data_size) return false;
+    next = packet_ + 1;
+  }
+  if (next >= stream_->packets.size()) return false;
+  begin_ticks = stream_->packets[next].begin_ticks;
+  return true;
+}
+
 bool StreamDecoder::enter_packet(const Packet& p) {
   if (p.container == kNoContainer) {
     records_at_ = p.records;

@@ -27,6 +27,16 @@ class StreamDecoder {
   // keep this.
   const std::shared_ptr<const Expansion>& holding() const { return expansion_; }
 
+  // Whether the next record is the first of a packet not entered yet, and
+  // then that packet's first time stamp (`begin_ticks`): a merge can order
+  // the stream by it without expanding the block the packet is in.
+  bool between_packets(uint64_t& begin_ticks) const;
+  // Lets go of the expanded block of the packet just finished.
+  void release() {
+    expansion_.reset();
+    expansion_container_ = kNoContainer;
+  }
+
  private:
   Step fail(uint64_t offset, const std::string& where, const std::string& problem);
   // Where the current packet's records are; false after fail().
