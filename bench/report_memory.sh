@@ -2,7 +2,9 @@
 # bench/report_memory.sh: what reading a long trace costs. Records
 # spoor_workload_malloc_heavy at N and 2N iterations (about 2.2 events per
 # iteration, every one with a stack; --wait-when-full, so nothing is lost
-# and both traces hold every event), then runs `spoor report` on each, this
+# and the traces hold every event), and ten runs of N/10 iterations one
+# after another under one shell ("seq": 21 processes, as a build's are),
+# then runs `spoor report` on each, this
 # build beside BASELINE_SPOOR, interleaved, and prints medians of wall
 # time, user CPU, peak RSS and peak anonymous memory (sampled). With
 # heaptrack installed, also records the N run under heaptrack and times
@@ -27,7 +29,9 @@ trap 'rm -rf "$out"' EXIT
 
 "$spoor" record --wait-when-full -o "$out/n.spoor" -- "$workload" --iterations="$n" >/dev/null 2>"$out/rec1"
 "$spoor" record --wait-when-full -o "$out/2n.spoor" -- "$workload" --iterations=$((2 * n)) >/dev/null 2>"$out/rec2"
-grep -h 'events' "$out/rec1" "$out/rec2"
+"$spoor" record --wait-when-full -o "$out/seq.spoor" -- sh -c \
+  "for i in 1 2 3 4 5 6 7 8 9 10; do '$workload' --iterations=$((n / 10)) >/dev/null; sleep 0.2; done" 2>"$out/rec3"
+grep -h 'events' "$out/rec1" "$out/rec2" "$out/rec3"
 have_heaptrack=0
 if command -v heaptrack >/dev/null && command -v heaptrack_print >/dev/null; then
   heaptrack -o "$out/heaptrack.n" "$workload" --iterations="$n" >/dev/null 2>&1 && have_heaptrack=1
@@ -55,7 +59,7 @@ one() {
 
 echo "load before: $(cut -d' ' -f1-3 /proc/loadavg)"
 for ((i = 0; i < runs; ++i)); do
-  for trace in n 2n; do
+  for trace in n 2n seq; do
     one "baseline-$trace" "$base" report "$out/$trace.spoor"
     one "this-$trace" "$spoor" report "$out/$trace.spoor"
   done
