@@ -32,8 +32,9 @@ struct FieldValue {
   Value value;
 };
 
-// Views (provider, descriptor, strings, blobs) point into the Trace and are
-// valid as long as it is.
+// Views point into the Trace: provider and descriptor are valid as long as
+// it is; strings and blobs too, unless the Trace limits its expanded blocks
+// (Trace::limit_expanded_bytes), and then until the reader's next next().
 struct Event {
   int64_t time_ns = 0;   // CLOCK_MONOTONIC, through the trace's clock
   uint64_t ticks = 0;    // the raw, widened tick count
