@@ -121,20 +121,10 @@ Problem parse_payload(Trace::Data& d, uint16_t type, std::span<const uint8_t> pa
 
 uint64_t walk_all(Trace::Data& d, const Region& region, uint64_t start, uint64_t& unknown);
 
-// Reads the block section of the COMPRESSED block at `offset` and walks the
-// blocks it holds. Returns what is wrong with the block itself, if
-// anything; damage among the blocks it holds is recorded in d.damage.
-Problem expand(Trace::Data& d, std::span<const uint8_t> payload, uint64_t offset, uint64_t& unknown) {
-  compress::BlockSection section;
-  section.bytes = std::move(d.expansions.scratch_section);  // reused block to block
-  std::string problem;
-  const bool read = compress::unpack_block_section(payload, section, problem);
-  struct GiveBack {
-    Trace::Data& d;
-    compress::BlockSection& s;
-    ~GiveBack() { d.expansions.scratch_section = std::move(s.bytes); }
-  } give_back{d, section};
-  if (!read) return problem;
+// Records the COMPRESSED block at `offset` and walks the blocks its
+// section holds.
+void walk_section(Trace::Data& d, const compress::BlockSection& section, std::span<const uint8_t> payload,
+                  uint64_t offset, uint64_t& unknown) {
   const auto index = static_cast<uint32_t>(d.containers.size());
   d.containers.push_back(Trace::Data::Container{payload, offset, section.raw_size, {}});
   d.compression.blocks++;
@@ -145,7 +135,19 @@ Problem expand(Trace::Data& d, std::span<const uint8_t> payload, uint64_t offset
   if (!d.damage && end != section.raw_size)
     region.damage(d, end, "its blocks come to " + num(end) + " bytes, its header says it expands to " +
                               num(section.raw_size));
-  return std::nullopt;
+}
+
+// Reads the block section of the COMPRESSED block at `offset` and walks the
+// blocks it holds. Returns what is wrong with the block itself, if
+// anything; damage among the blocks it holds is recorded in d.damage.
+Problem expand(Trace::Data& d, std::span<const uint8_t> payload, uint64_t offset, uint64_t& unknown) {
+  compress::BlockSection section;
+  section.bytes = std::move(d.expansions.scratch_section);  // reused block to block
+  std::string problem;
+  const bool read = compress::unpack_block_section(payload, section, problem);
+  if (read) walk_section(d, section, payload, offset, unknown);
+  d.expansions.scratch_section = std::move(section.bytes);
+  return read ? Problem{} : Problem{problem};
 }
 
 // Checks and parses the block at `at` in the region (`offset` in the blocks

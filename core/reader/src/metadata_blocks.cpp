@@ -189,7 +189,6 @@ Problem parse_packet(Trace::Data& d, std::span<const uint8_t> payload, const Pac
   p.offset = place.offset;
   p.data_offset = compressed ? place.offset : place.data_offset + sizeof(fmt::PacketBlock);
   p.records = compressed ? nullptr : payload.data() + sizeof(fmt::PacketBlock);
-  p.compressed = compressed;
   p.container = place.container;
   p.records_at = static_cast<uint32_t>(place.records_at);
   d.streams[it->second].packets.push_back(p);

@@ -38,10 +38,9 @@ bool StreamDecoder::between_packets(uint64_t& begin_ticks) const {
 }
 
 bool StreamDecoder::enter_packet(const Packet& p) {
-  if (p.container == kNoContainer) {
+  if (!p.compressed()) {
     records_at_ = p.records;
-    expansion_.reset();  // the handed-out event, if in it, is held by EventReader
-    expansion_container_ = kNoContainer;
+    release();  // the handed-out event, if in it, is held by EventReader
     return true;
   }
   const Trace::Data& d = *trace_->data_;
@@ -78,10 +77,10 @@ StreamDecoder::Step StreamDecoder::next(Event& out) {
     const Packet& p = stream_->packets[packet_];
     // A compressed packet's records have no file offset of their own:
     // they are named by their place in the packet and the block holding it.
-    const uint64_t offset = p.compressed ? p.offset : p.data_offset + pos_;
+    const uint64_t offset = p.compressed() ? p.offset : p.data_offset + pos_;
     auto where = [&] {
       return ", record " + num(records_) +
-             (p.compressed ? " (byte " + num(pos_) + " of its records, in the COMPRESSED block at byte " +
+             (p.compressed() ? " (byte " + num(pos_) + " of its records, in the COMPRESSED block at byte " +
                                  num(p.offset) + ")"
                            : " at byte " + num(offset));
     };

@@ -96,9 +96,11 @@ struct Packet {
   uint64_t offset = 0;       // of the block header
   uint64_t data_offset = 0;  // of the first record
   const uint8_t* records = nullptr;  // data_size bytes in the file (not compressed)
-  bool compressed = false;   // it came out of a COMPRESSED block
   uint32_t container = kNoContainer;  // which COMPRESSED block, counted from 0 in file order
   uint32_t records_at = 0;            // offset of its records in that block's expanded bytes
+
+  // It came out of a COMPRESSED block.
+  bool compressed() const { return container != kNoContainer; }
 };
 
 // What COMPRESSED blocks did to the file.
