@@ -104,6 +104,34 @@ std::vector<std::string> ProcessServer::untraceable() const {
   return ran;
 }
 
+bool ProcessServer::take_notes(const Connection& c) {
+  // Every note queued, not one per poll: a process that tries PATH's
+  // directories one exec at a time sends a note and its take-back for
+  // each, then closes the connection when an exec succeeds. Read one at a
+  // time, the hangup would drop the rest.
+  for (;;) {
+    preload::UntraceableNote note{};
+    const ssize_t n = recv(c.fd, &note, sizeof note, MSG_DONTWAIT);
+    if (n == 0) return false;
+    if (n < 0) return errno != ECONNRESET;
+    if (n != static_cast<ssize_t>(sizeof note) || note.magic != preload::kProtocolMagic) continue;
+    note.path[sizeof note.path - 1] = note.why[sizeof note.why - 1] = '\0';
+    const bool own = note.kind == preload::kNoteOwnAllocator;
+    const std::string text = own ? std::string(note.path) : std::string(note.path) + " (" + note.why + ")";
+    if (own) {
+      if (std::find(own_allocators_.begin(), own_allocators_.end(), text) == own_allocators_.end())
+        own_allocators_.push_back(text);
+      continue;
+    }
+    // Counted: one process's failed exec of a program takes back its own
+    // note, not another's that ran.
+    auto it = std::find_if(untraceable_.begin(), untraceable_.end(),
+                           [&](const Untraceable& u) { return u.text == text; });
+    if (it == untraceable_.end()) it = untraceable_.insert(untraceable_.end(), Untraceable{text, 0});
+    it->runs += note.kind == preload::kNoteExecFailed ? -1 : 1;
+  }
+}
+
 void ProcessServer::poll(int timeout_ms, const std::function<Reply(uint32_t, uint32_t)>& on_hello,
                          const std::function<void(uint32_t)>& on_closed) {
   std::vector<pollfd> fds;
@@ -120,25 +148,7 @@ void ProcessServer::poll(int timeout_ms, const std::function<Reply(uint32_t, uin
     if (ev & POLLIN && c.pid == 0) {
       serve(c, on_hello);
     } else if (ev & POLLIN) {
-      preload::UntraceableNote note{};
-      const ssize_t n = recv(c.fd, &note, sizeof note, MSG_DONTWAIT);
-      if (n == 0) fds[i + kListening].revents |= POLLHUP;
-      if (n == static_cast<ssize_t>(sizeof note) && note.magic == preload::kProtocolMagic) {
-        note.path[sizeof note.path - 1] = note.why[sizeof note.why - 1] = '\0';
-        const bool own = note.kind == preload::kNoteOwnAllocator;
-        const std::string text = own ? std::string(note.path) : std::string(note.path) + " (" + note.why + ")";
-        if (own) {
-          if (std::find(own_allocators_.begin(), own_allocators_.end(), text) == own_allocators_.end())
-            own_allocators_.push_back(text);
-        } else {
-          // Counted: one process's failed exec of a program takes back its
-          // own note, not another's that ran.
-          auto it = std::find_if(untraceable_.begin(), untraceable_.end(),
-                                 [&](const Untraceable& u) { return u.text == text; });
-          if (it == untraceable_.end()) it = untraceable_.insert(untraceable_.end(), Untraceable{text, 0});
-          it->runs += note.kind == preload::kNoteExecFailed ? -1 : 1;
-        }
-      }
+      if (!take_notes(c)) fds[i + kListening].revents |= POLLHUP;
     }
     const short ev_now = fds[i + kListening].revents;
     const bool closed = (ev_now & (POLLHUP | POLLERR)) || (c.pid != 0 && !c.answered);

@@ -60,6 +60,9 @@ class ProcessServer {
     bool answered;
   };
   void serve(Connection& c, const std::function<Reply(uint32_t, uint32_t)>& on_hello);
+  // Reads every note queued on a traced process's connection; false when
+  // the process closed it.
+  bool take_notes(const Connection& c);
 
   int listen_fd_ = -1;  // the abstract address
   int path_fd_ = -1;    // the file; removed with its directory at the end
