@@ -155,19 +155,29 @@ void print_losses(const std::vector<reader::StreamStats>& stats, std::string& ou
 
 void print_activities(const reader::ActivityMatches& m, std::string& out) {
   appendf(out, "\nactivities (start/stop)\n");
-  const std::vector<reader::ActivitySummary> kinds = reader::summarize(m.spans);
+  const std::vector<reader::ActivitySummary> kinds = reader::summarize(m.spans, m.still_open);
+  // The OPEN column only when something was: most traces close every
+  // activity they start.
+  const bool open = !m.still_open.empty();
   if (kinds.empty()) appendf(out, "  (none)\n");
   else
-    appendf(out, "  %-32s %-24s %9s %12s %12s %12s\n", "PROVIDER", "KIND", "COUNT", "MIN",
-            "MEDIAN", "MAX");
-  for (const reader::ActivitySummary& k : kinds)
-    appendf(out, "  %-32s %-24s %9llu %12s %12s %12s\n",
-            k.provider != nullptr ? k.provider->name.c_str() : "", k.kind.c_str(),
-            static_cast<ull>(k.count), duration_text(k.min_ns).c_str(),
-            duration_text(k.median_ns).c_str(), duration_text(k.max_ns).c_str());
-  if (m.unmatched_starts > 0 || m.unmatched_stops > 0)
-    appendf(out, "  unmatched: %llu starts, %llu stops\n", static_cast<ull>(m.unmatched_starts),
-            static_cast<ull>(m.unmatched_stops));
+    appendf(out, "  %-32s %-24s %9s%s %12s %12s %12s\n", "PROVIDER", "KIND", "COUNT", open ? "      OPEN" : "",
+            "MIN", "MEDIAN", "MAX");
+  for (const reader::ActivitySummary& k : kinds) {
+    appendf(out, "  %-32s %-24s %9llu", k.provider != nullptr ? k.provider->name.c_str() : "", k.kind.c_str(),
+            static_cast<ull>(k.count));
+    if (open) appendf(out, " %9llu", static_cast<ull>(k.still_open));
+    const bool timed = k.count > 0;  // none stopped: no times
+    appendf(out, " %12s %12s %12s\n", timed ? duration_text(k.min_ns).c_str() : "-",
+            timed ? duration_text(k.median_ns).c_str() : "-", timed ? duration_text(k.max_ns).c_str() : "-");
+  }
+  if (open)
+    appendf(out,
+            "  OPEN: started and not stopped when the trace ended (for threads: still running when their\n"
+            "  process exited or exec'd); COUNT and the times are of those that stopped\n");
+  if (m.restarted() > 0 || m.unmatched_stops > 0)
+    appendf(out, "  unmatched: %llu started again before stopping, %llu stops without a start\n",
+            static_cast<ull>(m.restarted()), static_cast<ull>(m.unmatched_stops));
 }
 
 void print_problems(const Trace& t, const std::vector<reader::StreamStats>& stats,

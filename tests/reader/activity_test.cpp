@@ -68,6 +68,53 @@ TEST(Activities, OverlappingActivitiesMatchAcrossStreams) {
   EXPECT_EQ(m.spans[1].task, 7);
   EXPECT_EQ(m.unmatched_starts, 1u);
   EXPECT_EQ(m.unmatched_stops, 1u);
+  ASSERT_EQ(m.still_open.size(), 1u);  // c
+  EXPECT_EQ(m.still_open[0].activity_id->bytes, c);
+  EXPECT_EQ(m.still_open[0].start_ns, 160);
+  EXPECT_EQ(m.still_open[0].stop, nullptr);
+  EXPECT_EQ(m.restarted(), 0u);
+}
+
+TEST(Activities, StartsNeverStoppedAreListedApartFromRestartsAndCountedPerKind) {
+  TraceBuilder t = activity_trace();
+  const Guid16 a = guid_from_seed(1);
+  // Fetch: tid 1 stops, tid 2 never does (a thread alive at its process's
+  // end). Begin: activity a starts twice before its one stop, then again.
+  t.packet(PacketBuilder(1, 0, 0)
+               .add(RecordBuilder(3, 100).tid(1))
+               .add(RecordBuilder(3, 110).tid(2))
+               .add(RecordBuilder(1, 120).tid(1).activity(a))
+               .add(RecordBuilder(1, 130).activity(a))
+               .add(RecordBuilder(4, 140).tid(1))
+               .add(RecordBuilder(2, 150).activity(a))
+               .add(RecordBuilder(1, 160).activity(a)));
+  reader::Trace trace = open_ok(t.bytes());
+  reader::ActivityMatches m = reader::match_activities(trace);
+  ASSERT_EQ(m.still_open.size(), 2u);  // in start order
+  EXPECT_EQ(m.still_open[0].kind, "Fetch");
+  EXPECT_EQ(m.still_open[0].tid, 2u);
+  EXPECT_EQ(m.still_open[0].start_ns, 110);
+  EXPECT_EQ(m.still_open[1].kind, "Begin (task 7)");
+  EXPECT_EQ(m.still_open[1].start_ns, 160);
+  EXPECT_EQ(m.restarted(), 1u);
+  EXPECT_EQ(m.unmatched_starts, 3u);
+
+  const std::vector<reader::ActivitySummary> kinds = reader::summarize(m.spans, m.still_open);
+  ASSERT_EQ(kinds.size(), 2u);
+  EXPECT_EQ(kinds[0].kind, "Begin (task 7)");
+  EXPECT_EQ(kinds[0].count, 1u);
+  EXPECT_EQ(kinds[0].still_open, 1u);
+  EXPECT_EQ(kinds[0].min_ns, 20);  // the restart at 130 replaced the start at 120
+  EXPECT_EQ(kinds[1].kind, "Fetch");
+  EXPECT_EQ(kinds[1].count, 1u);
+  EXPECT_EQ(kinds[1].still_open, 1u);
+  EXPECT_EQ(kinds[1].max_ns, 40);
+
+  // A kind none of whose starts stopped still has a row.
+  const auto open_only = reader::summarize({}, m.still_open);
+  ASSERT_EQ(open_only.size(), 2u);
+  EXPECT_EQ(open_only[1].count, 0u);
+  EXPECT_EQ(open_only[1].still_open, 1u);
 }
 
 TEST(Activities, WithoutActivityIdsMatchTheInnermostStartOnTheThread) {

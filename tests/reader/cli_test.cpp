@@ -281,6 +281,36 @@ TEST_F(Cli, InfoSummarizesTheTrace) {
     EXPECT_TRUE(contains(r.out, part)) << "missing: " << part << "\n" << r.out;
 }
 
+TEST_F(Cli, InfoCountsActivitiesLeftOpenApartFromUnmatchedOnes) {
+  TraceBuilder t;
+  add_sample_metadata(t);
+  // Read a stops; read b starts and never stops (its thread still ran when
+  // the trace ended); read c stops without a start.
+  const Guid16 a = guid_from_seed(1), b = guid_from_seed(2), c = guid_from_seed(3);
+  t.packet(PacketBuilder(1, 0, 0)
+               .add(RecordBuilder(kKeyReadStart, 1000).tid(11).activity(a))
+               .add(RecordBuilder(kKeyReadStart, 1100).activity(b))
+               .add(RecordBuilder(kKeyReadStop, 1500).activity(a).u64(1))
+               .add(RecordBuilder(kKeyReadStop, 1600).activity(c).u64(1)));
+  t.stream_end(1, 0, 0, 1);
+  Outcome r = spoor("info " + write("open.spoor", t.bytes()));
+  EXPECT_EQ(r.status, 0) << r.err;
+  const std::vector<std::string> out = lines(r.out);
+  auto line_with = [&](const std::string& part) {
+    for (const std::string& l : out)
+      if (contains(l, part)) return l;
+    return std::string();
+  };
+  EXPECT_TRUE(contains(line_with("PROVIDER"), "COUNT      OPEN")) << r.out;
+  const std::string row = line_with("Demo.Provider   ");
+  EXPECT_TRUE(contains(row, " Read ")) << r.out;
+  EXPECT_TRUE(contains(row, " 1         1       500 ns       500 ns       500 ns")) << r.out;
+  EXPECT_TRUE(contains(r.out, "unmatched: 0 started again before stopping, 1 stops without a start")) << r.out;
+  // Without open ones, no OPEN column.
+  Outcome closed = spoor("info " + write("sample.spoor", sample_trace().bytes()));
+  EXPECT_FALSE(contains(closed.out, "OPEN")) << closed.out;
+}
+
 TEST_F(Cli, DamagedTracePrintsWhatWasRecoveredThenTheDamage) {
   const TraceBuilder t = sample_trace();
   const size_t packet = t.block_offsets()[10];  // stream 1's second packet

@@ -73,8 +73,7 @@ struct ActivityMatcher::State {
     return it->second;
   }
 
-  void close(size_t kind, const Open& open, const Event& stop,
-             const std::optional<Guid>& activity) {
+  ActivitySpan span_of(size_t kind, const Open& open, const std::optional<Guid>& activity) const {
     const Kind& k = kinds[kind];
     ActivitySpan span;
     span.provider = k.provider;
@@ -84,8 +83,14 @@ struct ActivityMatcher::State {
     span.pid = open.pid;
     span.tid = open.tid;
     span.start_ns = open.start_ns;
-    span.stop_ns = stop.time_ns;
     span.start = open.start;
+    return span;
+  }
+
+  void close(size_t kind, const Open& open, const Event& stop,
+             const std::optional<Guid>& activity) {
+    ActivitySpan span = span_of(kind, open, activity);
+    span.stop_ns = stop.time_ns;
     span.stop = stop.descriptor;
     result.spans.push_back(std::move(span));
   }
@@ -136,8 +141,13 @@ void ActivityMatcher::add(const Event& e) {
 
 ActivityMatches ActivityMatcher::finish() {
   State& s = *state_;
-  s.result.unmatched_starts += s.by_activity.size();
-  for (const auto& [key, stack] : s.by_thread) s.result.unmatched_starts += stack.size();
+  std::vector<ActivitySpan>& open = s.result.still_open;
+  for (const auto& [key, start] : s.by_activity) open.push_back(s.span_of(key.first, start, key.second));
+  for (const auto& [key, stack] : s.by_thread)
+    for (const Open& start : stack) open.push_back(s.span_of(std::get<0>(key), start, std::nullopt));
+  std::stable_sort(open.begin(), open.end(),
+                   [](const ActivitySpan& a, const ActivitySpan& b) { return a.start_ns < b.start_ns; });
+  s.result.unmatched_starts += open.size();
   s.by_activity.clear();
   s.by_thread.clear();
   return std::move(s.result);
@@ -151,7 +161,8 @@ ActivityMatches match_activities(const Trace& trace) {
   return matcher.finish();
 }
 
-std::vector<ActivitySummary> summarize(const std::vector<ActivitySpan>& spans) {
+std::vector<ActivitySummary> summarize(const std::vector<ActivitySpan>& spans,
+                                       const std::vector<ActivitySpan>& still_open) {
   // Keyed by the provider's name and ID, not its address: each process
   // has a Provider of its own, and the spans of one provider in many
   // processes (Spoor.Thread's thread lifetimes, a library's requests) are
@@ -159,15 +170,18 @@ std::vector<ActivitySummary> summarize(const std::vector<ActivitySpan>& spans) {
   struct Group {
     const Provider* provider = nullptr;  // the first one met
     std::vector<int64_t> durations;
+    uint64_t still_open = 0;
   };
   std::map<std::tuple<std::string, Guid, std::string>, Group> groups;
-  for (const ActivitySpan& s : spans) {
+  auto group_of = [&](const ActivitySpan& s) -> Group& {
     const std::string provider_name = s.provider != nullptr ? s.provider->name : std::string();
     const Guid id = s.provider != nullptr ? s.provider->guid : Guid{};
     Group& g = groups[std::make_tuple(provider_name, id, s.kind)];
     if (g.provider == nullptr) g.provider = s.provider;
-    g.durations.push_back(s.duration_ns());
-  }
+    return g;
+  };
+  for (const ActivitySpan& s : spans) group_of(s).durations.push_back(s.duration_ns());
+  for (const ActivitySpan& s : still_open) ++group_of(s).still_open;
   std::vector<ActivitySummary> out;
   out.reserve(groups.size());
   for (auto& [key, group] : groups) {
@@ -177,9 +191,12 @@ std::vector<ActivitySummary> summarize(const std::vector<ActivitySpan>& spans) {
     a.provider = group.provider;
     a.kind = std::get<2>(key);
     a.count = durations.size();
-    a.min_ns = durations.front();
-    a.median_ns = durations[(durations.size() - 1) / 2];
-    a.max_ns = durations.back();
+    a.still_open = group.still_open;
+    if (!durations.empty()) {
+      a.min_ns = durations.front();
+      a.median_ns = durations[(durations.size() - 1) / 2];
+      a.max_ns = durations.back();
+    }
     out.push_back(std::move(a));
   }
   return out;

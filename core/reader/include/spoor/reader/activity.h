@@ -43,8 +43,14 @@ struct ActivitySpan {
 
 struct ActivityMatches {
   std::vector<ActivitySpan> spans;  // in stop order
-  uint64_t unmatched_starts = 0;    // still open at the end, or restarted
-  uint64_t unmatched_stops = 0;     // no start to pair with
+  // Started and never stopped before the trace ended, in start order; stop
+  // and stop_ns are unset. A thread alive when its process exited or
+  // exec'd is one: Spoor.Thread writes no ThreadEnd for it.
+  std::vector<ActivitySpan> still_open;
+  uint64_t unmatched_starts = 0;  // still open at the end, or restarted
+  uint64_t unmatched_stops = 0;   // no start to pair with
+  // Started again (same activity ID) before the earlier start stopped.
+  uint64_t restarted() const { return unmatched_starts - still_open.size(); }
 };
 
 // Feed it events in time order (EventReader's order).
@@ -67,11 +73,13 @@ class ActivityMatcher {
 // the affected stream early, as in EventReader.
 ActivityMatches match_activities(const Trace& trace);
 
-// count/min/median/max of one kind of activity.
+// count/min/median/max of one kind of activity (0 when none of it
+// stopped), and how many of it were still open at the end.
 struct ActivitySummary {
   const Provider* provider = nullptr;
   std::string kind;
   uint64_t count = 0;
+  uint64_t still_open = 0;
   int64_t min_ns = 0;
   int64_t median_ns = 0;  // the lower median for an even count
   int64_t max_ns = 0;
@@ -79,8 +87,10 @@ struct ActivitySummary {
 
 // One per (provider, kind), sorted by provider name then kind. A provider
 // is its name and ID: the same provider in several processes is one, and
-// `provider` is the first of them.
-std::vector<ActivitySummary> summarize(const std::vector<ActivitySpan>& spans);
+// `provider` is the first of them. `still_open` (ActivityMatches') adds
+// the kinds' open counts.
+std::vector<ActivitySummary> summarize(const std::vector<ActivitySpan>& spans,
+                                       const std::vector<ActivitySpan>& still_open = {});
 
 // The name stem used as a kind ("ReadStart" -> "Read"); `name` unchanged
 // when it has no start/stop suffix.
