@@ -164,9 +164,10 @@ __attribute__((noinline)) uint64_t rule_beyond_newest(uintptr_t newest, uint64_t
     insert_rule(key, address, rule);
   } else if (rule == 0) {
     // An unload we were not told of (the C library's own dlclose of NSS or
-    // iconv modules does not go through the interposed dlclose): everything
-    // cached may be stale. This capture finishes on the old generation.
-    if (modules_unloaded_since_last_check()) g_unwind_epoch.fetch_add(uint64_t{1} << kGenerationShift);
+    // iconv modules does not go through the interposed dlclose), or a load
+    // where a guess may be cached: everything cached may be stale. This
+    // capture finishes on the old generation.
+    if (modules_changed_since_last_check()) g_unwind_epoch.fetch_add(uint64_t{1} << kGenerationShift);
     rule = std::bit_cast<uint64_t>(describe_unwind_rule(address, epoch >> kGenerationShift));
     insert_rule(key, address, rule);
     ++t_rules_built;

@@ -37,6 +37,10 @@ Module g_modules[kMaxModules];
 int g_module_count = 0;
 uint64_t g_modules_generation = 0;
 unsigned long long g_subs_seen = 0;
+unsigned long long g_adds_seen = 0;
+// Whether this generation holds a frame-chain guess (below): a module
+// loaded where code without a module was would make it stale.
+bool g_guessed = false;
 bool g_elf_ready = false;
 
 void forget_modules() {
@@ -136,10 +140,32 @@ Module* open_module(uintptr_t address) {
   return &m;
 }
 
-Module* module_for(uintptr_t address) {
+Module* module_for(uintptr_t address, bool* in_no_module) {
   for (int i = 0; i < g_module_count; ++i)
     if (address >= g_modules[i].start && address < g_modules[i].end) return &g_modules[i];
-  return open_module(address);
+  const bool room = g_module_count < kMaxModules;
+  Module* m = open_module(address);
+  *in_no_module = m == nullptr && room;
+  return m;
+}
+
+// Code in no module (a JIT's: the JVM's interpreter and compiled methods,
+// V8's, LuaJIT's) has no unwind table. libunwind then guesses that rbp
+// is a frame pointer (CFA = rbp + 16, the return address just below, the
+// caller's rbp below that), which is how such code keeps its frames, and
+// checks each load with system calls (mincore, a pipe's write and read):
+// a JVM's captures took ~6 us each. The same guess as a rule keeps those
+// walks on the fast path, whose loads stay within the thread's stack; a
+// guess that leaves it still goes to libunwind.
+UnwindRule frame_chain_guess() {
+  UnwindRule rule;
+  rule.kind = UnwindRule::kFromRbp;
+  rule.ra_word = -1;
+  rule.rbp_word = -2;
+  rule.lowest_word = -2;
+  rule.cfa_offset = 16;
+  g_guessed = true;
+  return rule;
 }
 
 // The location rule "saved at CFA + offset" as libdw spells it:
@@ -220,8 +246,11 @@ UnwindRule describe_unwind_rule(uintptr_t address, uint64_t generation) {
   if (generation != g_modules_generation) {
     forget_modules();  // some module was unloaded: its file is not the one at its addresses now
     g_modules_generation = generation;
+    g_guessed = false;
   }
-  Module* m = module_for(address);
+  bool in_no_module = false;
+  Module* m = module_for(address, &in_no_module);
+  if (in_no_module) return frame_chain_guess();
   if (m == nullptr || m->cfi == nullptr) return UnwindRule{};
   Dwarf_Frame* frame = nullptr;
   if (dwarf_cfi_addrframe(m->cfi, address - m->bias, &frame) != 0) return UnwindRule{};
@@ -230,16 +259,19 @@ UnwindRule describe_unwind_rule(uintptr_t address, uint64_t generation) {
   return rule;
 }
 
-bool modules_unloaded_since_last_check() {
-  unsigned long long subs = 0;
+bool modules_changed_since_last_check() {
+  struct Counts {
+    unsigned long long adds = 0, subs = 0;
+  } counts;
   dl_iterate_phdr(
       [](dl_phdr_info* info, size_t, void* out) {
-        *static_cast<unsigned long long*>(out) = info->dlpi_subs;
+        *static_cast<Counts*>(out) = {info->dlpi_adds, info->dlpi_subs};
         return 1;  // the same in every entry: the first is enough
       },
-      &subs);
-  const bool moved = subs != g_subs_seen;
-  g_subs_seen = subs;
+      &counts);
+  const bool moved = counts.subs != g_subs_seen || (g_guessed && counts.adds != g_adds_seen);
+  g_subs_seen = counts.subs;
+  g_adds_seen = counts.adds;
   return moved;
 }
 

@@ -36,15 +36,19 @@ static_assert(sizeof(UnwindRule) == 8);
 // module's file with libelf on first use and keeps it open until the
 // generation changes (a module was unloaded): `generation` is the caller's
 // current one. Allocates; not thread-safe: the caller serialises calls.
-// Returns kUnsupported for addresses outside every module, modules whose
-// file cannot be opened or differs from what is loaded (build ID), and
-// frames without CFI or with rules other than the standard ones.
+// Returns kUnsupported for modules whose file cannot be opened or differs
+// from what is loaded (build ID), and frames without CFI or with rules
+// other than the standard ones. An address outside every module (a JIT's
+// code) gets libunwind's guess for it: rbp is the frame pointer
+// (kFromRbp, CFA = rbp + 16).
 UnwindRule describe_unwind_rule(uintptr_t address, uint64_t generation);
 
 // True when modules were unloaded since the last call (the loader's count
-// of removals moved): cached rules may describe code that is gone. Same
-// serialisation as describe_unwind_rule.
-bool modules_unloaded_since_last_check();
+// of removals moved), or loaded while a guess for code outside every
+// module is cached (a module may now be where that code was): cached
+// rules may describe code that is gone. Same serialisation as
+// describe_unwind_rule.
+bool modules_changed_since_last_check();
 
 }  // namespace spoor::preload
 

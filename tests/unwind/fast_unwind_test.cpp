@@ -10,6 +10,7 @@
 #include <libunwind.h>
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -17,11 +18,14 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "call_shapes.h"
+#include "rule_cache.h"
+#include "unwind_rule.h"
 
 namespace spoor::preload {
 namespace {
@@ -365,6 +369,84 @@ TEST_F(FastUnwind, ForgetsRulesWhenAModuleIsUnloaded) {
   // Same address, or the test proved nothing about stale rules.
   EXPECT_EQ(second_at, first_at);
   dlclose(second);
+}
+
+// Code in no module, as a JIT makes it: anonymous executable memory, no
+// unwind table, frames kept with rbp as the frame pointer.
+//   calls_first:  push rbp; mov rbp, rsp; call rdi; pop rbp; ret
+//   calls_second: push rbp; mov rbp, rsp; mov rax, rdi; mov rdi, rsi;
+//                 call rax; pop rbp; ret
+struct JitCode {
+  using CallsFirst = void (*)(void (*)());
+  using CallsSecond = void (*)(CallsFirst, void (*)());
+  static constexpr unsigned char kCallsFirst[] = {0x55, 0x48, 0x89, 0xe5, 0xff, 0xd7, 0x5d, 0xc3};
+  static constexpr unsigned char kCallsSecond[] = {0x55, 0x48, 0x89, 0xe5, 0x48, 0x89, 0xf8, 0x48,
+                                                   0x89, 0xf7, 0xff, 0xd0, 0x5d, 0xc3};
+  void* page = MAP_FAILED;
+  CallsFirst calls_first = nullptr;
+  CallsSecond calls_second = nullptr;
+  JitCode() {
+    page = mmap(nullptr, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (page == MAP_FAILED) return;
+    auto* bytes = static_cast<unsigned char*>(page);
+    std::memcpy(bytes, kCallsFirst, sizeof kCallsFirst);
+    std::memcpy(bytes + 64, kCallsSecond, sizeof kCallsSecond);
+    if (mprotect(page, 4096, PROT_READ | PROT_EXEC) != 0) return;
+    calls_first = reinterpret_cast<CallsFirst>(bytes);
+    calls_second = reinterpret_cast<CallsSecond>(bytes + 64);
+  }
+  ~JitCode() {
+    if (page != MAP_FAILED) munmap(page, 4096);
+  }
+};
+
+__attribute__((noinline)) void through_jit_code(const JitCode& jit) {
+  jit.calls_first(capture_both);
+  jit.calls_second(jit.calls_first, capture_both);
+  __asm__ volatile("" ::: "memory");
+}
+
+TEST_F(FastUnwind, MatchesLibunwindThroughCodeInNoModuleWithoutFallingBack) {
+  // libunwind guesses rbp is the frame pointer there, and checks each load
+  // with system calls; the fast path makes the same guess within the
+  // thread's stack.
+  const JitCode jit;
+  ASSERT_NE(jit.calls_first, nullptr) << "no executable anonymous memory";
+  static const JitCode* g_jit = nullptr;
+  g_jit = &jit;
+  // Twice: the first time builds the rules, the second uses them.
+  for (int i = 0; i < opaque(2); ++i) test::recurse_without_frame_pointer(3, [] { through_jit_code(*g_jit); });
+  EXPECT_EQ(expect_captures_agree(true), 4);
+  // The JIT frames are in the stacks: one, then two.
+  const auto in_jit = [&](const Capture& c) {
+    int n = 0;
+    for (int f = 0; f < c.fast_n; ++f)
+      n += reinterpret_cast<uintptr_t>(c.fast[f]) - reinterpret_cast<uintptr_t>(jit.page) < 4096;
+    return n;
+  };
+  EXPECT_EQ(in_jit(g_captures[0]), 1);
+  EXPECT_EQ(in_jit(g_captures[1]), 2);
+}
+
+TEST_F(FastUnwind, AModuleLoadedAfterAGuessForCodeInNoModuleMakesRulesStale) {
+  // A module may be loaded where code in no module was (a JIT's freed
+  // pages): the rule guessed there would be wrong for it.
+  const JitCode jit;
+  ASSERT_NE(jit.calls_first, nullptr);
+  const uint64_t generation = g_unwind_epoch.load() >> 16;
+  const UnwindRule guess = describe_unwind_rule(reinterpret_cast<uintptr_t>(jit.calls_first) + 6, generation);
+  EXPECT_EQ(guess.kind, UnwindRule::kFromRbp);
+  EXPECT_EQ(guess.cfa_offset, 16);
+  EXPECT_EQ(guess.ra_word, -1);
+  EXPECT_EQ(guess.rbp_word, -2);
+  modules_changed_since_last_check();  // from here
+  EXPECT_FALSE(modules_changed_since_last_check());
+  void* lib = dlopen(SPOOR_RELOAD_LIB_SMALL, RTLD_NOW | RTLD_LOCAL);
+  ASSERT_NE(lib, nullptr) << dlerror();
+  EXPECT_TRUE(modules_changed_since_last_check());
+  begin_module_unload();
+  dlclose(lib);
+  end_module_unload();
 }
 
 }  // namespace
