@@ -97,6 +97,9 @@ const Case kCases[] = {
      "printf 'OBJS=src/f1.o src/f2.o src/f3.o src/f4.o\\nall: $(OBJS)\\n\\t@echo linked $(words $(OBJS))\\n"
      "%%.o: %%.c\\n\\t@gcc -c $< -o $@\\n' > Makefile",
      "make -s -j2 && make -s -j2", 9},
+    // A JVM: its own SIGSEGV handler for null checks, many threads, and
+    // malloc from native code under Java frames that are in no module.
+    {"java", "java", "cp '" SPOOR_JAVA_PROGRAM "' .", "java JitHeap.java", 1},
 };
 
 void PrintTo(const Case& c, std::ostream* os) { *os << c.name; }
