@@ -150,21 +150,22 @@ Module* module_for(uintptr_t address, bool* in_no_module) {
 }
 
 // Code in no module (a JIT's: the JVM's interpreter and compiled methods,
-// V8's, LuaJIT's) has no unwind table. libunwind then guesses that rbp
+// V8's, LuaJIT's) has no unwind table, nor has some code in modules. libunwind then guesses that rbp
 // is a frame pointer (CFA = rbp + 16, the return address just below, the
 // caller's rbp below that), which is how such code keeps its frames, and
 // checks each load with system calls (mincore, a pipe's write and read):
 // a JVM's captures took ~6 us each. The same guess as a rule keeps those
 // walks on the fast path, whose loads stay within the thread's stack; a
 // guess that leaves it still goes to libunwind.
-UnwindRule frame_chain_guess() {
+UnwindRule frame_chain_guess(bool in_no_module) {
   UnwindRule rule;
   rule.kind = UnwindRule::kFromRbp;
   rule.ra_word = -1;
   rule.rbp_word = -2;
   rule.lowest_word = -2;
   rule.cfa_offset = 16;
-  g_guessed = true;
+  // A module's own code stays what it is until the module is unloaded.
+  if (in_no_module) g_guessed = true;
   return rule;
 }
 
@@ -250,10 +251,14 @@ UnwindRule describe_unwind_rule(uintptr_t address, uint64_t generation) {
   }
   bool in_no_module = false;
   Module* m = module_for(address, &in_no_module);
-  if (in_no_module) return frame_chain_guess();
+  if (in_no_module) return frame_chain_guess(true);
   if (m == nullptr || m->cfi == nullptr) return UnwindRule{};
   Dwarf_Frame* frame = nullptr;
-  if (dwarf_cfi_addrframe(m->cfi, address - m->bias, &frame) != 0) return UnwindRule{};
+  // Code its module's table does not cover (V8's builtins in node's
+  // executable, hand-written assembly without CFI): libunwind guesses the
+  // same there. (A module whose file cannot be read keeps kUnsupported:
+  // libunwind reads the table from memory, which may have more.)
+  if (dwarf_cfi_addrframe(m->cfi, address - m->bias, &frame) != 0) return frame_chain_guess(false);
   const UnwindRule rule = rule_from_frame(frame);
   std::free(frame);
   return rule;

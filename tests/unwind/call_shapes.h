@@ -26,6 +26,9 @@ void sort_with_std_sort(Leaf leaf);
 // call_shapes_fp.cpp: -O2 -fno-omit-frame-pointer (CFA = rbp + 16).
 void recurse_with_frame_pointer(int depth, Leaf leaf);
 
+// call_shapes_no_table.cpp: the same, without unwind tables.
+void recurse_without_unwind_table(int depth, Leaf leaf);
+
 }  // namespace spoor::test
 
 // unwind_plt_lib.cpp, a shared library the test calls through the PLT.

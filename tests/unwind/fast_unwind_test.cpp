@@ -428,6 +428,14 @@ TEST_F(FastUnwind, MatchesLibunwindThroughCodeInNoModuleWithoutFallingBack) {
   EXPECT_EQ(in_jit(g_captures[1]), 2);
 }
 
+TEST_F(FastUnwind, MatchesLibunwindThroughModuleCodeWithoutUnwindTablesWithoutFallingBack) {
+  // libunwind makes the same guess where a module's .eh_frame covers no
+  // entry for the address.
+  for (int i = 0; i < opaque(2); ++i)
+    test::recurse_without_frame_pointer(2, [] { test::recurse_without_unwind_table(3, capture_both); });
+  EXPECT_EQ(expect_captures_agree(true), 2);
+}
+
 TEST_F(FastUnwind, AModuleLoadedAfterAGuessForCodeInNoModuleMakesRulesStale) {
   // A module may be loaded where code in no module was (a JIT's freed
   // pages): the rule guessed there would be wrong for it.
