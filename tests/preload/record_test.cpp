@@ -1238,6 +1238,33 @@ TEST(Record, AProgramWhoseUserMayNotReadTheShimRunsAsUntraced) {
   std::filesystem::remove_all(dir);
 }
 
+TEST(Record, CodeInNoModuleIsUnwoundAndNamedByTheRuntimesPerfMap) {
+  // jit_code.c: an allocation under a trampoline in anonymous executable
+  // memory, which the program names in /tmp/perf-PID.map as a JIT does.
+  // The stack goes through it to main, and the report names it.
+#if !defined(__x86_64__)
+  GTEST_SKIP() << "the trampoline is x86-64 code";
+#endif
+  const std::string path = trace_path("jit-code");
+  const Process r = run(kSpoor + " record -p heap -o " + path + " -- " + SPOOR_JIT_CODE);
+  ASSERT_EQ(r.status, 0) << r.err;
+  const std::string map = "/tmp/perf-" + r.out.substr(0, r.out.find('\n')) + ".map";
+  const spoor::test::ReportJson report = spoor::test::report_json(kSpoor, "--heap", path);
+  std::filesystem::remove(map);
+  ASSERT_EQ(report.failure, "");
+  std::vector<std::string> names;
+  for (const nlohmann::json& site : report.report.at("heap").at(0).at("top_by_bytes")) {
+    std::vector<std::string> frames;
+    for (const nlohmann::json& f : site.at("frames")) frames.push_back(f.at("function").get<std::string>());
+    if (std::find(frames.begin(), frames.end(), "allocate_block") != frames.end()) names = frames;
+  }
+  const auto at = std::find(names.begin(), names.end(), "allocate_block");
+  ASSERT_NE(at, names.end()) << report.report.at("heap").at(0).at("top_by_bytes").dump();
+  ASSERT_LT(at + 2, names.end());
+  EXPECT_EQ(at[1], "spoor_test_jit_trampoline");
+  EXPECT_EQ(at[2], "main");
+}
+
 TEST(Record, VforkChildrenKnownOnlyFromTheirParentsWaitAreItsChildren) {
   // vfork_exec_failed.c: three vfork children whose exec fails (_exit 127),
   // which write no event, then one that runs /bin/true. The report puts

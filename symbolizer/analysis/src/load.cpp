@@ -39,6 +39,10 @@ class Loader {
   }
 
   TraceModel run(std::span<EventVisitor* const> visitors) {
+    if (trace_.has_clock() && trace_.clock().realtime_ns_ref != 0) {
+      m_.has_realtime = true;
+      m_.realtime_minus_monotonic_ns = trace_.clock().realtime_ns_ref - trace_.clock().monotonic_ns_ref;
+    }
     reader::EventReader events(trace_);
     reader::Event e;
     EventContext ctx;

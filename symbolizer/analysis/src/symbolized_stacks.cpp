@@ -5,11 +5,16 @@
 
 #include <algorithm>
 
+#include <sys/stat.h>
+
 #include <cinttypes>
 #include <cstdio>
+#include <fstream>
+#include <sstream>
 #include <unordered_map>
 
 #include "module_info.h"
+#include "perf_map.h"
 
 namespace spoor::analysis {
 namespace {
@@ -44,13 +49,59 @@ std::string Frame::label() const {
 
 struct SymbolizedStacks::State {
   const TraceModel& model;
+  const std::string perf_map_dir;
   symbolizer::Symbolizer symbolizer;
+  // pid -> its JIT's perf map, read at the pid's first address in no
+  // module; null when it has none (or one another process wrote).
+  std::unordered_map<uint32_t, std::unique_ptr<PerfMap>> perf_maps;
+  std::vector<symbolizer::ModuleProblem> perf_map_problems;
   // (image << 32 | module index in the image) -> the symbolizer's id
   std::unordered_map<uint64_t, symbolizer::ModuleId> module_ids;
   // stack key with the sample flag in bit 63 (image indexes stay far below)
   std::unordered_map<uint64_t, std::vector<Frame>> stacks;
 
-  State(const TraceModel& m, symbolizer::Options options) : model(m), symbolizer(std::move(options)) {}
+  State(const TraceModel& m, symbolizer::Options options)
+      : model(m), perf_map_dir(options.perf_map_dir), symbolizer(std::move(options)) {}
+
+  // A perf map is the runtime's while it runs: one written outside the
+  // recording is another process's that had the same pid, and its names
+  // would be wrong. A map stays on disk after the process, so a report on
+  // the machine of the recording finds it, as perf report does.
+  const PerfMap* perf_map_of(ImageIndex image) {
+    if (perf_map_dir.empty() || image >= model.images.size()) return nullptr;
+    const uint32_t pid = model.images[image].pid;
+    auto [it, inserted] = perf_maps.try_emplace(pid);
+    if (!inserted) return it->second.get();
+    const std::string path = perf_map_dir + "/perf-" + std::to_string(pid) + ".map";
+    struct stat st {};
+    if (stat(path.c_str(), &st) != 0) return nullptr;
+    if (model.has_realtime) {
+      constexpr int64_t kSecond = 1'000'000'000;
+      const int64_t written = int64_t{st.st_mtim.tv_sec} * kSecond + st.st_mtim.tv_nsec;
+      const int64_t from = model.first_ns + model.realtime_minus_monotonic_ns - 2 * kSecond;
+      const int64_t to = model.last_ns + model.realtime_minus_monotonic_ns + 60 * kSecond;
+      if (written < from || written > to) {
+        perf_map_problems.push_back({path, "not read: written " + std::string(written < from ? "before" : "after") +
+                                               " this recording (by another process with pid " + std::to_string(pid) +
+                                               "?); code in no module stays unnamed"});
+        return nullptr;
+      }
+    }
+    std::ifstream in(path, std::ios::binary);
+    std::ostringstream text;
+    text << in.rdbuf();
+    if (!in) {
+      perf_map_problems.push_back({path, "cannot be read; code in no module stays unnamed"});
+      return nullptr;
+    }
+    auto map = std::make_unique<PerfMap>();
+    map->parse(text.str());
+    if (map->skipped_lines() > 0)
+      perf_map_problems.push_back({path, "skipped " + std::to_string(map->skipped_lines()) +
+                                             " line(s) that are not \"START SIZE NAME\" (hex)"});
+    it->second = std::move(map);
+    return it->second.get();
+  }
 
   symbolizer::ModuleId module_id(ImageIndex image, const Module& mod) {
     const auto index = static_cast<uint64_t>(&mod - model.images[image].modules.data());
@@ -66,6 +117,9 @@ struct SymbolizedStacks::State {
     Frame base;
     base.address = address;
     if (mod == nullptr) {
+      // A JIT's code: named by the runtime's perf map, when it wrote one.
+      if (const PerfMap* map = perf_map_of(image))
+        if (const std::string* name = map->name_at(lookup)) base.function = *name;
       out.push_back(std::move(base));
       return;
     }
@@ -158,7 +212,9 @@ std::vector<Frame> SymbolizedStacks::frames_at(ImageIndex image, uint64_t addres
 }
 
 std::vector<symbolizer::ModuleProblem> SymbolizedStacks::problems() const {
-  return state_->symbolizer.problems();
+  std::vector<symbolizer::ModuleProblem> all = state_->symbolizer.problems();
+  all.insert(all.end(), state_->perf_map_problems.begin(), state_->perf_map_problems.end());
+  return all;
 }
 
 }  // namespace spoor::analysis

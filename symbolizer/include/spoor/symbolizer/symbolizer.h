@@ -80,6 +80,10 @@ struct Options {
   // its section, with the file from the STT_FILE symbol. Off, frames carry
   // DWARF's own names, which say more.
   bool gnu_addr2line_compatible = false;
+  // Where JIT runtimes leave their symbol maps, perf's convention:
+  // perf-PID.map (node --perf-basic-prof, java -XX:+DumpPerfMapAtExit).
+  // spoor::analysis names addresses in no module from them; "" reads none.
+  std::string perf_map_dir = "/tmp";
 };
 
 using ModuleId = uint32_t;

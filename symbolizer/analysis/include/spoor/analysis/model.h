@@ -183,6 +183,11 @@ struct TraceModel {
   uint64_t events = 0;
   int64_t first_ns = 0;
   int64_t last_ns = 0;
+  // CLOCK_REALTIME minus CLOCK_MONOTONIC when the trace recorded both
+  // (has_realtime): event times as wall-clock times, to tell whether a
+  // file on disk was written during the recording.
+  bool has_realtime = false;
+  int64_t realtime_minus_monotonic_ns = 0;
   // The CPU sampler's rate (Spoor.Samples SamplerStart, the first one: one
   // spoor record samples every process at one rate); 0 when the trace does
   // not say (sampling off, or a trace older than the event).

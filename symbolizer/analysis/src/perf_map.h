@@ -1,0 +1,44 @@
+// A JIT's symbol map in perf's format, perf-PID.map: one line per piece of
+// code the runtime generated, "START SIZE NAME" with START and SIZE in hex
+// (with or without 0x), appended as the code appears. Code freed and
+// generated again at the same place gets a later line: the latest line
+// holding an address names it.
+#ifndef SPOOR_ANALYSIS_PERF_MAP_H
+#define SPOOR_ANALYSIS_PERF_MAP_H
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace spoor::analysis {
+
+class PerfMap {
+ public:
+  // Parses the map's text. Lines that are not "START SIZE NAME" are
+  // skipped and counted.
+  void parse(std::string_view text);
+
+  // The name the latest line holding `address` gives it; nullptr when no
+  // line does. A binary search, then a look back over the lines that start
+  // within the longest one's size below the address.
+  const std::string* name_at(uint64_t address) const;
+
+  size_t entries() const { return entries_.size(); }
+  size_t skipped_lines() const { return skipped_; }
+
+ private:
+  struct Entry {
+    uint64_t start = 0;
+    uint64_t end = 0;
+    uint32_t line = 0;  // later lines win
+    std::string name;
+  };
+  std::vector<Entry> entries_;  // by start, then line
+  uint64_t longest_ = 0;
+  size_t skipped_ = 0;
+};
+
+}  // namespace spoor::analysis
+
+#endif  // SPOOR_ANALYSIS_PERF_MAP_H
