@@ -150,11 +150,11 @@ Module* module_for(uintptr_t address, bool* in_no_module) {
 }
 
 // Code in no module (a JIT's: the JVM's interpreter and compiled methods,
-// V8's, LuaJIT's) has no unwind table, nor has some code in modules. libunwind then guesses that rbp
-// is a frame pointer (CFA = rbp + 16, the return address just below, the
-// caller's rbp below that), which is how such code keeps its frames, and
-// checks each load with system calls (mincore, a pipe's write and read):
-// a JVM's captures took ~6 us each. The same guess as a rule keeps those
+// V8's, LuaJIT's) has no unwind table, nor has some code in modules.
+// libunwind then guesses that rbp is a frame pointer (CFA = rbp + 16, the
+// return address just below, the caller's rbp below that), which is how
+// such code keeps its frames, and checks each load with system calls
+// (mincore, a pipe's write and read): a JVM's captures took ~6 us each. The same guess as a rule keeps those
 // walks on the fast path, whose loads stay within the thread's stack; a
 // guess that leaves it still goes to libunwind.
 UnwindRule frame_chain_guess(bool in_no_module) {
