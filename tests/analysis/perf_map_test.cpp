@@ -91,6 +91,25 @@ TEST(PerfMap, AMapWrittenOutsideTheRecordingIsNotRead) {
   EXPECT_EQ(label_at(during, l, 0x900010, false), "someone_else");
 }
 
+TEST(PerfMap, OnlyARegularFileOfTheUserOrRootIsRead) {
+  // /tmp is anyone's: a FIFO there would hang the read.
+  const PerfMapDir maps;
+  ASSERT_EQ(mkfifo((maps.dir / "perf-100.map").c_str(), 0600), 0);
+  const Loaded l = traced_pid_100();
+  an::SymbolizedStacks symbols(l.model, reading(maps));
+  EXPECT_EQ(label_at(symbols, l, 0x900010, false), "0x900010");
+  bool said = false;
+  for (const auto& p : symbols.problems()) said = said || p.message == "not read: not a regular file";
+  EXPECT_TRUE(said);
+  if (getuid() == 0) {
+    fs::remove(maps.dir / "perf-100.map");
+    maps.write(100, "900000 100 planted\n");
+    ASSERT_EQ(chown((maps.dir / "perf-100.map").c_str(), 4242, 4242), 0);
+    an::SymbolizedStacks other(l.model, reading(maps));
+    EXPECT_EQ(label_at(other, l, 0x900010, false), "0x900010");
+  }
+}
+
 TEST(PerfMap, WithoutAMapOrWithReadingOffCodeInNoModuleKeepsItsAddress) {
   const PerfMapDir maps;
   const Loaded l = traced_pid_100();

@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cinttypes>
 #include <cstdio>
@@ -67,6 +68,7 @@ struct SymbolizedStacks::State {
   // recording is another process's that had the same pid, and its names
   // would be wrong. A map stays on disk after the process, so a report on
   // the machine of the recording finds it, as perf report does.
+  static constexpr off_t kMostPerfMapBytes = off_t{1} << 30;
   const PerfMap* perf_map_of(ImageIndex image) {
     if (perf_map_dir.empty() || image >= model.images.size()) return nullptr;
     const uint32_t pid = model.images[image].pid;
@@ -75,6 +77,16 @@ struct SymbolizedStacks::State {
     const std::string path = perf_map_dir + "/perf-" + std::to_string(pid) + ".map";
     struct stat st {};
     if (stat(path.c_str(), &st) != 0) return nullptr;
+    // As perf: /tmp is anyone's to write in. A FIFO or device would hang
+    // the read, and another user's file could name anything.
+    if (!S_ISREG(st.st_mode) || (st.st_uid != getuid() && st.st_uid != 0) || st.st_size > kMostPerfMapBytes) {
+      perf_map_problems.push_back(
+          {path, !S_ISREG(st.st_mode) ? "not read: not a regular file"
+                 : st.st_size > kMostPerfMapBytes
+                     ? "not read: larger than " + std::to_string(kMostPerfMapBytes >> 20) + " MiB"
+                     : "not read: owned by another user (uid " + std::to_string(st.st_uid) + ")"});
+      return nullptr;
+    }
     if (model.has_realtime) {
       constexpr int64_t kSecond = 1'000'000'000;
       const int64_t written = int64_t{st.st_mtim.tv_sec} * kSecond + st.st_mtim.tv_nsec;
