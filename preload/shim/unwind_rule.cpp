@@ -10,8 +10,11 @@
 #include <gelf.h>
 #include <link.h>
 #include <sys/auxv.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdlib>
 #include <cstring>
 
@@ -169,6 +172,38 @@ UnwindRule frame_chain_guess(bool in_no_module) {
   return rule;
 }
 
+// CPython's perf trampoline (Python 3.12 and later, with -X perf or
+// PYTHONPERFSUPPORT=1): one copy per Python function, in anonymous memory
+// named in the perf map, of
+//   sub $8, %rsp; call *%rcx; add $8, %rsp; ret
+// It keeps no frame pointer, so the guess above misses it (and libunwind
+// ends the stack there): at its call, CFA = rsp + 16 and the return
+// address just below. Its bytes are read with process_vm_readv, which
+// fails instead of faulting where `address` is no readable code (a bad
+// return address); once per address, as every rule.
+constexpr unsigned char kCpythonTrampoline[] = {0x48, 0x83, 0xec, 0x08, 0xff, 0xd1, 0x48, 0x83, 0xc4, 0x08, 0xc3};
+constexpr uintptr_t kCpythonTrampolineReturn = 6;  // the return address's offset in it
+
+bool is_cpython_trampoline_call(uintptr_t address) {
+  const uintptr_t start = address + 1 - kCpythonTrampolineReturn;  // address: the return address - 1
+  unsigned char bytes[sizeof kCpythonTrampoline];
+  iovec local{bytes, sizeof bytes};
+  iovec remote{reinterpret_cast<void*>(start), sizeof bytes};
+  const int saved = errno;  // the program's, in the hook that captures
+  const long got = syscall(SYS_process_vm_readv, syscall(SYS_getpid), &local, 1, &remote, 1, 0);
+  errno = saved;
+  return got == static_cast<long>(sizeof bytes) && std::memcmp(bytes, kCpythonTrampoline, sizeof bytes) == 0;
+}
+
+UnwindRule cpython_trampoline_rule() {
+  UnwindRule rule;
+  rule.kind = UnwindRule::kFromRsp;
+  rule.ra_word = -1;
+  rule.lowest_word = -1;
+  rule.cfa_offset = 16;
+  return rule;
+}
+
 // The location rule "saved at CFA + offset" as libdw spells it:
 // DW_OP_call_frame_cfa, then DW_OP_plus_uconst offset unless it is 0.
 bool saved_at_cfa_offset(const Dwarf_Op* ops, size_t nops, int64_t* offset) {
@@ -251,7 +286,13 @@ UnwindRule describe_unwind_rule(uintptr_t address, uint64_t generation) {
   }
   bool in_no_module = false;
   Module* m = module_for(address, &in_no_module);
-  if (in_no_module) return frame_chain_guess(true);
+  if (in_no_module) {
+    if (is_cpython_trampoline_call(address)) {
+      g_guessed = true;  // as stale as a guess when a module comes to its place
+      return cpython_trampoline_rule();
+    }
+    return frame_chain_guess(true);
+  }
   if (m == nullptr || m->cfi == nullptr) return UnwindRule{};
   Dwarf_Frame* frame = nullptr;
   // Code its module's table does not cover (V8's builtins in node's

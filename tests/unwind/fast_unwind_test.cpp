@@ -376,24 +376,32 @@ TEST_F(FastUnwind, ForgetsRulesWhenAModuleIsUnloaded) {
 //   calls_first:  push rbp; mov rbp, rsp; call rdi; pop rbp; ret
 //   calls_second: push rbp; mov rbp, rsp; mov rax, rdi; mov rdi, rsi;
 //                 call rax; pop rbp; ret
+//   cpython:      sub $8, %rsp; call *%rcx; add $8, %rsp; ret
+//                 (CPython's perf trampoline; the callee in the fourth
+//                 argument, rcx)
 struct JitCode {
   using CallsFirst = void (*)(void (*)());
   using CallsSecond = void (*)(CallsFirst, void (*)());
+  using CpythonTrampoline = void (*)(void*, void*, void*, void (*)());
   static constexpr unsigned char kCallsFirst[] = {0x55, 0x48, 0x89, 0xe5, 0xff, 0xd7, 0x5d, 0xc3};
   static constexpr unsigned char kCallsSecond[] = {0x55, 0x48, 0x89, 0xe5, 0x48, 0x89, 0xf8, 0x48,
                                                    0x89, 0xf7, 0xff, 0xd0, 0x5d, 0xc3};
+  static constexpr unsigned char kCpython[] = {0x48, 0x83, 0xec, 0x08, 0xff, 0xd1, 0x48, 0x83, 0xc4, 0x08, 0xc3};
   void* page = MAP_FAILED;
   CallsFirst calls_first = nullptr;
   CallsSecond calls_second = nullptr;
+  CpythonTrampoline cpython = nullptr;
   JitCode() {
     page = mmap(nullptr, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (page == MAP_FAILED) return;
     auto* bytes = static_cast<unsigned char*>(page);
     std::memcpy(bytes, kCallsFirst, sizeof kCallsFirst);
     std::memcpy(bytes + 64, kCallsSecond, sizeof kCallsSecond);
+    std::memcpy(bytes + 128, kCpython, sizeof kCpython);
     if (mprotect(page, 4096, PROT_READ | PROT_EXEC) != 0) return;
     calls_first = reinterpret_cast<CallsFirst>(bytes);
     calls_second = reinterpret_cast<CallsSecond>(bytes + 64);
+    cpython = reinterpret_cast<CpythonTrampoline>(bytes + 128);
   }
   ~JitCode() {
     if (page != MAP_FAILED) munmap(page, 4096);
@@ -426,6 +434,33 @@ TEST_F(FastUnwind, MatchesLibunwindThroughCodeInNoModuleWithoutFallingBack) {
   };
   EXPECT_EQ(in_jit(g_captures[0]), 1);
   EXPECT_EQ(in_jit(g_captures[1]), 2);
+}
+
+__attribute__((noinline)) void through_cpython_trampoline(const JitCode& jit) {
+  capture_both();
+  jit.cpython(nullptr, nullptr, nullptr, capture_both);
+  __asm__ volatile("" ::: "memory");
+}
+
+TEST_F(FastUnwind, UnwindsThroughCpythonsPerfTrampolineWhichLibunwindCannot) {
+  // No frame pointer there, and no unwind table: libunwind's guess ends
+  // the stack at it. The walk goes on to the frames a direct call has.
+  const JitCode jit;
+  ASSERT_NE(jit.cpython, nullptr);
+  static const JitCode* g_jit = nullptr;
+  g_jit = &jit;
+  for (int i = 0; i < opaque(2); ++i) test::recurse_without_frame_pointer(3, [] { through_cpython_trampoline(*g_jit); });
+  ASSERT_EQ(g_count, 4);
+  for (int i = 1; i < 4; i += 2) {
+    const Capture& direct = g_captures[i - 1];
+    const Capture& through = g_captures[i];
+    SCOPED_TRACE("capture " + std::to_string(i) + "\n" + side_by_side(through));
+    EXPECT_EQ(through.by_fallback, 0u);
+    ASSERT_EQ(through.fast_n, direct.fast_n + 1);
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(through.fast[1]), reinterpret_cast<uintptr_t>(jit.page) + 128 + 6)
+        << "the trampoline's return address";
+    for (int f = 3; f < through.fast_n; ++f) EXPECT_EQ(through.fast[f], direct.fast[f - 1]) << "frame " << f;
+  }
 }
 
 TEST_F(FastUnwind, MatchesLibunwindThroughModuleCodeWithoutUnwindTablesWithoutFallingBack) {
