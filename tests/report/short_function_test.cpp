@@ -23,6 +23,11 @@ TEST(ShortFunction, OperatorsAnonymousNamespacesAndBracketedNamesStay) {
   EXPECT_EQ(short_function(""), "");
 }
 
+TEST(ShortFunction, CpythonPerfMapNamesStayWhole) {
+  EXPECT_EQ(short_function("py::<module>:/app/main.py"), "py::<module>:/app/main.py");
+  EXPECT_EQ(short_function("py::Cache.get:/app/cache.py"), "py::Cache.get:/app/cache.py");
+}
+
 namespace {
 
 TEST(LibraryGlue, CppAndRustLibraryFramesAreGlueTheProgramsAreNot) {

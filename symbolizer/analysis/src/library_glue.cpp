@@ -8,6 +8,9 @@
 namespace spoor::analysis {
 
 std::string short_function(const std::string& name) {
+  // CPython's perf map names ("py::<module>:/app/main.py", "py::Cache.get:
+  // /app/cache.py") are no C++: their brackets and colons are the name.
+  if (name.starts_with("py::")) return name;
   std::string out;
   int depth = 0;
   for (size_t i = 0; i < name.size(); ++i) {
