@@ -6,6 +6,7 @@
 #define UNW_LOCAL_ONLY
 #include <libunwind.h>
 #include <pthread.h>
+#include <ucontext.h>
 #include <sys/mman.h>
 
 #include <atomic>
@@ -453,8 +454,117 @@ __attribute__((noinline, no_sanitize("address"))) int fast_backtrace(void** fram
   return n;
 }
 
+namespace {
+
+// Addresses whose rules a signal walk of this thread missed, for
+// build_missed_rules: the one the walk stopped at, then those of the
+// frames libunwind found.
+constexpr int kMissedRules = 16;
+constinit thread_local uintptr_t t_missed_rule[kMissedRules] __attribute__((tls_model("initial-exec"))) = {};
+constinit thread_local int t_missed_rules __attribute__((tls_model("initial-exec"))) = 0;
+
+// The rest of a walk from a caller's return address, sp and rbp, with the
+// cached rules alone: how many frames it stored, or -1 where a rule is
+// missing or leaves the stack (the caller hands it to libunwind). The same
+// steps as fast_backtrace's, without its predictions.
+__attribute__((no_sanitize("address"))) int walk_cached_rules(uintptr_t ra, uintptr_t sp, uintptr_t fp,
+                                                              uintptr_t top, uint64_t epoch, void** frames,
+                                                              int max) {
+  int n = 0;
+  frames[n++] = reinterpret_cast<void*>(ra);
+  for (uintptr_t address = ra - 1; n < max; address = ra - 1) {
+    const RuleBits rule{cached_rule(address, epoch)};
+    uintptr_t cfa;
+    if (rule.kind() == UnwindRule::kFromRsp) {
+      cfa = sp + rule.cfa_offset();
+      if (cfa > top) return -1;
+    } else if (rule.kind() == UnwindRule::kFromRbp) {
+      cfa = fp + rule.cfa_offset();
+      if (cfa <= sp || cfa > top || cfa + rule.lowest_offset() < sp) return -1;
+    } else {
+      if (rule.kind() == UnwindRule::kNone && t_missed_rules < kMissedRules) t_missed_rule[t_missed_rules++] = address;
+      return rule.kind() == UnwindRule::kOutermost ? n : -1;  // kNone (not cached), kUnsupported
+    }
+    ra = *reinterpret_cast<const StackWord*>(cfa + rule.ra_offset());
+    if (rule.rbp_offset() != 0) fp = *reinterpret_cast<const StackWord*>(cfa + rule.rbp_offset());
+    if (!plausible_return_address(ra)) return ra < 0x4000 ? n : -1;
+    frames[n++] = reinterpret_cast<void*>(ra);
+    sp = cfa;
+  }
+  return n;
+}
+
+}  // namespace
+
+int fast_backtrace_from_signal(const void* ucontext, void** frames, int max, bool* missed) {
+  *missed = false;
+  if (max > kFastUnwindMaxFrames) max = kFastUnwindMaxFrames;
+  if (max <= 0) return 0;
+  const ThreadStack& stack = t_stack;
+  const auto* uc = static_cast<const ucontext_t*>(ucontext);
+  const auto interrupted_sp = static_cast<uintptr_t>(uc->uc_mcontext.gregs[REG_RSP]);
+  if (!rule_cache_ready() || interrupted_sp < stack.bottom || interrupted_sp >= stack.top) return -1;
+  // libunwind takes the signal frame's registers as they are (the PC not
+  // backed up), and steps out of the interrupted frame.
+  unw_cursor_t cursor;
+  if (unw_init_local2(&cursor, const_cast<unw_context_t*>(reinterpret_cast<const unw_context_t*>(uc)),
+                      UNW_INIT_SIGNAL_FRAME) != 0)
+    return -1;
+  unw_word_t ip = 0, sp = 0, fp = 0;
+  unw_get_reg(&cursor, UNW_REG_IP, &ip);
+  frames[0] = reinterpret_cast<void*>(ip);
+  int n = 1;
+  if (n == max || unw_step(&cursor) <= 0) return n;
+  const uint64_t epoch = g_unwind_epoch.load(std::memory_order_acquire);
+  if ((epoch & kUnloadsInProgress) == 0 && unw_get_reg(&cursor, UNW_REG_IP, &ip) == 0 &&
+      unw_get_reg(&cursor, UNW_REG_SP, &sp) == 0 && unw_get_reg(&cursor, UNW_X86_64_RBP, &fp) == 0 &&
+      sp >= stack.bottom && sp < stack.top && plausible_return_address(ip)) {
+    const bool was = t_no_rule_building;
+    t_no_rule_building = true;
+    const int missed_before = t_missed_rules;
+    const int rest = walk_cached_rules(ip, sp, fp, stack.top, epoch, frames + 1, max - 1);
+    t_no_rule_building = was;
+    *missed = t_missed_rules != missed_before;
+    if (rest >= 0) {
+      ++t_counters.signal_fast;
+      return 1 + rest;
+    }
+  }
+  // libunwind from the caller on, as unw_backtrace would have gone.
+  do {
+    if (unw_get_reg(&cursor, UNW_REG_IP, &ip) != 0 || ip == 0) break;
+    frames[n++] = reinterpret_cast<void*>(ip);
+  } while (n < max && unw_step(&cursor) > 0);
+  ++t_counters.signal_libunwind;
+  // The rules of the return addresses libunwind found, to build for the
+  // next sample of this stack: one walk then learns many, not one.
+  if ((epoch & kUnloadsInProgress) == 0) {
+    const bool was = t_no_rule_building;
+    t_no_rule_building = true;
+    for (int f = 1; f < n && t_missed_rules < kMissedRules; ++f) {
+      const uintptr_t address = reinterpret_cast<uintptr_t>(frames[f]) - 1;
+      if (cached_rule(address, epoch) == 0) t_missed_rule[t_missed_rules++] = address;
+    }
+    t_no_rule_building = was;
+  }
+  *missed = *missed || t_missed_rules != 0;
+  return n;
+}
+
+void build_missed_rules() {
+  const uint64_t epoch = g_unwind_epoch.load(std::memory_order_acquire);
+  if (!rule_cache_ready() || (epoch & kUnloadsInProgress) != 0) return;
+  for (int i = 0; i < t_missed_rules; ++i) cached_rule(t_missed_rule[i], epoch);
+  t_missed_rules = 0;
+}
+
 #else  // other architectures: libunwind
 
+int fast_backtrace_from_signal(const void*, void**, int, bool* missed) {
+  *missed = false;
+  return -1;
+}
+void build_missed_rules() {}
 bool init_fast_unwind() { return false; }
 void prime_thread_stack() {}
 __attribute__((noinline)) int fast_backtrace(void** frames, int max, uint64_t** memo) {

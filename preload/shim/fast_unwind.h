@@ -57,6 +57,25 @@ void prime_thread_stack();
 int fast_backtrace(void** frames, int max, uint64_t** memo = nullptr);
 inline constexpr int kFastUnwindMaxFrames = 256;
 
+// For a CPU sample: the interrupted thread's stack from the signal handler's
+// `ucontext` (a ucontext_t*), as unw_backtrace lists it past the signal
+// frame: frames[0] the interrupted instruction's own address, then the
+// return addresses. libunwind steps out of the interrupted frame (at any
+// instruction, maybe in code without a table); the walk goes on with the
+// cached rules (it builds none: the signal may have interrupted malloc),
+// and where one is missing or does not hold, libunwind takes the rest from
+// where it was. Returns how many frames it stored (at most max, at most
+// kFastUnwindMaxFrames), or -1 where it cannot start (another architecture,
+// a thread never primed, an alternate signal stack): use unw_backtrace.
+// Async-signal-safe. The addresses whose rules were missing are kept (a
+// few per thread) for build_missed_rules(); *missed says whether any was.
+int fast_backtrace_from_signal(const void* ucontext, void** frames, int max, bool* missed);
+
+// Builds the rules the thread's signal walks missed (libdw: it allocates),
+// so its later samples find them. Call where a capture may build rules:
+// in the shim, outside any signal handler.
+void build_missed_rules();
+
 // Forgets every cached rule (and flushes libunwind's caches) around a
 // module's unloading: its addresses may hold other code later. Call begin
 // before dlclose and end after; in between, captures go to libunwind.
@@ -68,6 +87,8 @@ struct FastUnwindCounters {
   uint64_t fast = 0;         // captures done by the cached rules alone
   uint64_t fallback = 0;     // captures handed to libunwind
   uint64_t rules_built = 0;  // misses that built a rule (usable or not)
+  uint64_t signal_fast = 0;      // fast_backtrace_from_signal walks the rules finished
+  uint64_t signal_libunwind = 0;  // ... that libunwind finished
 };
 FastUnwindCounters fast_unwind_counters();
 

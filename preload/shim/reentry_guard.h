@@ -26,9 +26,13 @@ extern constinit thread_local bool t_in_shim __attribute__((tls_model("initial-e
 extern constinit thread_local uint32_t t_handlers_over_shim __attribute__((tls_model("initial-exec")));
 // Set while a hook called by such a handler records (ReentryGuard).
 extern constinit thread_local bool t_handler_in_hook __attribute__((tls_model("initial-exec")));
-// Sampling periods that expired while this thread was inside the shim.
+// Sampling periods that expired while this thread was inside the shim,
+// and kRulesToBuild when a sample's walk missed unwind rules: both taken at
+// the guard's release, for one load and branch there.
 extern constinit thread_local uint32_t t_deferred_sample_periods __attribute__((tls_model("initial-exec")));
-// Writes them as samples of the calling thread's stack (samples.cpp).
+inline constexpr uint32_t kRulesToBuild = 1u << 31;
+// Writes them as samples of the calling thread's stack, and builds the
+// rules (samples.cpp).
 void take_deferred_samples();
 
 // Three ways a hook can find its thread:

@@ -32,6 +32,7 @@ std::atomic<uint64_t> g_unwind_epoch{0};
 std::atomic<bool> g_rule_cache_ready{false};
 constinit thread_local bool t_after_allocator_returned __attribute__((tls_model("initial-exec"))) = false;
 constinit thread_local bool t_in_real_allocator __attribute__((tls_model("initial-exec"))) = false;
+constinit thread_local bool t_no_rule_building __attribute__((tls_model("initial-exec"))) = false;
 
 namespace {
 
@@ -64,7 +65,7 @@ constinit thread_local uint64_t t_rules_built __attribute__((tls_model("initial-
 std::atomic<bool> g_allocator_foreign{false};
 
 bool may_build_rule() {
-  if (t_in_real_allocator) return false;
+  if (t_in_real_allocator || t_no_rule_building) return false;
   return !g_allocator_foreign.load(std::memory_order_relaxed) || t_after_allocator_returned;
 }
 

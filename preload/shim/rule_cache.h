@@ -73,6 +73,11 @@ inline __attribute__((always_inline)) auto call_real_allocator(Fn fn, Args... ar
   return fn(args...);
 }
 
+// Set while a walk runs in a signal handler (fast_backtrace_from_signal):
+// the signal may have interrupted the C library's malloc, which libdw
+// would call. Such a walk takes only cached rules.
+extern constinit thread_local bool t_no_rule_building;
+
 // Rules built by this thread (for FastUnwindCounters).
 uint64_t rules_built_here();
 

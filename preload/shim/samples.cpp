@@ -30,6 +30,7 @@
 #include <cstdlib>
 #include <initializer_list>
 
+#include "fast_unwind.h"
 #include "modules.h"
 #include "recorder_link.h"
 #include "reentry_guard.h"
@@ -90,9 +91,28 @@ void* interrupted_pc(const ucontext_t* uc) {
 // delivery and sigreturn add ~2.3 us (a tgkill-to-self loop with an empty
 // handler: 2.48 us against 0.17 us for a bare system call). At the 250 Hz
 // tick that is under 0.1% of a busy thread's CPU time.
+//
+// With the fast unwinder (x86-64), the walk starts from the signal's
+// context instead (fast_backtrace_from_signal): libunwind steps out of the
+// interrupted frame, and the rules cached by the thread's other captures
+// take it from there, through code libunwind cannot cross (CPython's perf
+// trampolines) and without its checked loads in JIT code (three system
+// calls each).
 __attribute__((noinline)) void take_sample(const ucontext_t* uc, uint32_t periods) {
   rescan_modules_if_changed();  // describe a dlopen'ed module before a stack into it
   void* frames[kMaxFrames];
+  if (fast_unwinder_in_use()) {
+    const int depth = stack_depth();
+    bool missed = false;
+    const int n = fast_backtrace_from_signal(uc, frames, depth < kMaxFrames ? depth : kMaxFrames, &missed);
+    // The rules it missed are built at the thread's next way out of the
+    // shim (take_deferred_samples), where libdw may allocate.
+    if (missed) __atomic_fetch_or(&t_deferred_sample_periods, kRulesToBuild, __ATOMIC_RELAXED);
+    if (n > 0) {
+      kSample.write(stack_id_of(frames, n), periods);
+      return;
+    }
+  }
   const int want = stack_depth() + kHandlerFrames;
   const int n = unw_backtrace(frames, want < kMaxFrames ? want : kMaxFrames);
   void* pc = interrupted_pc(uc);
@@ -117,7 +137,7 @@ void on_sample_signal(int sig, siginfo_t* info, void* context) {
       // Inside the shim: its unwinder state may be mid-update. The guard
       // takes the sample when it lets go (an xadd: atomic against a nested
       // signal on this thread).
-      __atomic_fetch_add(&t_deferred_sample_periods, periods, __ATOMIC_RELAXED);
+      __atomic_fetch_add(&t_deferred_sample_periods, periods, __ATOMIC_RELAXED);  // below kRulesToBuild
     } else {
       // The flag by hand, not a ReentryGuard: the guard's destructor takes
       // the samples deferred meanwhile (a nested signal during this one)
@@ -150,9 +170,11 @@ void forget_timer_in_child() {
 __attribute__((noinline)) void take_deferred_samples() {
   t_in_shim = true;
   std::atomic_signal_fence(std::memory_order_seq_cst);
-  const uint32_t periods = __atomic_exchange_n(&t_deferred_sample_periods, 0, __ATOMIC_RELAXED);
+  const uint32_t deferred = __atomic_exchange_n(&t_deferred_sample_periods, 0, __ATOMIC_RELAXED);
+  const uint32_t periods = deferred & ~kRulesToBuild;
   // Skip this function: the stack starts in the hook the guard was in.
   if (periods != 0) kSample.write(current_stack_id(1), periods);
+  if ((deferred & kRulesToBuild) != 0) build_missed_rules();
   std::atomic_signal_fence(std::memory_order_seq_cst);
   t_in_shim = false;
 }

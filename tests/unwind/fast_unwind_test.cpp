@@ -11,7 +11,9 @@
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
+#include <ucontext.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -461,6 +463,132 @@ TEST_F(FastUnwind, UnwindsThroughCpythonsPerfTrampolineWhichLibunwindCannot) {
         << "the trampoline's return address";
     for (int f = 3; f < through.fast_n; ++f) EXPECT_EQ(through.fast[f], direct.fast[f - 1]) << "frame " << f;
   }
+}
+
+// A CPU sample's walk, from the signal's context: what unw_backtrace lists
+// past the signal frame (from the interrupted instruction on), and what
+// fast_backtrace_from_signal gives, with how it finished.
+struct SignalCapture {
+  int libunwind_n = 0, fast_n = 0;
+  void* libunwind[kMaxFrames];
+  void* fast[kMaxFrames];
+  uint64_t by_rules = 0, by_libunwind = 0;
+  bool missed = false;
+};
+SignalCapture g_signal;
+
+void on_sample_like_signal(int, siginfo_t*, void* context) {
+  const auto* uc = static_cast<const ucontext_t*>(context);
+  void* all[kMaxFrames];
+  const int n = unw_backtrace(all, kMaxFrames);
+  void* const pc = reinterpret_cast<void*>(uc->uc_mcontext.gregs[REG_RIP]);
+  int first = 0;
+  while (first < n && all[first] != pc) ++first;
+  g_signal.libunwind_n = 0;
+  for (int i = first; i < n; ++i) g_signal.libunwind[g_signal.libunwind_n++] = all[i];
+  const FastUnwindCounters before = fast_unwind_counters();
+  bool missed = false;
+  g_signal.fast_n = fast_backtrace_from_signal(context, g_signal.fast, kMaxFrames, &missed);
+  g_signal.missed = missed;
+  const FastUnwindCounters after = fast_unwind_counters();
+  g_signal.by_rules = after.signal_fast - before.signal_fast;
+  g_signal.by_libunwind = after.signal_libunwind - before.signal_libunwind;
+}
+
+__attribute__((noinline)) void signal_this_thread() {
+  syscall(SYS_tgkill, getpid(), static_cast<pid_t>(syscall(SYS_gettid)), SIGUSR2);
+  __asm__ volatile("" ::: "memory");
+}
+
+std::vector<void*> frames_of(void* const* frames, int n) { return std::vector<void*>(frames, frames + (n > 0 ? n : 0)); }
+
+// The rules the signal walk needs, built outside the handler (a sample
+// never builds one), as the thread's other captures would have.
+void build_rules_for(const std::vector<void*>& frames) {
+  const uint64_t epoch = g_unwind_epoch.load();
+  for (size_t f = 1; f < frames.size(); ++f) cached_rule(reinterpret_cast<uint64_t>(frames[f]) - 1, epoch);
+}
+
+void with_sample_like_handler(void (*body)()) {
+  struct sigaction sa {}, old {};
+  sa.sa_sigaction = on_sample_like_signal;
+  sa.sa_flags = SA_SIGINFO;
+  ASSERT_EQ(sigaction(SIGUSR2, &sa, &old), 0);
+  body();
+  sigaction(SIGUSR2, &old, nullptr);
+}
+
+TEST_F(FastUnwind, FromASignalContextGivesLibunwindsFramesAndTakesCachedRulesOnly) {
+  with_sample_like_handler([] {
+    SignalCapture rounds[2];
+    for (int i = 0; i < opaque(2); ++i) {
+      test::recurse_without_frame_pointer(3, signal_this_thread);
+      rounds[i] = g_signal;
+      // The first time the rules past the interrupted frame are not
+      // cached (nor built in the handler): the walk notes the one it
+      // missed, built here as the shim builds it after the handler; and
+      // the rest, as the thread's other captures would have.
+      if (i == 0) {
+        build_missed_rules();
+        build_rules_for(frames_of(g_signal.libunwind, g_signal.libunwind_n));
+      }
+    }
+    const std::vector<void*> truth = frames_of(rounds[0].libunwind, rounds[0].libunwind_n);
+    ASSERT_GT(truth.size(), 5u);
+    EXPECT_EQ(frames_of(rounds[0].fast, rounds[0].fast_n), truth);
+    EXPECT_EQ(rounds[0].by_libunwind, 1u) << "libunwind took over, with the same frames";
+    EXPECT_TRUE(rounds[0].missed);
+    EXPECT_FALSE(rounds[1].missed);
+    EXPECT_EQ(frames_of(rounds[1].libunwind, rounds[1].libunwind_n), truth);
+    EXPECT_EQ(frames_of(rounds[1].fast, rounds[1].fast_n), truth);
+    EXPECT_EQ(rounds[1].by_rules, 1u);
+    EXPECT_EQ(rounds[1].by_libunwind, 0u);
+  });
+}
+
+const JitCode* g_signal_jit = nullptr;
+Capture g_beside_signal;
+
+// Under the trampoline: an ordinary capture (which builds the rules from
+// here out, the trampoline's too), then the signal.
+void capture_then_signal() {
+  capture_both();
+  g_beside_signal = g_captures[g_count - 1];
+  signal_this_thread();
+  __asm__ volatile("" ::: "memory");  // a call, not a tail jump
+}
+
+__attribute__((noinline)) void signal_through_cpython_trampoline() {
+  g_signal_jit->cpython(nullptr, nullptr, nullptr, capture_then_signal);
+  __asm__ volatile("" ::: "memory");
+}
+
+TEST_F(FastUnwind, FromASignalContextThroughCpythonsPerfTrampoline) {
+  // libunwind's list ends at the trampoline; the cached rules go past it,
+  // to the frames an ordinary capture beside the signal has.
+  const JitCode jit;
+  ASSERT_NE(jit.cpython, nullptr);
+  g_signal_jit = &jit;
+  with_sample_like_handler([] {
+    SignalCapture rounds[2];
+    for (int i = 0; i < opaque(2); ++i) {
+      test::recurse_without_frame_pointer(2, signal_through_cpython_trampoline);
+      rounds[i] = g_signal;
+      if (i == 0) build_rules_for(frames_of(g_signal.libunwind, g_signal.libunwind_n));
+    }
+    const SignalCapture& last = rounds[1];
+    const std::vector<void*> through = frames_of(last.fast, last.fast_n);
+    const std::vector<void*> beside = frames_of(g_beside_signal.fast, g_beside_signal.fast_n);
+    EXPECT_EQ(last.by_rules, 1u);
+    ASSERT_GE(beside.size(), 4u);
+    // pc, signal_this_thread's return, capture_then_signal's, the
+    // trampoline's...; beside it: capture_both's, capture_then_signal's,
+    // the trampoline's...: the same from the trampoline on.
+    ASSERT_EQ(through.size(), beside.size() + 1);
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(through[3]), reinterpret_cast<uintptr_t>(g_signal_jit->page) + 128 + 6);
+    for (size_t f = 3; f < through.size(); ++f) EXPECT_EQ(through[f], beside[f - 1]) << "frame " << f;
+    EXPECT_LT(static_cast<size_t>(last.libunwind_n), through.size()) << "libunwind stops at the trampoline";
+  });
 }
 
 TEST_F(FastUnwind, MatchesLibunwindThroughModuleCodeWithoutUnwindTablesWithoutFallingBack) {
