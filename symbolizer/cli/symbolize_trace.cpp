@@ -11,14 +11,17 @@
 // is (samples and stacks of one image are read before any is printed).
 #include "symbolize_trace.h"
 
+#include <algorithm>
 #include <cinttypes>
 #include <cstdio>
 #include <map>
+#include <memory>
 #include <set>
 #include <unordered_map>
 #include <unordered_set>
 
 #include "command.h"
+#include "spoor/analysis/perf_map.h"
 #include "spoor/reader/event_reader.h"
 #include "trace_report.h"
 
@@ -78,12 +81,14 @@ const LoadedModule* module_at(const Image& image, uint64_t address) {
 }
 
 void print_frame(std::string& out, int index, uint64_t address, bool exact, const Frame& frame,
-                 symbolizer::Symbolizer& symbolizer) {
+                 symbolizer::Symbolizer& symbolizer, const analysis::PerfMap* jit) {
   char buf[64];
   std::snprintf(buf, sizeof buf, "    #%-2d 0x%016" PRIx64 " ", index, address);
   out += buf;
   if (frame.module == nullptr) {
-    out += "?? (in no recorded module)\n";
+    // A JIT's code, named by the runtime's perf map when there is one.
+    const std::string* name = jit != nullptr ? jit->name_at(exact ? address : address - 1) : nullptr;
+    out += name != nullptr ? *name + " (JIT code, perf map)\n" : "?? (in no recorded module)\n";
     return;
   }
   // A return address's call instruction ends at it: look one byte back.
@@ -136,7 +141,14 @@ int symbolize_trace(const std::string& path, const symbolizer::Options& given, c
 
   reader::EventReader events(*trace);
   reader::Event ev;
+  analysis::RecordingSpan span;
+  span.known = trace->has_clock() && trace->clock().realtime_ns_ref != 0;
+  const int64_t to_realtime = trace->clock().realtime_ns_ref - trace->clock().monotonic_ns_ref;
+  bool first_event = true;
   while (events.next(ev)) {
+    if (first_event) span.first_realtime_ns = ev.time_ns + to_realtime;
+    first_event = false;
+    span.last_realtime_ns = std::max(span.last_realtime_ns, ev.time_ns + to_realtime);
     if (ev.provider == nullptr || ev.descriptor == nullptr) continue;
     const std::string& provider = ev.provider->name;
     const std::string& name = ev.descriptor->name;
@@ -196,8 +208,12 @@ int symbolize_trace(const std::string& path, const symbolizer::Options& given, c
 
   std::string out;
   size_t stacks = 0;
+  std::vector<symbolizer::ModuleProblem> map_problems;
+  std::unordered_map<uint32_t, std::unique_ptr<analysis::PerfMap>> perf_maps;  // by pid
   for (const auto& image : images) {
     if (image->stacks.empty()) continue;
+    auto [map, fresh] = perf_maps.try_emplace(image->pid);
+    if (fresh) map->second = analysis::read_perf_map(options.perf_map_dir, image->pid, span, map_problems);
     out.clear();
     char buf[128];
     std::snprintf(buf, sizeof buf, "process %u image %u", image->pid, image->exec_count);
@@ -208,12 +224,15 @@ int symbolize_trace(const std::string& path, const symbolizer::Options& given, c
       const bool sampled = image->sampled.count(id) > 0;
       out += "  stack " + std::to_string(id) + (sampled ? " (sampled)" : "") + "\n";
       for (size_t i = 0; i < frames.size(); ++i)
-        print_frame(out, static_cast<int>(i), frames[i].address, sampled && i == 0, frames[i], symbolizer);
+        print_frame(out, static_cast<int>(i), frames[i].address, sampled && i == 0, frames[i], symbolizer,
+                    map->second.get());
       ++stacks;
     }
     std::fwrite(out.data(), 1, out.size(), stdout);
   }
-  for (const symbolizer::ModuleProblem& p : symbolizer.problems())
+  std::vector<symbolizer::ModuleProblem> problems = symbolizer.problems();
+  problems.insert(problems.end(), map_problems.begin(), map_problems.end());
+  for (const symbolizer::ModuleProblem& p : problems)
     std::fprintf(stderr, "spoor symbolize: warning: %s: %s\n", p.path.c_str(), p.message.c_str());
   for (const reader::Damage& d : all_damage(*trace, events))
     std::fprintf(stderr, "spoor symbolize: warning: trace damaged: %s\n", d.message.c_str());

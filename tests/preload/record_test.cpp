@@ -1250,7 +1250,10 @@ TEST(Record, CodeInNoModuleIsUnwoundAndNamedByTheRuntimesPerfMap) {
   ASSERT_EQ(r.status, 0) << r.err;
   const std::string map = "/tmp/perf-" + r.out.substr(0, r.out.find('\n')) + ".map";
   const spoor::test::ReportJson report = spoor::test::report_json(kSpoor, "--heap", path);
+  const Process symbolized = run(kSpoor + " symbolize --trace " + path);
   std::filesystem::remove(map);
+  EXPECT_NE(symbolized.out.find("spoor_test_jit_trampoline (JIT code, perf map)"), std::string::npos)
+      << symbolized.out;
   ASSERT_EQ(report.failure, "");
   std::vector<std::string> names;
   for (const nlohmann::json& site : report.report.at("heap").at(0).at("top_by_bytes")) {

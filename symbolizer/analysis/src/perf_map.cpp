@@ -1,7 +1,12 @@
-#include "perf_map.h"
+#include "spoor/analysis/perf_map.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <charconv>
+#include <fstream>
+#include <sstream>
 
 namespace spoor::analysis {
 namespace {
@@ -48,6 +53,51 @@ const std::string* PerfMap::name_at(uint64_t address) const {
     if (address < it->end && (best == nullptr || it->line > best->line)) best = &*it;
   }
   return best != nullptr ? &best->name : nullptr;
+}
+
+std::unique_ptr<PerfMap> read_perf_map(const std::string& dir, uint32_t pid, const RecordingSpan& span,
+                                       std::vector<symbolizer::ModuleProblem>& problems) {
+  if (dir.empty()) return nullptr;
+  const std::string path = dir + "/perf-" + std::to_string(pid) + ".map";
+  struct stat st {};
+  if (stat(path.c_str(), &st) != 0) return nullptr;
+  constexpr off_t kMostBytes = off_t{1} << 30;
+  if (!S_ISREG(st.st_mode)) {
+    problems.push_back({path, "not read: not a regular file"});
+    return nullptr;
+  }
+  if (st.st_size > kMostBytes) {
+    problems.push_back({path, "not read: larger than " + std::to_string(kMostBytes >> 20) + " MiB"});
+    return nullptr;
+  }
+  if (st.st_uid != getuid() && st.st_uid != 0) {
+    problems.push_back({path, "not read: owned by another user (uid " + std::to_string(st.st_uid) + ")"});
+    return nullptr;
+  }
+  if (span.known) {
+    constexpr int64_t kSecond = 1'000'000'000;
+    const int64_t written = int64_t{st.st_mtim.tv_sec} * kSecond + st.st_mtim.tv_nsec;
+    if (written < span.first_realtime_ns - 2 * kSecond || written > span.last_realtime_ns + 60 * kSecond) {
+      problems.push_back({path, "not read: written " +
+                                    std::string(written < span.first_realtime_ns ? "before" : "after") +
+                                    " this recording (by another process with pid " + std::to_string(pid) +
+                                    "?); code in no module stays unnamed"});
+      return nullptr;
+    }
+  }
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (!in) {
+    problems.push_back({path, "cannot be read; code in no module stays unnamed"});
+    return nullptr;
+  }
+  auto map = std::make_unique<PerfMap>();
+  map->parse(text.str());
+  if (map->skipped_lines() > 0)
+    problems.push_back(
+        {path, "skipped " + std::to_string(map->skipped_lines()) + " line(s) that are not \"START SIZE NAME\" (hex)"});
+  return map;
 }
 
 }  // namespace spoor::analysis

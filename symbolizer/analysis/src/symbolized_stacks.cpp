@@ -5,17 +5,12 @@
 
 #include <algorithm>
 
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <cinttypes>
 #include <cstdio>
-#include <fstream>
-#include <sstream>
 #include <unordered_map>
 
 #include "module_info.h"
-#include "perf_map.h"
+#include "spoor/analysis/perf_map.h"
 
 namespace spoor::analysis {
 namespace {
@@ -64,54 +59,19 @@ struct SymbolizedStacks::State {
   State(const TraceModel& m, symbolizer::Options options)
       : model(m), perf_map_dir(options.perf_map_dir), symbolizer(std::move(options)) {}
 
-  // A perf map is the runtime's while it runs: one written outside the
-  // recording is another process's that had the same pid, and its names
-  // would be wrong. A map stays on disk after the process, so a report on
-  // the machine of the recording finds it, as perf report does.
-  static constexpr off_t kMostPerfMapBytes = off_t{1} << 30;
+  // A perf map stays on disk after the process, so a report on the
+  // machine of the recording finds it, as perf report does.
   const PerfMap* perf_map_of(ImageIndex image) {
     if (perf_map_dir.empty() || image >= model.images.size()) return nullptr;
     const uint32_t pid = model.images[image].pid;
     auto [it, inserted] = perf_maps.try_emplace(pid);
-    if (!inserted) return it->second.get();
-    const std::string path = perf_map_dir + "/perf-" + std::to_string(pid) + ".map";
-    struct stat st {};
-    if (stat(path.c_str(), &st) != 0) return nullptr;
-    // As perf: /tmp is anyone's to write in. A FIFO or device would hang
-    // the read, and another user's file could name anything.
-    if (!S_ISREG(st.st_mode) || (st.st_uid != getuid() && st.st_uid != 0) || st.st_size > kMostPerfMapBytes) {
-      perf_map_problems.push_back(
-          {path, !S_ISREG(st.st_mode) ? "not read: not a regular file"
-                 : st.st_size > kMostPerfMapBytes
-                     ? "not read: larger than " + std::to_string(kMostPerfMapBytes >> 20) + " MiB"
-                     : "not read: owned by another user (uid " + std::to_string(st.st_uid) + ")"});
-      return nullptr;
+    if (inserted) {
+      RecordingSpan span;
+      span.known = model.has_realtime;
+      span.first_realtime_ns = model.first_ns + model.realtime_minus_monotonic_ns;
+      span.last_realtime_ns = model.last_ns + model.realtime_minus_monotonic_ns;
+      it->second = read_perf_map(perf_map_dir, pid, span, perf_map_problems);
     }
-    if (model.has_realtime) {
-      constexpr int64_t kSecond = 1'000'000'000;
-      const int64_t written = int64_t{st.st_mtim.tv_sec} * kSecond + st.st_mtim.tv_nsec;
-      const int64_t from = model.first_ns + model.realtime_minus_monotonic_ns - 2 * kSecond;
-      const int64_t to = model.last_ns + model.realtime_minus_monotonic_ns + 60 * kSecond;
-      if (written < from || written > to) {
-        perf_map_problems.push_back({path, "not read: written " + std::string(written < from ? "before" : "after") +
-                                               " this recording (by another process with pid " + std::to_string(pid) +
-                                               "?); code in no module stays unnamed"});
-        return nullptr;
-      }
-    }
-    std::ifstream in(path, std::ios::binary);
-    std::ostringstream text;
-    text << in.rdbuf();
-    if (!in) {
-      perf_map_problems.push_back({path, "cannot be read; code in no module stays unnamed"});
-      return nullptr;
-    }
-    auto map = std::make_unique<PerfMap>();
-    map->parse(text.str());
-    if (map->skipped_lines() > 0)
-      perf_map_problems.push_back({path, "skipped " + std::to_string(map->skipped_lines()) +
-                                             " line(s) that are not \"START SIZE NAME\" (hex)"});
-    it->second = std::move(map);
     return it->second.get();
   }
 

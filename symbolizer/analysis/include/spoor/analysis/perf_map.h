@@ -7,9 +7,12 @@
 #define SPOOR_ANALYSIS_PERF_MAP_H
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "spoor/symbolizer/symbolizer.h"
 
 namespace spoor::analysis {
 
@@ -38,6 +41,22 @@ class PerfMap {
   uint64_t longest_ = 0;
   size_t skipped_ = 0;
 };
+
+// The recording's span in CLOCK_REALTIME ns, when the trace says (a map
+// written outside it is another process's that had the pid).
+struct RecordingSpan {
+  bool known = false;
+  int64_t first_realtime_ns = 0;
+  int64_t last_realtime_ns = 0;
+};
+
+// `dir`/perf-`pid`.map, when it is there and this recording's: a regular
+// file of the reader's user or root, under 1 GiB (as perf: /tmp is
+// anyone's, and a FIFO would hang the read), written during `span` (from
+// 2 s before its start to 60 s after its end). Null when there is none or
+// it is not read; `problems` then gets why, unless there is no file.
+std::unique_ptr<PerfMap> read_perf_map(const std::string& dir, uint32_t pid, const RecordingSpan& span,
+                                       std::vector<symbolizer::ModuleProblem>& problems);
 
 }  // namespace spoor::analysis
 
