@@ -87,4 +87,27 @@ TEST(LibraryGlue, TheOwnFrameIsAboveTheGlueAndTheWrappers) {
   EXPECT_EQ(own_frame_index(only), 0u);
 }
 
+TEST(LibraryGlue, UnderCpythonsPerfTrampolinesThePythonFunctionAllocates) {
+  using spoor::analysis::own_frame_index;
+  const char* lib = "/usr/lib/libpython3.12.so.1.0";
+  // The interpreter grew a list for build(): named after build.
+  const std::vector<spoor::analysis::Frame> list = {
+      frame("_PyObject_Malloc", lib), frame("list_resize", lib), frame("_PyEval_EvalFrameDefault", lib),
+      frame("py::build:/app/app.py", ""), frame("py_trampoline_evaluator", lib), frame("py::main:/app/app.py", "")};
+  EXPECT_EQ(own_frame_index(list), 3u);
+  // An executable that links the interpreter in, as Debian's python3.11.
+  const std::vector<spoor::analysis::Frame> linked_in = {frame("PyUnicode_New", "/usr/bin/python3.11"),
+                                                         frame("py::<module>:/app/app.py", "")};
+  EXPECT_EQ(own_frame_index(linked_in), 1u);
+  // An extension module's C code is the program's own.
+  const std::vector<spoor::analysis::Frame> extension = {frame("PyMem_Malloc", lib), frame("fill_array", "_native.so"),
+                                                         frame("_PyEval_EvalFrameDefault", lib),
+                                                         frame("py::build:/app/app.py", "")};
+  EXPECT_EQ(own_frame_index(extension), 1u);
+  // Without the trampolines there is no Python function to name.
+  const std::vector<spoor::analysis::Frame> plain = {frame("list_resize", lib), frame("_PyEval_EvalFrameDefault", lib),
+                                                     frame("Py_RunMain", lib), frame("main", "/usr/bin/python3")};
+  EXPECT_EQ(own_frame_index(plain), 0u);
+}
+
 }  // namespace

@@ -36,11 +36,13 @@ bool allocates_more(const HeapSite& a, const HeapSite& b) {
 // The frame a site's function row is named after: its first, or, when
 // that is the C++ library's glue (std::allocator, operator new) or an
 // allocator wrapper (CRYPTO_zalloc, g_malloc), the first of the program's
-// own above it, as the site rows name it (library_glue.h). Only then, or
-// when the first frame has no name, is the whole stack symbolized.
+// own above it, as the site rows name it (library_glue.h). Only then, when
+// the first frame has no name, or when it is CPython's (a Python
+// function may be above it), is the whole stack symbolized.
 std::optional<Frame> own_frame(StackKey stack, SymbolizedStacks& symbols) {
   std::optional<Frame> first = symbols.first_frame(stack, StackUse::call);
-  if (!first || (!first->function.empty() && !is_library_glue(*first) && !is_allocator_wrapper(first->function)))
+  if (!first || (!first->function.empty() && !is_library_glue(*first) && !is_allocator_wrapper(first->function) &&
+                 !in_python_interpreter(*first)))
     return first;
   const std::vector<Frame>& frames = symbols.frames(stack, StackUse::call);
   if (frames.empty()) return first;

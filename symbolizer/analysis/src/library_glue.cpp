@@ -72,6 +72,29 @@ bool is_allocator_wrapper(const std::string& function_name) {
   return name.ends_with("alloc") && !name.ends_with("dealloc");
 }
 
+bool in_python_interpreter(const Frame& f) {
+  const std::string name = base_name(f.module);
+  return name.starts_with("libpython") || name.starts_with("python");
+}
+
+namespace {
+
+// With CPython's perf trampolines on, a Python function's frame
+// ("py::build:/app/app.py") stands above the interpreter's frames that
+// run it: an allocation the interpreter made for it (list_resize,
+// PyUnicode_New) is named after the Python function, as a C++
+// allocation is named after the code above std::vector. An extension
+// module's C code in between is the program's own, and keeps the name.
+size_t python_function_above(std::span<const Frame> frames, size_t from) {
+  for (size_t i = from; i < frames.size(); ++i) {
+    if (frames[i].function.starts_with("py::")) return i;
+    if (!in_python_interpreter(frames[i])) return from;
+  }
+  return from;
+}
+
+}  // namespace
+
 size_t own_frame_index(std::span<const Frame> frames) {
   size_t own = 0;
   for (size_t i = 0; i < frames.size(); ++i) {
@@ -87,6 +110,7 @@ size_t own_frame_index(std::span<const Frame> frames) {
     while (next < frames.size() && frames[next].function.empty()) ++next;
     if (next == frames.size() || frames[next].module != f.module || !is_allocator_wrapper(frames[next].function)) break;
   }
+  if (own < frames.size() && in_python_interpreter(frames[own])) own = python_function_above(frames, own);
   return own < frames.size() ? own : 0;
 }
 

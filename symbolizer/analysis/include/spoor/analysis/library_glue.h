@@ -34,11 +34,17 @@ inline bool is_library_glue(const Frame& f) { return is_library_glue(f.function,
 // __alloc_dir, list_resize, allocate_nodes are not (they use the memory).
 bool is_allocator_wrapper(const std::string& function);
 
+// CPython's own code: its library (libpython3.12.so) or an executable that
+// links it in (Debian's /usr/bin/python3.11).
+bool in_python_interpreter(const Frame& f);
+
 // The index of the frame an allocation is named after: the first above
 // the leading frames that are language glue or allocator wrappers (an
 // unnamed frame among them counts with them when the next named frame is
 // a wrapper of the same module: sqlite's static sqlite3MemMalloc under
-// sqlite3Malloc). 0 when no frame is left above them.
+// sqlite3Malloc). 0 when no frame is left above them. Where CPython's
+// perf trampolines name Python functions ("py::build:/app/app.py"), the
+// interpreter's frames below the innermost one count as glue too.
 size_t own_frame_index(std::span<const Frame> frames);
 
 }  // namespace spoor::analysis
