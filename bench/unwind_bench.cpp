@@ -11,11 +11,23 @@
 //
 //   spoor_bench_unwind [Google Benchmark flags]
 //
+// The _Sample cases are a CPU sample's walk, in a signal handler: the
+// thread signals itself (tgkill) at the bottom of the recursion and the
+// handler walks as the shim's sampler does, with unw_backtrace through the
+// kernel's signal frame, or with fast_backtrace_from_signal from the
+// signal's context (libunwind steps out of the interrupted frame, the
+// cached rules do the rest). The kernel's delivery and sigreturn are in
+// both (~2.5 us on the machine of bench/RESULTS.md).
+//
 // Counter per_frame: time per iteration divided by the depth.
 #define UNW_LOCAL_ONLY
 #include <benchmark/benchmark.h>
 #include <libunwind.h>
+#include <signal.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 
 #include "fast_unwind.h"
@@ -87,10 +99,61 @@ void BM_FastBacktrace_Alternating(benchmark::State& state) {
   run_case(state, fast_capture, true);
 }
 
+// The sample cases: the depth asked of unw_backtrace covers the handler's
+// own frames too, which it lists (the shim asks for 16 more).
+int g_sample_depth = 0;
+int g_sample_frames = 0;
+
+int from_signal(const void* context, void** frames, int max) {
+  bool missed = false;
+  return spoor::preload::fast_backtrace_from_signal(context, frames, max, &missed);
+}
+bool g_from_context = false;
+
+void on_sample(int, siginfo_t*, void* context) {
+  void* frames[96];
+  g_sample_frames = g_from_context ? from_signal(context, frames, g_sample_depth)
+                                   : unw_backtrace(frames, g_sample_depth + 4);
+  benchmark::DoNotOptimize(frames[0]);
+}
+
+int signal_self(void**, int) {
+  static const pid_t pid = getpid();
+  static const auto tid = static_cast<pid_t>(syscall(SYS_gettid));
+  syscall(SYS_tgkill, pid, tid, SIGUSR2);
+  // As the shim does at the thread's next way out of its hooks: the rules
+  // a sample's walk missed.
+  if (g_from_context) spoor::preload::build_missed_rules();
+  return g_sample_depth;
+}
+
+void run_sample_case(benchmark::State& state, bool from_context) {
+  struct sigaction sa {}, old {};
+  sa.sa_sigaction = on_sample;
+  sa.sa_flags = SA_SIGINFO;
+  sigaction(SIGUSR2, &sa, &old);
+  g_from_context = from_context;
+  g_sample_depth = static_cast<int>(state.range(0));
+  const spoor::preload::FastUnwindCounters before = spoor::preload::fast_unwind_counters();
+  run_case(state, signal_self);
+  const spoor::preload::FastUnwindCounters after = spoor::preload::fast_unwind_counters();
+  sigaction(SIGUSR2, &old, nullptr);
+  // The share of the walks the cached rules finished (the rest: libunwind).
+  if (from_context)
+    state.counters["by_rules"] = static_cast<double>(after.signal_fast - before.signal_fast) /
+                                 static_cast<double>(std::max<uint64_t>(1, state.iterations()));
+  if (g_sample_frames < g_sample_depth) state.SkipWithError("the sample's stack was shallower than asked");
+}
+
+void BM_UnwBacktrace_Sample(benchmark::State& state) { run_sample_case(state, false); }
+void BM_FromSignal_Sample(benchmark::State& state) { run_sample_case(state, true); }
+
 BENCHMARK(BM_UnwBacktrace)->Arg(11)->Arg(30);
 BENCHMARK(BM_FastBacktrace)->Arg(11)->Arg(30);
 BENCHMARK(BM_UnwBacktrace_Alternating)->Arg(11)->Arg(30);
 BENCHMARK(BM_FastBacktrace_Alternating)->Arg(11)->Arg(30);
+BENCHMARK(BM_UnwBacktrace_Sample)->Arg(11)->Arg(30);
+BENCHMARK(BM_FromSignal_Sample)->Arg(11)->Arg(30);
 
 }  // namespace
 

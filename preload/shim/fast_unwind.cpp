@@ -463,16 +463,16 @@ constexpr int kMissedRules = 16;
 constinit thread_local uintptr_t t_missed_rule[kMissedRules] __attribute__((tls_model("initial-exec"))) = {};
 constinit thread_local int t_missed_rules __attribute__((tls_model("initial-exec"))) = 0;
 
-// The rest of a walk from a caller's return address, sp and rbp, with the
-// cached rules alone: how many frames it stored, or -1 where a rule is
-// missing or leaves the stack (the caller hands it to libunwind). The same
-// steps as fast_backtrace's, without its predictions.
-__attribute__((no_sanitize("address"))) int walk_cached_rules(uintptr_t ra, uintptr_t sp, uintptr_t fp,
+// A walk from the frame whose code is at `address` (an exact PC, or a
+// return address - 1), with its sp and rbp, by the cached rules alone:
+// how many callers it stored, or -1 where a rule is missing or leaves the
+// stack (the caller goes on otherwise). The steps of fast_backtrace's,
+// without its predictions.
+__attribute__((no_sanitize("address"))) int walk_cached_rules(uintptr_t address, uintptr_t sp, uintptr_t fp,
                                                               uintptr_t top, uint64_t epoch, void** frames,
                                                               int max) {
   int n = 0;
-  frames[n++] = reinterpret_cast<void*>(ra);
-  for (uintptr_t address = ra - 1; n < max; address = ra - 1) {
+  while (n < max) {
     const RuleBits rule{cached_rule(address, epoch)};
     uintptr_t cfa;
     if (rule.kind() == UnwindRule::kFromRsp) {
@@ -485,14 +485,22 @@ __attribute__((no_sanitize("address"))) int walk_cached_rules(uintptr_t ra, uint
       if (rule.kind() == UnwindRule::kNone && t_missed_rules < kMissedRules) t_missed_rule[t_missed_rules++] = address;
       return rule.kind() == UnwindRule::kOutermost ? n : -1;  // kNone (not cached), kUnsupported
     }
-    ra = *reinterpret_cast<const StackWord*>(cfa + rule.ra_offset());
+    const uintptr_t ra = *reinterpret_cast<const StackWord*>(cfa + rule.ra_offset());
     if (rule.rbp_offset() != 0) fp = *reinterpret_cast<const StackWord*>(cfa + rule.rbp_offset());
     if (!plausible_return_address(ra)) return ra < 0x4000 ? n : -1;
     frames[n++] = reinterpret_cast<void*>(ra);
     sp = cfa;
+    address = ra - 1;
   }
   return n;
 }
+
+// The cached rules only: a signal may have interrupted malloc.
+struct NoRuleBuilding {
+  bool was = t_no_rule_building;
+  NoRuleBuilding() { t_no_rule_building = true; }
+  ~NoRuleBuilding() { t_no_rule_building = was; }
+};
 
 }  // namespace
 
@@ -502,32 +510,49 @@ int fast_backtrace_from_signal(const void* ucontext, void** frames, int max, boo
   if (max <= 0) return 0;
   const ThreadStack& stack = t_stack;
   const auto* uc = static_cast<const ucontext_t*>(ucontext);
+  const auto pc = static_cast<uintptr_t>(uc->uc_mcontext.gregs[REG_RIP]);
   const auto interrupted_sp = static_cast<uintptr_t>(uc->uc_mcontext.gregs[REG_RSP]);
+  const auto interrupted_fp = static_cast<uintptr_t>(uc->uc_mcontext.gregs[REG_RBP]);
   if (!rule_cache_ready() || interrupted_sp < stack.bottom || interrupted_sp >= stack.top) return -1;
-  // libunwind takes the signal frame's registers as they are (the PC not
-  // backed up), and steps out of the interrupted frame.
-  unw_cursor_t cursor;
-  if (unw_init_local2(&cursor, const_cast<unw_context_t*>(reinterpret_cast<const unw_context_t*>(uc)),
-                      UNW_INIT_SIGNAL_FRAME) != 0)
-    return -1;
-  unw_word_t ip = 0, sp = 0, fp = 0;
-  unw_get_reg(&cursor, UNW_REG_IP, &ip);
-  frames[0] = reinterpret_cast<void*>(ip);
-  int n = 1;
-  if (n == max || unw_step(&cursor) <= 0) return n;
+  frames[0] = reinterpret_cast<void*>(pc);
+  if (max == 1) return 1;
   const uint64_t epoch = g_unwind_epoch.load(std::memory_order_acquire);
-  if ((epoch & kUnloadsInProgress) == 0 && unw_get_reg(&cursor, UNW_REG_IP, &ip) == 0 &&
-      unw_get_reg(&cursor, UNW_REG_SP, &sp) == 0 && unw_get_reg(&cursor, UNW_X86_64_RBP, &fp) == 0 &&
-      sp >= stack.bottom && sp < stack.top && plausible_return_address(ip)) {
-    const bool was = t_no_rule_building;
-    t_no_rule_building = true;
-    const int missed_before = t_missed_rules;
-    const int rest = walk_cached_rules(ip, sp, fp, stack.top, epoch, frames + 1, max - 1);
-    t_no_rule_building = was;
-    *missed = t_missed_rules != missed_before;
+  const bool rules_usable = (epoch & kUnloadsInProgress) == 0;
+  const int missed_before = t_missed_rules;
+  // The interrupted frame by the rule at its exact PC, when cached: no
+  // libunwind at all (its first step costs ~2 us, bench/RESULTS.md).
+  if (rules_usable) {
+    const NoRuleBuilding no_building;
+    const int rest = walk_cached_rules(pc, interrupted_sp, interrupted_fp, stack.top, epoch, frames + 1, max - 1);
     if (rest >= 0) {
       ++t_counters.signal_fast;
       return 1 + rest;
+    }
+  }
+  // Else libunwind steps out of the interrupted frame (at any
+  // instruction), and the rules go on from its caller.
+  unw_cursor_t cursor;
+  if (unw_init_local2(&cursor, const_cast<unw_context_t*>(reinterpret_cast<const unw_context_t*>(uc)),
+                      UNW_INIT_SIGNAL_FRAME) != 0) {
+    *missed = t_missed_rules != missed_before;
+    return -1;
+  }
+  int n = 1;
+  unw_word_t ip = 0, sp = 0, fp = 0;
+  if (unw_step(&cursor) <= 0) {
+    *missed = t_missed_rules != missed_before;
+    return n;
+  }
+  if (rules_usable && unw_get_reg(&cursor, UNW_REG_IP, &ip) == 0 && unw_get_reg(&cursor, UNW_REG_SP, &sp) == 0 &&
+      unw_get_reg(&cursor, UNW_X86_64_RBP, &fp) == 0 && sp >= stack.bottom && sp < stack.top &&
+      plausible_return_address(ip)) {
+    frames[1] = reinterpret_cast<void*>(ip);
+    const NoRuleBuilding no_building;
+    const int rest = max > 2 ? walk_cached_rules(ip - 1, sp, fp, stack.top, epoch, frames + 2, max - 2) : 0;
+    if (rest >= 0) {
+      ++t_counters.signal_fast;
+      *missed = t_missed_rules != missed_before;
+      return 2 + rest;
     }
   }
   // libunwind from the caller on, as unw_backtrace would have gone.
@@ -538,16 +563,14 @@ int fast_backtrace_from_signal(const void* ucontext, void** frames, int max, boo
   ++t_counters.signal_libunwind;
   // The rules of the return addresses libunwind found, to build for the
   // next sample of this stack: one walk then learns many, not one.
-  if ((epoch & kUnloadsInProgress) == 0) {
-    const bool was = t_no_rule_building;
-    t_no_rule_building = true;
+  if (rules_usable) {
+    const NoRuleBuilding no_building;
     for (int f = 1; f < n && t_missed_rules < kMissedRules; ++f) {
       const uintptr_t address = reinterpret_cast<uintptr_t>(frames[f]) - 1;
       if (cached_rule(address, epoch) == 0) t_missed_rule[t_missed_rules++] = address;
     }
-    t_no_rule_building = was;
   }
-  *missed = *missed || t_missed_rules != 0;
+  *missed = t_missed_rules != missed_before || t_missed_rules != 0;
   return n;
 }
 

@@ -93,9 +93,10 @@ void* interrupted_pc(const ucontext_t* uc) {
 // tick that is under 0.1% of a busy thread's CPU time.
 //
 // With the fast unwinder (x86-64), the walk starts from the signal's
-// context instead (fast_backtrace_from_signal): libunwind steps out of the
-// interrupted frame, and the rules cached by the thread's other captures
-// take it from there, through code libunwind cannot cross (CPython's perf
+// context instead (fast_backtrace_from_signal): the rules cached by the
+// thread's other captures and its earlier samples take it from the
+// interrupted instruction (libunwind steps out of that frame where its
+// rule is not cached), through code libunwind cannot cross (CPython's perf
 // trampolines) and without its checked loads in JIT code (three system
 // calls each).
 __attribute__((noinline)) void take_sample(const ucontext_t* uc, uint32_t periods) {
