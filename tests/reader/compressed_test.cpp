@@ -304,15 +304,18 @@ TEST(CompressedTrace, AFileThatFallsBehindBoundsTheRunsWaiting) {
 TEST(CompressedTrace, RunsWaitingForASlowFileArePackedNotStored) {
   // Every run is over the backlog limit, which stores it when the file
   // keeps up (RunsOverTheBacklogLimitAreWrittenAsTheyAre). A file that
-  // takes 2 ms per write is behind nearly always: runs are packed.
-  const Bytes raw = busy_trace(100);
+  // takes 25 ms per write is behind after the first runs: the rest are
+  // packed. (Packing a 4 KiB run takes well under a millisecond, and a few
+  // under the sanitizers on a loaded machine: at 2 ms per write, such a
+  // run once found the file keeping up and stored nearly every run.)
+  const Bytes raw = busy_trace(50);
   host::CompressionOptions options;
   options.enabled = true;
   options.run_bytes = 4 << 10;
   options.backlog_limit = 1;
   Bytes out;
   host::BlockCompressor compressor(options, [&](const void* data, size_t size) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    std::this_thread::sleep_for(std::chrono::milliseconds(25));
     const auto* p = static_cast<const uint8_t*>(data);
     out.insert(out.end(), p, p + size);
     return true;
