@@ -73,6 +73,17 @@ Status TraceWriter::process(uint32_t pid, uint32_t ppid, const char* name, const
   return block(format::kBlockProcess, pieces, 5);
 }
 
+Status TraceWriter::symbol_map(uint32_t pid, format::SymbolMapKind kind, const char* path,
+                              size_t path_size, uint64_t offset, const void* data, size_t size) {
+  format::SymbolMapBlock b{};
+  b.pid = pid;
+  b.kind = kind;
+  b.path_size = static_cast<uint16_t>(path_size > 0xFFFF ? 0xFFFF : path_size);
+  b.offset = offset;
+  Piece pieces[] = {{&b, sizeof b}, {path, b.path_size}, {data, size}};
+  return block(format::kBlockSymbolMap, pieces, 3);
+}
+
 Status TraceWriter::stream(uint32_t stream_id, uint32_t pid, uint32_t cpu) {
   format::StreamBlock b{};
   b.stream_id = stream_id;

@@ -266,6 +266,7 @@ class Recorder {
     result->processes = static_cast<uint32_t>(traced_.size());
     result->untraceable = server_.untraceable();
     result->own_allocators = server_.own_allocators();
+    result->perf_maps = perf_maps_;
     for (auto& t : traced_) result->preload_attached |= t->pid == root_;
     if (!file_.close()) {
       *error = (result->output_path == "-" ? std::string("writing the trace to standard output")
@@ -391,6 +392,8 @@ class Recorder {
     if (t.described) end_streams(t.region->ring(), *writer_, totals_, nullptr, t.first_stream);
     t.region.reset();
     t.finished = true;
+    // Its runtime has written all it will (a JVM writes the map at exit).
+    keep_perf_map(*writer_, options_.perf_map_dir, t.pid, clock_start_.realtime_ns, perf_maps_);
   }
 
   void finish_ended_processes(bool all) {
@@ -424,6 +427,7 @@ class Recorder {
   DrainTotals totals_;
   uint64_t handler_calls_lost_ = 0;  // from the regions of the processes finished
   uint64_t pre_attach_calls_lost_ = 0;
+  PerfMapsKept perf_maps_;
 };
 
 // The recorder's buffers are megabytes each (runs of blocks waiting to be

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "perf_map_copy.h"
 #include "spoor/host/block_compressor.h"
 #include "spoor/kernelsrc/attr_plan.h"
 #include "spoor/kernelsrc/kernel_spec.h"
@@ -30,6 +31,7 @@ struct RecordOptions {
   kernelsrc::KernelRequest kernel;       // kernel sources (perf_event_open); none by default
   uint32_t kernel_stack_bytes = kernelsrc::kStackBytesByPrivilege;  // user stack copied per kernel CPU sample
   bool no_preload = false;               // no shim: kernel sources only (static programs too)
+  std::string perf_map_dir = "/tmp";    // where JIT runtimes write perf-PID.map (perf_map_copy.h)
 };
 
 struct RecordResult {
@@ -45,6 +47,7 @@ struct RecordResult {
   uint32_t processes = 0;         // processes traced (the program and its descendants)
   std::vector<std::string> untraceable;  // programs exec'd in the tree that could not be traced
   std::vector<std::string> own_allocators;  // programs whose own malloc kept their heap calls from the hooks
+  PerfMapsKept perf_maps;        // JIT symbol maps copied into the trace
   uint64_t events = 0;
   uint64_t lost = 0;
   uint64_t abandoned_bytes = 0;

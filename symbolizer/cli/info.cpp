@@ -78,6 +78,13 @@ void print_processes(const Trace& t, std::string& out) {
             p.name.c_str());
     out += cmd.empty() ? "\n" : ": " + cmd + "\n";
   }
+  if (t.symbol_maps().empty()) return;
+  appendf(out, "\nJIT symbol maps kept in the trace\n");
+  for (const reader::SymbolMap& m : t.symbol_maps()) {
+    const auto lines = std::count(m.text.begin(), m.text.end(), '\n');
+    appendf(out, "  pid %u: %s, %lld line(s), %llu bytes\n", m.pid, m.path.c_str(), static_cast<ll>(lines),
+            static_cast<ull>(m.text.size()));
+  }
 }
 
 void print_streams(const std::vector<reader::StreamStats>& stats,

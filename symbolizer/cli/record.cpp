@@ -180,6 +180,11 @@ int run_record_command(const std::vector<std::string>& words) {
                  "spoor record: heap calls not recorded (the program's own malloc, which LD_PRELOAD cannot wrap; "
                  "its mmap calls are recorded): %s\n",
                  a.c_str());
+  if (r.perf_maps.maps > 0)
+    std::fprintf(stderr, "spoor record: kept %u JIT symbol map%s (%s/perf-PID.map, %s) in the trace\n",
+                 r.perf_maps.maps, r.perf_maps.maps == 1 ? "" : "s", options.perf_map_dir.c_str(),
+                 human_bytes(r.perf_maps.bytes).c_str());
+  for (const std::string& p : r.perf_maps.problems) std::fprintf(stderr, "spoor record: %s\n", p.c_str());
   if (r.kernel_opened)
     std::fprintf(stderr, "spoor record: kernel: %llu records, %llu lost%s\n",
                  static_cast<unsigned long long>(r.kernel_records), static_cast<unsigned long long>(r.kernel_lost),

@@ -213,7 +213,12 @@ int symbolize_trace(const std::string& path, const symbolizer::Options& given, c
   for (const auto& image : images) {
     if (image->stacks.empty()) continue;
     auto [map, fresh] = perf_maps.try_emplace(image->pid);
-    if (fresh) map->second = analysis::read_perf_map(options.perf_map_dir, image->pid, span, map_problems);
+    if (fresh) {
+      const reader::SymbolMap* kept = trace->symbol_map(image->pid);
+      map->second = kept != nullptr && kept->kind == format::kSymbolMapPerf
+                        ? analysis::parse_perf_map(kept->path, kept->text, map_problems)
+                        : analysis::read_perf_map(options.perf_map_dir, image->pid, span, map_problems);
+    }
     out.clear();
     char buf[128];
     std::snprintf(buf, sizeof buf, "process %u image %u", image->pid, image->exec_count);

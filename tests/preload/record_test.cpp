@@ -1241,7 +1241,9 @@ TEST(Record, AProgramWhoseUserMayNotReadTheShimRunsAsUntraced) {
 TEST(Record, CodeInNoModuleIsUnwoundAndNamedByTheRuntimesPerfMap) {
   // jit_code.c: an allocation under a trampoline in anonymous executable
   // memory, which the program names in /tmp/perf-PID.map as a JIT does.
-  // The stack goes through it to main, and the report names it.
+  // The stack goes through it to main. The recorder keeps the map in the
+  // trace, so the report names the trampoline after the file is gone (a
+  // trace read on another machine, or after /tmp was cleaned).
 #if !defined(__x86_64__)
   GTEST_SKIP() << "the trampoline is x86-64 code";
 #endif
@@ -1249,9 +1251,10 @@ TEST(Record, CodeInNoModuleIsUnwoundAndNamedByTheRuntimesPerfMap) {
   const Process r = run(kSpoor + " record -p heap -o " + path + " -- " + SPOOR_JIT_CODE);
   ASSERT_EQ(r.status, 0) << r.err;
   const std::string map = "/tmp/perf-" + r.out.substr(0, r.out.find('\n')) + ".map";
+  ASSERT_TRUE(std::filesystem::remove(map)) << map;
+  EXPECT_NE(r.err.find("kept 1 JIT symbol map (/tmp/perf-PID.map, "), std::string::npos) << r.err;
   const spoor::test::ReportJson report = spoor::test::report_json(kSpoor, "--heap", path);
   const Process symbolized = run(kSpoor + " symbolize --trace " + path);
-  std::filesystem::remove(map);
   EXPECT_NE(symbolized.out.find("spoor_test_jit_trampoline (JIT code, perf map)"), std::string::npos)
       << symbolized.out;
   ASSERT_EQ(report.failure, "");

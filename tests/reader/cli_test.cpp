@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <random>
@@ -274,11 +275,31 @@ TEST_F(Cli, InfoSummarizesTheTrace) {
   Outcome r = spoor("info " + file);
   EXPECT_EQ(r.status, 0) << r.err;
   for (const char* part :
-       {"format     1.3", "clock      CLOCK_MONOTONIC", "time span  1000 .. 4000 ns (3.000 us), 8 events",
+       {"format     1.4", "clock      CLOCK_MONOTONIC", "time span  1000 .. 4000 ns (3.000 us), 8 events",
         "pid 100 (ppid 1, 64-bit) demo: demo --fast", "Demo.Provider {10111213-",
         "4 events lost on cpu 0 between 1500 and 3100 ns", "stream 1 (pid 100, cpu 0): 4 lost",
         "Read ", "damage\n  (none)"})
     EXPECT_TRUE(contains(r.out, part)) << "missing: " << part << "\n" << r.out;
+}
+
+TEST_F(Cli, InfoListsTheJitSymbolMapsKeptInTheTrace) {
+  TraceBuilder t = sample_trace();
+  const std::string path = "/tmp/perf-100.map", text = "1000 10 JS:a\n1010 20 JS:b\n";
+  fmt::SymbolMapBlock b{};
+  b.pid = 100;
+  b.kind = fmt::kSymbolMapPerf;
+  b.path_size = static_cast<uint16_t>(path.size());
+  Bytes payload(sizeof b);
+  std::memcpy(payload.data(), &b, sizeof b);
+  payload.insert(payload.end(), path.begin(), path.end());
+  payload.insert(payload.end(), text.begin(), text.end());
+  t.block(fmt::kBlockSymbolMap, payload);
+  Outcome with = spoor("info " + write("maps.spoor", t.bytes()));
+  EXPECT_EQ(with.status, 0) << with.err;
+  EXPECT_TRUE(contains(with.out, "JIT symbol maps kept in the trace\n  pid 100: /tmp/perf-100.map, 2 line(s), 26 bytes\n"))
+      << with.out;
+  Outcome without = spoor("info " + write("no-maps.spoor", sample_trace().bytes()));
+  EXPECT_FALSE(contains(without.out, "JIT symbol maps")) << without.out;
 }
 
 TEST_F(Cli, InfoCountsActivitiesLeftOpenApartFromUnmatchedOnes) {

@@ -18,9 +18,9 @@ namespace spoor::format {
 // ---------------------------------------------------------------------------
 SPOOR_FMT_CONST char kFileMagic[8] = {'S', 'P', 'O', 'O', 'R', 'T', 'R', 'C'};
 SPOOR_FMT_CONST uint16_t kVersionMajor = 1;  // a reader rejects any other major
-SPOOR_FMT_CONST uint16_t kVersionMinor = 3;  // minor bumps only add block types, layouts or record forms
+SPOOR_FMT_CONST uint16_t kVersionMinor = 4;  // minor bumps only add block types, layouts or record forms
                                              // (1: COMPRESSED; 2: its reference-columns layout;
-                                             // 3: short records)
+                                             // 3: short records; 4: SYMBOL_MAP)
 
 struct FileHeader {
   char magic[8];          // kFileMagic
@@ -48,6 +48,7 @@ enum BlockType : uint16_t {
   kBlockPacket = 6,      // PacketBlock + records
   kBlockStreamEnd = 7,   // StreamEndBlock
   kBlockCompressed = 8,  // CompressedBlock + a compressed run of blocks (since 1.1)
+  kBlockSymbolMap = 9,   // SymbolMapBlock + path + a piece of the map's text (since 1.4)
 };
 
 struct BlockHeader {
@@ -87,6 +88,20 @@ struct ProcessBlock {
   uint32_t ppid;
   uint32_t pointer_size;  // 4 or 8: the width of kFieldPointer values
   uint32_t reserved;
+};
+
+// A piece of a symbol map a process's runtime wrote beside the trace (a
+// JIT's perf-PID.map), kept in the trace so that a report elsewhere or
+// later names the code it generated. A map's pieces follow one another:
+// a piece at offset 0 starts the pid's map afresh.
+enum SymbolMapKind : uint16_t {
+  kSymbolMapPerf = 1,  // perf's text format: "START SIZE NAME" lines, START and SIZE in hex
+};
+struct SymbolMapBlock {
+  uint32_t pid;           // the process whose addresses it names
+  uint16_t kind;          // SymbolMapKind
+  uint16_t path_size;     // bytes of the path that follows (where the map was read)
+  uint64_t offset;        // of this piece in the map's text
 };
 
 // One stream: the packets of one process on one CPU.
@@ -249,6 +264,7 @@ static_assert(sizeof(EventBlock) == 32);
 static_assert(sizeof(PacketBlock) == 48);
 static_assert(sizeof(StreamEndBlock) == 32);
 static_assert(sizeof(CompressedBlock) == 24);
+static_assert(sizeof(SymbolMapBlock) == 16);
 }  // namespace spoor::format
 #undef SPOOR_FMT_CONST
 #endif  // SPOOR_FORMAT_H

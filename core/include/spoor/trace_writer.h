@@ -41,6 +41,10 @@ class TraceWriter {
   Status packet(uint32_t stream_id, const Packet& packet);
   Status stream_end(uint32_t stream_id, uint64_t lost_total, uint64_t abandoned_bytes,
                     uint64_t packets);
+  // One SYMBOL_MAP block: `size` bytes of a symbol map's text from
+  // `offset` on; path_size is at most 65535.
+  Status symbol_map(uint32_t pid, format::SymbolMapKind kind, const char* path, size_t path_size,
+                    uint64_t offset, const void* data, size_t size);
 
   // Bytes written so far.
   uint64_t bytes_written() const { return bytes_; }

@@ -59,6 +59,10 @@ std::string block_context(uint16_t type, const uint8_t* payload, uint64_t availa
     std::memcpy(words, payload, 8);  // PacketBlock: stream_id, cpu
     return "stream " + num(words[0]) + ", cpu " + num(words[1]);
   }
+  if (type == fmt::kBlockSymbolMap && available >= 4) {
+    std::memcpy(words, payload, 4);  // SymbolMapBlock: pid
+    return "pid " + num(words[0]);
+  }
   if (type == fmt::kBlockStreamEnd && available >= 4) {
     std::memcpy(words, payload, 4);  // StreamEndBlock: stream_id
     return "stream " + num(words[0]);
@@ -113,6 +117,7 @@ Problem parse_payload(Trace::Data& d, uint16_t type, std::span<const uint8_t> pa
     case fmt::kBlockPacket:
       return parse_packet(d, payload, packet_place(region, offset, static_cast<uint32_t>(payload.size())));
     case fmt::kBlockStreamEnd: return parse_stream_end(d, payload, place);
+    case fmt::kBlockSymbolMap: return parse_symbol_map(d, payload, place);
     default:
       ++unknown;  // a later minor version's block: its size is known, skip it
       return std::nullopt;

@@ -1,5 +1,5 @@
-// Payload parsers for CLOCK, PROCESS, STREAM, PROVIDER, EVENT, PACKET and
-// STREAM_END. The layouts are format.h's structs, copied out of the payload
+// Payload parsers for CLOCK, PROCESS, STREAM, PROVIDER, EVENT, PACKET,
+// STREAM_END and SYMBOL_MAP. The layouts are format.h's structs, copied out of the payload
 // (the file gives no alignment promise), followed by the variable parts.
 #include "metadata_blocks.h"
 
@@ -204,6 +204,37 @@ Problem parse_stream_end(Trace::Data& d, std::span<const uint8_t> payload, uint6
   if (it == d.stream_by_id.end())
     return "it ends stream " + num(b.stream_id) + ", which no STREAM block before it defines";
   d.streams[it->second].end = StreamEnd{b.lost_total, b.abandoned_bytes, b.packets, offset};
+  return std::nullopt;
+}
+
+// A piece at offset 0 starts the pid's map afresh (the pid was reused);
+// a later piece must follow the text so far. Its text is copied: the
+// block may sit in an expansion that goes before the reading ends.
+Problem parse_symbol_map(Trace::Data& d, std::span<const uint8_t> payload, uint64_t offset) {
+  ByteCursor c = cursor(payload);
+  fmt::SymbolMapBlock b{};
+  if (!c.read(b)) return too_short(payload.size(), "the 16-byte symbol map header");
+  std::string path(b.path_size, '\0');
+  if (!c.read(path.data(), path.size())) return "its " + num(b.path_size) + "-byte path runs past the block's end";
+  const std::string_view text(reinterpret_cast<const char*>(c.pos()), c.remaining());
+  auto it = d.symbol_map_by_pid.find(b.pid);
+  if (b.offset == 0) {
+    SymbolMap m{b.pid, b.kind, std::move(path), std::string(text), offset};
+    if (it != d.symbol_map_by_pid.end()) {
+      d.symbol_maps[it->second] = std::move(m);
+    } else {
+      d.symbol_map_by_pid.emplace(b.pid, d.symbol_maps.size());
+      d.symbol_maps.push_back(std::move(m));
+    }
+    return std::nullopt;
+  }
+  if (it == d.symbol_map_by_pid.end() || d.symbol_maps[it->second].text.size() != b.offset) {
+    const uint64_t have = it == d.symbol_map_by_pid.end() ? 0 : d.symbol_maps[it->second].text.size();
+    d.warnings.push_back("SYMBOL_MAP block at byte " + num(offset) + " (pid " + num(b.pid) + ") holds bytes " +
+                         num(b.offset) + " on of a map read up to byte " + num(have) + " so far; it was ignored");
+    return std::nullopt;
+  }
+  d.symbol_maps[it->second].text.append(text);
   return std::nullopt;
 }
 

@@ -34,6 +34,7 @@ struct PacketPlace {
 };
 Problem parse_packet(Trace::Data& d, std::span<const uint8_t> payload, const PacketPlace& place);
 Problem parse_stream_end(Trace::Data& d, std::span<const uint8_t> payload, uint64_t offset);
+Problem parse_symbol_map(Trace::Data& d, std::span<const uint8_t> payload, uint64_t offset);
 
 }  // namespace spoor::reader
 

@@ -47,6 +47,7 @@ std::string block_type_name(uint16_t type) {
     case fmt::kBlockPacket: return "PACKET";
     case fmt::kBlockStreamEnd: return "STREAM_END";
     case fmt::kBlockCompressed: return "COMPRESSED";
+    case fmt::kBlockSymbolMap: return "SYMBOL_MAP";
     default: return "type-" + std::to_string(type);
   }
 }

@@ -71,6 +71,11 @@ Trace::ExpansionStats Trace::expansion_stats() const {
 }
 const std::vector<std::string>& Trace::warnings() const { return data_->warnings; }
 
+const std::vector<SymbolMap>& Trace::symbol_maps() const { return data_->symbol_maps; }
+const SymbolMap* Trace::symbol_map(uint32_t pid) const {
+  auto it = data_->symbol_map_by_pid.find(pid);
+  return it == data_->symbol_map_by_pid.end() ? nullptr : &data_->symbol_maps[it->second];
+}
 const Process* Trace::process(uint32_t pid) const {
   auto it = data_->process_by_pid.find(pid);
   return it == data_->process_by_pid.end() ? nullptr : &data_->processes[it->second];

@@ -95,6 +95,8 @@ struct Trace::Data {
   std::unordered_map<uint32_t, size_t> process_by_pid;
   std::vector<Stream> streams;
   std::unordered_map<uint32_t, size_t> stream_by_id;
+  std::vector<SymbolMap> symbol_maps;
+  std::unordered_map<uint32_t, size_t> symbol_map_by_pid;
   // Deques: the block walk hands out pointers while still appending.
   std::deque<Provider> providers;
   std::unordered_map<uint64_t, const Provider*> provider_by_key;

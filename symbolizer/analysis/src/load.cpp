@@ -8,6 +8,7 @@
 
 #include "kernel_modules.h"
 #include "module_paths.h"
+#include "spoor/format.h"
 #include "spoor/reader/event_reader.h"
 #include "spoor/reader/stream_stats.h"
 
@@ -43,6 +44,9 @@ class Loader {
       m_.has_realtime = true;
       m_.realtime_minus_monotonic_ns = trace_.clock().realtime_ns_ref - trace_.clock().monotonic_ns_ref;
     }
+    for (const reader::SymbolMap& map : trace_.symbol_maps())
+      if (map.kind == format::kSymbolMapPerf)
+        m_.kept_perf_maps[map.pid] = {map.path, std::make_shared<const std::string>(map.text)};
     reader::EventReader events(trace_);
     reader::Event e;
     EventContext ctx;

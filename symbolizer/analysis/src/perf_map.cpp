@@ -92,8 +92,13 @@ std::unique_ptr<PerfMap> read_perf_map(const std::string& dir, uint32_t pid, con
     problems.push_back({path, "cannot be read; code in no module stays unnamed"});
     return nullptr;
   }
+  return parse_perf_map(path, text.str(), problems);
+}
+
+std::unique_ptr<PerfMap> parse_perf_map(const std::string& path, std::string_view text,
+                                        std::vector<symbolizer::ModuleProblem>& problems) {
   auto map = std::make_unique<PerfMap>();
-  map->parse(text.str());
+  map->parse(text);
   if (map->skipped_lines() > 0)
     problems.push_back(
         {path, "skipped " + std::to_string(map->skipped_lines()) + " line(s) that are not \"START SIZE NAME\" (hex)"});

@@ -59,13 +59,17 @@ struct SymbolizedStacks::State {
   State(const TraceModel& m, symbolizer::Options options)
       : model(m), perf_map_dir(options.perf_map_dir), symbolizer(std::move(options)) {}
 
-  // A perf map stays on disk after the process, so a report on the
-  // machine of the recording finds it, as perf report does.
+  // The map the recorder kept in the trace; else, for a trace without
+  // one (an older spoor's), the map still on disk where it was recorded,
+  // as perf report reads it.
   const PerfMap* perf_map_of(ImageIndex image) {
-    if (perf_map_dir.empty() || image >= model.images.size()) return nullptr;
+    if (image >= model.images.size()) return nullptr;
     const uint32_t pid = model.images[image].pid;
     auto [it, inserted] = perf_maps.try_emplace(pid);
-    if (inserted) {
+    if (!inserted) return it->second.get();
+    if (auto kept = model.kept_perf_maps.find(pid); kept != model.kept_perf_maps.end()) {
+      it->second = parse_perf_map(kept->second.path, *kept->second.text, perf_map_problems);
+    } else if (!perf_map_dir.empty()) {
       RecordingSpan span;
       span.known = model.has_realtime;
       span.first_realtime_ns = model.first_ns + model.realtime_minus_monotonic_ns;

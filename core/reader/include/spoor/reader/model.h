@@ -48,6 +48,16 @@ struct Process {
   uint64_t offset = 0;
 };
 
+// A symbol map kept in the trace (SYMBOL_MAP blocks): a JIT's perf map,
+// whole, its pieces joined.
+struct SymbolMap {
+  uint32_t pid = 0;
+  uint16_t kind = 0;    // format::SymbolMapKind
+  std::string path;     // where the recorder read it
+  std::string text;
+  uint64_t offset = 0;  // of its first block
+};
+
 struct Provider {
   uint32_t pid = 0;
   uint16_t index = 0;  // what EVENT blocks of this process refer to

@@ -59,8 +59,13 @@ class Trace {
   // processes() keeps the last.
   const std::vector<Process>& process_blocks() const;
 
+  // Symbol maps the recorder kept (format 1.4), one per pid: the last one
+  // a pid started.
+  const std::vector<SymbolMap>& symbol_maps() const;
+
   // nullptr when the file has no such thing.
   const Process* process(uint32_t pid) const;
+  const SymbolMap* symbol_map(uint32_t pid) const;
   const Stream* stream(uint32_t stream_id) const;
   const Provider* provider(uint32_t pid, uint16_t index) const;
   const EventDescriptor* event(uint32_t pid, uint16_t key) const;

@@ -188,6 +188,13 @@ struct TraceModel {
   // file on disk was written during the recording.
   bool has_realtime = false;
   int64_t realtime_minus_monotonic_ns = 0;
+  // JIT symbol maps the recorder kept in the trace (perf_map.h), by pid;
+  // the text is shared by copies of the model.
+  struct KeptPerfMap {
+    std::string path;  // where it was read at recording time
+    std::shared_ptr<const std::string> text;
+  };
+  std::unordered_map<uint32_t, KeptPerfMap> kept_perf_maps;
   // The CPU sampler's rate (Spoor.Samples SamplerStart, the first one: one
   // spoor record samples every process at one rate); 0 when the trace does
   // not say (sampling off, or a trace older than the event).

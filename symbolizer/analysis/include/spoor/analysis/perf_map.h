@@ -58,6 +58,11 @@ struct RecordingSpan {
 std::unique_ptr<PerfMap> read_perf_map(const std::string& dir, uint32_t pid, const RecordingSpan& span,
                                        std::vector<symbolizer::ModuleProblem>& problems);
 
+// The map from its text (kept in the trace: TraceModel::kept_perf_maps, or
+// read from `path`); `problems` gets the lines skipped.
+std::unique_ptr<PerfMap> parse_perf_map(const std::string& path, std::string_view text,
+                                        std::vector<symbolizer::ModuleProblem>& problems);
+
 }  // namespace spoor::analysis
 
 #endif  // SPOOR_ANALYSIS_PERF_MAP_H
