@@ -96,11 +96,14 @@ namespace {
 // interrupted the shim: its pipes are the program's.
 bool made_for_the_shim() { return t_in_shim && t_handlers_over_shim == 0; }
 
-// Both ends moved up out of the program's way (high_descriptors.h).
+// Both ends moved up out of the program's way (high_descriptors.h), and
+// noted as the shim's (not listed among the program's descriptors).
 int moved_up(int result, int fds[2]) {
   if (result == 0) {
     fds[0] = move_descriptor_up(fds[0]);
     fds[1] = move_descriptor_up(fds[1]);
+    note_shim_descriptor(fds[0]);
+    note_shim_descriptor(fds[1]);
   }
   return result;
 }

@@ -7,6 +7,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <climits>
 #include <cstdint>
@@ -47,7 +48,26 @@ void describe(int fd) {
                        static_cast<int64_t>(offset >= 0 ? offset : -errno));
 }
 
+// libunwind's pipe, made on the first walk (which may come before the
+// attach that lists the descriptors, from a hook the loader ran early).
+constexpr int kShimDescriptors = 4;
+constinit std::atomic<int> g_shim_descriptor[kShimDescriptors] = {-1, -1, -1, -1};
+
+bool is_shim_descriptor(int fd) {
+  for (const auto& d : g_shim_descriptor)
+    if (d.load(std::memory_order_relaxed) == fd) return true;
+  return false;
+}
+
 }  // namespace
+
+void note_shim_descriptor(int fd) {
+  if (fd < 0) return;
+  for (auto& d : g_shim_descriptor) {
+    int empty = -1;
+    if (d.compare_exchange_strong(empty, fd, std::memory_order_relaxed) || empty == fd) return;
+  }
+}
 
 size_t fd_link(int fd, char* out, size_t capacity) {
   char link[32];
@@ -81,7 +101,7 @@ void describe_inherited_fds(int own_fd) {
       const auto* entry = reinterpret_cast<const LinuxDirent64*>(buffer + at);
       at += entry->reclen;
       const int fd = fd_number(entry->name);
-      if (fd >= 0 && fd != dir && fd != own_fd) describe(fd);
+      if (fd >= 0 && fd != dir && fd != own_fd && !is_shim_descriptor(fd)) describe(fd);
     }
   }
   syscall(SYS_close, dir);

@@ -378,8 +378,13 @@ void register_io_events_added_later();
 size_t fd_link(int fd, char* out, size_t capacity);
 
 // Writes FdInherited for every descriptor open now but the shim's own
-// (`own_fd`: the recorder connection). Called once the ring is installed.
+// (`own_fd`: the recorder connection, and those noted below). Called once
+// the ring is installed.
 void describe_inherited_fds(int own_fd);
+
+// A descriptor made for the shim (libunwind's pipe, fd_create_hooks.cpp),
+// which is not the program's to describe. The first few are kept.
+void note_shim_descriptor(int fd);
 
 }  // namespace spoor::preload
 
