@@ -101,4 +101,22 @@ TEST(HeapFunctions, FirstFrameIsTheWholeStacksFirstFrame) {
   EXPECT_FALSE(symbols.first_frame(an::stack_key(l.model.process(100)->images[0], 9)).has_value());
 }
 
+TEST(HeapFunctions, FramesNotKeptAreTheFramesAStackIsShownWith) {
+  // own_frame looks through whole stacks without keeping them; the frames
+  // are the same as frames() gives, before and after it kept them.
+  SpoorTrace t = merged_trace();
+  Loaded l = load(t, {});
+  an::SymbolizedStacks symbols(l.model);
+  const an::StackKey key = an::stack_key(l.model.process(100)->images[0], 2);
+  const std::vector<an::Frame> before = symbols.frames_not_kept(key);
+  ASSERT_EQ(before.size(), 2u);
+  EXPECT_EQ(before[0].function_or_location(), "prog+0x1005");
+  EXPECT_EQ(before[1].function_or_location(), "prog+0x3000");
+  const std::vector<an::Frame>& kept = symbols.frames(key);
+  ASSERT_EQ(kept.size(), before.size());
+  for (size_t i = 0; i < kept.size(); ++i) EXPECT_EQ(kept[i].label(), before[i].label());
+  EXPECT_EQ(symbols.frames_not_kept(key)[1].label(), kept[1].label());
+  EXPECT_TRUE(symbols.frames_not_kept(an::stack_key(l.model.process(100)->images[0], 9)).empty());
+}
+
 }  // namespace

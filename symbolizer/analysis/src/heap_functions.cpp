@@ -44,9 +44,11 @@ std::optional<Frame> own_frame(StackKey stack, SymbolizedStacks& symbols) {
   if (!first || (!first->function.empty() && !is_library_glue(*first) && !is_allocator_wrapper(first->function) &&
                  !in_python_interpreter(*first)))
     return first;
-  const std::vector<Frame>& frames = symbols.frames(stack, StackUse::call);
+  // Not kept: this runs for nearly every site of a Python program, and
+  // only the sites the report shows need their frames again.
+  std::vector<Frame> frames = symbols.frames_not_kept(stack, StackUse::call);
   if (frames.empty()) return first;
-  return frames[own_frame_index(frames)];
+  return std::move(frames[own_frame_index(frames)]);
 }
 
 }  // namespace

@@ -114,6 +114,8 @@ struct SymbolizedStacks::State {
     }
     if (loc.frames.empty()) out.push_back(std::move(base));
   }
+
+  std::vector<Frame> symbolize(StackKey key, StackUse use);
 };
 
 SymbolizedStacks::SymbolizedStacks(const TraceModel& model, symbolizer::Options options)
@@ -156,16 +158,25 @@ void collapse_tracer_frames(std::vector<Frame>& frames) {
 
 }  // namespace
 
+std::vector<Frame> SymbolizedStacks::State::symbolize(StackKey key, StackUse use) {
+  std::vector<Frame> out;
+  const StackFrames* stack = model.stack(key);
+  if (stack == nullptr) return out;
+  for (size_t i = 0; i < stack->size(); ++i) append(stack_image(key), (*stack)[i], !(i == 0 && use == StackUse::sample), out);
+  collapse_tracer_frames(out);
+  return out;
+}
+
 const std::vector<Frame>& SymbolizedStacks::frames(StackKey key, StackUse use) {
   const uint64_t memo_key = key | (use == StackUse::sample ? uint64_t{1} << 63 : 0);
-  auto [it, inserted] = state_->stacks.try_emplace(memo_key);
-  if (!inserted) return it->second;
-  const StackFrames* stack = state_->model.stack(key);
-  if (stack == nullptr) return it->second;
-  for (size_t i = 0; i < stack->size(); ++i)
-    state_->append(stack_image(key), (*stack)[i], !(i == 0 && use == StackUse::sample), it->second);
-  collapse_tracer_frames(it->second);
-  return it->second;
+  if (auto it = state_->stacks.find(memo_key); it != state_->stacks.end()) return it->second;
+  return state_->stacks.emplace(memo_key, state_->symbolize(key, use)).first->second;
+}
+
+std::vector<Frame> SymbolizedStacks::frames_not_kept(StackKey key, StackUse use) {
+  const uint64_t memo_key = key | (use == StackUse::sample ? uint64_t{1} << 63 : 0);
+  if (auto it = state_->stacks.find(memo_key); it != state_->stacks.end()) return it->second;
+  return state_->symbolize(key, use);
 }
 
 std::optional<Frame> SymbolizedStacks::first_frame(StackKey key, StackUse use) {

@@ -60,6 +60,12 @@ class SymbolizedStacks {
   // The reference stays valid as long as this object.
   const std::vector<Frame>& frames(StackKey key, StackUse use = StackUse::call);
 
+  // The same frames, not kept: for a pass over every stack that needs
+  // each one once (the heap's function rows look through the allocator's
+  // frames of nearly every Python site). A report of many processes kept
+  // hundreds of MB of frames it never showed.
+  std::vector<Frame> frames_not_kept(StackKey key, StackUse use = StackUse::call);
+
   // frames(key, use).front() without symbolizing the rest of the stack
   // when frames() has not been asked for it: one address through the
   // symbolizer (memoized per address), for a ranking that merges stacks by
