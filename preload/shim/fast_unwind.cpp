@@ -283,6 +283,39 @@ bool plausible_return_address(uintptr_t ra) {
   return ra - 0x4000 < (uintptr_t{1} << kAddressBits) - 0x4000;
 }
 
+enum class Step : uint8_t {
+  kTaken,  // *ra is the caller's return address; sp and fp are the caller's
+  kEnded,  // the stack ends here, well (an outermost frame, a return address below 0x4000)
+  kStuck,  // the rule cannot be followed (no rule, or one that leaves the stack)
+};
+
+// One step by `rule` out of the frame at `sp` (`fp` its rbp): the CFA from
+// rsp or rbp, checked to lie within the stack (above sp and its slots at
+// or above it, when from rbp), then the return address and the saved rbp
+// loaded from it. The one step of every walk here; inlined into each loop.
+__attribute__((always_inline, no_sanitize("address"))) inline Step step_by_rule(RuleBits rule, uintptr_t top,
+                                                                              uintptr_t& sp, uintptr_t& fp,
+                                                                              uintptr_t& ra) {
+  uintptr_t cfa;
+  if (rule.kind() == UnwindRule::kFromRsp) {
+    // The rule guarantees the CFA above sp and its slots at or above it.
+    cfa = sp + rule.cfa_offset();
+    if (cfa > top) return Step::kStuck;
+  } else if (rule.kind() == UnwindRule::kFromRbp) {
+    cfa = fp + rule.cfa_offset();
+    // Above this frame's sp (CFAs grow strictly: the walk ends), within
+    // the stack, and its slots at or above sp.
+    if (cfa <= sp || cfa > top || cfa + rule.lowest_offset() < sp) return Step::kStuck;
+  } else {
+    return rule.kind() == UnwindRule::kOutermost ? Step::kEnded : Step::kStuck;
+  }
+  ra = *reinterpret_cast<const StackWord*>(cfa + rule.ra_offset());
+  if (rule.rbp_offset() != 0) fp = *reinterpret_cast<const StackWord*>(cfa + rule.rbp_offset());
+  if (!plausible_return_address(ra)) return ra < 0x4000 ? Step::kEnded : Step::kStuck;
+  sp = cfa;
+  return Step::kTaken;
+}
+
 #endif  // __x86_64__
 
 }  // namespace
@@ -416,28 +449,13 @@ __attribute__((noinline, no_sanitize("address"))) int fast_backtrace(void** fram
         new_offset[n] = static_cast<uint32_t>(sp - sp0);
       }
     }
-    uintptr_t cfa;
-    if (rule.kind() == UnwindRule::kFromRsp) {
-      // The rule guarantees the CFA above sp and its slots at or above it.
-      cfa = sp + rule.cfa_offset();
-      if (cfa > top) break;
-    } else if (rule.kind() == UnwindRule::kFromRbp) {
-      cfa = fp + rule.cfa_offset();
-      // Above this frame's sp (CFAs grow strictly: the walk ends), within
-      // the stack, and its slots at or above sp.
-      if (cfa <= sp || cfa > top || cfa + rule.lowest_offset() < sp) break;
-    } else {
-      if (rule.kind() == UnwindRule::kOutermost) steps = n + 1;
-      break;
-    }
-    const uintptr_t ra = *reinterpret_cast<const StackWord*>(cfa + rule.ra_offset());
-    if (rule.rbp_offset() != 0) fp = *reinterpret_cast<const StackWord*>(cfa + rule.rbp_offset());
-    if (!plausible_return_address(ra)) {
-      if (ra < 0x4000) steps = n + 1;
+    uintptr_t ra;
+    const Step step = step_by_rule(rule, top, sp, fp, ra);
+    if (step != Step::kTaken) {
+      if (step == Step::kEnded) steps = n + 1;
       break;
     }
     frames[n++] = reinterpret_cast<void*>(ra);
-    sp = cfa;
     address = ra - 1;  // the call instruction: its rule, not the next one's
   }
   t_walking = nested;
@@ -466,30 +484,20 @@ constinit thread_local int t_missed_rules __attribute__((tls_model("initial-exec
 // A walk from the frame whose code is at `address` (an exact PC, or a
 // return address - 1), with its sp and rbp, by the cached rules alone:
 // how many callers it stored, or -1 where a rule is missing or leaves the
-// stack (the caller goes on otherwise). The steps of fast_backtrace's,
-// without its predictions.
+// stack (the caller goes on otherwise). fast_backtrace's steps, without
+// its predictions.
 __attribute__((no_sanitize("address"))) int walk_cached_rules(uintptr_t address, uintptr_t sp, uintptr_t fp,
                                                               uintptr_t top, uint64_t epoch, void** frames,
                                                               int max) {
   int n = 0;
   while (n < max) {
     const RuleBits rule{cached_rule(address, epoch)};
-    uintptr_t cfa;
-    if (rule.kind() == UnwindRule::kFromRsp) {
-      cfa = sp + rule.cfa_offset();
-      if (cfa > top) return -1;
-    } else if (rule.kind() == UnwindRule::kFromRbp) {
-      cfa = fp + rule.cfa_offset();
-      if (cfa <= sp || cfa > top || cfa + rule.lowest_offset() < sp) return -1;
-    } else {
-      if (rule.kind() == UnwindRule::kNone && t_missed_rules < kMissedRules) t_missed_rule[t_missed_rules++] = address;
-      return rule.kind() == UnwindRule::kOutermost ? n : -1;  // kNone (not cached), kUnsupported
-    }
-    const uintptr_t ra = *reinterpret_cast<const StackWord*>(cfa + rule.ra_offset());
-    if (rule.rbp_offset() != 0) fp = *reinterpret_cast<const StackWord*>(cfa + rule.rbp_offset());
-    if (!plausible_return_address(ra)) return ra < 0x4000 ? n : -1;
+    // kNone: not cached (built later, outside the signal handler).
+    if (rule.kind() == UnwindRule::kNone && t_missed_rules < kMissedRules) t_missed_rule[t_missed_rules++] = address;
+    uintptr_t ra;
+    const Step step = step_by_rule(rule, top, sp, fp, ra);
+    if (step != Step::kTaken) return step == Step::kEnded ? n : -1;
     frames[n++] = reinterpret_cast<void*>(ra);
-    sp = cfa;
     address = ra - 1;
   }
   return n;
@@ -570,7 +578,8 @@ int fast_backtrace_from_signal(const void* ucontext, void** frames, int max, boo
       if (cached_rule(address, epoch) == 0) t_missed_rule[t_missed_rules++] = address;
     }
   }
-  *missed = t_missed_rules != missed_before || t_missed_rules != 0;
+  // Any rule waiting to be built, from this walk or an earlier one.
+  *missed = t_missed_rules != 0;
   return n;
 }
 
