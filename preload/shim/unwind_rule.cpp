@@ -160,15 +160,13 @@ Module* module_for(uintptr_t address, bool* in_no_module) {
 // (mincore, a pipe's write and read): a JVM's captures took ~6 us each. The same guess as a rule keeps those
 // walks on the fast path, whose loads stay within the thread's stack; a
 // guess that leaves it still goes to libunwind.
-UnwindRule frame_chain_guess(bool in_no_module) {
+UnwindRule frame_chain_guess() {
   UnwindRule rule;
   rule.kind = UnwindRule::kFromRbp;
   rule.ra_word = -1;
   rule.rbp_word = -2;
   rule.lowest_word = -2;
   rule.cfa_offset = 16;
-  // A module's own code stays what it is until the module is unloaded.
-  if (in_no_module) g_guessed = true;
   return rule;
 }
 
@@ -287,11 +285,11 @@ UnwindRule describe_unwind_rule(uintptr_t address, uint64_t generation) {
   bool in_no_module = false;
   Module* m = module_for(address, &in_no_module);
   if (in_no_module) {
-    if (is_cpython_trampoline_call(address)) {
-      g_guessed = true;  // as stale as a guess when a module comes to its place
-      return cpython_trampoline_rule();
-    }
-    return frame_chain_guess(true);
+    // A rule for code in no module goes stale when a module is loaded
+    // where that code was (a module's own code stays what it is until
+    // the module is unloaded).
+    g_guessed = true;
+    return is_cpython_trampoline_call(address) ? cpython_trampoline_rule() : frame_chain_guess();
   }
   if (m == nullptr || m->cfi == nullptr) return UnwindRule{};
   Dwarf_Frame* frame = nullptr;
@@ -299,7 +297,7 @@ UnwindRule describe_unwind_rule(uintptr_t address, uint64_t generation) {
   // executable, hand-written assembly without CFI): libunwind guesses the
   // same there. (A module whose file cannot be read keeps kUnsupported:
   // libunwind reads the table from memory, which may have more.)
-  if (dwarf_cfi_addrframe(m->cfi, address - m->bias, &frame) != 0) return frame_chain_guess(false);
+  if (dwarf_cfi_addrframe(m->cfi, address - m->bias, &frame) != 0) return frame_chain_guess();
   const UnwindRule rule = rule_from_frame(frame);
   std::free(frame);
   return rule;
