@@ -32,7 +32,8 @@ class StackTables {
     auto [it, added] = ids_.try_emplace({key, use}, static_cast<uint32_t>(out_.stacks.size()));
     if (!added) return it->second;
     out_.stacks.emplace_back();
-    const std::vector<analysis::Frame>& frames = stacks_.frames(key, use);
+    // Not kept by the symbolizer too: the locations below are what stays.
+    const std::vector<analysis::Frame> frames = stacks_.frames_not_kept(key, use);
     std::vector<uint32_t> locations;
     // A location is a run of inlined frames and the frame they were inlined
     // into: all at one address.
