@@ -98,6 +98,7 @@ int run_report(const std::vector<std::string>& words) {
   sections.kernel = args->option("--kernel") != nullptr;
   if (!(sections.heap || sections.io || sections.cpu || sections.threads || sections.events || sections.kernel))
     sections = sections_with_data(in);
+  sections.for_text = format != "json";
   const nlohmann::json report = build_report(in, sections, top);
 
   Output out;

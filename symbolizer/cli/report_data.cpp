@@ -10,6 +10,7 @@
 #include <unordered_set>
 
 #include "report_sched.h"
+#include "spoor/analysis/library_glue.h"
 
 namespace spoor::cli {
 namespace {
@@ -38,10 +39,16 @@ std::string signal_name(int sig) {
 // (ID 0), or under one the trace never described.
 const char* frameless_name(bool no_stack) { return no_stack ? "(no stack recorded)" : "(stack not in the trace)"; }
 
+// A text report prints at most this many callers after a stack's own
+// frame (report_text.cpp: 4 for a site, 8 for a leak); a few more are kept
+// for the caller search past an inline chain.
+constexpr size_t kTextCallersKept = 16;
+
 struct Context {
   const ReportInputs& in;
   size_t top;
   int64_t t0;  // the first event's time: points in time are relative to it
+  bool for_text = false;
 
   int64_t rel(int64_t ns) const { return ns - t0; }
   const an::TraceModel& model() const { return *in.model; }
@@ -67,8 +74,15 @@ struct Context {
   // The stack as frames, and the function a site or sample is named after.
   void stack_into(json& j, an::StackKey key, an::StackUse use) const {
     const std::vector<an::Frame>& frames = in.symbols->frames(key, use);
+    size_t kept = frames.size();
+    if (for_text) {
+      const size_t own = an::own_frame_index(frames);
+      kept = std::min(kept, own + 1 + kTextCallersKept);
+      j["own_frame"] = own;
+      j["frames_total"] = frames.size();
+    }
     json arr = json::array();
-    for (const an::Frame& f : frames) arr.push_back(frame(f));
+    for (size_t i = 0; i < kept; ++i) arr.push_back(frame(frames[i]));
     j["frames"] = std::move(arr);
     if (frames.empty()) {
       j["function"] = frameless_name(key == 0);
@@ -602,7 +616,7 @@ ReportSections sections_with_data(const ReportInputs& in) {
 }
 
 json build_report(const ReportInputs& in, const ReportSections& sections, size_t top) {
-  const Context c{in, top, in.model->first_ns};
+  const Context c{in, top, in.model->first_ns, sections.for_text};
   json j;
   const an::TraceModel& m = *in.model;
   size_t processes = 0, threads = 0;

@@ -25,6 +25,11 @@
 namespace spoor::cli {
 
 struct ReportSections {
+  // The report is for print_report_text: a stack keeps only the frames the
+  // text can show (its own frame and a few callers, with "own_frame" and
+  // "frames_total"), not every frame as the JSON output does. A report of
+  // many processes held ~90 MB of frames it never printed.
+  bool for_text = false;
   bool heap = false;
   bool io = false;
   bool cpu = false;

@@ -95,14 +95,24 @@ std::vector<analysis::Frame> frames_of(const json& site) {
 }
 
 // The index of the frame a site is named after (0 when no frame is the
-// program's own).
-size_t own_frame(const json& site) { return analysis::own_frame_index(frames_of(site)); }
+// program's own): as build_report found it on the whole stack when it
+// kept only the frames the text shows.
+size_t own_frame(const json& site) {
+  if (site.contains("own_frame")) return u(site, "own_frame");
+  return analysis::own_frame_index(frames_of(site));
+}
+
+// All the frames of a site's stack, those kept or not.
+size_t frames_total(const json& site) {
+  if (site.contains("frames_total")) return u(site, "frames_total");
+  return site.contains("frames") ? site["frames"].size() : 0;
+}
 
 // A site's row: the program's frame, and what it reached the allocator
 // through: "(through 3 library frames)", "(through CRYPTO_zalloc, 2 frames)".
 std::string site_cell(const json& site) {
   const std::vector<analysis::Frame> frames = frames_of(site);
-  const size_t own = analysis::own_frame_index(frames);
+  const size_t own = own_frame(site);
   if (own == 0) return function_cell(site);
   std::string wrapper;
   for (size_t i = 0; i < own; ++i)
@@ -116,10 +126,9 @@ std::string site_cell(const json& site) {
 void stack_notes(Table& t, const json& site, size_t max_frames) {
   if (!site.contains("frames")) return;
   const json& frames = site["frames"];
-  const size_t first = own_frame(site) + 1;
+  const size_t first = own_frame(site) + 1, total = frames_total(site);
   for (size_t i = first; i < frames.size() && i < first + max_frames; ++i) t.note("<- " + frame_label(frames[i]));
-  if (frames.size() > first + max_frames)
-    t.note("   (" + std::to_string(frames.size() - first - max_frames) + " more frames)");
+  if (total > first + max_frames) t.note("   (" + std::to_string(total - first - max_frames) + " more frames)");
 }
 
 // --- processes --------------------------------------------------------------

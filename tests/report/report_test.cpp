@@ -644,6 +644,37 @@ TEST(ReportEvents, ActivityDurationsOfAKnownProvider) {
   std::filesystem::remove(path);
 }
 
+// The text report keeps only the frames it can show of each stack; the
+// JSON keeps them all. Both count the same stack.
+TEST(ReportHeapDeepStack, TheTextCountsTheFramesItDoesNotShowAndTheJsonHasThemAll) {
+  spoor::testing::SpoorTrace t;
+  t.process(100, 1, "prog", {"prog"});
+  t.module_load(100, 1, 0x400000, 0x400000, 0x100000, "/nonexistent/prog");
+  std::vector<uint64_t> frames;
+  for (uint64_t i = 0; i < 60; ++i) frames.push_back(0x401000 + 0x100 * i);
+  t.stack(100, 1, 1, frames);
+  t.alloc(100, 10, 0x1000, 4096, 1);
+  const std::string path = spoor::test::temp_path("report-deep-stack.spoor");
+  {
+    const spoor::testing::Bytes b = t.bytes();
+    std::ofstream(path, std::ios::binary).write(reinterpret_cast<const char*>(b.data()), static_cast<std::streamsize>(b.size()));
+  }
+  const json r = report_json(path, "--heap");
+  const json& site = r["heap"][0]["top_by_bytes"][0];
+  ASSERT_EQ(site["frames"].size(), 60u) << site.dump();
+  EXPECT_FALSE(site.contains("frames_total")) << "the JSON output's stacks are whole";
+  const Process text = run(kSpoor + " report --heap " + path);
+  EXPECT_EQ(text.status, 0) << text.err;
+  // The site is its first frame; 4 callers follow, then the other 55
+  // (a leak shows 8, then 51).
+  EXPECT_NE(text.out.find("<- prog+0x1400"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("(55 more frames)"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("<- prog+0x1800"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("(51 more frames)"), std::string::npos) << text.out;
+  EXPECT_EQ(text.out.find("prog+0x1900"), std::string::npos) << text.out;
+  std::filesystem::remove(path);
+}
+
 TEST(ReportBadInput, MissingFileSaysSoAndExitsOne) {
   const Process p = run(kSpoor + " report /nonexistent/trace.spoor");
   EXPECT_EQ(p.status, 1);
