@@ -58,7 +58,11 @@ extern "C" {
 
 SPOOR_INTERPOSE void* mmap(void* addr, size_t size, int prot, int flags, int fd, off_t offset) {
   ReentryGuard guard;
-  void* p = next_symbol(g_mmap, "mmap")(addr, size, prot, flags, fd, offset);
+  void* p;
+  {
+    const RealCall real(guard);
+    p = next_symbol(g_mmap, "mmap")(addr, size, prot, flags, fd, offset);
+  }
   if (p == MAP_FAILED) return p;
   const int err = errno;
   if (guard.entered()) record_mmap(p, size, prot, flags, fd);
@@ -69,7 +73,11 @@ SPOOR_INTERPOSE void* mmap(void* addr, size_t size, int prot, int flags, int fd,
 
 SPOOR_INTERPOSE void* mmap64(void* addr, size_t size, int prot, int flags, int fd, off_t offset) {
   ReentryGuard guard;
-  void* p = next_symbol(g_mmap64, "mmap64")(addr, size, prot, flags, fd, offset);
+  void* p;
+  {
+    const RealCall real(guard);
+    p = next_symbol(g_mmap64, "mmap64")(addr, size, prot, flags, fd, offset);
+  }
   if (p == MAP_FAILED) return p;
   const int err = errno;
   if (guard.entered()) record_mmap(p, size, prot, flags, fd);
@@ -82,6 +90,7 @@ SPOOR_INTERPOSE int munmap(void* addr, size_t size) {
   ReentryGuard guard;
   // Before the unmap, as free: the range may be mapped again at once.
   if (kHeapMunmap.enabled() && guard.records()) kHeapMunmap.write(addr, size);
+  const RealCall real(guard);
   return next_symbol(g_munmap, "munmap")(addr, size);
 }
 
@@ -94,7 +103,11 @@ SPOOR_INTERPOSE void* mremap(void* old, size_t old_size, size_t size, int flags,
     va_end(ap);
   }
   ReentryGuard guard;
-  void* p = next_symbol(g_mremap, "mremap")(old, old_size, size, flags, fixed_address);
+  void* p;
+  {
+    const RealCall real(guard);
+    p = next_symbol(g_mremap, "mremap")(old, old_size, size, flags, fixed_address);
+  }
   if (p == MAP_FAILED) return p;
   const int err = errno;
   if (guard.entered()) record_mremap(old, old_size, p, size);

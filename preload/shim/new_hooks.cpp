@@ -91,7 +91,11 @@ void* fallback_new_nothrow(std::size_t size, std::size_t alignment) noexcept {
     static std::atomic<unsigned long long> missing_at{0};                      \
     ReentryGuard guard;                                                        \
     const Fn next = next_definition(slot, missing_at, mangled);                \
-    void* p = next != nullptr ? next(size args) : fallback;                    \
+    void* p;                                                                   \
+    {                                                                          \
+      const RealCall real(guard);                                              \
+      p = next != nullptr ? next(size args) : fallback;                        \
+    }                                                                          \
     if (p == nullptr) return p;                                                \
     if (guard.entered()) record_alloc(p, size);                                \
     else if (guard.in_handler())                                               \
@@ -109,6 +113,7 @@ void* fallback_new_nothrow(std::size_t size, std::size_t alignment) noexcept {
     if (guard.entered() && p != nullptr) record_free(p);                       \
     else if (guard.in_handler() && p != nullptr) record_free_in_handler(p);    \
     const Fn next = next_definition(slot, missing_at, mangled);                \
+    const RealCall real(guard);                                                \
     if (next != nullptr) next(p args);                                         \
     else std::free(p);                                                         \
   }

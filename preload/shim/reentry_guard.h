@@ -26,6 +26,9 @@ extern constinit thread_local bool t_in_shim __attribute__((tls_model("initial-e
 extern constinit thread_local uint32_t t_handlers_over_shim __attribute__((tls_model("initial-exec")));
 // Set while a hook called by such a handler records (ReentryGuard).
 extern constinit thread_local bool t_handler_in_hook __attribute__((tls_model("initial-exec")));
+// Set while an outermost hook calls the real function under its guard
+// (RealCall below): the shim's own state is not being changed then.
+extern constinit thread_local bool t_in_real_call __attribute__((tls_model("initial-exec")));
 // Sampling periods that expired while this thread was inside the shim,
 // and kRulesToBuild when a sample's walk missed unwind rules: both taken at
 // the guard's release, for one load and branch there.
@@ -93,6 +96,34 @@ class ReentryGuard {
  private:
   enum class Mode : uint8_t { entered, in_handler, inside };
   Mode mode_;
+};
+
+// Marks a hook's call of the real function it wraps, when the hook holds
+// its guard across the call (operator new and delete, so that libstdc++'s
+// malloc is not counted again; mmap and munmap) and is the thread's
+// outermost: a CPU sample landing there is the program's time (the
+// allocator's, the kernel's unmapping), taken at once rather than at the
+// guard's release, where its stack would put that time on the shim.
+// Two TLS stores, on the outermost hook only.
+class RealCall {
+ public:
+  explicit RealCall(const ReentryGuard& guard) : marked_(guard.entered()) {
+    if (marked_) {
+      t_in_real_call = true;
+      std::atomic_signal_fence(std::memory_order_seq_cst);
+    }
+  }
+  ~RealCall() {
+    if (marked_) {
+      std::atomic_signal_fence(std::memory_order_seq_cst);
+      t_in_real_call = false;
+    }
+  }
+  RealCall(const RealCall&) = delete;
+  RealCall& operator=(const RealCall&) = delete;
+
+ private:
+  bool marked_;
 };
 
 }  // namespace spoor::preload

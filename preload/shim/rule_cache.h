@@ -49,8 +49,9 @@ struct AfterAllocatorReturned {
 
 // Set while the thread runs the real allocator under a heap hook that
 // calls it outside its ReentryGuard (malloc, free, calloc, realloc; the
-// others hold the guard, under which a handler's calls capture no stack
-// and samples wait). A signal handler that interrupts it may call a hooked
+// others hold the guard, under which a handler's calls capture no stack,
+// and the sampler walks with cached rules only, reentry_guard.h's
+// RealCall). A signal handler that interrupts it may call a hooked
 // function (a program's SIGINT handler writing a message; the shim's
 // sampler), whose capture must then not build a rule: libdw would allocate
 // inside the interrupted malloc (a wait on the arena lock this thread

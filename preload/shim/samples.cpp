@@ -11,7 +11,9 @@
 //   long as the interrupted code is not itself inside libunwind on this
 //   thread. The shim unwinds only under its reentry guard, and a sample
 //   landing under the guard is deferred (reentry_guard.h), so the handler
-//   never walks over a half-updated cache of the shim's own;
+//   never walks over a half-updated cache of the shim's own; except in a
+//   hook's call of the real function (RealCall), where the shim does not
+//   unwind, and the time is the program's;
 // - the module scan (after a dlopen), under its mutex: the interrupted code
 //   cannot hold it, since the shim scans only under the guard.
 // It saves and restores errno, and is installed with SA_RESTART, so an
@@ -41,6 +43,7 @@ namespace spoor::preload {
 
 constinit Provider g_samples{"Spoor.Samples"};
 constinit thread_local uint32_t t_deferred_sample_periods __attribute__((tls_model("initial-exec"))) = 0;
+constinit thread_local bool t_in_real_call __attribute__((tls_model("initial-exec"))) = false;
 
 namespace {
 
@@ -134,11 +137,20 @@ void on_sample_signal(int sig, siginfo_t* info, void* context) {
     // 1 + the periods that expired while this signal was pending (the
     // kernel queues one signal per timer and counts the rest).
     const uint32_t periods = 1 + (info->si_overrun > 0 ? static_cast<uint32_t>(info->si_overrun) : 0);
-    if (t_in_shim) {
+    if (t_in_shim && !t_in_real_call) {
       // Inside the shim: its unwinder state may be mid-update. The guard
       // takes the sample when it lets go (an xadd: atomic against a nested
       // signal on this thread).
       __atomic_fetch_add(&t_deferred_sample_periods, periods, __ATOMIC_RELAXED);  // below kRulesToBuild
+    } else if (t_in_shim) {
+      // In the real function under an outermost hook's guard (RealCall):
+      // the shim's state is whole, and the time is the program's. Taken
+      // now, with a signal nested in this one deferred to that guard.
+      t_in_real_call = false;
+      std::atomic_signal_fence(std::memory_order_seq_cst);
+      take_sample(static_cast<const ucontext_t*>(context), periods);
+      std::atomic_signal_fence(std::memory_order_seq_cst);
+      t_in_real_call = true;
     } else {
       // The flag by hand, not a ReentryGuard: the guard's destructor takes
       // the samples deferred meanwhile (a nested signal during this one)

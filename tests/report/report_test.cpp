@@ -595,6 +595,29 @@ TEST(ReportCpu, VdsoFunctionsAreNamedFromTheRecordedImage) {
   std::filesystem::remove(path);
 }
 
+// Time spent in the real operator new and delete, which the shim's hooks
+// call under their reentry guard, is the program's: its samples name the
+// allocator's code, not the tracer (they used to wait for the guard's
+// release and land on the hook). The heap provider is off: the hooks
+// record nothing, so nearly all the time is the allocator's.
+TEST(ReportCpu, TimeInTheRealOperatorNewIsTheAllocatorsNotTheTracers) {
+  const std::string path = record("slow-new", SPOOR_SLOW_NEW_USER, "-p samples --sample-hz 1000");
+  const json r = report_json(path, "--cpu --top 50");
+  ASSERT_TRUE(r.contains("cpu")) << r.dump(1).substr(0, 2000);
+  uint64_t burn = 0, tracer = 0, all = 0;
+  for (const json& f : r["cpu"]["functions"]) {
+    const std::string name = f["function"];
+    const uint64_t self = f["self"].get<uint64_t>();
+    all += self;
+    if (name == "burn_in_allocator") burn += self;
+    if (name == "[spoor: recording the event]") tracer += self;
+  }
+  ASSERT_GT(all, 50u) << r["cpu"].dump(1);
+  EXPECT_GT(burn * 2, all) << "most of the time is the allocator's: " << r["cpu"]["functions"].dump(1);
+  EXPECT_LT(tracer * 5, all) << r["cpu"]["functions"].dump(1);
+  std::filesystem::remove(path);
+}
+
 // spoor record's --sample-hz is in the trace: the report's periods are
 // CPU time at that rate, not at the default.
 TEST(ReportCpu, TheRecordedSamplingRateSetsThePeriod) {
