@@ -281,7 +281,7 @@ SPOOR_INTERPOSE void* realloc(void* old, size_t size) {
 // realloc) is then still counted once, here.
 SPOOR_INTERPOSE int posix_memalign(void** out, size_t alignment, size_t size) {
   ReentryGuard guard;
-  const int err = resolve(g_posix_memalign, "posix_memalign")(out, alignment, size);
+  const int err = call_real(guard, resolve(g_posix_memalign, "posix_memalign"), out, alignment, size);
   if (err != 0) return err;
   if (guard.entered()) record_alloc(*out, size);
   else if (guard.in_handler()) record_alloc_in_handler(*out, size, __builtin_return_address(0));
@@ -290,7 +290,7 @@ SPOOR_INTERPOSE int posix_memalign(void** out, size_t alignment, size_t size) {
 
 SPOOR_INTERPOSE void* aligned_alloc(size_t alignment, size_t size) {
   ReentryGuard guard;
-  void* p = resolve(g_aligned_alloc, "aligned_alloc")(alignment, size);
+  void* p = call_real(guard, resolve(g_aligned_alloc, "aligned_alloc"), alignment, size);
   if (p == nullptr) return p;
   if (guard.entered()) record_alloc(p, size);
   else if (guard.in_handler()) record_alloc_in_handler(p, size, __builtin_return_address(0));
@@ -299,7 +299,7 @@ SPOOR_INTERPOSE void* aligned_alloc(size_t alignment, size_t size) {
 
 SPOOR_INTERPOSE void* memalign(size_t alignment, size_t size) {
   ReentryGuard guard;
-  void* p = resolve(g_memalign, "memalign")(alignment, size);
+  void* p = call_real(guard, resolve(g_memalign, "memalign"), alignment, size);
   if (p == nullptr) return p;
   if (guard.entered()) record_alloc(p, size);
   else if (guard.in_handler()) record_alloc_in_handler(p, size, __builtin_return_address(0));
@@ -308,7 +308,7 @@ SPOOR_INTERPOSE void* memalign(size_t alignment, size_t size) {
 
 SPOOR_INTERPOSE void* valloc(size_t size) {
   ReentryGuard guard;
-  void* p = resolve(g_valloc, "valloc")(size);
+  void* p = call_real(guard, resolve(g_valloc, "valloc"), size);
   if (p == nullptr) return p;
   if (guard.entered()) record_alloc(p, size);
   else if (guard.in_handler()) record_alloc_in_handler(p, size, __builtin_return_address(0));
@@ -317,7 +317,7 @@ SPOOR_INTERPOSE void* valloc(size_t size) {
 
 SPOOR_INTERPOSE void* pvalloc(size_t size) {
   ReentryGuard guard;
-  void* p = resolve(g_pvalloc, "pvalloc")(size);
+  void* p = call_real(guard, resolve(g_pvalloc, "pvalloc"), size);
   if (p == nullptr) return p;
   // pvalloc rounds the size up to whole pages; the program owns all of it.
   const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
@@ -329,7 +329,7 @@ SPOOR_INTERPOSE void* pvalloc(size_t size) {
 
 SPOOR_INTERPOSE void* reallocarray(void* old, size_t count, size_t size) {
   ReentryGuard guard;
-  void* p = resolve(g_reallocarray, "reallocarray")(old, count, size);
+  void* p = call_real(guard, resolve(g_reallocarray, "reallocarray"), old, count, size);
   size_t bytes = 0;
   if (p == nullptr || __builtin_mul_overflow(count, size, &bytes)) return p;
   if (guard.entered()) record_realloc(old, p, bytes);

@@ -126,6 +126,13 @@ class RealCall {
   bool marked_;
 };
 
+// fn(args...) as a RealCall of the hook holding `guard`.
+template <class Fn, class... Args>
+inline __attribute__((always_inline)) auto call_real(const ReentryGuard& guard, Fn fn, Args... args) {
+  const RealCall real(guard);
+  return fn(args...);
+}
+
 }  // namespace spoor::preload
 
 #endif  // SPOOR_PRELOAD_REENTRY_GUARD_H
