@@ -8,8 +8,12 @@
 #include <pthread.h>
 #include <ucontext.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <unistd.h>
 
 #include <atomic>
+#include <cerrno>
 #include <bit>
 #include <cstddef>
 #include <cstring>
@@ -289,11 +293,45 @@ enum class Step : uint8_t {
   kStuck,  // the rule cannot be followed (no rule, or one that leaves the stack)
 };
 
+// Out of Go's asmcgocall (UnwindRule::kGoSystemStack, unwind_rule.cpp)
+// onto the goroutine's stack: g and the goroutine stack's depth are in
+// asmcgocall's frame at sp (this thread's stack), g.stack's bounds in g,
+// read with process_vm_readv (g is Go's heap: a read that fails ends the
+// walk instead of faulting). The goroutine's sp is g.stack.hi - depth, its
+// return address on top; its frames keep rbp (Go's frame pointers, which
+// the C frames restored), and `top` becomes the goroutine stack's.
+// Out of line: once per capture that crosses a cgo call, two system calls.
+// By value: the walk's sp, top and ra stay in registers.
+struct GoroutineStep {
+  Step step;
+  uintptr_t sp, top, ra;
+};
+__attribute__((noinline, no_sanitize("address"))) GoroutineStep step_onto_goroutine(uintptr_t sp, uintptr_t top) {
+  if (sp + 0x38 > top) return {Step::kStuck, 0, 0, 0};
+  const uintptr_t g = *reinterpret_cast<const StackWord*>(sp + 0x30);
+  const uintptr_t depth = *reinterpret_cast<const StackWord*>(sp + 0x28);
+  uintptr_t stack[2] = {0, 0};  // g.stack: lo, hi
+  iovec local{stack, sizeof stack};
+  iovec remote{reinterpret_cast<void*>(g), sizeof stack};
+  const int saved = errno;  // the program's, in the hook that captures
+  const long got = syscall(SYS_process_vm_readv, syscall(SYS_getpid), &local, 1, &remote, 1, 0);
+  errno = saved;
+  const uintptr_t lo = stack[0], hi = stack[1];
+  if (got != static_cast<long>(sizeof stack) || lo >= hi || depth < 8 || depth > hi - lo || depth % 8 != 0)
+    return {Step::kStuck, 0, 0, 0};
+  const uintptr_t goroutine_sp = hi - depth;
+  const uintptr_t ra = *reinterpret_cast<const StackWord*>(goroutine_sp);
+  if (!plausible_return_address(ra)) return {Step::kStuck, 0, 0, 0};
+  return {Step::kTaken, goroutine_sp + 8, hi, ra};
+}
+
 // One step by `rule` out of the frame at `sp` (`fp` its rbp): the CFA from
 // rsp or rbp, checked to lie within the stack (above sp and its slots at
 // or above it, when from rbp), then the return address and the saved rbp
-// loaded from it. The one step of every walk here; inlined into each loop.
-__attribute__((always_inline, no_sanitize("address"))) inline Step step_by_rule(RuleBits rule, uintptr_t top,
+// loaded from it (or the step out of Go's asmcgocall, which moves sp and
+// `top` to the goroutine's stack). The one step of every walk here;
+// inlined into each loop.
+__attribute__((always_inline, no_sanitize("address"))) inline Step step_by_rule(RuleBits rule, uintptr_t& top,
                                                                               uintptr_t& sp, uintptr_t& fp,
                                                                               uintptr_t& ra) {
   uintptr_t cfa;
@@ -306,6 +344,14 @@ __attribute__((always_inline, no_sanitize("address"))) inline Step step_by_rule(
     // Above this frame's sp (CFAs grow strictly: the walk ends), within
     // the stack, and its slots at or above sp.
     if (cfa <= sp || cfa > top || cfa + rule.lowest_offset() < sp) return Step::kStuck;
+  } else if (rule.kind() == UnwindRule::kGoSystemStack) {
+    const GoroutineStep go = step_onto_goroutine(sp, top);
+    if (go.step == Step::kTaken) {
+      sp = go.sp;
+      top = go.top;
+      ra = go.ra;
+    }
+    return go.step;
   } else {
     return rule.kind() == UnwindRule::kOutermost ? Step::kEnded : Step::kStuck;
   }
@@ -354,7 +400,10 @@ __attribute__((noinline, no_sanitize("address"))) int fast_backtrace(void** fram
   // A thread never primed (top 0) fails the check: libunwind walks it.
   const ThreadStack& stack = t_stack;
   if (sp < stack.bottom || sp >= stack.top) SPOOR_FALL_BACK();
-  const uintptr_t top = stack.top;
+  // The stack's top; a goroutine's after a cgo call's frames (then the
+  // walk is not kept: its offsets from sp0 mean nothing there).
+  const uintptr_t thread_top = stack.top;
+  uintptr_t top = thread_top;
 
   const bool nested = t_walking;
   t_walking = true;
@@ -452,7 +501,9 @@ __attribute__((noinline, no_sanitize("address"))) int fast_backtrace(void** fram
     uintptr_t ra;
     const Step step = step_by_rule(rule, top, sp, fp, ra);
     if (step != Step::kTaken) {
-      if (step == Step::kEnded) steps = n + 1;
+      // On a goroutine's stack, where libunwind does not go, the frames
+      // found are the stack (Go's outermost frames keep no frame chain).
+      if (step == Step::kEnded || top != thread_top) steps = n + 1;
       break;
     }
     frames[n++] = reinterpret_cast<void*>(ra);
@@ -462,7 +513,7 @@ __attribute__((noinline, no_sanitize("address"))) int fast_backtrace(void** fram
   // A frame the fast path does not take: libunwind does the whole capture.
   if (steps < 0) SPOOR_FALL_BACK();
   // A stack of 4 GiB or more does not fit the offsets: not kept.
-  if (walks != nullptr && sp - sp0 < UINT32_MAX) {
+  if (walks != nullptr && top == thread_top && sp - sp0 < UINT32_MAX) {
     uint64_t* const word = keep_walk(walks, latest, same_steps, steps, max, n > 0 ? frames[n - 1] : nullptr, sp0,
                                      epoch, new_address, new_rule, new_offset);
     // A walk longer than the record was not checked step by step.
@@ -489,14 +540,26 @@ constinit thread_local int t_missed_rules __attribute__((tls_model("initial-exec
 __attribute__((no_sanitize("address"))) int walk_cached_rules(uintptr_t address, uintptr_t sp, uintptr_t fp,
                                                               uintptr_t top, uint64_t epoch, void** frames,
                                                               int max) {
+  const uintptr_t thread_top = top;
   int n = 0;
   while (n < max) {
-    const RuleBits rule{cached_rule(address, epoch)};
-    // kNone: not cached (built later, outside the signal handler).
-    if (rule.kind() == UnwindRule::kNone && t_missed_rules < kMissedRules) t_missed_rule[t_missed_rules++] = address;
+    RuleBits rule{cached_rule(address, epoch)};
+    if (rule.kind() == UnwindRule::kNone) {
+      // Not cached (built later, outside the signal handler). A thread
+      // that stays in C code called through cgo takes no hook where they
+      // would be built: Go's asmcgocall is recognised here, and on the
+      // goroutine's stack Go's frames keep frame pointers: the guess.
+      if (top != thread_top) {
+        rule.bits = std::bit_cast<uint64_t>(frame_chain_guess());
+      } else if (is_go_asmcgocall_return(address)) {
+        rule.bits = std::bit_cast<uint64_t>(go_system_stack_rule());
+      } else if (t_missed_rules < kMissedRules) {
+        t_missed_rule[t_missed_rules++] = address;
+      }
+    }
     uintptr_t ra;
     const Step step = step_by_rule(rule, top, sp, fp, ra);
-    if (step != Step::kTaken) return step == Step::kEnded ? n : -1;
+    if (step != Step::kTaken) return step == Step::kEnded || top != thread_top ? n : -1;
     frames[n++] = reinterpret_cast<void*>(ra);
     address = ra - 1;
   }

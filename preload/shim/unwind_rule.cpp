@@ -152,6 +152,8 @@ Module* module_for(uintptr_t address, bool* in_no_module) {
   return m;
 }
 
+}  // namespace
+
 // Code in no module (a JIT's: the JVM's interpreter and compiled methods,
 // V8's, LuaJIT's) has no unwind table, nor has some code in modules.
 // libunwind then guesses that rbp is a frame pointer (CFA = rbp + 16, the
@@ -192,6 +194,41 @@ bool is_cpython_trampoline_call(uintptr_t address) {
   errno = saved;
   return got == static_cast<long>(sizeof bytes) && std::memcmp(bytes, kCpythonTrampoline, sizeof bytes) == 0;
 }
+
+// Go's runtime.asmcgocall (amd64; Go 1.19's code) runs a cgo
+// call's C function on the thread's system stack, after
+//   call *%rax
+//   mov 0x30(%rsp),%rdi      g, saved there before the call
+//   mov 0x8(%rdi),%rsi       g.stack.hi
+//   sub 0x28(%rsp),%rsi      minus the goroutine stack's depth, saved too
+// (then %rsi is the goroutine's sp, its return address on top). The C
+// frames' unwind tables lead to this return address; neither the rbp
+// guess nor libunwind goes on from there (the goroutine's stack is
+// another stack), and a C allocation's stack ended at asmcgocall. The
+// bytes are matched exactly: another Go's other layout keeps the guess.
+constexpr unsigned char kGoAsmcgocallCall[] = {0xff, 0xd0};
+constexpr unsigned char kGoAsmcgocallReturn[] = {0x48, 0x8b, 0x7c, 0x24, 0x30, 0x48, 0x8b, 0x77,
+                                                 0x08, 0x48, 0x2b, 0x74, 0x24, 0x28};
+
+bool is_go_asmcgocall_return(uintptr_t address) {
+  unsigned char bytes[sizeof kGoAsmcgocallCall + sizeof kGoAsmcgocallReturn];
+  iovec local{bytes, sizeof bytes};
+  iovec remote{reinterpret_cast<void*>(address + 1 - sizeof kGoAsmcgocallCall), sizeof bytes};
+  const int saved = errno;  // the program's, in the hook that captures
+  const long got = syscall(SYS_process_vm_readv, syscall(SYS_getpid), &local, 1, &remote, 1, 0);
+  errno = saved;
+  return got == static_cast<long>(sizeof bytes) &&
+         std::memcmp(bytes, kGoAsmcgocallCall, sizeof kGoAsmcgocallCall) == 0 &&
+         std::memcmp(bytes + sizeof kGoAsmcgocallCall, kGoAsmcgocallReturn, sizeof kGoAsmcgocallReturn) == 0;
+}
+
+UnwindRule go_system_stack_rule() {
+  UnwindRule rule;
+  rule.kind = UnwindRule::kGoSystemStack;
+  return rule;
+}
+
+namespace {
 
 UnwindRule cpython_trampoline_rule() {
   UnwindRule rule;
@@ -291,13 +328,17 @@ UnwindRule describe_unwind_rule(uintptr_t address, uint64_t generation) {
     g_guessed = true;
     return is_cpython_trampoline_call(address) ? cpython_trampoline_rule() : frame_chain_guess();
   }
-  if (m == nullptr || m->cfi == nullptr) return UnwindRule{};
+  if (m == nullptr) return UnwindRule{};
+  // A Go executable's own code has no .eh_frame (only its cgo objects do).
+  if (m->cfi == nullptr) return is_go_asmcgocall_return(address) ? go_system_stack_rule() : UnwindRule{};
   Dwarf_Frame* frame = nullptr;
   // Code its module's table does not cover (V8's builtins in node's
-  // executable, hand-written assembly without CFI): libunwind guesses the
-  // same there. (A module whose file cannot be read keeps kUnsupported:
-  // libunwind reads the table from memory, which may have more.)
-  if (dwarf_cfi_addrframe(m->cfi, address - m->bias, &frame) != 0) return frame_chain_guess();
+  // executable, hand-written assembly without CFI, Go's code): libunwind
+  // guesses the same there. (A module whose file cannot be read keeps
+  // kUnsupported: libunwind reads the table from memory, which may have
+  // more.)
+  if (dwarf_cfi_addrframe(m->cfi, address - m->bias, &frame) != 0)
+    return is_go_asmcgocall_return(address) ? go_system_stack_rule() : frame_chain_guess();
   const UnwindRule rule = rule_from_frame(frame);
   std::free(frame);
   return rule;

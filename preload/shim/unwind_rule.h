@@ -15,6 +15,7 @@ struct UnwindRule {
     kFromRbp = 2,      // CFA = rbp + cfa_offset; saved slots as below
     kOutermost = 3,    // the return address is undefined: the stack ends here
     kUnsupported = 4,  // anything else: the capture goes to libunwind
+    kGoSystemStack = 5,  // Go's asmcgocall after its call of C code: the caller is on the goroutine's stack
   };
   Kind kind = kUnsupported;
   // Where the return address and the caller's rbp are saved, in 8-byte
@@ -40,8 +41,19 @@ static_assert(sizeof(UnwindRule) == 8);
 // from what is loaded (build ID), and frames without CFI or with rules
 // other than the standard ones. An address outside every module (a JIT's
 // code) gets libunwind's guess for it: rbp is the frame pointer
-// (kFromRbp, CFA = rbp + 16).
+// (kFromRbp, CFA = rbp + 16). The return address of Go's asmcgocall,
+// where a cgo call left the goroutine's stack for the system stack, gets
+// kGoSystemStack (fast_unwind.cpp takes the walk back to the goroutine).
 UnwindRule describe_unwind_rule(uintptr_t address, uint64_t generation);
+
+// libunwind's guess for code without unwind tables: rbp is the frame
+// pointer (kFromRbp, CFA = rbp + 16).
+UnwindRule frame_chain_guess();
+// Whether `address` (a return address - 1) is Go's asmcgocall after its
+// call of C code, and the rule for it. Two system calls, no allocation:
+// callable in a signal handler.
+bool is_go_asmcgocall_return(uintptr_t address);
+UnwindRule go_system_stack_rule();
 
 // True when modules were unloaded since the last call (the loader's count
 // of removals moved), or loaded while a guess for code outside every

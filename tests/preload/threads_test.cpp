@@ -4,6 +4,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <cctype>
 #include <cstdio>
@@ -348,6 +349,53 @@ TEST(Samples, GoroutinesAreSampledOnTheirThreadsSignalStacks) {
     EXPECT_EQ(traced.out, plain.out);
     EXPECT_FALSE(read_recording(path).samples.empty());
   }
+  run("rm -rf " + dir);
+}
+
+// A Go program that allocates with C's malloc through cgo, on the main
+// goroutine and another, then burns CPU in C. The C code runs on the
+// thread's system stack; the allocation's and the samples' stacks go on
+// past Go's asmcgocall into the goroutine's frames (they ended there
+// before, at "runtime.asmcgocall.abi0"). Built at test time; skipped
+// without Go (golang-go).
+TEST(GoCgo, CAllocationsAndSamplesHaveTheGoroutinesFrames) {
+  if (!spoor::test::have_program("go")) GTEST_SKIP() << "no go toolchain";
+  const std::string dir = spoor::test::temp_path("go-cgo-build");
+  const std::string binary = dir + "/gocgoheap";
+  const Process build = run("mkdir -p " + dir + " && cd " + std::string(SPOOR_GO_CGO_HEAP_DIR) + " && GOCACHE=" + dir +
+                            "/cache GOFLAGS=-mod=mod CGO_ENABLED=1 go build -o " + binary + " .");
+  ASSERT_EQ(build.status, 0) << build.err;
+  const Process plain = run(binary);
+  ASSERT_EQ(plain.out, "cgo blocks 500 true\n") << plain.err;
+  const std::string path = trace_path("go-cgo");
+  const Process traced = run(kSpoor + " record -o " + path + " -- " + binary);
+  ASSERT_EQ(traced.status, 0) << traced.err.substr(0, 2000);
+  EXPECT_EQ(traced.out, plain.out);
+  const spoor::test::ReportJson report = spoor::test::report_json(kSpoor, "--heap --top 5", path);
+  ASSERT_EQ(report.failure, "");
+  uint64_t calls = 0;
+  for (const nlohmann::json& site : report.report.at("heap").at(0).at("top_by_calls")) {
+    std::vector<std::string> names;
+    for (const nlohmann::json& f : site.at("frames")) names.push_back(f.at("function").get<std::string>());
+    if (names.empty() || names[0] != "grab_block") continue;
+    calls += site.at("calls").get<uint64_t>();
+    auto has = [&](const std::string& name) { return std::find(names.begin(), names.end(), name) != names.end(); };
+    EXPECT_TRUE(has("main.allocateBlocks")) << site.at("frames").dump(1);
+    EXPECT_TRUE(has("main.main") || has("main.main.func1")) << site.at("frames").dump(1);
+  }
+  EXPECT_EQ(calls, 500u) << report.report.at("heap").at(0).at("top_by_calls").dump(1).substr(0, 3000);
+  // CPU samples in the C code: the thread takes no hook meanwhile, so the
+  // signal's walk recognises asmcgocall itself.
+  const spoor::test::ReportJson cpu = spoor::test::report_json(kSpoor, "--cpu --top 20", path);
+  ASSERT_EQ(cpu.failure, "");
+  uint64_t burn = 0, spin = 0;
+  for (const nlohmann::json& f : cpu.report.at("cpu").at("functions_by_inclusive")) {
+    if (f.at("function") == "burn") burn = f.at("inclusive").get<uint64_t>();
+    if (f.at("function") == "main.spinInC") spin = f.at("inclusive").get<uint64_t>();
+  }
+  EXPECT_GT(burn, 20u) << cpu.report.at("cpu").dump(1).substr(0, 3000);
+  EXPECT_GE(spin * 10, burn * 9) << "samples in burn reach the Go function that called it: "
+                                 << cpu.report.at("cpu").at("functions_by_inclusive").dump(1).substr(0, 3000);
   run("rm -rf " + dir);
 }
 

@@ -1,0 +1,3 @@
+module gocgoheap
+
+go 1.19
