@@ -293,15 +293,21 @@ enum class Step : uint8_t {
   kStuck,  // the rule cannot be followed (no rule, or one that leaves the stack)
 };
 
+// The page of Go's heap this thread last read a g from, checked readable
+// once: Go never unmaps its heap, nor frees a g.
+constinit thread_local uintptr_t t_go_heap_page __attribute__((tls_model("initial-exec"))) = 0;
+
 // Out of Go's asmcgocall (UnwindRule::kGoSystemStack, unwind_rule.cpp)
 // onto the goroutine's stack: g and the goroutine stack's depth are in
-// asmcgocall's frame at sp (this thread's stack), g.stack's bounds in g,
-// read with process_vm_readv (g is Go's heap: a read that fails ends the
-// walk instead of faulting). The goroutine's sp is g.stack.hi - depth, its
-// return address on top; its frames keep rbp (Go's frame pointers, which
-// the C frames restored), and `top` becomes the goroutine stack's.
-// Out of line: once per capture that crosses a cgo call, two system calls.
-// By value: the walk's sp, top and ra stay in registers.
+// asmcgocall's frame at sp (this thread's stack), g.stack's bounds in g.
+// g's page is first read with process_vm_readv (a read that fails ends
+// the walk instead of faulting), then directly while it stays the
+// thread's last: two system calls per goroutine page, not per capture
+// (per capture they took a cgo program's 300,000 captures from 0.6 to
+// 1.9 s). The goroutine's sp is g.stack.hi - depth, its return address on
+// top; its frames keep rbp (Go's frame pointers, which the C frames
+// restored), and `top` becomes the goroutine stack's. Out of line; by
+// value, so that the walk's sp, top and ra stay in registers.
 struct GoroutineStep {
   Step step;
   uintptr_t sp, top, ra;
@@ -311,14 +317,23 @@ __attribute__((noinline, no_sanitize("address"))) GoroutineStep step_onto_gorout
   const uintptr_t g = *reinterpret_cast<const StackWord*>(sp + 0x30);
   const uintptr_t depth = *reinterpret_cast<const StackWord*>(sp + 0x28);
   uintptr_t stack[2] = {0, 0};  // g.stack: lo, hi
-  iovec local{stack, sizeof stack};
-  iovec remote{reinterpret_cast<void*>(g), sizeof stack};
-  const int saved = errno;  // the program's, in the hook that captures
-  const long got = syscall(SYS_process_vm_readv, syscall(SYS_getpid), &local, 1, &remote, 1, 0);
-  errno = saved;
+  constexpr uintptr_t kPage = 4096;
+  const uintptr_t page = g & ~(kPage - 1);
+  if (g % 8 != 0 || (g & (kPage - 1)) > kPage - sizeof stack) return {Step::kStuck, 0, 0, 0};
+  if (page != t_go_heap_page || page == 0) {
+    iovec local{stack, sizeof stack};
+    iovec remote{reinterpret_cast<void*>(g), sizeof stack};
+    const int saved = errno;  // the program's, in the hook that captures
+    const long got = syscall(SYS_process_vm_readv, syscall(SYS_getpid), &local, 1, &remote, 1, 0);
+    errno = saved;
+    if (got != static_cast<long>(sizeof stack)) return {Step::kStuck, 0, 0, 0};
+    t_go_heap_page = page;
+  } else {
+    stack[0] = *reinterpret_cast<const uintptr_t*>(g);
+    stack[1] = *reinterpret_cast<const uintptr_t*>(g + 8);
+  }
   const uintptr_t lo = stack[0], hi = stack[1];
-  if (got != static_cast<long>(sizeof stack) || lo >= hi || depth < 8 || depth > hi - lo || depth % 8 != 0)
-    return {Step::kStuck, 0, 0, 0};
+  if (lo >= hi || depth < 8 || depth > hi - lo || depth % 8 != 0) return {Step::kStuck, 0, 0, 0};
   const uintptr_t goroutine_sp = hi - depth;
   const uintptr_t ra = *reinterpret_cast<const StackWord*>(goroutine_sp);
   if (!plausible_return_address(ra)) return {Step::kStuck, 0, 0, 0};
