@@ -100,7 +100,8 @@ class ReentryGuard {
 
 // Marks a hook's call of the real function it wraps, when the hook holds
 // its guard across the call (operator new and delete, so that libstdc++'s
-// malloc is not counted again; mmap and munmap) and is the thread's
+// malloc is not counted again; the aligned allocators and reallocarray;
+// mmap, munmap and mremap) and is the thread's
 // outermost: a CPU sample landing there is the program's time (the
 // allocator's, the kernel's unmapping), taken at once rather than at the
 // guard's release, where its stack would put that time on the shim.
