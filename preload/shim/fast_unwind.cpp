@@ -8,12 +8,8 @@
 #include <pthread.h>
 #include <ucontext.h>
 #include <sys/mman.h>
-#include <sys/syscall.h>
-#include <sys/uio.h>
-#include <unistd.h>
 
 #include <atomic>
-#include <cerrno>
 #include <bit>
 #include <cstddef>
 #include <cstring>
@@ -321,12 +317,7 @@ __attribute__((noinline, no_sanitize("address"))) GoroutineStep step_onto_gorout
   const uintptr_t page = g & ~(kPage - 1);
   if (g % 8 != 0 || (g & (kPage - 1)) > kPage - sizeof stack) return {Step::kStuck, 0, 0, 0};
   if (page != t_go_heap_page || page == 0) {
-    iovec local{stack, sizeof stack};
-    iovec remote{reinterpret_cast<void*>(g), sizeof stack};
-    const int saved = errno;  // the program's, in the hook that captures
-    const long got = syscall(SYS_process_vm_readv, syscall(SYS_getpid), &local, 1, &remote, 1, 0);
-    errno = saved;
-    if (got != static_cast<long>(sizeof stack)) return {Step::kStuck, 0, 0, 0};
+    if (!read_own_memory(stack, g, sizeof stack)) return {Step::kStuck, 0, 0, 0};
     t_go_heap_page = page;
   } else {
     stack[0] = *reinterpret_cast<const uintptr_t*>(g);

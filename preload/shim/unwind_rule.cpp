@@ -154,6 +154,15 @@ Module* module_for(uintptr_t address, bool* in_no_module) {
 
 }  // namespace
 
+bool read_own_memory(void* out, uintptr_t address, size_t size) {
+  iovec local{out, size};
+  iovec remote{reinterpret_cast<void*>(address), size};
+  const int saved = errno;  // the program's, in the hook that captures
+  const long got = syscall(SYS_process_vm_readv, syscall(SYS_getpid), &local, 1, &remote, 1, 0);
+  errno = saved;
+  return got == static_cast<long>(size);
+}
+
 // Code in no module (a JIT's: the JVM's interpreter and compiled methods,
 // V8's, LuaJIT's) has no unwind table, nor has some code in modules.
 // libunwind then guesses that rbp is a frame pointer (CFA = rbp + 16, the
@@ -187,12 +196,7 @@ constexpr uintptr_t kCpythonTrampolineReturn = 6;  // the return address's offse
 bool is_cpython_trampoline_call(uintptr_t address) {
   const uintptr_t start = address + 1 - kCpythonTrampolineReturn;  // address: the return address - 1
   unsigned char bytes[sizeof kCpythonTrampoline];
-  iovec local{bytes, sizeof bytes};
-  iovec remote{reinterpret_cast<void*>(start), sizeof bytes};
-  const int saved = errno;  // the program's, in the hook that captures
-  const long got = syscall(SYS_process_vm_readv, syscall(SYS_getpid), &local, 1, &remote, 1, 0);
-  errno = saved;
-  return got == static_cast<long>(sizeof bytes) && std::memcmp(bytes, kCpythonTrampoline, sizeof bytes) == 0;
+  return read_own_memory(bytes, start, sizeof bytes) && std::memcmp(bytes, kCpythonTrampoline, sizeof bytes) == 0;
 }
 
 // Go's runtime.asmcgocall (amd64; Go 1.19's code) runs a cgo
@@ -212,12 +216,7 @@ constexpr unsigned char kGoAsmcgocallReturn[] = {0x48, 0x8b, 0x7c, 0x24, 0x30, 0
 
 bool is_go_asmcgocall_return(uintptr_t address) {
   unsigned char bytes[sizeof kGoAsmcgocallCall + sizeof kGoAsmcgocallReturn];
-  iovec local{bytes, sizeof bytes};
-  iovec remote{reinterpret_cast<void*>(address + 1 - sizeof kGoAsmcgocallCall), sizeof bytes};
-  const int saved = errno;  // the program's, in the hook that captures
-  const long got = syscall(SYS_process_vm_readv, syscall(SYS_getpid), &local, 1, &remote, 1, 0);
-  errno = saved;
-  return got == static_cast<long>(sizeof bytes) &&
+  return read_own_memory(bytes, address + 1 - sizeof kGoAsmcgocallCall, sizeof bytes) &&
          std::memcmp(bytes, kGoAsmcgocallCall, sizeof kGoAsmcgocallCall) == 0 &&
          std::memcmp(bytes + sizeof kGoAsmcgocallCall, kGoAsmcgocallReturn, sizeof kGoAsmcgocallReturn) == 0;
 }

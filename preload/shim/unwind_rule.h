@@ -4,6 +4,7 @@
 #ifndef SPOOR_PRELOAD_UNWIND_RULE_H
 #define SPOOR_PRELOAD_UNWIND_RULE_H
 
+#include <cstddef>
 #include <cstdint>
 
 namespace spoor::preload {
@@ -45,6 +46,12 @@ static_assert(sizeof(UnwindRule) == 8);
 // where a cgo call left the goroutine's stack for the system stack, gets
 // kGoSystemStack (fast_unwind.cpp takes the walk back to the goroutine).
 UnwindRule describe_unwind_rule(uintptr_t address, uint64_t generation);
+
+// Copies `size` bytes at `address` of this process into `out` with
+// process_vm_readv, which fails rather than faults where they are not
+// readable. Keeps errno (it runs inside hooks); two system calls, no
+// allocation: callable in a signal handler.
+bool read_own_memory(void* out, uintptr_t address, size_t size);
 
 // libunwind's guess for code without unwind tables: rbp is the frame
 // pointer (kFromRbp, CFA = rbp + 16).
