@@ -24,8 +24,9 @@ inline bool rule_cache_ready() { return g_rule_cache_ready.load(std::memory_orde
 
 // The rule at `address` (an UnwindRule's bytes) for the capture's epoch:
 // from the table (a multiply and a slot's loads), else built with libdw
-// and cached (microseconds; allocates). 0 (kNone) when another thread is
-// building one: this capture falls back to libunwind.
+// and cached (microseconds; allocates), after waiting (at most 50 ms) for
+// another thread building one. 0 (kNone) when this capture may not build
+// one, or the wait ran out: it falls back to libunwind.
 uint64_t cached_rule(uint64_t address, uint64_t epoch);
 
 // Building a rule allocates (libdw) with the program's malloc. When that

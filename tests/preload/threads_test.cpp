@@ -371,9 +371,9 @@ TEST(GoCgo, CAllocationsAndSamplesHaveTheGoroutinesFrames) {
   const Process traced = run(kSpoor + " record -o " + path + " -- " + binary);
   ASSERT_EQ(traced.status, 0) << traced.err.substr(0, 2000);
   EXPECT_EQ(traced.out, plain.out);
-  // A capture that meets another thread building unwind rules does not
-  // wait: it goes to libunwind, which stops at asmcgocall. Two goroutines
-  // allocating at once from the start make a few such captures.
+  // A capture that meets another thread building unwind rules waits for
+  // it (it went to libunwind, which stops at asmcgocall: with the machine
+  // loaded, all 300 of a goroutine's stacks in 3 of 30 runs).
   const spoor::test::ReportJson report = spoor::test::report_json(kSpoor, "--heap --top 50", path);
   ASSERT_EQ(report.failure, "");
   uint64_t whole = 0;
@@ -385,7 +385,7 @@ TEST(GoCgo, CAllocationsAndSamplesHaveTheGoroutinesFrames) {
     if (has("main.allocateBlocks") && (has("main.main") || has("main.main.func1")))
       whole += site.at("calls").get<uint64_t>();
   }
-  EXPECT_GE(whole, 450u) << report.report.at("heap").at(0).at("top_by_calls").dump(1).substr(0, 3000);
+  EXPECT_GE(whole, 495u) << report.report.at("heap").at(0).at("top_by_calls").dump(1).substr(0, 3000);
   // CPU samples in the C code: the thread takes no hook meanwhile, so the
   // signal's walk recognises asmcgocall itself.
   const spoor::test::ReportJson cpu = spoor::test::report_json(kSpoor, "--cpu --top 20", path);
