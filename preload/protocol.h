@@ -38,7 +38,7 @@ inline constexpr const char* kSocketEnv = "SPOOR_SOCKET";
 // that exec hooks put back: the socket and the shim's settings.
 inline constexpr const char* kTracingVariables[] = {"SPOOR_SOCKET=",      "SPOOR_PROVIDERS=",
                                                     "SPOOR_STACK_DEPTH=", "SPOOR_SAMPLE_HZ=",
-                                                    "SPOOR_WAIT_WHEN_FULL="};
+                                                    "SPOOR_SAMPLE_CLOCK=", "SPOOR_WAIT_WHEN_FULL="};
 inline constexpr uint32_t kProtocolMagic = 0x4C4F4F50u;  // "POOL"
 inline constexpr uint32_t kProtocolVersion = 4;
 

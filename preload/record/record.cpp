@@ -498,6 +498,7 @@ std::vector<std::string> program_environment(const RecordOptions& options, const
   env.push_back("SPOOR_PROVIDERS=" + options.providers);
   env.push_back("SPOOR_STACK_DEPTH=" + std::to_string(options.stack_depth));
   env.push_back("SPOOR_SAMPLE_HZ=" + std::to_string(options.sample_hz));
+  env.push_back("SPOOR_SAMPLE_CLOCK=" + options.sample_clock);
   env.push_back(std::string("SPOOR_WAIT_WHEN_FULL=") + (options.wait_when_full ? "1" : "0"));
   return env;
 }

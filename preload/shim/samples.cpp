@@ -30,10 +30,12 @@
 
 #include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <initializer_list>
 
 #include "fast_unwind.h"
 #include "modules.h"
+#include "perf_sampler.h"
 #include "recorder_link.h"
 #include "reentry_guard.h"
 #include "signal_hooks.h"
@@ -59,6 +61,14 @@ constexpr int kMaxFrames = 128 + kHandlerFrames;
 constinit char g_timer_cookie = 0;
 long g_period_ns = 0;  // 0: sampling off
 int g_signal = 0;
+// SPOOR_SAMPLE_CLOCK=task: threads start on the timer and move to the
+// task clock at their first sample, where the kernel allows it
+// (perf_sampler.h). A thread that never uses a tick of CPU time (most of
+// a server's, a short task's) never pays for opening the event (~30 us).
+// Not the default: every context switch of a thread with a task clock
+// costs the kernel more (a pipe ping-pong between two threads ran 1.7-1.9x
+// as long as with the timer, bench/RESULTS.md).
+bool g_task_clock = false;
 
 // Whether a thread's first walk may be its first sample's, in the signal
 // handler (see start_thread_sampling). Set once, at attach.
@@ -66,6 +76,18 @@ bool g_first_walk_in_handler = false;
 
 // The calling thread's kernel timer ID; -1 when it has none.
 constinit thread_local int t_timer __attribute__((tls_model("initial-exec"))) = -1;
+// Set while the thread's sampling stops (its end, an exec): a sample then
+// must not move it to a task clock that nothing would close.
+constinit thread_local bool t_stopping __attribute__((tls_model("initial-exec"))) = false;
+
+// In the handler of a timer signal: the thread's task clock instead of its
+// timer, when it can have one. Raw system calls only.
+void move_to_task_clock() {
+  if (!g_task_clock || t_stopping || t_timer < 0) return;
+  if (!start_perf_sampling(g_period_ns, g_signal)) return;
+  syscall(SYS_timer_delete, t_timer);
+  t_timer = -1;
+}
 
 void* interrupted_pc(const ucontext_t* uc) {
 #if defined(__x86_64__)
@@ -133,10 +155,15 @@ void on_sample_signal(int sig, siginfo_t* info, void* context) {
   const int saved_errno = errno;
   if (!is_sample_signal(info)) {
     run_program_handler(sig, info, context);
-  } else if (t_timer >= 0) {  // else: pending from a timer this thread deleted
-    // 1 + the periods that expired while this signal was pending (the
-    // kernel queues one signal per timer and counts the rest).
-    const uint32_t periods = 1 + (info->si_overrun > 0 ? static_cast<uint32_t>(info->si_overrun) : 0);
+  } else if (t_timer >= 0 || perf_sampling_active()) {  // else: pending from a clock this thread stopped
+    // The timer: 1 + the periods that expired while this signal was
+    // pending (the kernel queues one signal per timer and counts the
+    // rest). The task clock: the thread's CPU time since the last sample,
+    // and the clock armed again.
+    const bool task_clock = is_perf_sample_signal(info);
+    const uint32_t periods = task_clock ? perf_sample_periods(g_period_ns)
+                                        : 1 + (info->si_overrun > 0 ? static_cast<uint32_t>(info->si_overrun) : 0);
+    if (!task_clock) move_to_task_clock();
     if (t_in_shim && !t_in_real_call) {
       // Inside the shim: its unwinder state may be mid-update. The guard
       // takes the sample when it lets go (an xadd: atomic against a nested
@@ -174,6 +201,8 @@ void on_sample_signal(int sig, siginfo_t* info, void* context) {
 // timer ID must not delete a timer the child creates for itself.
 void forget_timer_in_child() {
   t_timer = -1;
+  t_stopping = false;
+  forget_perf_samplers_in_child();
   t_deferred_sample_periods = 0;
 }
 
@@ -224,6 +253,8 @@ bool init_samples() {
     pthread_key_delete(probe);
   }
   pthread_atfork(nullptr, nullptr, forget_timer_in_child);
+  const char* clock = tracing_setting("SPOOR_SAMPLE_CLOCK=");
+  g_task_clock = clock != nullptr && std::strcmp(clock, "task") == 0;
   g_period_ns = 1000000000L / hz;
   kSamplerStart.write(static_cast<uint32_t>(hz));
   return true;
@@ -234,11 +265,13 @@ bool sampling_on() { return g_period_ns != 0; }
 int sample_signal() { return g_signal; }
 
 bool is_sample_signal(const siginfo_t* info) {
-  return info != nullptr && info->si_code == SI_TIMER && info->si_value.sival_ptr == &g_timer_cookie;
+  return (info != nullptr && info->si_code == SI_TIMER && info->si_value.sival_ptr == &g_timer_cookie) ||
+         is_perf_sample_signal(info);
 }
 
 void start_thread_sampling() {
-  if (g_period_ns == 0 || t_timer >= 0) return;
+  if (g_period_ns == 0 || t_timer >= 0 || perf_sampling_active()) return;
+  t_stopping = false;
   // libunwind sets up its per-thread caches on a thread's first walk. In
   // the handler when that is safe (init_samples): a thread that never runs
   // long enough to be sampled (most of a server's) never maps them; else
@@ -266,6 +299,9 @@ void start_thread_sampling() {
 }
 
 void stop_thread_sampling() {
+  t_stopping = true;
+  std::atomic_signal_fence(std::memory_order_seq_cst);
+  stop_perf_sampling();
   const int id = t_timer;
   if (id < 0) return;
   syscall(SYS_timer_delete, id);

@@ -1,6 +1,8 @@
-// CPU samples of the traced program: every thread has a timer on its own
-// CPU-time clock that interrupts it with a signal every period of CPU time
-// it uses (default 1 ms: SPOOR_SAMPLE_HZ=1000, 0 turns sampling off). The
+// CPU samples of the traced program: every thread has a clock on its own
+// CPU time that interrupts it with a signal every period of CPU time it
+// uses (default 1 ms: SPOOR_SAMPLE_HZ=1000, 0 turns sampling off): its
+// task clock from perf_event_open where the kernel allows it
+// (perf_sampler.h), else a POSIX CPU-time timer. The
 // handler writes a Sample on the interrupted thread (the record's tid is the
 // thread's) with the ID of the interrupted stack, starting at the
 // interrupted instruction.
@@ -16,7 +18,8 @@
 // Resolution: the kernel checks CPU-time timers on its scheduler tick
 // (CONFIG_HZ, 250 Hz on Debian), so a 1 kHz timer interrupts at most once
 // per tick and the periods missed in between arrive as the signal's overrun
-// count. Each Sample says how many periods it stands for.
+// count; the task clock interrupts at each period. Each Sample says how
+// many periods it stands for.
 #ifndef SPOOR_PRELOAD_SAMPLES_H
 #define SPOOR_PRELOAD_SAMPLES_H
 
@@ -60,20 +63,20 @@ bool sampling_on();
 // The signal the sampling timers raise (SIGRTMAX - kSampleSignalBelowMax).
 int sample_signal();
 
-// Creates and arms the calling thread's CPU-time timer, after priming the
+// Starts the calling thread's task clock or CPU-time timer, after priming the
 // unwinder's per-thread state outside signal context. Call on the thread
 // itself, with the reentry guard held. No-op when sampling is off.
 void start_thread_sampling();
 
-// Deletes the calling thread's timer. A sample already pending is taken
+// Stops the calling thread's clock. A sample already pending is taken
 // before this returns (or never, when the thread blocks the signal).
 void stop_thread_sampling();
 
-// Whether a signal is one a sampling timer sent (and not the program's).
+// Whether a signal is one a sampling clock sent (and not the program's).
 bool is_sample_signal(const siginfo_t* info);
 
 // In a fork child (a pthread_atfork handler; begin_cloned_process calls it
-// for a clone child): the parent's timer is not the child's.
+// for a clone child): the parent's clocks are not the child's.
 void forget_timer_in_child();
 
 }  // namespace spoor::preload

@@ -115,6 +115,11 @@ int run_record_command(const std::vector<std::string>& words) {
       if (!v || v->empty() || *end != '\0' || n < 0 || n > 10000)
         return usage_error("record", "--sample-hz needs a rate from 0 (no samples) to 10000");
       options.sample_hz = static_cast<int>(n);
+    } else if (w == "--sample-clock") {
+      const std::string* v = value();
+      if (!v || (*v != "task" && *v != "timer"))
+        return usage_error("record", "--sample-clock takes task or timer");
+      options.sample_clock = *v;
     } else if (w == "--wait-when-full") {
       options.wait_when_full = true;
     } else if (w == "--compress" || w.starts_with("--compress=")) {
@@ -224,7 +229,7 @@ const Command kRecordCommand{
     "record",
     "Run a program with tracing injected (LD_PRELOAD) and write its trace",
     R"(usage: spoor record [-o FILE] [-p PROVIDERS] [--stack-depth N] [--sample-hz N]
-                    [--buffer-size SIZE] [--wait-when-full] [--no-follow]
+                    [--sample-clock task|timer] [--buffer-size SIZE] [--wait-when-full] [--no-follow]
                     [--kernel LIST] [--kernel-all] [--kernel-stack-size N]
                     [--no-preload] [--compress zstd|none] [--] CMD [ARGS...]
 
@@ -261,9 +266,18 @@ options:
                           always in, or no stack could be read
   --stack-depth N         frames kept per stack, 1-128 (default 64)
   --sample-hz N           CPU samples per second of each thread's CPU time,
-                          0-10000 (default 1000; 0: none). The kernel checks
-                          at its tick (often 250 Hz): faster rates give one
-                          sample per tick standing for several periods
+                          0-10000 (default 1000; 0: none)
+  --sample-clock CLOCK    what interrupts a thread for its samples: timer
+                          (the default), a CPU-time timer, which the kernel
+                          checks only at its tick (often 250 Hz): faster
+                          rates give one sample per tick standing for
+                          several periods; or task, the thread's task clock
+                          from perf_event_open, a sample every period, from
+                          a thread's first tick of CPU time on, for up to
+                          32 threads at once (one descriptor each, at the
+                          top of the program's range; the timer where the
+                          kernel does not allow it). The task clock makes
+                          each context switch of a thread dearer
   --buffer-size SIZE      ring per CPU per process, like 4M (default 16M)
   --wait-when-full        a thread whose ring is full waits for spoor to
                           drain it (50 us at a time, at most 200 ms for one

@@ -506,6 +506,19 @@ void function_table(const json& functions, uint64_t total, std::string& out, con
   t.print(out, indent);
 }
 
+// When samples came at a coarser rate than asked: the CPU-time timer is
+// checked at the kernel's tick, so at 1 kHz under a 250 Hz kernel each
+// sample stands for ~4 periods. The proportions hold; the stacks are
+// fewer. "" when they came at about the rate asked (or are too few to say).
+std::string coarse_samples_hint(uint64_t periods, uint64_t samples) {
+  if (samples < 20 || periods < 2 * samples) return "";
+  char each[32];
+  std::snprintf(each, sizeof each, "%.1f", static_cast<double>(periods) / static_cast<double>(samples));
+  return "  each sample stands for " + std::string(each) +
+         " periods on average: the kernel checks CPU-time timers only at its tick\n"
+         "  (spoor record --sample-clock task takes a sample every period, for up to 32 threads at once)\n";
+}
+
 void print_cpu(const json& cpu, std::string& out) {
   heading(out, "CPU samples");
   const uint64_t total = u(cpu, "periods");
@@ -519,6 +532,7 @@ void print_cpu(const json& cpu, std::string& out) {
   out += "  " + std::string(time) + " of CPU time: " + count_text(total) + " sampling periods in " +
          count_text(u(cpu, "samples")) + " samples (a period is " + period + " of CPU time at --sample-hz " +
          std::to_string(hz) + (recorded ? "" : ", spoor record's default: the trace does not say") + ")\n";
+  out += coarse_samples_hint(total, u(cpu, "samples"));
   out += "\n  top functions by self time\n";
   function_table(cpu["functions"], total, out, "    ");
   // The tracer's own share of the program's CPU, when it ranks.

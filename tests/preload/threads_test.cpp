@@ -1,6 +1,9 @@
 // Spoor.Thread and Spoor.Samples end to end: spoor record on programs whose
 // threads, names and CPU use are known, read back with the reader.
 #include <gtest/gtest.h>
+#include <linux/perf_event.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -191,6 +194,77 @@ TEST(Samples, LandOnTheSpinningThreadInsideTheSpinningFunction) {
   const uint64_t expected = spin_ns / 1000000;
   EXPECT_GE(periods * 2, expected) << periods << " periods for " << spin_ns << " ns";
   EXPECT_LE(periods, expected * 2) << periods << " periods for " << spin_ns << " ns";
+}
+
+// Whether this process may open a task-clock event of its own that counts
+// kernel time too: what the shim's task-clock sampler needs.
+bool task_clock_allowed() {
+  perf_event_attr attr{};
+  attr.size = sizeof attr;
+  attr.type = PERF_TYPE_SOFTWARE;
+  attr.config = PERF_COUNT_SW_TASK_CLOCK;
+  attr.sample_period = 1000000;
+  attr.disabled = 1;
+  const long fd = syscall(SYS_perf_event_open, &attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+  if (fd < 0) return false;
+  close(static_cast<int>(fd));
+  return true;
+}
+
+// The kernel checks CPU-time timers at its tick (250 Hz on Debian): a
+// 1 kHz timer gives a sample per tick standing for about 4 periods. The
+// task clock (--sample-clock task) interrupts at each period.
+TEST(Samples, TheTaskClockTakesASampleEveryPeriod) {
+  if (!task_clock_allowed()) GTEST_SKIP() << "perf_event_open refuses a task clock here";
+  const std::string path = trace_path("samples-task-clock");
+  const Process p =
+      run(kSpoor + " record --sample-hz 1000 --sample-clock task -o " + path + " -- " + SPOOR_THREADS + " report");
+  ASSERT_EQ(p.status, 0) << p.err;
+  auto report = report_of(p.out);
+  const uint64_t spinner = number(report["spinner"]);
+  const uint64_t expected = number(report["spin_ns"]) / 1000000;
+  uint64_t samples = 0, periods = 0;
+  for (const SampleSeen& s : read_recording(path).samples)
+    if (s.tid == spinner) {
+      ++samples;
+      periods += s.periods;
+    }
+  ASSERT_GE(expected, 50u) << "the spinner spins long enough to count";
+  EXPECT_GE(samples * 10, expected * 8) << samples << " samples for " << expected << " ms of CPU";
+  EXPECT_LE(periods * 10, samples * 11) << periods << " periods in " << samples << " samples";
+  EXPECT_LE(periods, expected * 2);
+}
+
+// The task clocks' descriptors: one per thread that has used CPU time (a
+// thread moves from its timer at its first sample), at most 32, at the top
+// of the program's range, gone with the thread, and not left in a fork
+// child; none with the timer, the default. (sampling_fds.c: every thread
+// spins 20 ms; it prints "WHEN COUNT LOWEST".)
+TEST(Samples, TaskClockDescriptorsStayAtTheTopAndLeaveWithTheirThreads) {
+  if (!task_clock_allowed()) GTEST_SKIP() << "perf_event_open refuses a task clock here";
+  const Process plain = run(SPOOR_SAMPLING_FDS);
+  ASSERT_EQ(plain.status, 0) << plain.err;
+  EXPECT_EQ(plain.out, "threads 0 -1\nchild 0 -1\njoined 0 -1\n");
+  const Process timer = run(kSpoor + " record -o " + trace_path("sampling-fds-timer") + " -- " + SPOOR_SAMPLING_FDS);
+  ASSERT_EQ(timer.status, 0) << timer.err;
+  EXPECT_EQ(timer.out, plain.out);
+
+  const Process traced = run(kSpoor + " record --sample-clock task -o " + trace_path("sampling-fds") + " -- " +
+                             SPOOR_SAMPLING_FDS + " 40");
+  ASSERT_EQ(traced.status, 0) << traced.err;
+  std::istringstream lines(traced.out);
+  std::map<std::string, std::pair<int, int>> seen;
+  std::string when;
+  int count = 0, lowest = 0;
+  while (lines >> when >> count >> lowest) seen[when] = {count, lowest};
+  rlimit limit{};
+  ASSERT_EQ(getrlimit(RLIMIT_NOFILE, &limit), 0);
+  const int top = static_cast<int>(std::min<rlim_t>(limit.rlim_cur, 1024));
+  if (top < 256) GTEST_SKIP() << "RLIMIT_NOFILE " << top << ": the shim samples on timers";
+  EXPECT_EQ(seen["threads"].first, 32) << traced.out << "41 threads: 32 on task clocks, the rest on timers";
+  EXPECT_EQ(seen["child"].first, 1) << traced.out << "the fork child's own thread's only, not its parent's";
+  EXPECT_EQ(seen["joined"].first, 1) << traced.out << "the threads' descriptors closed as they ended";
+  for (const auto& [w, c] : seen) EXPECT_GE(c.second, top - 64) << w << ": " << traced.out;
 }
 
 TEST(Samples, NoneAtZeroHertzNorWhenTheProviderIsOff) {
@@ -405,6 +479,9 @@ TEST(Samples, SampleRateUsageErrors) {
   EXPECT_EQ(run(kSpoor + " record --sample-hz -- true").status, 2);
   EXPECT_EQ(run(kSpoor + " record --sample-hz 1k -- true").status, 2);
   EXPECT_EQ(run(kSpoor + " record --sample-hz 20000 -- true").status, 2);
+  const Process clock = run(kSpoor + " record --sample-clock tick -- true");
+  EXPECT_EQ(clock.status, 2);
+  EXPECT_NE(clock.err.find("--sample-clock takes task or timer"), std::string::npos) << clock.err;
 }
 
 }  // namespace

@@ -636,6 +636,30 @@ TEST(ReportCpu, TheRecordedSamplingRateSetsThePeriod) {
   std::filesystem::remove(path);
 }
 
+// Samples that each stand for several periods (the timer, checked at the
+// kernel's tick) are said to, with the clock that takes one every period;
+// samples at about the rate asked are not. Which one a run gets depends on
+// the kernel's tick, so the text is checked against the JSON's counts.
+TEST(ReportCpu, SamplesStandingForSeveralPeriodsAreSaidToAndWhy) {
+  for (const std::string clock : {"timer", "task"}) {
+    const std::string path = record("coarse-" + clock, SPOOR_REPORT_CLOCK, "--sample-hz 1000 --sample-clock " + clock);
+    const json r = report_json(path, "--cpu");
+    ASSERT_TRUE(r.contains("cpu")) << r.dump(1).substr(0, 2000);
+    const uint64_t periods = r["cpu"]["periods"].get<uint64_t>(), samples = r["cpu"]["samples"].get<uint64_t>();
+    ASSERT_GE(samples, 20u) << clock << ": enough samples to say";
+    const Process text = run(kSpoor + " report --cpu " + path);
+    EXPECT_EQ(text.status, 0) << text.err;
+    const bool said = text.out.find("periods on average: the kernel checks CPU-time timers only at its tick") !=
+                      std::string::npos;
+    EXPECT_EQ(said, periods >= 2 * samples) << clock << ": " << periods << " periods in " << samples
+                                            << " samples:\n" << text.out;
+    if (said) {
+      EXPECT_NE(text.out.find("--sample-clock task"), std::string::npos) << text.out;
+    }
+    std::filesystem::remove(path);
+  }
+}
+
 TEST(ReportEvents, ActivityDurationsOfAKnownProvider) {
   spoor::testing::SpoorTrace t;
   t.process(100, 1, "prog", {"prog"});

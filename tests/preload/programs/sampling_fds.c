@@ -1,0 +1,78 @@
+/* The descriptors a traced program finds it has, as its threads start, fork
+ * and end. Main spins 20 ms of CPU time, starts N threads (argv[1],
+ * default 4) that spin as long and wait at a barrier, and prints the
+ * process's perf-event descriptors (the task clocks the shim samples
+ * with, if any); then forks, and the child spins, prints its own and
+ * exits; then the threads end and main prints its own again. Each line is
+ * "WHEN COUNT LOWEST": how many descriptors are perf events, and the
+ * lowest such number (-1: none). Untraced: "threads 0 -1" and so on. */
+#include <dirent.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+static pthread_barrier_t started, done;
+
+/* Long enough for the shim's sampler to see the thread use CPU time. */
+static void spin_20_ms(void) {
+  struct timespec start, now;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &start);
+  do clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now);
+  while ((now.tv_sec - start.tv_sec) * 1000000000L + (now.tv_nsec - start.tv_nsec) < 20000000L);
+}
+
+static void* worker(void* arg) {
+  (void)arg;
+  spin_20_ms();
+  pthread_barrier_wait(&started);
+  pthread_barrier_wait(&done);
+  return NULL;
+}
+
+static void print_perf_descriptors(const char* when) {
+  DIR* d = opendir("/proc/self/fd");
+  int count = 0, lowest = -1;
+  struct dirent* e;
+  while ((e = readdir(d)) != NULL) {
+    char path[64], target[PATH_MAX];
+    snprintf(path, sizeof path, "/proc/self/fd/%s", e->d_name);
+    const ssize_t n = readlink(path, target, sizeof target - 1);
+    if (n <= 0) continue;
+    target[n] = '\0';
+    if (strcmp(target, "anon_inode:[perf_event]") != 0) continue;
+    const int fd = atoi(e->d_name);
+    ++count;
+    if (lowest < 0 || fd < lowest) lowest = fd;
+  }
+  closedir(d);
+  printf("%s %d %d\n", when, count, lowest);
+  fflush(stdout);
+}
+
+int main(int argc, char** argv) {
+  const int n = argc > 1 ? atoi(argv[1]) : 4;
+  pthread_barrier_init(&started, NULL, n + 1);
+  pthread_barrier_init(&done, NULL, n + 1);
+  pthread_t* t = calloc(n, sizeof *t);
+  spin_20_ms();
+  for (int i = 0; i < n; ++i) pthread_create(&t[i], NULL, worker, NULL);
+  pthread_barrier_wait(&started);
+  print_perf_descriptors("threads");
+  const pid_t child = fork();
+  if (child == 0) {
+    spin_20_ms();
+    print_perf_descriptors("child");
+    _exit(0);
+  }
+  waitpid(child, NULL, 0);
+  pthread_barrier_wait(&done);
+  for (int i = 0; i < n; ++i) pthread_join(t[i], NULL);
+  print_perf_descriptors("joined");
+  free(t);
+  return 0;
+}
