@@ -463,6 +463,43 @@ TEST(CompressedTrace, OpeningExpandsNoBlockAndReadingExpandsEachOnce) {
   EXPECT_GE(trace.expansion_stats().peak_bytes, trace.compression().raw_bytes - 200);
 }
 
+// Packets are written in the order the recorder drained them, not in time
+// order: here all of stream 1's, then all of stream 2's, over the same
+// times. A reader merging by time needs the blocks in the order of their
+// packets' begin times, and the worker expands them ahead in that order,
+// so the reader expands only the first block itself. (Ahead in file order,
+// the reader expanded every block of stream 2 itself.)
+TEST(CompressedTrace, BlocksAreExpandedAheadInTheOrderAReaderNeedsThem) {
+  if (std::thread::hardware_concurrency() < 2) GTEST_SKIP() << "blocks are expanded ahead only with a second CPU";
+  TraceBuilder t;
+  add_sample_metadata(t);
+  for (uint32_t stream = 1; stream <= 2; ++stream) {
+    uint64_t ticks = 1'000'000 + stream;
+    for (uint64_t p = 0; p < 40; ++p) {
+      PacketBuilder packet(stream, stream - 1, p);
+      for (uint32_t r = 0; r < 40; ++r) {
+        ticks += 10;
+        RecordBuilder rec = hello(ticks, r, std::string(20 + r % 7, 'a'));
+        if (r == 0) rec.tid(100 + stream);
+        packet.add(rec);
+      }
+      t.packet(packet);
+    }
+  }
+  reader::Trace trace = open_ok(compress(t.bytes(), 8 << 10));
+  std::set<uint32_t> first_half, second_half;
+  for (const reader::Stream& s : trace.streams())
+    for (const reader::Packet& p : s.packets) (s.id == 1 ? first_half : second_half).insert(p.container);
+  ASSERT_GE(first_half.size(), 4u) << "stream 1 spans several blocks";
+  ASSERT_GE(second_half.size(), 4u);
+  ASSERT_LT(*first_half.begin(), *second_half.begin()) << "stream 2's blocks come after stream 1's in the file";
+  const ReadAll r = read_all(trace);
+  EXPECT_TRUE(r.damages.empty());
+  EXPECT_EQ(r.events.size(), 2u * 40 * 40);
+  EXPECT_EQ(trace.expansion_stats().by_readers, 1u)
+      << "of " << trace.expansion_stats().expansions << " expansions";
+}
+
 TEST(CompressedTrace, ALimitedTraceReadsTheSameEventsHoldingFewBlocks) {
   const Bytes raw = busy_trace(200);
   const Bytes packed = compress(raw, 8 << 10);

@@ -67,7 +67,7 @@ void Trace::limit_expanded_bytes(uint64_t bytes) {
 
 Trace::ExpansionStats Trace::expansion_stats() const {
   std::lock_guard lock(data_->expansions.mutex);
-  return ExpansionStats{data_->expansions.expansions, data_->expansions.peak_bytes};
+  return ExpansionStats{data_->expansions.expansions, data_->expansions.peak_bytes, data_->expansions.by_readers};
 }
 const std::vector<std::string>& Trace::warnings() const { return data_->warnings; }
 

@@ -58,6 +58,7 @@ struct ExpansionCache {
   uint64_t limit = UINT64_MAX;
   uint64_t peak_bytes = 0;  // the most held at once, by anyone
   uint64_t expansions = 0;  // blocks expanded, again included
+  uint64_t by_readers = 0;  // of them, expanded by a reader that asked (not ahead)
   std::vector<uint8_t> scratch_section;  // opening's, reused block to block
   std::vector<uint8_t> scratch_frame;    // zstd's output while expanding, reused
   std::shared_ptr<SpareBuffers> spare = std::make_shared<SpareBuffers>();
@@ -72,6 +73,12 @@ struct ExpansionCache {
   std::shared_ptr<const Expansion> prefetched;
   uint32_t prefetched_index = kNoContainer;
   bool stopping = false;
+  // What the worker expands next: the containers in the order a reader in
+  // time order first needs them (by their packets' earliest begin time),
+  // made at the first expansion; the first not asked for yet goes next.
+  std::vector<uint32_t> need_order;
+  std::vector<bool> asked;
+  size_t need_cursor = 0;
 };
 
 // Per-process keys: pid in the high half, the provider index or event key in

@@ -86,6 +86,7 @@ class Trace {
   struct ExpansionStats {
     uint64_t expansions = 0;  // COMPRESSED blocks expanded, again included
     uint64_t peak_bytes = 0;  // the most expanded bytes held at once
+    uint64_t by_readers = 0;  // of the expansions, those a reader made itself (not ready ahead)
   };
   ExpansionStats expansion_stats() const;
 
