@@ -95,7 +95,7 @@ int main(int argc, char** argv) {
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     const double cpu_seconds = thread_cpu_seconds() - cpu_start;
     // Every run must expand to exactly its blocks (outside the timing).
-    std::vector<uint8_t> back;
+    spoor::compress::ExpandedBytes back;
     std::string problem;
     for (std::span<const uint8_t> run : runs) {
       if (!packer.pack(run, payload, nullptr) || !spoor::compress::unpack(payload, back, problem) ||

@@ -410,7 +410,7 @@ TEST_F(SingleCoreRing, CompressionKeepsPacketsWithShortRecordsAsBlocks) {
     fmt::CompressedBlock h{};
     std::memcpy(&h, payload.data(), sizeof h);
     EXPECT_EQ(h.layout, fmt::kLayoutBlocks);
-    std::vector<uint8_t> back;
+    spoor::compress::ExpandedBytes back;
     ASSERT_TRUE(spoor::compress::unpack(payload, back, problem)) << problem;
     EXPECT_TRUE(std::equal(back.begin(), back.end(), blocks.begin(), blocks.end()));
   }

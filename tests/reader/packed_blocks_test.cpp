@@ -27,13 +27,14 @@ fmt::CompressedBlock header_of(const Bytes& payload) {
 Bytes round_trip(const Bytes& blocks, uint16_t expected_layout,
                  uint16_t layout = fmt::kLayoutReferenceColumns) {
   compress::Packer packer(3, layout);
-  Bytes payload, back;
+  Bytes payload;
+  compress::ExpandedBytes back;
   std::string problem;
   EXPECT_TRUE(packer.pack(blocks, payload, &problem)) << problem;
   EXPECT_EQ(header_of(payload).layout, expected_layout);
   EXPECT_EQ(header_of(payload).raw_size, blocks.size());
   EXPECT_TRUE(compress::unpack(payload, back, problem)) << problem;
-  return back;
+  return Bytes(back.begin(), back.end());
 }
 
 TEST(PackedBlocks, RandomRecordsRoundTripThroughTheColumns) {
@@ -79,7 +80,8 @@ class ExpandingRefuses : public ::testing::TestWithParam<uint16_t> {};
 TEST_P(ExpandingRefuses, WhatDoesNotAddUp) {
   const Bytes blocks = blocks_of(sample_trace());
   compress::Packer packer(compress::kDefaultLevel, GetParam());
-  Bytes payload, back;
+  Bytes payload;
+  compress::ExpandedBytes back;
   std::string problem;
   ASSERT_TRUE(packer.pack(blocks, payload, &problem)) << problem;
   ASSERT_EQ(header_of(payload).layout, GetParam());

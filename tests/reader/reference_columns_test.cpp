@@ -42,10 +42,10 @@ Bytes pack(const Bytes& blocks, uint16_t layout) {
 }
 
 Bytes unpack_ok(const Bytes& payload) {
-  Bytes back;
+  compress::ExpandedBytes back;
   std::string problem;
   EXPECT_TRUE(compress::unpack(payload, back, problem)) << problem;
-  return back;
+  return Bytes(back.begin(), back.end());
 }
 
 // A small allocator's trace: chunks come back LIFO per 16-byte size class
@@ -409,7 +409,7 @@ TEST(ReferenceColumns, DamagedColumnsAreRefusedOrExpandToTheDeclaredSize) {
       const size_t at = blocks_size + rng() % (damaged.size() - blocks_size);
       damaged[at] = static_cast<uint8_t>(trial % 3 == 0 ? damaged[at] ^ (1u << (rng() % 8)) : rng());
     }
-    Bytes back;
+    compress::ExpandedBytes back;
     std::string problem;
     if (compress::unpack(with_columns(payload, damaged), back, problem)) {
       EXPECT_EQ(back.size(), blocks.size());
@@ -428,7 +428,7 @@ TEST(ReferenceColumns, CutColumnsAreRefused) {
   for (size_t keep : {packed.size() - 1, packed.size() - 9, packed.size() / 2, size_t{header_of(payload).blocks_size},
                       size_t{10}, size_t{0}}) {
     const Bytes cut(packed.begin(), packed.begin() + static_cast<long>(keep));
-    Bytes back;
+    compress::ExpandedBytes back;
     std::string problem;
     EXPECT_FALSE(compress::unpack(with_columns(payload, cut), back, problem)) << "kept " << keep;
     EXPECT_FALSE(problem.empty());
@@ -453,7 +453,7 @@ TEST(ReferenceColumns, AReferenceToNoLiveValueIsNamed) {
   // source byte, the literal's 8 planes. The code 1 is 10 bytes from the end.
   ASSERT_EQ(packed[packed.size() - 10], 1);
   packed[packed.size() - 10] = 9;
-  Bytes back;
+  compress::ExpandedBytes back;
   std::string problem;
   EXPECT_FALSE(compress::unpack(with_columns(payload, packed), back, problem));
   EXPECT_NE(problem.find("which holds no such live value"), std::string::npos) << problem;

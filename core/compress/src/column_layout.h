@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "spoor/compress/huge_pages.h"
 #include "spoor/format.h"
 
 namespace spoor::compress {
@@ -62,7 +63,7 @@ struct BodyShape {
 // time on heap traces.
 template <typename OnPacket, typename OnRecord>
 bool rebuild_block_section(const uint8_t* section, uint64_t section_size, const uint8_t* size_keys,
-                           uint64_t record_count, uint32_t raw_size, std::vector<uint8_t>& out,
+                           uint64_t record_count, uint32_t raw_size, ExpandedBytes& out,
                            std::string& problem, OnPacket&& on_packet, OnRecord&& on_record) {
   namespace fmt = spoor::format;
   constexpr size_t kBlockHeader = sizeof(fmt::BlockHeader);

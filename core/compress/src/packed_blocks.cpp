@@ -209,14 +209,14 @@ bool unpack_block_section(std::span<const uint8_t> payload, BlockSection& sectio
   return true;
 }
 
-bool unpack(std::span<const uint8_t> payload, std::vector<uint8_t>& blocks, std::string& problem,
-            std::vector<uint8_t>* scratch) {
+bool unpack(std::span<const uint8_t> payload, ExpandedBytes& blocks, std::string& problem,
+            ExpandedBytes* scratch) {
   fmt::CompressedBlock h{};
   if (!read_header(payload, h, problem)) return false;
   const std::span<const uint8_t> frame = payload.subspan(sizeof h);
-  std::vector<uint8_t> local;
-  std::vector<uint8_t>& packed = scratch != nullptr ? *scratch : local;
-  packed.resize(h.packed_size);  // zero-fills only past what a reused buffer held
+  ExpandedBytes local;
+  ExpandedBytes& packed = scratch != nullptr ? *scratch : local;
+  packed.resize(h.packed_size);  // zstd writes all of it (checked below)
   const size_t n = ZSTD_decompress(packed.data(), packed.size(), frame.data(), frame.size());
   if (ZSTD_isError(n)) {
     problem = std::string("zstd cannot expand it: ") + ZSTD_getErrorName(n);

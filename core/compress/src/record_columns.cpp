@@ -105,7 +105,7 @@ bool split_records(std::span<const uint8_t> blocks, PageBuffer& out, ColumnsInfo
 }
 
 bool join_records(std::span<const uint8_t> packed, const ColumnsInfo& info, uint32_t raw_size,
-                  std::vector<uint8_t>& out, std::string& problem) {
+                  ExpandedBytes& out, std::string& problem) {
   // No clear(): rebuild_block_section sizes `out` and writes every byte of
   // it, so a reused buffer is neither zero-filled nor faulted in again.
   const uint64_t n = info.record_count;

@@ -44,7 +44,7 @@ bool split_records(std::span<const uint8_t> blocks, PageBuffer& out, ColumnsInfo
 // running past the data, a packet whose records overrun it, bytes left
 // over).
 bool join_records(std::span<const uint8_t> packed, const ColumnsInfo& info, uint32_t raw_size,
-                  std::vector<uint8_t>& out, std::string& problem);
+                  ExpandedBytes& out, std::string& problem);
 
 }  // namespace spoor::compress
 

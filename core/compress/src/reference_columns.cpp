@@ -118,7 +118,7 @@ class GroupFinder {
 }  // namespace
 
 bool join_referenced(std::span<const uint8_t> packed, const ColumnsInfo& info, uint32_t raw_size,
-                     std::vector<uint8_t>& out, std::string& problem) {
+                     ExpandedBytes& out, std::string& problem) {
   // No clear(): rebuild_block_section sizes `out` and writes every byte of
   // it, so a reused buffer is neither zero-filled nor faulted in again.
   const uint64_t n = info.record_count;

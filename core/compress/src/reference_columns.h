@@ -71,7 +71,7 @@ class ReferenceSplitter {
 // Returns false with `problem` saying what does not add up (a section
 // running past the data, a reference to no live value, bytes left over).
 bool join_referenced(std::span<const uint8_t> packed, const ColumnsInfo& info, uint32_t raw_size,
-                     std::vector<uint8_t>& out, std::string& problem);
+                     ExpandedBytes& out, std::string& problem);
 
 }  // namespace spoor::compress
 

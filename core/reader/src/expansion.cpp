@@ -43,15 +43,15 @@ void check(Expansion& e, uint32_t raw_size) {
 
 }  // namespace
 
-std::vector<uint8_t> SpareBuffers::take() {
+compress::ExpandedBytes SpareBuffers::take() {
   std::lock_guard lock(mutex);
   if (buffers.empty()) return {};
-  std::vector<uint8_t> b = std::move(buffers.back());
+  compress::ExpandedBytes b = std::move(buffers.back());
   buffers.pop_back();
   return b;
 }
 
-void SpareBuffers::give(std::vector<uint8_t>&& buffer) {
+void SpareBuffers::give(compress::ExpandedBytes&& buffer) {
   std::lock_guard lock(mutex);
   if (buffers.size() < kMost && buffer.capacity() > 0) buffers.push_back(std::move(buffer));
 }
@@ -65,7 +65,7 @@ namespace {
 // Expands container `index` into a new Expansion whose buffer goes back to
 // the spares when its last holder lets go. Needs no lock but the spares'.
 std::shared_ptr<const Expansion> make_expansion(const Trace::Data& d, uint32_t index,
-                                                std::vector<uint8_t>& scratch) {
+                                                compress::ExpandedBytes& scratch) {
   const Trace::Data::Container& c = d.containers[index];
   auto* made = new Expansion;
   std::shared_ptr<Expansion> e(made, [spare = d.expansions.spare](Expansion* x) {
@@ -102,7 +102,7 @@ void enter(const Trace::Data& d, uint32_t index, const std::shared_ptr<const Exp
 // reader's work: on a second CPU it overlaps.
 void prefetch_loop(const Trace::Data& d) {
   ExpansionCache& cache = d.expansions;
-  std::vector<uint8_t> scratch;  // its own: the reader's may be in use
+  compress::ExpandedBytes scratch;  // its own: the reader's may be in use
   std::unique_lock lock(cache.mutex);
   for (;;) {
     cache.work.wait(lock, [&] { return cache.stopping || cache.prefetching != kNoContainer; });

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "mapped_file.h"
+#include "spoor/compress/huge_pages.h"
 #include "spoor/reader/model.h"
 #include "spoor/reader/trace.h"
 
@@ -24,7 +25,7 @@ namespace spoor::reader {
 
 // What one COMPRESSED block expanded to, and what expanding it found wrong.
 struct Expansion {
-  std::vector<uint8_t> bytes;
+  compress::ExpandedBytes bytes;
   std::string problem;  // why it could not be expanded (bytes then empty)
   // Offsets (in `bytes`) of the PACKET blocks whose CRC-32C does not match,
   // ascending: opening checked only their headers.
@@ -36,11 +37,11 @@ struct Expansion {
 // with each expansion's deleter, so it lives as long as the last of them.
 struct SpareBuffers {
   std::mutex mutex;
-  std::vector<std::vector<uint8_t>> buffers;
+  std::vector<compress::ExpandedBytes> buffers;
   static constexpr size_t kMost = 2;  // the reader's and the worker's next
 
-  std::vector<uint8_t> take();
-  void give(std::vector<uint8_t>&& buffer);
+  compress::ExpandedBytes take();
+  void give(compress::ExpandedBytes&& buffer);
 };
 
 // The expansions a Trace keeps besides those its readers hold (each stream
@@ -60,7 +61,7 @@ struct ExpansionCache {
   uint64_t expansions = 0;  // blocks expanded, again included
   uint64_t by_readers = 0;  // of them, expanded by a reader that asked (not ahead)
   std::vector<uint8_t> scratch_section;  // opening's, reused block to block
-  std::vector<uint8_t> scratch_frame;    // zstd's output while expanding, reused
+  compress::ExpandedBytes scratch_frame;  // zstd's output while expanding, reused
   std::shared_ptr<SpareBuffers> spare = std::make_shared<SpareBuffers>();
 
   // The worker expanding the next container ahead (expansion.cpp), on a

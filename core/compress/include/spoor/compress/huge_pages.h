@@ -65,6 +65,33 @@ struct HugePageAllocator {
 // A byte buffer of the packing side: a run of blocks, the columns of one.
 using PageBuffer = std::vector<uint8_t, HugePageAllocator<uint8_t>>;
 
+// The same memory, but resize() leaves new bytes as they are instead of
+// zeroing them: for buffers every byte of which is written next, as
+// unpack() writes a COMPRESSED block's blocks (it fails unless it wrote
+// exactly the size it resized to). The zeroing was a memset of every
+// expanded byte on the reader's thread.
+template <typename T>
+struct UninitializedHugePageAllocator : HugePageAllocator<T> {
+  template <typename U>
+  struct rebind {
+    using other = UninitializedHugePageAllocator<U>;
+  };
+  UninitializedHugePageAllocator() = default;
+  template <typename U>
+  UninitializedHugePageAllocator(const UninitializedHugePageAllocator<U>&) {}
+  template <typename U>
+  void construct(U* p) noexcept {
+    ::new (static_cast<void*>(p)) U;  // default-initialized: no zeroing
+  }
+  template <typename U, typename... Args>
+  void construct(U* p, Args&&... args) {
+    ::new (static_cast<void*>(p)) U(static_cast<Args&&>(args)...);
+  }
+};
+
+// What a COMPRESSED block expands to (unpack), and zstd's frame before it.
+using ExpandedBytes = std::vector<uint8_t, UninitializedHugePageAllocator<uint8_t>>;
+
 }  // namespace spoor::compress
 
 #endif  // SPOOR_COMPRESS_HUGE_PAGES_H

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "spoor/compress/huge_pages.h"
 #include "spoor/format.h"
 
 namespace spoor::compress {
@@ -47,10 +48,11 @@ class Packer {
 // Returns false with `problem` naming what is wrong (unknown codec or
 // layout, a zstd error, sizes that do not add up). `blocks` and `scratch`
 // (zstd's output, for the column layouts) may be buffers of an earlier
-// call: reused, they cost no page faults and no zero-filling, which were a
-// sixth of a reader's time.
-bool unpack(std::span<const uint8_t> payload, std::vector<uint8_t>& blocks, std::string& problem,
-            std::vector<uint8_t>* scratch = nullptr);
+// call: reused, they cost no page faults, which were a sixth of a
+// reader's time; new ones are not zero-filled and fault in 2 MiB pages
+// (huge_pages.h).
+bool unpack(std::span<const uint8_t> payload, ExpandedBytes& blocks, std::string& problem,
+            ExpandedBytes* scratch = nullptr);
 
 // The blocks a COMPRESSED block holds with PACKET blocks cut after their
 // 48-byte header (layouts 1 and 2 store them so, at the frame's start), or
