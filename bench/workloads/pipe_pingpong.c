@@ -2,7 +2,7 @@
 // trip is two context switches, so what a tracer adds to each switch shows
 // (bench/sample_clock.sh: a thread's task clock is switched out and in
 // with it). Each thread first spins 20 ms of CPU time, so that a sampler
-// that starts a thread's clock at its first sample has started it.
+// that starts a thread's clock late (at its first sample) has started it.
 //
 //   spoor_workload_pipe_pingpong [round trips]     (default 100000)
 //

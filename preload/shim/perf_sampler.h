@@ -10,11 +10,11 @@
 // task clock interrupts at the period itself (1,000 samples per second of
 // CPU at 1 kHz, measured in bench/RESULTS.md).
 //
-// Chosen with `spoor record --sample-clock task`; threads move to it from
-// their timer at their first sample (samples.cpp). Not the default: the
-// kernel switches a thread's task clock out and in with the thread, and
-// on this machine's VM that made each context switch ~8 us dearer (a
-// pipe ping-pong between two threads, bench/RESULTS.md).
+// Chosen with `spoor record --sample-clock task`, for each thread from its
+// start (samples.cpp). Not the default: the kernel switches a thread's
+// task clock out and in with the thread, and on this machine's VM that
+// made each context switch ~10 us dearer (a pipe ping-pong between two
+// threads, bench/RESULTS.md); opening it costs a thread's start ~40 us.
 //
 // What it costs the program, and where it is not used:
 // - one descriptor per sampled thread, close-on-exec, moved to the top of
@@ -46,10 +46,9 @@ inline constexpr int kMaxPerfThreads = 32;
 
 // Starts the calling thread's task-clock sampler raising `signal` every
 // `period_ns` of its CPU time. False when it cannot (see above): the
-// caller then keeps the timer. Async-signal-safe: samples.cpp calls it in
-// the handler of a thread's first timer signal. A thread whose event could
-// not be set up is not tried again; one that found every slot taken is,
-// at its next call.
+// caller then uses the timer. Raw system calls only (it runs in hooks and
+// fork children). A thread whose event could not be set up is not tried
+// again; one that found every slot taken is, at its next call.
 bool start_perf_sampling(long period_ns, int signal);
 
 // Whether the calling thread samples on the task clock now.

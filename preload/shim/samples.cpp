@@ -61,13 +61,13 @@ constexpr int kMaxFrames = 128 + kHandlerFrames;
 constinit char g_timer_cookie = 0;
 long g_period_ns = 0;  // 0: sampling off
 int g_signal = 0;
-// SPOOR_SAMPLE_CLOCK=task: threads start on the timer and move to the
-// task clock at their first sample, where the kernel allows it
-// (perf_sampler.h). A thread that never uses a tick of CPU time (most of
-// a server's, a short task's) never pays for opening the event (~30 us).
-// Not the default: every context switch of a thread with a task clock
-// costs the kernel more (a pipe ping-pong between two threads ran 1.7-1.9x
-// as long as with the timer, bench/RESULTS.md).
+// SPOOR_SAMPLE_CLOCK=task: each thread samples on its task clock where the
+// kernel allows it (perf_sampler.h), from its start (~40 us to open). Not
+// moved to at a thread's first timer sample: on this machine's VM a 1 ms
+// CPU-time timer often did not fire at all in a thread's first 20 ms of
+// CPU time, so short threads never moved. Not the default: every context
+// switch of a thread with a task clock costs the kernel more (a pipe
+// ping-pong between two threads ran ~1.9x as long, bench/RESULTS.md).
 bool g_task_clock = false;
 
 // Whether a thread's first walk may be its first sample's, in the signal
@@ -76,18 +76,6 @@ bool g_first_walk_in_handler = false;
 
 // The calling thread's kernel timer ID; -1 when it has none.
 constinit thread_local int t_timer __attribute__((tls_model("initial-exec"))) = -1;
-// Set while the thread's sampling stops (its end, an exec): a sample then
-// must not move it to a task clock that nothing would close.
-constinit thread_local bool t_stopping __attribute__((tls_model("initial-exec"))) = false;
-
-// In the handler of a timer signal: the thread's task clock instead of its
-// timer, when it can have one. Raw system calls only.
-void move_to_task_clock() {
-  if (!g_task_clock || t_stopping || t_timer < 0) return;
-  if (!start_perf_sampling(g_period_ns, g_signal)) return;
-  syscall(SYS_timer_delete, t_timer);
-  t_timer = -1;
-}
 
 void* interrupted_pc(const ucontext_t* uc) {
 #if defined(__x86_64__)
@@ -153,17 +141,16 @@ __attribute__((noinline)) void take_sample(const ucontext_t* uc, uint32_t period
 
 void on_sample_signal(int sig, siginfo_t* info, void* context) {
   const int saved_errno = errno;
+  const bool task_clock = is_perf_sample_signal(info);
   if (!is_sample_signal(info)) {
     run_program_handler(sig, info, context);
-  } else if (t_timer >= 0 || perf_sampling_active()) {  // else: pending from a clock this thread stopped
+  } else if (task_clock ? perf_sampling_active() : t_timer >= 0) {  // else: from a clock this thread stopped
     // The timer: 1 + the periods that expired while this signal was
     // pending (the kernel queues one signal per timer and counts the
     // rest). The task clock: the thread's CPU time since the last sample,
     // and the clock armed again.
-    const bool task_clock = is_perf_sample_signal(info);
     const uint32_t periods = task_clock ? perf_sample_periods(g_period_ns)
                                         : 1 + (info->si_overrun > 0 ? static_cast<uint32_t>(info->si_overrun) : 0);
-    if (!task_clock) move_to_task_clock();
     if (t_in_shim && !t_in_real_call) {
       // Inside the shim: its unwinder state may be mid-update. The guard
       // takes the sample when it lets go (an xadd: atomic against a nested
@@ -201,7 +188,6 @@ void on_sample_signal(int sig, siginfo_t* info, void* context) {
 // timer ID must not delete a timer the child creates for itself.
 void forget_timer_in_child() {
   t_timer = -1;
-  t_stopping = false;
   forget_perf_samplers_in_child();
   t_deferred_sample_periods = 0;
 }
@@ -271,7 +257,6 @@ bool is_sample_signal(const siginfo_t* info) {
 
 void start_thread_sampling() {
   if (g_period_ns == 0 || t_timer >= 0 || perf_sampling_active()) return;
-  t_stopping = false;
   // libunwind sets up its per-thread caches on a thread's first walk. In
   // the handler when that is safe (init_samples): a thread that never runs
   // long enough to be sampled (most of a server's) never maps them; else
@@ -280,6 +265,7 @@ void start_thread_sampling() {
     void* prime[2];
     unw_backtrace(prime, 2);
   }
+  if (g_task_clock && start_perf_sampling(g_period_ns, g_signal)) return;
   struct sigevent event{};
   event.sigev_notify = SIGEV_THREAD_ID;
   event.sigev_signo = g_signal;
@@ -299,8 +285,6 @@ void start_thread_sampling() {
 }
 
 void stop_thread_sampling() {
-  t_stopping = true;
-  std::atomic_signal_fence(std::memory_order_seq_cst);
   stop_perf_sampling();
   const int id = t_timer;
   if (id < 0) return;

@@ -272,12 +272,11 @@ options:
                           checks only at its tick (often 250 Hz): faster
                           rates give one sample per tick standing for
                           several periods; or task, the thread's task clock
-                          from perf_event_open, a sample every period, from
-                          a thread's first tick of CPU time on, for up to
-                          32 threads at once (one descriptor each, at the
-                          top of the program's range; the timer where the
-                          kernel does not allow it). The task clock makes
-                          each context switch of a thread dearer
+                          from perf_event_open, a sample every period, for
+                          up to 32 threads at once (one descriptor each, at
+                          the top of the program's range; the timer where
+                          the kernel does not allow it). The task clock
+                          makes each context switch of a thread dearer
   --buffer-size SIZE      ring per CPU per process, like 4M (default 16M)
   --wait-when-full        a thread whose ring is full waits for spoor to
                           drain it (50 us at a time, at most 200 ms for one

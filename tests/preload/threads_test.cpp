@@ -235,11 +235,10 @@ TEST(Samples, TheTaskClockTakesASampleEveryPeriod) {
   EXPECT_LE(periods, expected * 2);
 }
 
-// The task clocks' descriptors: one per thread that has used CPU time (a
-// thread moves from its timer at its first sample), at most 32, at the top
-// of the program's range, gone with the thread, and not left in a fork
-// child; none with the timer, the default. (sampling_fds.c: every thread
-// spins 20 ms; it prints "WHEN COUNT LOWEST".)
+// The task clocks' descriptors: one per thread, at most 32, at the top of
+// the program's range, gone with the thread, and not left in a fork child;
+// none with the timer, the default. (sampling_fds.c prints "WHEN COUNT
+// LOWEST".)
 TEST(Samples, TaskClockDescriptorsStayAtTheTopAndLeaveWithTheirThreads) {
   if (!task_clock_allowed()) GTEST_SKIP() << "perf_event_open refuses a task clock here";
   const Process plain = run(SPOOR_SAMPLING_FDS);

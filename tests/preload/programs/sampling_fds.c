@@ -1,11 +1,11 @@
 /* The descriptors a traced program finds it has, as its threads start, fork
- * and end. Main spins 20 ms of CPU time, starts N threads (argv[1],
- * default 4) that spin as long and wait at a barrier, and prints the
- * process's perf-event descriptors (the task clocks the shim samples
- * with, if any); then forks, and the child spins, prints its own and
- * exits; then the threads end and main prints its own again. Each line is
- * "WHEN COUNT LOWEST": how many descriptors are perf events, and the
- * lowest such number (-1: none). Untraced: "threads 0 -1" and so on. */
+ * and end. Main starts N threads (argv[1], default 4) that wait at a
+ * barrier, and prints the process's perf-event descriptors (the task
+ * clocks the shim samples with, if any); then forks, and the child prints
+ * its own and exits; then the threads end and main prints its own again.
+ * Each line is "WHEN COUNT LOWEST": how many descriptors are perf events,
+ * and the lowest such number (-1: none). Untraced: "threads 0 -1" and so
+ * on. */
 #include <dirent.h>
 #include <limits.h>
 #include <pthread.h>
@@ -13,22 +13,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 static pthread_barrier_t started, done;
 
-/* Long enough for the shim's sampler to see the thread use CPU time. */
-static void spin_20_ms(void) {
-  struct timespec start, now;
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &start);
-  do clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now);
-  while ((now.tv_sec - start.tv_sec) * 1000000000L + (now.tv_nsec - start.tv_nsec) < 20000000L);
-}
-
 static void* worker(void* arg) {
   (void)arg;
-  spin_20_ms();
   pthread_barrier_wait(&started);
   pthread_barrier_wait(&done);
   return NULL;
@@ -59,13 +49,11 @@ int main(int argc, char** argv) {
   pthread_barrier_init(&started, NULL, n + 1);
   pthread_barrier_init(&done, NULL, n + 1);
   pthread_t* t = calloc(n, sizeof *t);
-  spin_20_ms();
   for (int i = 0; i < n; ++i) pthread_create(&t[i], NULL, worker, NULL);
   pthread_barrier_wait(&started);
   print_perf_descriptors("threads");
   const pid_t child = fork();
   if (child == 0) {
-    spin_20_ms();
     print_perf_descriptors("child");
     _exit(0);
   }
