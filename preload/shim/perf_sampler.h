@@ -14,7 +14,7 @@
 // start (samples.cpp). Not the default: the kernel switches a thread's
 // task clock out and in with the thread, and on this machine's VM that
 // made each context switch ~10 us dearer (a pipe ping-pong between two
-// threads, bench/RESULTS.md); opening it costs a thread's start ~40 us.
+// threads, bench/RESULTS.md); opening it costs a thread's start ~60 us.
 //
 // What it costs the program, and where it is not used:
 // - one descriptor per sampled thread, close-on-exec, moved to the top of

@@ -62,12 +62,12 @@ constinit char g_timer_cookie = 0;
 long g_period_ns = 0;  // 0: sampling off
 int g_signal = 0;
 // SPOOR_SAMPLE_CLOCK=task: each thread samples on its task clock where the
-// kernel allows it (perf_sampler.h), from its start (~40 us to open). Not
+// kernel allows it (perf_sampler.h), from its start (~60 us to open). Not
 // moved to at a thread's first timer sample: on this machine's VM a 1 ms
 // CPU-time timer often did not fire at all in a thread's first 20 ms of
 // CPU time, so short threads never moved. Not the default: every context
 // switch of a thread with a task clock costs the kernel more (a pipe
-// ping-pong between two threads ran ~1.9x as long, bench/RESULTS.md).
+// ping-pong between two threads ran ~2.2x as long, bench/RESULTS.md).
 bool g_task_clock = false;
 
 // Whether a thread's first walk may be its first sample's, in the signal
