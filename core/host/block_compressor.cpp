@@ -11,6 +11,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -141,8 +142,20 @@ struct BlockCompressor::Impl {
       }
     }
     buffer.clear();
-    if (buffer.capacity() < options.run_bytes) buffer.reserve(options.run_bytes + (options.run_bytes >> 2));
     return buffer;
+  }
+
+  // Room in `pending` for `more` bytes. A run's buffer is sized for a whole
+  // run (1.25x run_bytes, in 2 MiB pages) only once it holds more than
+  // kSmallRun: the kernel zeroes each 2 MiB page as it is first touched,
+  // and a recording of a short program (`spoor record -- true`) touched
+  // two or three of them for a few KiB of trace, ~9 ms of its ~33 ms.
+  static constexpr size_t kSmallRun = 256u << 10;
+  void make_room(size_t more) {
+    const size_t need = pending.size() + more;
+    if (need <= pending.capacity()) return;
+    const size_t whole = options.run_bytes + (options.run_bytes >> 2);
+    pending.reserve(need <= kSmallRun && kSmallRun < whole ? kSmallRun : (need > whole ? need : whole));
   }
 
   // Hands over pending[0, end) (the buffer itself: no copy) and keeps the
@@ -250,11 +263,15 @@ struct BlockCompressor::Impl {
   // `allowed` threads pack, packs it with its own Packers (each keeps a
   // zstd context and the layout's scratch memory between runs).
   void run() {
-    compress::Packer packer(options.level);
+    // Made at this thread's first run: each holds a zstd context and a
+    // splitter whose 256 KiB key table is filled as it is made (a short
+    // recording made four and packed with one; `spoor record -- true`
+    // spent ~3 ms of its ~28 ms on them).
+    std::optional<compress::Packer> packer;
     // Format 1.1's record columns at zstd's fastest level pack two to three
     // times as fast (7x instead of 12x on heap traces): used while half the
     // backlog limit is waiting.
-    compress::Packer fast_packer(1, fmt::kLayoutRecordColumns);
+    std::optional<compress::Packer> fast_packer;
     std::string problem;
     bool packed_any = false;
     std::unique_lock lock(mutex);
@@ -279,11 +296,15 @@ struct BlockCompressor::Impl {
 
       done.verbatim = job.verbatim;
       done.hurry = unpacked > options.backlog_limit / 2;
-      compress::Packer& chosen = done.hurry ? fast_packer : packer;
+      std::optional<compress::Packer>& wanted = done.hurry ? fast_packer : packer;
+      if (!job.verbatim && !wanted) {
+        if (done.hurry) wanted.emplace(1, fmt::kLayoutRecordColumns);
+        else wanted.emplace(options.level);
+      }
       const uint64_t two_runs = 2 * options.run_bytes;
       const bool file_keeps_up = unwritten <= (options.backlog_limit / 4 > two_runs ? options.backlog_limit / 4 : two_runs);
       done.store = job.verbatim || (unpacked > options.backlog_limit && file_keeps_up) ||
-                   !chosen.pack(job.bytes, done.payload, &problem);
+                   !wanted->pack(job.bytes, done.payload, &problem);
       packed_any = packed_any || !job.verbatim;
       done.bytes = std::move(job.bytes);
 
@@ -314,7 +335,6 @@ BlockCompressor::BlockCompressor(const CompressionOptions& options, Output outpu
   s.allowed = at_first < threads ? at_first : threads;
   s.output = std::move(output);
   s.writer = std::make_unique<TraceWriter>(Sink{impl_.get(), &Impl::sink_thunk});
-  s.pending.reserve(s.options.run_bytes + (s.options.run_bytes >> 2));
   s.thread_count = threads;
   for (uint32_t i = 0; i < threads; ++i) s.threads.emplace_back([p = impl_.get()] { p->run(); });
 }
@@ -325,6 +345,7 @@ void BlockCompressor::write(const void* data, size_t size) {
   Impl& s = *impl_;
   if (s.finished || size == 0) return;
   const auto* p = static_cast<const uint8_t*>(data);
+  s.make_room(size);
   s.pending.insert(s.pending.end(), p, p + size);
   s.find_complete_blocks();
   if (s.complete >= s.options.run_bytes) s.cut_runs(false);
