@@ -66,6 +66,20 @@ Bytes busy_trace(int packets) {
   return t.bytes();
 }
 
+// A packet of 40 hello records `step` ticks apart, after `ticks` (moved on
+// to the last), the first carrying `tid`; strings of 20-26 `fill`s.
+PacketBuilder hello_packet(uint32_t stream, uint32_t cpu, uint64_t sequence, uint64_t& ticks, uint64_t step,
+                           uint32_t tid, char fill) {
+  PacketBuilder packet(stream, cpu, sequence);
+  for (uint32_t r = 0; r < 40; ++r) {
+    ticks += step;
+    RecordBuilder rec = hello(ticks, r, std::string(20 + r % 7, fill));
+    if (r == 0) rec.tid(tid);
+    packet.add(rec);
+  }
+  return packet;
+}
+
 // `raw` through a BlockCompressor, written in uneven pieces (as a
 // TraceWriter writes a block piece by piece), runs of about run_bytes.
 Bytes compress(const Bytes& raw, host::CompressionOptions options, host::CompressionStats* stats = nullptr) {
@@ -476,14 +490,7 @@ TEST(CompressedTrace, BlocksAreExpandedAheadInTheOrderAReaderNeedsThem) {
   for (uint32_t stream = 1; stream <= 2; ++stream) {
     uint64_t ticks = 1'000'000 + stream;
     for (uint64_t p = 0; p < 40; ++p) {
-      PacketBuilder packet(stream, stream - 1, p);
-      for (uint32_t r = 0; r < 40; ++r) {
-        ticks += 10;
-        RecordBuilder rec = hello(ticks, r, std::string(20 + r % 7, 'a'));
-        if (r == 0) rec.tid(100 + stream);
-        packet.add(rec);
-      }
-      t.packet(packet);
+      t.packet(hello_packet(stream, stream - 1, p, ticks, 10, 100 + stream, 'a'));
     }
   }
   reader::Trace trace = open_ok(compress(t.bytes(), 8 << 10));
@@ -544,14 +551,7 @@ TEST(CompressedTrace, StreamsOneAfterAnotherHoldOnlyTheBlocksBeingRead) {
   uint64_t ticks = 1'000'000;
   for (uint32_t id = 3; id < 3 + kStreams; ++id) {
     for (uint64_t seq = 0; seq < 6; ++seq) {
-      PacketBuilder packet(id, id % 4, seq);
-      for (uint32_t r = 0; r < 40; ++r) {
-        ticks += 100;
-        RecordBuilder rec = hello(ticks, r, std::string(20 + r % 7, 'x'));
-        if (r == 0) rec.tid(1000 + id);
-        packet.add(rec);
-      }
-      t.packet(packet);
+      t.packet(hello_packet(id, id % 4, seq, ticks, 100, 1000 + id, 'x'));
     }
   }
   const Bytes packed = compress(t.bytes(), 8 << 10);
