@@ -144,7 +144,8 @@ void plan_prefetch(const Trace::Data& d) {
   for (uint32_t i = 0; i < first.size(); ++i) first[i] = {UINT64_MAX, i};
   for (const Stream& s : d.streams)
     for (const Packet& p : s.packets)
-      if (p.compressed() && p.container < first.size()) first[p.container].first = std::min(first[p.container].first, p.begin_ticks);
+      if (p.compressed() && p.container < first.size())
+        first[p.container].first = std::min(first[p.container].first, p.begin_ticks);
   std::sort(first.begin(), first.end());
   cache.need_order.clear();
   for (const auto& [ticks, index] : first) cache.need_order.push_back(index);
