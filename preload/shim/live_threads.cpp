@@ -15,6 +15,7 @@
 #include "../process_events.h"
 #include "live_threads.h"
 #include "stdio_run.h"
+#include "thread_cpu_time.h"
 #include "next_symbol.h"
 #include "reentry_guard.h"
 #include "shim_state.h"
@@ -88,7 +89,7 @@ void end_running_threads_with_process(int exit_status) {
   if (g_ended.exchange(true, std::memory_order_acq_rel)) return;
   for (auto& slot : g_running) {
     const uint32_t tid = slot.exchange(0, std::memory_order_acq_rel);
-    if (tid != 0 && kThreadEnd.enabled()) kThreadEnd.write(tid, true);
+    if (tid != 0 && kThreadEnd.enabled()) kThreadEnd.write(tid, true, thread_cpu_ns(tid));
   }
   if (exit_status != kNoStatus) write_own_exit(exit_status);
 }

@@ -24,6 +24,7 @@
 #include "signal_hooks.h"
 #include "stack_table.h"
 #include "stdio_run.h"
+#include "thread_cpu_time.h"
 #include "thread_provider.h"
 
 namespace spoor::preload {
@@ -130,7 +131,7 @@ void on_thread_exit(void* marker) {
   }
   const uint32_t tid = current_tid();
   end_stdio_runs();  // the thread's pending stdio runs (stdio_run.h)
-  if (note_thread_ended(tid)) kThreadEnd.write(tid, false);
+  if (note_thread_ended(tid)) kThreadEnd.write(tid, false, own_thread_cpu_ns());
 }
 
 }  // namespace

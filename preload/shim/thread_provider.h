@@ -39,10 +39,13 @@ SPOOR_EVENT(kThreadStart, g_threads,
 // still write a few events until the kernel stops it. A process killed by
 // a signal writes none: its ProcessExit ends its threads. with_process was
 // added after tid: traces without it have no ThreadEnd for such threads.
+// cpu_ns: the CPU time (user and system) the thread had used, by its own
+// clock (thread_cpu_time.h); 0 when it could not be read. Added after
+// with_process.
 SPOOR_EVENT(kThreadEnd, g_threads,
             (EventInfo{.name = "ThreadEnd", .id = 2, .level = Level::info, .keywords = kKeywordThreads,
                        .opcode = Opcode::stop, .task = kTaskThread}),
-            Field<uint32_t>{"tid"}, Field<bool>{"with_process"});
+            Field<uint32_t>{"tid"}, Field<bool>{"with_process"}, Field<uint64_t>{"cpu_ns"});
 // The thread's name: the one it inherited, written after ThreadStart, and
 // each one set later with pthread_setname_np or prctl(PR_SET_NAME). tid is
 // 0 when another thread was named and its tid could not be found.

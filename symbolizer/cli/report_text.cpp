@@ -519,6 +519,14 @@ std::string coarse_samples_hint(uint64_t periods, uint64_t samples) {
          "  (spoor record --sample-clock task takes a sample every period, for up to 32 threads at once)\n";
 }
 
+// ", 301 ms of CPU by its own clock" for a thread whose ThreadEnd said.
+std::string own_clock_text(const json& th) {
+  if (!th.contains("cpu_ns")) return "";
+  char ms[64];
+  std::snprintf(ms, sizeof ms, ", %.0f ms of CPU by its own clock", static_cast<double>(u(th, "cpu_ns")) / 1e6);
+  return ms;
+}
+
 void print_cpu(const json& cpu, std::string& out) {
   heading(out, "CPU samples");
   const uint64_t total = u(cpu, "periods");
@@ -533,6 +541,13 @@ void print_cpu(const json& cpu, std::string& out) {
          count_text(u(cpu, "samples")) + " samples (a period is " + period + " of CPU time at --sample-hz " +
          std::to_string(hz) + (recorded ? "" : ", spoor record's default: the trace does not say") + ")\n";
   out += coarse_samples_hint(total, u(cpu, "samples"));
+  if (cpu.contains("threads_with_cpu_time") && u(cpu, "threads_with_cpu_time") != 0) {
+    char clocks[64];
+    std::snprintf(clocks, sizeof clocks, "%.0f ms", static_cast<double>(u(cpu, "threads_cpu_ns")) / 1e6);
+    out += "  the threads' own clocks at their ends: " + std::string(clocks) + " of CPU time in " +
+           count_text(u(cpu, "threads_with_cpu_time")) + " thread" +
+           (u(cpu, "threads_with_cpu_time") == 1 ? "" : "s") + "\n";
+  }
   out += "\n  top functions by self time\n";
   function_table(cpu["functions"], total, out, "    ");
   // The tracer's own share of the program's CPU, when it ranks.
@@ -551,7 +566,7 @@ void print_cpu(const json& cpu, std::string& out) {
     if (!image.empty()) what += (what.empty() ? "" : ", ") + image;
     out += "\n  thread " + std::to_string(u(th, "tid")) + (what.empty() ? "" : " (" + what + ")") +
            " of pid " + std::to_string(u(th, "pid")) + ": " + count_text(u(th, "periods")) + " periods, " +
-           percent_text(u(th, "periods"), total) + "\n";
+           percent_text(u(th, "periods"), total) + own_clock_text(th) + "\n";
     function_table(th["functions"], u(th, "periods"), out, "    ");
   }
 }

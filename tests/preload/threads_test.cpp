@@ -55,6 +55,7 @@ struct ThreadSeen {
   uint64_t parent = 0, start_fn = 0, stack = 0;
   bool start_on_own_thread = false;
   int64_t start_ns = 0, end_ns = 0;
+  uint64_t cpu_ns = 0;  // the last ThreadEnd's
   std::string name;  // the last one
 };
 
@@ -93,6 +94,7 @@ Recording read_recording(const std::string& path) {
       ThreadSeen& t = r.threads[u64(e, "tid")];
       t.ends++;
       t.ended_with_process = std::get<bool>(*e.field("with_process"));
+      t.cpu_ns = u64(e, "cpu_ns");
       t.end_ns = e.time_ns;
     } else if (name == "ThreadName") {
       r.threads[u64(e, "tid")].name = std::string(std::get<std::string_view>(*e.field("name")));
@@ -264,6 +266,44 @@ TEST(Samples, TaskClockDescriptorsStayAtTheTopAndLeaveWithTheirThreads) {
   EXPECT_EQ(seen["child"].first, 1) << traced.out << "the fork child's own thread's only, not its parent's";
   EXPECT_EQ(seen["joined"].first, 1) << traced.out << "the threads' descriptors closed as they ended";
   for (const auto& [w, c] : seen) EXPECT_GE(c.second, top - 64) << w << ": " << traced.out;
+}
+
+// ThreadEnd carries the CPU time the thread used, by its own clock: the
+// spinner's is at least what it measured spinning (threads.c reads its
+// clock before and after) and not much more; every other thread's,
+// written by itself or, for those still running at the end, by the thread
+// that ends the process, is read too. The report puts the spinner's
+// beside its samples.
+TEST(Threads, ThreadEndCarriesTheCpuTimeTheThreadUsed) {
+  const std::string path = trace_path("thread-cpu");
+  const Process p = run(kSpoor + " record -o " + path + " -- " + SPOOR_THREADS + " report");
+  ASSERT_EQ(p.status, 0) << p.err;
+  auto report = report_of(p.out);
+  const Recording r = read_recording(path);
+  const uint64_t spinner = number(report["spinner"]), spin_ns = number(report["spin_ns"]);
+  ASSERT_TRUE(r.threads.count(spinner));
+  EXPECT_GE(r.threads.at(spinner).cpu_ns, spin_ns);
+  EXPECT_LE(r.threads.at(spinner).cpu_ns, spin_ns + 50'000'000) << "the spinner does little else";
+  for (const auto& [tid, t] : r.threads) {
+    if (t.ends == 0) continue;
+    EXPECT_GT(t.cpu_ns, 0u) << "thread " << tid << (t.ended_with_process ? ", ended with its process" : "");
+  }
+  const spoor::test::ReportJson cpu = spoor::test::report_json(kSpoor, "--cpu", path);
+  ASSERT_EQ(cpu.failure, "");
+  bool listed = false;
+  for (const nlohmann::json& th : cpu.report.at("cpu").at("threads"))
+    if (th.at("tid").get<uint64_t>() == spinner) {
+      listed = true;
+      EXPECT_EQ(th.at("cpu_ns").get<uint64_t>(), r.threads.at(spinner).cpu_ns);
+    }
+  EXPECT_TRUE(listed) << cpu.report.at("cpu").at("threads").dump(1);
+  EXPECT_GE(cpu.report.at("cpu").at("threads_cpu_ns").get<uint64_t>(), spin_ns);
+  const Process text = run(kSpoor + " report --cpu " + path);
+  EXPECT_NE(text.out.find("the threads' own clocks at their ends: "), std::string::npos) << text.out;
+  // Per-thread rows are printed when more than one thread was sampled.
+  if (cpu.report.at("cpu").at("threads").size() > 1) {
+    EXPECT_NE(text.out.find(" ms of CPU by its own clock"), std::string::npos) << text.out;
+  }
 }
 
 TEST(Samples, NoneAtZeroHertzNorWhenTheProviderIsOff) {

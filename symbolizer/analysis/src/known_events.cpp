@@ -34,7 +34,7 @@ const KindSpec kSpecs[] = {
     {"Spoor.Process", "CommandStart", EventKind::command_start, {"call", "command"}},
     {"Spoor.Process", "CommandEnd", EventKind::command_end, {"call", "exit_code", "signal", "core_dumped"}},
     {"Spoor.Thread", "ThreadStart", EventKind::thread_start, {"tid", "parent_tid", "start", "stack"}},
-    {"Spoor.Thread", "ThreadEnd", EventKind::thread_end, {"tid", "with_process"}},
+    {"Spoor.Thread", "ThreadEnd", EventKind::thread_end, {"tid", "with_process", "cpu_ns"}},
     {"Spoor.Thread", "ThreadName", EventKind::thread_name, {"tid", "name"}},
     {"Spoor.Stack", "Stack", EventKind::stack, {"id", "frames"}},
     {"Spoor.Heap", "Alloc", EventKind::heap_alloc, {"ptr", "size", "stack"}},

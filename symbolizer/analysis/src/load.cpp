@@ -281,6 +281,7 @@ class Loader {
         th.ended = true;
         th.end_ns = e.time_ns;
         th.with_process = field_u64(e, k, f::kWithProcess) != 0;
+        if (has_field(k, f::kThreadCpuNs)) th.cpu_ns = field_u64(e, k, f::kThreadCpuNs);
         return;
       }
       case EventKind::thread_name: {

@@ -77,8 +77,8 @@ inline constexpr int kChildPid = 0, kForkSpawn = 1, kExecPath = 0, kUntraceable 
 inline constexpr int kExitPid = 0, kExitCode = 1, kSignal = 2, kCoreDumped = 3;
 // command_start: call, command; command_end: call, exit_code, signal, core_dumped
 inline constexpr int kCommandCall = 0, kCommandLine = 1, kCommandExitCode = 1, kCommandSignal = 2, kCommandCore = 3;
-// thread_start: tid, parent_tid, start, stack; thread_end: tid, with_process; thread_name: tid, name
-inline constexpr int kTid = 0, kParentTid = 1, kThreadStack = 3, kThreadName = 1, kWithProcess = 1;
+// thread_start: tid, parent_tid, start, stack; thread_end: tid, with_process, cpu_ns; thread_name: tid, name
+inline constexpr int kTid = 0, kParentTid = 1, kThreadStack = 3, kThreadName = 1, kWithProcess = 1, kThreadCpuNs = 2;
 // stack: id, frames
 inline constexpr int kStackId = 0, kFrames = 1;
 // heap_own_allocator: path

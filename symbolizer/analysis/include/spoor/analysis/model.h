@@ -124,6 +124,7 @@ struct ThreadInfo {
   bool started = false;            // a ThreadStart described it
   bool ended = false;              // a ThreadEnd described it
   bool with_process = false;       // ... as ending with its process (it was still running)
+  uint64_t cpu_ns = 0;             // ThreadEnd's: its CPU time by its own clock; 0 when not told
   uint64_t events = 0;
 
   // The last name, or "" when it has none.
