@@ -5,13 +5,13 @@
 #include <linux/perf_event.h>
 #include <sys/ioctl.h>
 #include <sys/syscall.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <atomic>
 #include <cerrno>
 
 #include "high_descriptors.h"
+#include "thread_cpu_time.h"
 
 namespace spoor::preload {
 
@@ -43,13 +43,7 @@ constinit thread_local int t_signal_fd __attribute__((tls_model("initial-exec"))
 // a failed fcntl): its timer stays.
 constinit thread_local bool t_failed __attribute__((tls_model("initial-exec"))) = false;
 // The thread's CPU time when its clock was last armed.
-constinit thread_local int64_t t_armed_ns __attribute__((tls_model("initial-exec"))) = 0;
-
-int64_t thread_cpu_ns() {
-  timespec now{};
-  syscall(SYS_clock_gettime, CLOCK_THREAD_CPUTIME_ID, &now);
-  return int64_t{now.tv_sec} * 1000000000 + now.tv_nsec;
-}
+constinit thread_local uint64_t t_armed_ns __attribute__((tls_model("initial-exec"))) = 0;
 
 bool refused_for_every_thread(int error) {
   return error == EACCES || error == EPERM || error == ENOSYS || error == ENOENT || error == EINVAL ||
@@ -118,7 +112,7 @@ bool start_perf_sampling(long period_ns, int signal) {
   t_fd = t_signal_fd = fd;
   t_slot = slot;
   t_event_id = id;
-  t_armed_ns = thread_cpu_ns();
+  t_armed_ns = own_thread_cpu_ns();
   if (syscall(SYS_ioctl, fd, PERF_EVENT_IOC_REFRESH, 1) != 0) {
     stop_perf_sampling();
     return false;
@@ -135,8 +129,8 @@ bool is_perf_sample_signal(const siginfo_t* info) {
 }
 
 uint32_t perf_sample_periods(long period_ns) {
-  const int64_t now = thread_cpu_ns();
-  const int64_t elapsed = now - t_armed_ns;
+  const uint64_t now = own_thread_cpu_ns();
+  const int64_t elapsed = static_cast<int64_t>(now - t_armed_ns);
   t_armed_ns = now;
   if (t_fd >= 0) syscall(SYS_ioctl, t_fd, PERF_EVENT_IOC_REFRESH, 1);
   const int64_t periods = (elapsed + period_ns / 2) / period_ns;

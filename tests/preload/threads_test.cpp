@@ -115,12 +115,32 @@ Recording read_recording(const std::string& path) {
   return r;
 }
 
+// spoor_test_threads run with "report" under `spoor record OPTIONS` into
+// the trace `name`: the program's "key value" lines and the recording.
+// `recorded` is false (and the test has failed) when the recording did not.
+struct ThreadsRun {
+  bool recorded = false;
+  std::string path;
+  std::map<std::string, std::string> report;
+  Recording r;
+};
+ThreadsRun record_threads(const std::string& name, const std::string& options = "") {
+  ThreadsRun t;
+  t.path = trace_path(name);
+  const Process p = run(kSpoor + " record " + options + " -o " + t.path + " -- " + SPOOR_THREADS + " report");
+  EXPECT_EQ(p.status, 0) << p.err;
+  if (p.status != 0) return t;
+  t.recorded = true;
+  t.report = report_of(p.out);
+  t.r = read_recording(t.path);
+  return t;
+}
+
 TEST(Threads, EveryThreadIsDescribedFromStartToEndWithItsNames) {
-  const std::string path = trace_path("threads");
-  const Process p = run(kSpoor + " record -o " + path + " -- " + SPOOR_THREADS + " report");
-  ASSERT_EQ(p.status, 0) << p.err;
-  auto report = report_of(p.out);
-  const Recording r = read_recording(path);
+  ThreadsRun rec = record_threads("threads");
+  ASSERT_TRUE(rec.recorded);
+  auto& report = rec.report;
+  const Recording& r = rec.r;
 
   const uint64_t main_tid = number(report["main"]);
   ASSERT_TRUE(r.threads.count(main_tid));
@@ -153,11 +173,10 @@ TEST(Threads, EveryThreadIsDescribedFromStartToEndWithItsNames) {
 }
 
 TEST(Samples, LandOnTheSpinningThreadInsideTheSpinningFunction) {
-  const std::string path = trace_path("samples");
-  const Process p = run(kSpoor + " record --sample-hz 1000 -o " + path + " -- " + SPOOR_THREADS + " report");
-  ASSERT_EQ(p.status, 0) << p.err;
-  auto report = report_of(p.out);
-  const Recording r = read_recording(path);
+  ThreadsRun rec = record_threads("samples", "--sample-hz 1000");
+  ASSERT_TRUE(rec.recorded);
+  auto& report = rec.report;
+  const Recording& r = rec.r;
   const uint64_t spinner = number(report["spinner"]);
   const uint64_t spin_ns = number(report["spin_ns"]);
   // spin_cpu's extent, from the symbol table; its address from the program.
@@ -218,15 +237,12 @@ bool task_clock_allowed() {
 // task clock (--sample-clock task) interrupts at each period.
 TEST(Samples, TheTaskClockTakesASampleEveryPeriod) {
   if (!task_clock_allowed()) GTEST_SKIP() << "perf_event_open refuses a task clock here";
-  const std::string path = trace_path("samples-task-clock");
-  const Process p =
-      run(kSpoor + " record --sample-hz 1000 --sample-clock task -o " + path + " -- " + SPOOR_THREADS + " report");
-  ASSERT_EQ(p.status, 0) << p.err;
-  auto report = report_of(p.out);
-  const uint64_t spinner = number(report["spinner"]);
-  const uint64_t expected = number(report["spin_ns"]) / 1000000;
+  ThreadsRun rec = record_threads("samples-task-clock", "--sample-hz 1000 --sample-clock task");
+  ASSERT_TRUE(rec.recorded);
+  const uint64_t spinner = number(rec.report["spinner"]);
+  const uint64_t expected = number(rec.report["spin_ns"]) / 1000000;
   uint64_t samples = 0, periods = 0;
-  for (const SampleSeen& s : read_recording(path).samples)
+  for (const SampleSeen& s : rec.r.samples)
     if (s.tid == spinner) {
       ++samples;
       periods += s.periods;
@@ -275,11 +291,11 @@ TEST(Samples, TaskClockDescriptorsStayAtTheTopAndLeaveWithTheirThreads) {
 // that ends the process, is read too. The report puts the spinner's
 // beside its samples.
 TEST(Threads, ThreadEndCarriesTheCpuTimeTheThreadUsed) {
-  const std::string path = trace_path("thread-cpu");
-  const Process p = run(kSpoor + " record -o " + path + " -- " + SPOOR_THREADS + " report");
-  ASSERT_EQ(p.status, 0) << p.err;
-  auto report = report_of(p.out);
-  const Recording r = read_recording(path);
+  ThreadsRun rec = record_threads("thread-cpu");
+  ASSERT_TRUE(rec.recorded);
+  auto& report = rec.report;
+  const Recording& r = rec.r;
+  const std::string& path = rec.path;
   const uint64_t spinner = number(report["spinner"]), spin_ns = number(report["spin_ns"]);
   ASSERT_TRUE(r.threads.count(spinner));
   EXPECT_GE(r.threads.at(spinner).cpu_ns, spin_ns);
