@@ -44,10 +44,13 @@ SPOOR_EVENT(kProcessFork, g_process,
 
 // The process is about to replace its image. untraceable says why the new
 // image cannot be traced ("" when it can: a static binary or a setuid
-// program ignores LD_PRELOAD).
+// program ignores LD_PRELOAD). cpu_ns: the calling thread's own CPU clock
+// (preload/shim/thread_cpu_time.h), which runs on into the new image: its
+// end in this image, as ThreadEnd's cpu_ns would say (the image writes no
+// ThreadEnd for it). Added after untraceable.
 SPOOR_EVENT(kProcessExec, g_process,
             (EventInfo{.name = "Exec", .id = 5, .level = Level::always, .keywords = kKeywordLifetime}),
-            Field<Str>{"path"}, Field<Str>{"untraceable"});
+            Field<Str>{"path"}, Field<Str>{"untraceable"}, Field<uint64_t>{"cpu_ns"});
 
 // exec failed and the old image goes on.
 SPOOR_EVENT(kProcessExecFailed, g_process,

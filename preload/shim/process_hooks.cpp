@@ -27,6 +27,7 @@
 #include "samples.h"
 #include "signal_hooks.h"
 #include "shim_state.h"
+#include "thread_cpu_time.h"
 
 extern char** environ;
 
@@ -111,7 +112,7 @@ int traced_exec(const char* path, bool search_path, char* const* envp, Exec exec
   // alone is written (its thread's stdio runs may be mid-update).
   if (guard.entered()) end_stdio_runs();  // the new image starts without this thread's runs
   const bool write = kProcessExec.enabled() && guard.records();
-  if (write) kProcessExec.write(Str{path ? path : ""}, Str{untraceable});
+  if (write) kProcessExec.write(Str{path ? path : ""}, Str{untraceable}, own_thread_cpu_ns());
   // No sampling signal may stay pending into the new image (before it has
   // a handler for it, the signal would kill it).
   stop_thread_sampling();

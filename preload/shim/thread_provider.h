@@ -22,12 +22,17 @@ SPOOR_DECLARE_PROVIDER(g_threads);
 // parent_tid: the creating thread (0 for the main thread, which the shim
 // finds already running). start: the start routine's address (null for the
 // main thread). stack: where pthread_create was called (a Stack event of
-// Spoor.Stack; 0 for the main thread).
+// Spoor.Stack; 0 for the main thread). cpu_ns: the thread's own CPU clock
+// as the shim began watching it (thread_cpu_time.h), so that ThreadEnd's
+// less this is what the thread used while traced. Near 0 for a new
+// thread; for the main thread, what the dynamic loader and every earlier
+// image of the process (the programs that exec'd into this one) used,
+// which this image's samples could not see. Added after stack.
 SPOOR_EVENT(kThreadStart, g_threads,
             (EventInfo{.name = "ThreadStart", .id = 1, .level = Level::info, .keywords = kKeywordThreads,
                        .opcode = Opcode::start, .task = kTaskThread}),
             Field<uint32_t>{"tid"}, Field<uint32_t>{"parent_tid"}, Field<Ptr>{"start"},
-            Field<uint32_t>{"stack"});
+            Field<uint32_t>{"stack"}, Field<uint64_t>{"cpu_ns"});
 // Written by the ending thread as late as the shim can see it: after its
 // start routine returned, or pthread_exit or cancellation unwound it, and
 // after its thread_local destructors and (most) pthread key destructors;

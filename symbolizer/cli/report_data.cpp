@@ -148,7 +148,8 @@ json process_json(const Context& c, const an::ProcessInfo& p) {
     threads.push_back({{"tid", th.tid}, {"name", th.name()}, {"names", th.names}, {"parent_tid", th.parent_tid},
                        {"start_ns", c.rel(th.start_ns)}, {"end_ns", c.rel(th.end_ns)},
                        {"duration_ns", th.end_ns - th.start_ns}, {"ended", th.ended && !th.with_process},
-                       {"cpu_ns", th.cpu_ns}, {"events", th.events}});
+                       {"cpu_ns", th.cpu_ns}, {"cpu_ns_at_start", th.cpu_ns_at_start},
+                       {"traced_cpu_ns", th.traced_cpu_ns()}, {"events", th.events}});
   }
   j["threads"] = std::move(threads);
   j["thread_count"] = distinct_threads(m, p);
@@ -380,7 +381,12 @@ void profile_into(const Context& c, const an::CpuAnalysis& cpu, const an::CpuPro
   for (const auto& [t, periods] : cpu.threads()) {
     json tj = thread_ref(c, t);
     tj["periods"] = periods;
-    if (t < c.model().threads.size() && c.model().threads[t].cpu_ns != 0) tj["cpu_ns"] = c.model().threads[t].cpu_ns;
+    if (t < c.model().threads.size() && c.model().threads[t].cpu_ns != 0) {
+      const an::ThreadInfo& th = c.model().threads[t];
+      tj["cpu_ns"] = th.cpu_ns;
+      tj["cpu_ns_at_start"] = th.cpu_ns_at_start;
+      tj["traced_cpu_ns"] = th.traced_cpu_ns();
+    }
     if (threads.size() < c.top)
       tj["functions"] = functions_json(cpu.profile(*c.in.symbols, t), std::min<size_t>(c.top, 5), true);
     threads.push_back(std::move(tj));
@@ -400,16 +406,23 @@ json cpu_json(const Context& c) {
   j["sample_hz_recorded"] = recorded_hz != 0;
   j["period_ns"] = 1'000'000'000 / hz;
   j["cpu_ms"] = static_cast<double>(all.periods) * static_cast<double>(1'000'000'000 / hz) / 1e6;
-  // What the threads' own clocks said at their ends (ThreadEnd), beside
-  // what the samples stand for: the timer is checked at the kernel's tick,
-  // and a thread that ran a few ticks may have no sample at all.
-  uint64_t clock_ns = 0, clock_threads = 0;
+  // What the threads' own clocks said (ThreadStart, ThreadEnd, Exec),
+  // beside what the samples stand for: the timer is checked at the
+  // kernel's tick, and a thread that ran a few ticks may have no sample at
+  // all. A clock runs on across exec, so each image's thread counts from
+  // its start: what it used while traced, and before, untraced (the
+  // loader), which no sample can see.
+  uint64_t clock_ns = 0, traced_ns = 0, untraced_ns = 0, clock_threads = 0;
   for (const an::ThreadInfo& th : c.model().threads)
     if (th.cpu_ns != 0) {
       clock_ns += th.cpu_ns;
+      traced_ns += th.traced_cpu_ns();
+      untraced_ns += th.untraced_cpu_ns();
       ++clock_threads;
     }
   j["threads_cpu_ns"] = clock_ns;
+  j["threads_traced_cpu_ns"] = traced_ns;
+  j["threads_untraced_cpu_ns"] = untraced_ns;
   j["threads_with_cpu_time"] = clock_threads;
   profile_into(c, cpu, all, j);
   return j;

@@ -315,10 +315,55 @@ TEST(Threads, ThreadEndCarriesTheCpuTimeTheThreadUsed) {
   EXPECT_TRUE(listed) << cpu.report.at("cpu").at("threads").dump(1);
   EXPECT_GE(cpu.report.at("cpu").at("threads_cpu_ns").get<uint64_t>(), spin_ns);
   const Process text = run(kSpoor + " report --cpu " + path);
-  EXPECT_NE(text.out.find("the threads' own clocks at their ends: "), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("the threads' own clocks: "), std::string::npos) << text.out;
   // Per-thread rows are printed when more than one thread was sampled.
   if (cpu.report.at("cpu").at("threads").size() > 1) {
     EXPECT_NE(text.out.find(" ms of CPU by its own clock"), std::string::npos) << text.out;
+  }
+}
+
+// A thread's clock runs on across exec: the second image's main thread
+// starts with the first image's 200 ms (and the loader's work). ThreadStart
+// and Exec carry the clock, so each image counts what it used while traced.
+TEST(Threads, EachImageCountsTheCpuTimeItUsedWhileTraced) {
+  constexpr uint64_t kMs = 1'000'000, kFirst = 200 * kMs, kSecond = 100 * kMs;
+  const std::string path = trace_path("exec-after-spin");
+  const Process traced = run(kSpoor + " record -o " + path + " -- " + SPOOR_EXEC_AFTER_SPIN);
+  ASSERT_EQ(traced.status, 0) << traced.err;
+  auto trace = reader::Trace::open(path);
+  ASSERT_TRUE(trace) << trace.error();
+  reader::EventReader events(trace.value());
+  reader::Event e;
+  std::vector<uint64_t> starts;  // the main thread's ThreadStart cpu_ns, image after image
+  uint64_t exec_ns = 0, end_ns = 0;
+  while (events.next(e)) {
+    const std::string name(e.descriptor->name);
+    if (name == "ThreadStart" && u64(e, "parent_tid") == 0) starts.push_back(u64(e, "cpu_ns"));
+    if (name == "Exec") exec_ns = u64(e, "cpu_ns");
+    if (name == "ThreadEnd") end_ns = u64(e, "cpu_ns");
+  }
+  ASSERT_EQ(starts.size(), 2u) << "one main thread per image";
+  EXPECT_GE(exec_ns, starts[0] + kFirst) << "the first image spun 200 ms before its exec";
+  EXPECT_GE(starts[1], exec_ns) << "the clock runs on into the second image";
+  EXPECT_LT(starts[1], exec_ns + 50 * kMs) << "only the loader ran between";
+  EXPECT_GE(end_ns, starts[1] + kSecond);
+  EXPECT_LT(end_ns, starts[1] + kSecond + 50 * kMs);
+
+  const spoor::test::ReportJson cpu = spoor::test::report_json(kSpoor, "--cpu", path);
+  ASSERT_EQ(cpu.failure, "");
+  const nlohmann::json& c = cpu.report.at("cpu");
+  const uint64_t traced_ns = c.at("threads_traced_cpu_ns").get<uint64_t>();
+  const uint64_t untraced_ns = c.at("threads_untraced_cpu_ns").get<uint64_t>();
+  EXPECT_EQ(traced_ns, (exec_ns - starts[0]) + (end_ns - starts[1])) << c.dump(1);
+  EXPECT_EQ(untraced_ns, starts[0] + (starts[1] - exec_ns)) << "the two loaders' work";
+  EXPECT_EQ(c.at("threads_with_cpu_time").get<uint64_t>(), 2u);
+  const Process text = run(kSpoor + " report --cpu " + path);
+  char line[128];
+  std::snprintf(line, sizeof line, "the threads' own clocks: %.0f ms of CPU time in 2 threads while traced",
+                static_cast<double>(traced_ns) / 1e6);
+  EXPECT_NE(text.out.find(line), std::string::npos) << text.out;
+  if (untraced_ns >= kMs) {
+    EXPECT_NE(text.out.find(" before Spoor attached"), std::string::npos) << text.out;
   }
 }
 

@@ -202,6 +202,12 @@ class Loader {
         pending_exec_[p.pid] = std::string(field_str(e, k, f::kExecPath));
         const std::string_view why = field_str(e, k, f::kUntraceable);
         if (!why.empty()) p.untraceable_exec = pending_exec_[p.pid] + ": " + std::string(why);
+        // The calling thread's clock at the end of this image (its next
+        // image's ThreadStart starts from about there). A failed exec's
+        // thread goes on, and its ThreadEnd later says again.
+        if (has_field(k, f::kExecCpuNs) && e.tid != 0)
+          if (const uint64_t ns = field_u64(e, k, f::kExecCpuNs); ns != 0)
+            m_.threads[thread_of(process, e.tid, e.time_ns)].cpu_ns = ns;
         return;
       }
       case EventKind::process_exec_failed: {
@@ -209,6 +215,7 @@ class Loader {
         p.exec_failures.push_back(pending_exec_[p.pid] + ": errno " +
                                   std::to_string(field_i64(e, k, f::kErrno)));
         pending_exec_.erase(p.pid);
+        if (e.tid != 0) m_.threads[thread_of(process, e.tid, e.time_ns)].cpu_ns = 0;  // its image goes on
         return;
       }
       case EventKind::process_exit: {
@@ -257,9 +264,11 @@ class Loader {
         const uint64_t key = thread_map_key(m_.processes[process].pid, tid);
         auto it = thread_by_tid_.find(key);
         ThreadIndex t;
+        uint64_t earlier_image_cpu_ns = 0;
         // Events the thread wrote before its ThreadStart (none, normally)
         // opened it already: adopt that one. A started thread's tid seen
-        // again is a reused tid: a new thread.
+        // again is a reused tid: a new thread, or the same one in the
+        // image it exec'd.
         if (it != thread_by_tid_.end() && !m_.threads[it->second].started && !m_.threads[it->second].ended) {
           t = it->second;
         } else {
@@ -267,12 +276,17 @@ class Loader {
             m_.threads[it->second].end_ns = e.time_ns;
             m_.threads[it->second].ended = true;
           }
+          if (it != thread_by_tid_.end()) earlier_image_cpu_ns = m_.threads[it->second].cpu_ns;
           t = new_thread(process, tid, e.time_ns);
         }
         ThreadInfo& th = m_.threads[t];
         th.started = true;
         th.start_ns = std::min(th.start_ns, e.time_ns);
         th.parent_tid = static_cast<uint32_t>(field_u64(e, k, f::kParentTid));
+        // Only the thread a new image's shim finds running (no parent) is
+        // the one its tid had before: a created thread's clock starts anew.
+        if (th.parent_tid == 0) th.cpu_ns_earlier_images = earlier_image_cpu_ns;
+        if (has_field(k, f::kThreadStartCpuNs)) th.cpu_ns_at_start = field_u64(e, k, f::kThreadStartCpuNs);
         return;
       }
       case EventKind::thread_end: {

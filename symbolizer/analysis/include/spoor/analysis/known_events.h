@@ -71,14 +71,15 @@ inline constexpr int kBias = 0, kStart = 1, kSize = 2, kPath = 3, kBuildId = 4;
 inline constexpr int kUnloadBias = 0, kUnloadPath = 1;
 // process_start: ppid, exec_count, exe, cwd
 inline constexpr int kPpid = 0, kExecCount = 1, kExe = 2, kCwd = 3;
-// process_fork: child_pid, spawn; process_exec: path, untraceable; process_exec_failed: errno
-inline constexpr int kChildPid = 0, kForkSpawn = 1, kExecPath = 0, kUntraceable = 1, kErrno = 0;
+// process_fork: child_pid, spawn; process_exec: path, untraceable, cpu_ns; process_exec_failed: errno
+inline constexpr int kChildPid = 0, kForkSpawn = 1, kExecPath = 0, kUntraceable = 1, kExecCpuNs = 2, kErrno = 0;
 // process_exit: pid, exit_code, signal, core_dumped
 inline constexpr int kExitPid = 0, kExitCode = 1, kSignal = 2, kCoreDumped = 3;
 // command_start: call, command; command_end: call, exit_code, signal, core_dumped
 inline constexpr int kCommandCall = 0, kCommandLine = 1, kCommandExitCode = 1, kCommandSignal = 2, kCommandCore = 3;
-// thread_start: tid, parent_tid, start, stack; thread_end: tid, with_process, cpu_ns; thread_name: tid, name
-inline constexpr int kTid = 0, kParentTid = 1, kThreadStack = 3, kThreadName = 1, kWithProcess = 1, kThreadCpuNs = 2;
+// thread_start: tid, parent_tid, start, stack, cpu_ns; thread_end: tid, with_process, cpu_ns; thread_name: tid, name
+inline constexpr int kTid = 0, kParentTid = 1, kThreadStack = 3, kThreadStartCpuNs = 4, kThreadName = 1,
+                     kWithProcess = 1, kThreadCpuNs = 2;
 // stack: id, frames
 inline constexpr int kStackId = 0, kFrames = 1;
 // heap_own_allocator: path

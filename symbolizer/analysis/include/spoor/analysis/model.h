@@ -124,7 +124,23 @@ struct ThreadInfo {
   bool started = false;            // a ThreadStart described it
   bool ended = false;              // a ThreadEnd described it
   bool with_process = false;       // ... as ending with its process (it was still running)
-  uint64_t cpu_ns = 0;             // ThreadEnd's: its CPU time by its own clock; 0 when not told
+  // Its CPU time by its own clock (which runs on across exec) at its end:
+  // ThreadEnd's, or for a thread that exec'd, Exec's. 0 when not told.
+  uint64_t cpu_ns = 0;
+  // The same clock as Spoor began watching it (ThreadStart's; 0 when not
+  // told): near 0 for a new thread; for the main thread of an image, the
+  // dynamic loader's work and every earlier image's.
+  uint64_t cpu_ns_at_start = 0;
+  // For the main thread of an image exec'd by a traced one: that image's
+  // thread's cpu_ns, the part of cpu_ns_at_start it was traced for.
+  uint64_t cpu_ns_earlier_images = 0;
+  // What it used while traced (cpu_ns less cpu_ns_at_start; 0 without an
+  // end's clock), and before, untraced (the loader's work, an untraced
+  // earlier image's).
+  uint64_t traced_cpu_ns() const { return cpu_ns > cpu_ns_at_start ? cpu_ns - cpu_ns_at_start : 0; }
+  uint64_t untraced_cpu_ns() const {
+    return cpu_ns_at_start > cpu_ns_earlier_images ? cpu_ns_at_start - cpu_ns_earlier_images : 0;
+  }
   uint64_t events = 0;
 
   // The last name, or "" when it has none.
