@@ -590,11 +590,14 @@ int fast_backtrace_from_signal(const void* ucontext, void** frames, int max, boo
   const auto pc = static_cast<uintptr_t>(uc->uc_mcontext.gregs[REG_RIP]);
   const auto interrupted_sp = static_cast<uintptr_t>(uc->uc_mcontext.gregs[REG_RSP]);
   const auto interrupted_fp = static_cast<uintptr_t>(uc->uc_mcontext.gregs[REG_RBP]);
-  if (!rule_cache_ready() || interrupted_sp < stack.bottom || interrupted_sp >= stack.top) return -1;
   frames[0] = reinterpret_cast<void*>(pc);
   if (max == 1) return 1;
   const uint64_t epoch = g_unwind_epoch.load(std::memory_order_acquire);
-  const bool rules_usable = (epoch & kUnloadsInProgress) == 0;
+  // Off the thread's known stack (a thread never primed, an alternate
+  // signal stack, a coroutine's) the rules cannot check their loads:
+  // libunwind's cursor walks it all.
+  const bool on_stack = interrupted_sp >= stack.bottom && interrupted_sp < stack.top;
+  const bool rules_usable = on_stack && rule_cache_ready() && (epoch & kUnloadsInProgress) == 0;
   const int missed_before = t_missed_rules;
   // The interrupted frame by the rule at its exact PC, when cached: no
   // libunwind at all (its first step costs ~2 us, bench/RESULTS.md).
@@ -608,11 +611,14 @@ int fast_backtrace_from_signal(const void* ucontext, void** frames, int max, boo
   }
   // Else libunwind steps out of the interrupted frame (at any
   // instruction), and the rules go on from its caller.
+  // The cursor, not unw_backtrace: that one keeps a 256 KiB cache per
+  // thread, made at the thread's first walk, which would then be made here
+  // (and every process would pay ~1 ms to make its main thread's ahead).
   unw_cursor_t cursor;
   if (unw_init_local2(&cursor, const_cast<unw_context_t*>(reinterpret_cast<const unw_context_t*>(uc)),
                       UNW_INIT_SIGNAL_FRAME) != 0) {
     *missed = t_missed_rules != missed_before;
-    return -1;
+    return 1;  // the interrupted instruction alone
   }
   int n = 1;
   unw_word_t ip = 0, sp = 0, fp = 0;

@@ -66,9 +66,11 @@ inline constexpr int kFastUnwindMaxFrames = 256;
 // its caller; where one is missing further on, libunwind takes the rest
 // from where it was. It builds no rule (the signal may have interrupted
 // malloc, which libdw would call). Returns how many frames it stored (at
-// most max, at most kFastUnwindMaxFrames), or -1 where it cannot start
-// (another architecture, a thread never primed, an alternate signal
-// stack): use unw_backtrace. Async-signal-safe. Cost: ~50 ns besides the
+// most max, at most kFastUnwindMaxFrames; at least the interrupted
+// instruction), or -1 on another architecture: use unw_backtrace. Off the
+// thread's known stack (a thread never primed, an alternate signal stack)
+// libunwind's cursor walks it all. Never unw_backtrace, whose per-thread
+// cache would be made in the handler. Async-signal-safe. Cost: ~50 ns besides the
 // kernel's delivery with the rules cached, ~2 us more where libunwind
 // steps (spoor_bench_unwind's _Sample cases). The addresses whose rules
 // were missing are kept (a few per thread) for build_missed_rules();

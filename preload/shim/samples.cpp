@@ -7,13 +7,14 @@
 //   drainer waits for the outer record's commit as for any other writer;
 // - the stack table: lock-free (a slot the interrupted code claimed but has
 //   not published makes the sample write its stack again, never wait);
-// - libunwind's unw_backtrace with its per-thread caches: signal-safe as
-//   long as the interrupted code is not itself inside libunwind on this
-//   thread. The shim unwinds only under its reentry guard, and a sample
-//   landing under the guard is deferred (reentry_guard.h), so the handler
-//   never walks over a half-updated cache of the shim's own; except in a
-//   hook's call of the real function (RealCall), where the shim does not
-//   unwind, and the time is the program's;
+// - libunwind: with the fast unwinder its cursor (fast_unwind.h), else
+//   unw_backtrace with its per-thread caches: signal-safe as long as the
+//   interrupted code is not itself inside libunwind on this thread. The
+//   shim unwinds only under its reentry guard, and a sample landing under
+//   the guard is deferred (reentry_guard.h), so the handler never walks
+//   over a half-updated cache of the shim's own; except in a hook's call of
+//   the real function (RealCall), where the shim does not unwind, and the
+//   time is the program's;
 // - the module scan (after a dlopen), under its mutex: the interrupted code
 //   cannot hold it, since the shim scans only under the guard.
 // It saves and restores errno, and is installed with SA_RESTART, so an
@@ -122,10 +123,10 @@ __attribute__((noinline)) void take_sample(const ucontext_t* uc, uint32_t period
     // The rules it missed are built at the thread's next way out of the
     // shim (take_deferred_samples), where libdw may allocate.
     if (missed) __atomic_fetch_or(&t_deferred_sample_periods, kRulesToBuild, __ATOMIC_RELAXED);
-    if (n > 0) {
-      kSample.write(stack_id_of(frames, n), periods);
-      return;
-    }
+    // Never unw_backtrace here: its cache for this thread may not exist
+    // (init_samples).
+    kSample.write(n > 0 ? stack_id_of(frames, n) : 0, periods);
+    return;
   }
   const int want = stack_depth() + kHandlerFrames;
   const int n = unw_backtrace(frames, want < kMaxFrames ? want : kMaxFrames);
@@ -226,17 +227,23 @@ bool init_samples() {
   for (int fault : {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGTRAP, SIGSYS}) sigdelset(&action.sa_mask, fault);
   if (!take_sample_signal(g_signal, action)) return false;
   adopt_initial_sample_mask();
-  // libunwind's first walk in a thread maps that thread's trace cache
-  // (256 KiB, mmap: async-signal-safe) and registers it under a pthread
-  // key, created by the process's first walk: this one. pthread_setspecific
-  // allocates (malloc: not async-signal-safe) only for keys past glibc's
-  // first block of 32; a key made after it says where libunwind's is.
-  void* first_walk[2];
-  unw_backtrace(first_walk, 2);
-  pthread_key_t probe;
-  if (pthread_key_create(&probe, nullptr) == 0) {
-    g_first_walk_in_handler = probe < 32;
-    pthread_key_delete(probe);
+  // Where the handler walks with unw_backtrace (no fast unwinder): its
+  // first walk in a thread maps that thread's trace cache (256 KiB, mmap:
+  // async-signal-safe) and registers it under a pthread key, created by
+  // the process's first walk: this one. pthread_setspecific allocates
+  // (malloc: not async-signal-safe) only for keys past glibc's first block
+  // of 32; a key made after it says where libunwind's is. The fast
+  // unwinder's handler walks with libunwind's cursor, which needs neither:
+  // no walk here, where the cache's 64 fresh pages cost ~1 ms of every
+  // traced process's start (bench/RESULTS.md, "A traced process's start").
+  if (!fast_unwinder_in_use()) {
+    void* first_walk[2];
+    unw_backtrace(first_walk, 2);
+    pthread_key_t probe;
+    if (pthread_key_create(&probe, nullptr) == 0) {
+      g_first_walk_in_handler = probe < 32;
+      pthread_key_delete(probe);
+    }
   }
   pthread_atfork(nullptr, nullptr, forget_timer_in_child);
   const char* clock = tracing_setting("SPOOR_SAMPLE_CLOCK=");
@@ -257,11 +264,11 @@ bool is_sample_signal(const siginfo_t* info) {
 
 void start_thread_sampling() {
   if (g_period_ns == 0 || t_timer >= 0 || perf_sampling_active()) return;
-  // libunwind sets up its per-thread caches on a thread's first walk. In
-  // the handler when that is safe (init_samples): a thread that never runs
-  // long enough to be sampled (most of a server's) never maps them; else
-  // here, outside the handler.
-  if (!g_first_walk_in_handler) {
+  // Without the fast unwinder, libunwind sets up its per-thread caches on
+  // a thread's first unw_backtrace. In the handler when that is safe
+  // (init_samples): a thread that never runs long enough to be sampled
+  // (most of a server's) never maps them; else here, outside the handler.
+  if (!g_first_walk_in_handler && !fast_unwinder_in_use()) {
     void* prime[2];
     unw_backtrace(prime, 2);
   }

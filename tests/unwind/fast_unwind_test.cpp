@@ -546,6 +546,21 @@ TEST_F(FastUnwind, FromASignalContextGivesLibunwindsFramesAndTakesCachedRulesOnl
   });
 }
 
+// A thread the shim never primed (no known stack bounds: the rules cannot
+// check their loads there): libunwind's cursor walks it all from the
+// signal's context, with unw_backtrace's frames; never -1, which sent the
+// sample to unw_backtrace in the handler.
+TEST_F(FastUnwind, FromASignalContextOnAThreadNeverPrimedLibunwindWalksItAll) {
+  with_sample_like_handler([] {
+    std::thread([] { test::recurse_without_frame_pointer(3, signal_this_thread); }).join();
+    const std::vector<void*> truth = frames_of(g_signal.libunwind, g_signal.libunwind_n);
+    ASSERT_GT(truth.size(), 5u);
+    EXPECT_EQ(frames_of(g_signal.fast, g_signal.fast_n), truth);
+    EXPECT_EQ(g_signal.by_libunwind, 1u);
+    EXPECT_EQ(g_signal.by_rules, 0u);
+  });
+}
+
 const JitCode* g_signal_jit = nullptr;
 Capture g_beside_signal;
 
