@@ -412,18 +412,21 @@ json cpu_json(const Context& c) {
   // all. A clock runs on across exec, so each image's thread counts from
   // its start: what it used while traced, and before, untraced (the
   // loader), which no sample can see.
-  uint64_t clock_ns = 0, traced_ns = 0, untraced_ns = 0, clock_threads = 0;
+  // Threads counted as the headline counts them: one that exec'd is one
+  // thread, whatever its images.
+  uint64_t clock_ns = 0, traced_ns = 0, untraced_ns = 0;
+  std::unordered_set<uint64_t> clock_threads;
   for (const an::ThreadInfo& th : c.model().threads)
     if (th.cpu_ns != 0) {
       clock_ns += th.cpu_ns;
       traced_ns += th.traced_cpu_ns();
       untraced_ns += th.untraced_cpu_ns();
-      ++clock_threads;
+      clock_threads.insert(uint64_t{th.pid} << 32 | th.tid);
     }
   j["threads_cpu_ns"] = clock_ns;
   j["threads_traced_cpu_ns"] = traced_ns;
   j["threads_untraced_cpu_ns"] = untraced_ns;
-  j["threads_with_cpu_time"] = clock_threads;
+  j["threads_with_cpu_time"] = clock_threads.size();
   profile_into(c, cpu, all, j);
   return j;
 }
