@@ -70,10 +70,10 @@ inline constexpr int kFastUnwindMaxFrames = 256;
 // instruction), or -1 on another architecture: use unw_backtrace. Off the
 // thread's known stack (a thread never primed, an alternate signal stack)
 // libunwind's cursor walks it all. Never unw_backtrace, whose per-thread
-// cache would be made in the handler. Async-signal-safe. Cost: ~50 ns besides the
-// kernel's delivery with the rules cached, ~2 us more where libunwind
-// steps (spoor_bench_unwind's _Sample cases). The addresses whose rules
-// were missing are kept (a few per thread) for build_missed_rules();
+// cache would be made in the handler. Async-signal-safe. Cost: ~50 ns
+// besides the kernel's delivery with the rules cached, ~2 us more where
+// libunwind steps (spoor_bench_unwind's _Sample cases). The addresses whose
+// rules were missing are kept (a few per thread) for build_missed_rules();
 // *missed says whether any was.
 int fast_backtrace_from_signal(const void* ucontext, void** frames, int max, bool* missed);
 

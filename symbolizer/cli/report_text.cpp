@@ -558,7 +558,8 @@ void print_cpu(const json& cpu, std::string& out) {
       char before[64];
       std::snprintf(before, sizeof before, "%.0f ms", static_cast<double>(untraced) / 1e6);
       out += ", and " + std::string(before) +
-             " before Spoor attached (loading the programs, and any untraced program they exec'd from: never sampled)";
+             " before Spoor attached (starting and loading each process, the shim included, and any untraced "
+             "program it exec'd from: never sampled)";
     }
     out += "\n";
   }
