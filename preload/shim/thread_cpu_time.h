@@ -1,8 +1,9 @@
-// A thread's CPU time: for its ThreadEnd, what the samples of it can be
-// checked against (the CPU-time timer the sampler uses by default is
-// checked at the kernel's tick, and a thread that runs a few ticks may get
-// no sample at all: bench/RESULTS.md, "The sampling clock"); and for the
-// task-clock sampler, the periods each of its samples stands for.
+// A thread's CPU time: for its ThreadStart, Exec and ThreadEnd, what the
+// samples of it can be checked against (the CPU-time timer the sampler
+// uses by default is checked at the kernel's tick, and a thread that runs
+// a few ticks may get no sample at all: bench/RESULTS.md, "The sampling
+// clock"); and for the task-clock sampler, the periods each of its samples
+// stands for.
 #ifndef SPOOR_PRELOAD_THREAD_CPU_TIME_H
 #define SPOOR_PRELOAD_THREAD_CPU_TIME_H
 

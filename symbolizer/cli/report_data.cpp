@@ -113,6 +113,14 @@ size_t distinct_threads(const an::TraceModel& m, const an::ProcessInfo& p) {
   return tids.size();
 }
 
+// A thread's own clock (ThreadStart, ThreadEnd, Exec): at its end, as
+// Spoor began watching it, and what it used in between.
+void put_thread_clock(const an::ThreadInfo& th, json& j) {
+  j["cpu_ns"] = th.cpu_ns;
+  j["cpu_ns_at_start"] = th.cpu_ns_at_start;
+  j["traced_cpu_ns"] = th.traced_cpu_ns();
+}
+
 json process_json(const Context& c, const an::ProcessInfo& p) {
   const an::TraceModel& m = c.model();
   json j = {{"pid", p.pid}, {"ppid", p.ppid}, {"name", p.name}, {"command_line", c.command_of(p)},
@@ -148,8 +156,8 @@ json process_json(const Context& c, const an::ProcessInfo& p) {
     threads.push_back({{"tid", th.tid}, {"name", th.name()}, {"names", th.names}, {"parent_tid", th.parent_tid},
                        {"start_ns", c.rel(th.start_ns)}, {"end_ns", c.rel(th.end_ns)},
                        {"duration_ns", th.end_ns - th.start_ns}, {"ended", th.ended && !th.with_process},
-                       {"cpu_ns", th.cpu_ns}, {"cpu_ns_at_start", th.cpu_ns_at_start},
-                       {"traced_cpu_ns", th.traced_cpu_ns()}, {"events", th.events}});
+                       {"events", th.events}});
+    put_thread_clock(th, threads.back());
   }
   j["threads"] = std::move(threads);
   j["thread_count"] = distinct_threads(m, p);
@@ -381,12 +389,7 @@ void profile_into(const Context& c, const an::CpuAnalysis& cpu, const an::CpuPro
   for (const auto& [t, periods] : cpu.threads()) {
     json tj = thread_ref(c, t);
     tj["periods"] = periods;
-    if (t < c.model().threads.size() && c.model().threads[t].cpu_ns != 0) {
-      const an::ThreadInfo& th = c.model().threads[t];
-      tj["cpu_ns"] = th.cpu_ns;
-      tj["cpu_ns_at_start"] = th.cpu_ns_at_start;
-      tj["traced_cpu_ns"] = th.traced_cpu_ns();
-    }
+    if (t < c.model().threads.size() && c.model().threads[t].cpu_ns != 0) put_thread_clock(c.model().threads[t], tj);
     if (threads.size() < c.top)
       tj["functions"] = functions_json(cpu.profile(*c.in.symbols, t), std::min<size_t>(c.top, 5), true);
     threads.push_back(std::move(tj));
@@ -411,9 +414,8 @@ json cpu_json(const Context& c) {
   // kernel's tick, and a thread that ran a few ticks may have no sample at
   // all. A clock runs on across exec, so each image's thread counts from
   // its start: what it used while traced, and before, untraced (the
-  // loader), which no sample can see.
-  // Threads counted as the headline counts them: one that exec'd is one
-  // thread, whatever its images.
+  // loader), which no sample can see. Threads are counted as the headline
+  // counts them: one that exec'd is one thread, whatever its images.
   uint64_t clock_ns = 0, traced_ns = 0, untraced_ns = 0;
   std::unordered_set<uint64_t> clock_threads;
   for (const an::ThreadInfo& th : c.model().threads)

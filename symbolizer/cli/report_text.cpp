@@ -520,12 +520,11 @@ std::string coarse_samples_hint(uint64_t periods, uint64_t samples) {
 }
 
 // ", 301 ms of CPU by its own clock" for a thread whose end said: what it
-// used while traced (a JSON without traced_cpu_ns has the clock's end).
+// used while traced.
 std::string own_clock_text(const json& th) {
-  if (!th.contains("cpu_ns")) return "";
-  const uint64_t ns = th.contains("traced_cpu_ns") ? u(th, "traced_cpu_ns") : u(th, "cpu_ns");
+  if (!th.contains("traced_cpu_ns")) return "";
   char ms[64];
-  std::snprintf(ms, sizeof ms, ", %.0f ms of CPU by its own clock", static_cast<double>(ns) / 1e6);
+  std::snprintf(ms, sizeof ms, ", %.0f ms of CPU by its own clock", static_cast<double>(u(th, "traced_cpu_ns")) / 1e6);
   return ms;
 }
 
@@ -543,17 +542,15 @@ void print_cpu(const json& cpu, std::string& out) {
          count_text(u(cpu, "samples")) + " samples (a period is " + period + " of CPU time at --sample-hz " +
          std::to_string(hz) + (recorded ? "" : ", spoor record's default: the trace does not say") + ")\n";
   out += coarse_samples_hint(total, u(cpu, "samples"));
-  if (cpu.contains("threads_with_cpu_time") && u(cpu, "threads_with_cpu_time") != 0) {
-    const bool split = cpu.contains("threads_traced_cpu_ns");
+  if (u(cpu, "threads_with_cpu_time") != 0) {
     char clocks[64];
-    std::snprintf(clocks, sizeof clocks, "%.0f ms",
-                  static_cast<double>(u(cpu, split ? "threads_traced_cpu_ns" : "threads_cpu_ns")) / 1e6);
+    std::snprintf(clocks, sizeof clocks, "%.0f ms", static_cast<double>(u(cpu, "threads_traced_cpu_ns")) / 1e6);
     out += "  the threads' own clocks: " + std::string(clocks) + " of CPU time in " +
            count_text(u(cpu, "threads_with_cpu_time")) + " thread" +
-           (u(cpu, "threads_with_cpu_time") == 1 ? "" : "s") + (split ? " while traced" : " at their ends");
+           (u(cpu, "threads_with_cpu_time") == 1 ? "" : "s") + " while traced";
     // The loader's work before the shim attached (and an untraced image's
     // before an exec): unsampled, so said apart.
-    const uint64_t untraced = split ? u(cpu, "threads_untraced_cpu_ns") : 0;
+    const uint64_t untraced = u(cpu, "threads_untraced_cpu_ns");
     if (untraced >= 1'000'000) {
       char before[64];
       std::snprintf(before, sizeof before, "%.0f ms", static_cast<double>(untraced) / 1e6);
