@@ -83,7 +83,7 @@ int main(int argc, char** argv) {
   for (int level : levels) {
     const char* layout = std::getenv("SPOOR_BENCH_LAYOUT");
     spoor::compress::Packer packer(level, layout != nullptr ? static_cast<uint16_t>(std::atoi(layout))
-                                                            : fmt::kLayoutReferenceColumns);
+                                                            : fmt::kLayoutStepTimes);
     std::vector<uint8_t> payload;
     uint64_t packed = sizeof(fmt::FileHeader);
     const auto start = std::chrono::steady_clock::now();

@@ -129,7 +129,8 @@ TEST_P(ExpandingRefuses, WhatDoesNotAddUp) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Layouts, ExpandingRefuses,
-                         ::testing::Values(fmt::kLayoutRecordColumns, fmt::kLayoutReferenceColumns));
+                         ::testing::Values(fmt::kLayoutRecordColumns, fmt::kLayoutReferenceColumns,
+                                           fmt::kLayoutStepTimes));
 
 }  // namespace
 }  // namespace spoor::testing

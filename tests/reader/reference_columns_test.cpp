@@ -1,4 +1,4 @@
-// The reference-columns layout (COMPRESSED layout 2): heap-like records,
+// The reference-columns layouts (COMPRESSED layouts 2 and 3): heap-like records,
 // whose pointers come back as references to earlier values, expand to
 // exactly what was packed, whatever the values (repeats within a record,
 // across columns, values never seen, more pointer columns than can be
@@ -48,11 +48,32 @@ Bytes unpack_ok(const Bytes& payload) {
   return Bytes(back.begin(), back.end());
 }
 
+// The uncompressed columns of a layout-2 or layout-3 payload, and the payload rebuilt
+// around changed columns.
+Bytes columns_of(const Bytes& payload) {
+  const fmt::CompressedBlock h = header_of(payload);
+  Bytes packed(h.packed_size);
+  const size_t n = ZSTD_decompress(packed.data(), packed.size(), payload.data() + sizeof h, payload.size() - sizeof h);
+  EXPECT_EQ(n, packed.size());
+  return packed;
+}
+Bytes with_columns(const Bytes& payload, const Bytes& packed) {
+  fmt::CompressedBlock h = header_of(payload);
+  h.packed_size = static_cast<uint32_t>(packed.size());
+  Bytes out(sizeof h + ZSTD_compressBound(packed.size()));
+  const size_t n = ZSTD_compress(out.data() + sizeof h, out.size() - sizeof h, packed.data(), packed.size(), 1);
+  out.resize(sizeof h + n);
+  std::memcpy(out.data(), &h, sizeof h);
+  return out;
+}
+
 // A small allocator's trace: chunks come back LIFO per 16-byte size class
 // (as from glibc's tcache), sometimes from fresh memory; some frees name
 // pointers never allocated in the trace, some are repeated, some reallocs
-// stay in place. Several streams, thread changes, times that jump.
-Bytes heap_trace(uint32_t seed, int packets, int records_per_packet) {
+// stay in place. Several streams, thread changes, times that jump. With a
+// `tick_step` the clock moves in multiples of it from an offset that is
+// none (as a virtual machine's TSC may).
+Bytes heap_trace(uint32_t seed, int packets, int records_per_packet, uint64_t tick_step = 1) {
   std::mt19937_64 rng(seed);
   TraceBuilder t;
   add_sample_metadata(t);
@@ -76,9 +97,9 @@ Bytes heap_trace(uint32_t seed, int packets, int records_per_packet) {
   for (int p = 0; p < packets; ++p) {
     const uint32_t stream = 1 + static_cast<uint32_t>(rng() % 3);
     PacketBuilder packet(stream, stream - 1, static_cast<uint64_t>(p));
-    uint64_t& now = ticks[stream];
+    uint64_t& now = ticks.try_emplace(stream, tick_step > 1 ? 19 + stream : 0).first->second;
     for (int r = 0; r < records_per_packet; ++r) {
-      now += rng() % 16 == 0 ? rng() % (1ull << 40) : 50 + rng() % 400;
+      now += tick_step * (rng() % 16 == 0 ? rng() % (1ull << 40) : 50 + rng() % 400);
       const uint64_t what = rng() % 10;
       RecordBuilder rec(kAlloc, now);
       if (what < 4 || live.empty()) {
@@ -128,6 +149,68 @@ TEST(ReferenceColumns, HeapRecordsRoundTrip) {
     const Bytes blocks = heap_trace(seed, 40, 200);
     EXPECT_EQ(unpack_ok(pack(blocks, fmt::kLayoutReferenceColumns)), blocks) << "seed " << seed;
   }
+}
+
+// Layout 3 divides each key word's time differences by their step: with a
+// clock that moves in steps of 21 ticks it packs smaller than layout 2 and
+// expands to the same blocks; with one that moves by single ticks its
+// columns are layout 2's plus a step of 1 for each of the six key words
+// (Alloc, Free and Realloc, each with and without a thread id).
+TEST(ReferenceColumns, SteppedTimesRoundTripAndPackSmallerWhenTheClockSteps) {
+  for (uint32_t seed = 1; seed <= 4; ++seed) {
+    SCOPED_TRACE("seed " + std::to_string(seed));
+    const Bytes stepped = heap_trace(seed, 40, 200, 21);
+    const Bytes payload = pack(stepped, fmt::kLayoutStepTimes);
+    EXPECT_EQ(unpack_ok(payload), stepped);
+    EXPECT_LT(payload.size(), pack(stepped, fmt::kLayoutReferenceColumns).size());
+
+    const Bytes single = heap_trace(seed, 40, 200);
+    const Bytes single_payload = pack(single, fmt::kLayoutStepTimes);
+    EXPECT_EQ(unpack_ok(single_payload), single);
+    EXPECT_EQ(columns_of(single_payload).size(), columns_of(pack(single, fmt::kLayoutReferenceColumns)).size() + 6);
+  }
+}
+
+// The times section of layout 3, byte for byte (docs/FORMAT.md): for each
+// key word, its step, then each difference divided by it, but for each
+// stream's first record. The first record of a packet carries a thread id,
+// so its key word (0x200C) is a group of its own: the streams' first
+// records (124, and 5, which no step above 1 divides: were it divided, the
+// step would be 1) and one difference of 63, its step.
+TEST(ReferenceColumns, SteppedTimesAreThoseFormat15Defines) {
+  TraceBuilder t;
+  add_sample_metadata(t);
+  PacketBuilder first(1, 0, 0);
+  first.add(RecordBuilder(kFree, 19 + 21 * 5).tid(7).pointer(1));
+  first.add(RecordBuilder(kFree, 19 + 21 * 7).pointer(2));
+  first.add(RecordBuilder(kFree, 19 + 21 * 6).pointer(3));  // back by one step
+  t.packet(first);
+  PacketBuilder second(2, 1, 0);
+  second.add(RecordBuilder(kFree, 5).tid(8).pointer(4));
+  second.add(RecordBuilder(kFree, 5 + 21 * 100).pointer(5));
+  t.packet(second);
+  PacketBuilder again(1, 0, 1);
+  again.add(RecordBuilder(kFree, 19 + 21 * 9).tid(7).pointer(6));
+  t.packet(again);
+  const Bytes blocks = blocks_of(t);
+  const Bytes payload = pack(blocks, fmt::kLayoutStepTimes);
+  ASSERT_EQ(unpack_ok(payload), blocks);
+  const Bytes packed = columns_of(payload);
+  const size_t times_at = header_of(payload).blocks_size + 6 * 4;
+  // Key word 12, step 21: +2 -> zigzag 4, -1 -> 1, +100 -> 200 (0xC8 0x01).
+  // Key word 0x200C, step 63: 124 -> 248 (0xF8 0x01), 5 -> 10, +1 -> 2.
+  const Bytes expected = {21, 4, 1, 0xC8, 0x01, 63, 0xF8, 0x01, 10, 2};
+  ASSERT_GE(packed.size(), times_at + expected.size());
+  EXPECT_EQ(Bytes(packed.begin() + static_cast<long>(times_at), packed.begin() + static_cast<long>(times_at + expected.size())),
+            expected);
+
+  // A step of 0 is no step: refused by name.
+  Bytes damaged = packed;
+  damaged[times_at] = 0;
+  compress::ExpandedBytes back;
+  std::string problem;
+  EXPECT_FALSE(compress::unpack(with_columns(payload, damaged), back, problem));
+  EXPECT_NE(problem.find("the time step of the records of key word 12 is damaged"), std::string::npos) << problem;
 }
 
 TEST(ReferenceColumns, PackHeapRecordsSmallerThanRecordColumns) {
@@ -374,24 +457,6 @@ TEST(ReferenceColumns, RandomValuesRoundTrip) {
   EXPECT_EQ(unpack_ok(pack(blocks, fmt::kLayoutReferenceColumns)), blocks);
 }
 
-// The uncompressed columns of a layout-2 payload, and the payload rebuilt
-// around changed columns.
-Bytes columns_of(const Bytes& payload) {
-  const fmt::CompressedBlock h = header_of(payload);
-  Bytes packed(h.packed_size);
-  const size_t n = ZSTD_decompress(packed.data(), packed.size(), payload.data() + sizeof h, payload.size() - sizeof h);
-  EXPECT_EQ(n, packed.size());
-  return packed;
-}
-Bytes with_columns(const Bytes& payload, const Bytes& packed) {
-  fmt::CompressedBlock h = header_of(payload);
-  h.packed_size = static_cast<uint32_t>(packed.size());
-  Bytes out(sizeof h + ZSTD_compressBound(packed.size()));
-  const size_t n = ZSTD_compress(out.data() + sizeof h, out.size() - sizeof h, packed.data(), packed.size(), 1);
-  out.resize(sizeof h + n);
-  std::memcpy(out.data(), &h, sizeof h);
-  return out;
-}
 
 TEST(ReferenceColumns, DamagedColumnsAreRefusedOrExpandToTheDeclaredSize) {
   const Bytes blocks = heap_trace(3, 6, 120);

@@ -11,6 +11,7 @@
 #include "column_layout.h"
 #include "reference_model.h"
 #include "spoor/format.h"
+#include "time_steps.h"
 
 namespace spoor::compress {
 namespace {
@@ -41,10 +42,10 @@ bool skip_varints(const uint8_t*& at, const uint8_t* end, uint64_t count) {
 }
 
 // A 48-bit time difference as a small unsigned number: sign-extended,
-// then zigzag (0, -1, 1, -2 ... -> 0, 1, 2, 3 ...).
-uint64_t time_from_code(uint64_t code, uint64_t previous) {
-  const uint64_t delta = (code >> 1) ^ (~(code & 1) + 1);
-  return (previous + delta) & fmt::kTimeMask48;
+// divided by its group's step (layout 3; 1 in layout 2), then zigzag
+// (0, -1, 1, -2 ... -> 0, 1, 2, 3 ...).
+uint64_t time_from_code(uint64_t code, uint64_t step, uint64_t previous) {
+  return (previous + static_cast<uint64_t>(unzigzag(code)) * step) & fmt::kTimeMask48;
 }
 
 // The records of one key word.
@@ -53,6 +54,7 @@ struct Group : BodyShape {
   uint32_t first_column = 0;
   // section offsets in the packed bytes, and progress
   uint64_t times_at = 0;
+  uint64_t time_step = 1;
   uint64_t base = 0;      // bodies (not planar) or plain planes (planar)
   uint64_t taken = 0;     // records rebuilt (planar) or body bytes taken (not planar)
 
@@ -118,7 +120,7 @@ class GroupFinder {
 }  // namespace
 
 bool join_referenced(std::span<const uint8_t> packed, const ColumnsInfo& info, uint32_t raw_size,
-                     ExpandedBytes& out, std::string& problem) {
+                     bool time_steps, ExpandedBytes& out, std::string& problem) {
   // No clear(): rebuild_block_section sizes `out` and writes every byte of
   // it, so a reused buffer is neither zero-filled nor faulted in again.
   const uint64_t n = info.record_count;
@@ -157,6 +159,11 @@ bool join_referenced(std::span<const uint8_t> packed, const ColumnsInfo& info, u
   // Find every section: each group's times, then each group's bodies.
   const uint8_t* cursor = data + times_at;
   for (auto& [key, g] : groups) {
+    if (time_steps && (!get_varint(cursor, data_end, g.time_step) || g.time_step == 0 ||
+                       g.time_step > fmt::kTimeMask48)) {
+      problem = "the time step of the records of key word " + std::to_string(key) + " is damaged";
+      return false;
+    }
     g.times_at = static_cast<uint64_t>(cursor - data);
     if (!skip_varints(cursor, data_end, g.count)) {
       problem = "the times of the records of key word " + std::to_string(key) + " run past its end";
@@ -227,9 +234,14 @@ bool join_referenced(std::span<const uint8_t> packed, const ColumnsInfo& info, u
 
   std::map<uint32_t, uint64_t> previous_times;
   uint64_t* previous_time = nullptr;  // of the current packet's stream
+  bool stream_first = false;          // the next record is its stream's first in the frame (never divided)
   return rebuild_block_section(
       data, info.blocks_size, sizes, n, raw_size, out, problem,
-      [&](const fmt::PacketBlock& header) { previous_time = &previous_times[header.stream_id]; },
+      [&](const fmt::PacketBlock& header) {
+        const auto [at, fresh] = previous_times.try_emplace(header.stream_id, 0);
+        previous_time = &at->second;
+        stream_first = fresh;
+      },
       [&](uint64_t next, uint16_t size, uint16_t key, uint8_t* at) {
         Group& g = group_of(key);
         // The group's times were checked to be g.count varints in place.
@@ -237,7 +249,8 @@ bool join_referenced(std::span<const uint8_t> packed, const ColumnsInfo& info, u
         uint64_t time_code_read = 0;
         get_varint(time_at, data_end, time_code_read);
         g.times_at = static_cast<uint64_t>(time_at - data);
-        *previous_time = time_from_code(time_code_read, *previous_time);
+        *previous_time = time_from_code(time_code_read, stream_first ? 1 : g.time_step, *previous_time);
+        stream_first = false;
         std::memcpy(at, sizes + next * kSizeKeyBytes, kSizeKeyBytes);
         std::memcpy(at + kSizeKeyBytes, previous_time, kTimeBytes);
         uint8_t* const body = at + kRecordHeader;

@@ -21,6 +21,7 @@
 #include "reference_columns.h"
 #include "reference_model.h"
 #include "scratch.h"
+#include "time_steps.h"
 #include "spoor/format.h"
 
 namespace spoor::compress {
@@ -54,13 +55,7 @@ struct Bytes {
 // Zigzag LEB128 of a 48-bit time difference (docs/FORMAT.md layout 2).
 inline uint8_t* put_time_varint(uint8_t* at, uint64_t time, uint64_t previous) {
   const auto delta = static_cast<int64_t>(((time - previous) & fmt::kTimeMask48) << 16) >> 16;
-  uint64_t v = (static_cast<uint64_t>(delta) << 1) ^ static_cast<uint64_t>(delta >> 63);
-  while (v >= 0x80) {
-    *at++ = static_cast<uint8_t>(v | 0x80);
-    v >>= 7;
-  }
-  *at++ = static_cast<uint8_t>(v);
-  return at;
+  return put_varint(at, zigzag(delta));
 }
 
 uint32_t width_of(uint64_t v) {
@@ -89,6 +84,8 @@ struct ReferenceSplitter::State {
     bool uniform = true;
     const uint8_t* first_body = nullptr;
     Bytes times;  // varints
+    uint64_t time_step = 1;  // layout 3: what the varints were divided by
+    std::vector<uint32_t> stream_firsts;  // layout 3: indexes of streams' first records, not divided
     // Second pass.
     bool planar = false;
     uint8_t mask = 0;
@@ -130,6 +127,7 @@ struct ReferenceSplitter::State {
   Scratch<uint64_t> literals;
   Scratch<uint8_t> planes;  // one column's codes or literals as byte planes, while written
   ReferenceModel model{ReferenceModel::Side::kWriter};
+  bool time_steps = false;  // layout 3
 
   Group& group_for(uint16_t key, uint32_t& index) {
     uint32_t& slot = group_of_key[key];
@@ -142,6 +140,7 @@ struct ReferenceSplitter::State {
       g.width = 0;
       g.uniform = true;
       g.times.clear();
+      g.stream_firsts.clear();
       slot = ++used_groups;
     }
     index = slot - 1;
@@ -161,6 +160,7 @@ struct ReferenceSplitter::State {
   }
 
   bool first_pass(std::span<const uint8_t> blocks);
+  void divide_time_steps();
   void plan();
   void second_pass(const uint8_t* base);
   size_t layout_bytes() const;
@@ -188,7 +188,9 @@ bool ReferenceSplitter::State::first_pass(std::span<const uint8_t> blocks) {
     std::memcpy(&packet, payload, sizeof packet);
     if (packet.data_size != h.size - kPacketHeader) return false;
     section.put(at, kBlockHeader + kPacketHeader);
+    const size_t streams_before = stream_times.size();
     uint64_t& previous = previous_time(packet.stream_id);
+    bool stream_first = stream_times.size() != streams_before;  // the stream's first record in the run
     const uint8_t* record = payload + kPacketHeader;
     const uint8_t* end = record + packet.data_size;
     // Every record takes at least 10 bytes: 4 of sizes, at most 10 of
@@ -216,6 +218,10 @@ bool ReferenceSplitter::State::first_pass(std::span<const uint8_t> blocks) {
         last_key = key;
       }
       const uint64_t time = key_time >> 16;
+      if (stream_first) {
+        g->stream_firsts.push_back(g->count);
+        stream_first = false;
+      }
       g->times.used = static_cast<size_t>(put_time_varint(g->times.reserve_more(10), time, previous) -
                                           g->times.data.data());
       previous = time;
@@ -237,6 +243,16 @@ bool ReferenceSplitter::State::first_pass(std::span<const uint8_t> blocks) {
     offset += kBlockHeader + h.size;
   }
   return true;
+}
+
+// Layout 3: each group's time varints divided by their common step. A
+// pass over the varints (a few bytes a record), where the step is not 1.
+void ReferenceSplitter::State::divide_time_steps() {
+  for (uint32_t i = 0; i < used_groups; ++i) {
+    Group& g = groups[i];
+    g.time_step = common_step(g.times.data.data(), g.count, g.stream_firsts);
+    if (g.time_step > 1) g.times.used = divide_steps(g.times.data.data(), g.count, g.stream_firsts, g.time_step);
+  }
 }
 
 // Chooses each group's reference words (those whose first value looks like
@@ -345,6 +361,10 @@ size_t ReferenceSplitter::State::layout_bytes() const {
   for (uint32_t i : order) {
     const Group& g = groups[i];
     total += g.times.used;
+    if (time_steps) {
+      uint8_t step[10];
+      total += static_cast<size_t>(put_varint(step, g.time_step) - step);
+    }
     if (!g.planar) {
       total += g.total;
       continue;
@@ -366,7 +386,13 @@ bool ReferenceSplitter::State::write(const PieceSink& sink) {
   auto put = [&](const void* p, size_t n) { return n == 0 || sink(static_cast<const uint8_t*>(p), n); };
   auto put_byte = [&](uint8_t b) { return put(&b, 1); };
   bool ok = put(section.data.data(), section.used) && put(sizes.data.data(), sizes.used);
-  for (uint32_t i : order) ok = ok && put(groups[i].times.data.data(), groups[i].times.used);
+  for (uint32_t i : order) {
+    if (ok && time_steps) {
+      uint8_t step[10];
+      ok = put(step, static_cast<size_t>(put_varint(step, groups[i].time_step) - step));
+    }
+    ok = ok && put(groups[i].times.data.data(), groups[i].times.used);
+  }
   for (uint32_t i : order) {
     if (!ok) break;
     const Group& g = groups[i];
@@ -393,8 +419,9 @@ bool ReferenceSplitter::State::write(const PieceSink& sink) {
 ReferenceSplitter::ReferenceSplitter() : state_(std::make_unique<State>()) {}
 ReferenceSplitter::~ReferenceSplitter() = default;
 
-bool ReferenceSplitter::split(std::span<const uint8_t> blocks, ColumnsInfo& info) {
+bool ReferenceSplitter::split(std::span<const uint8_t> blocks, ColumnsInfo& info, bool time_steps) {
   State& s = *state_;
+  s.time_steps = time_steps;
   s.forget_groups();
   s.section.clear();
   s.sizes.clear();
@@ -411,6 +438,7 @@ bool ReferenceSplitter::split(std::span<const uint8_t> blocks, ColumnsInfo& info
   if (!fits) return false;  // the next split forgets its groups
   info.blocks_size = static_cast<uint32_t>(s.section.used);
   info.record_count = static_cast<uint32_t>(s.record_count);
+  if (time_steps) s.divide_time_steps();
   s.plan();
   s.second_pass(blocks.data());
   return true;
