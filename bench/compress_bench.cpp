@@ -4,8 +4,9 @@
 //
 //   spoor_bench_compress TRACE [LEVEL...]     (default levels 1 3 6 9)
 //
-// SPOOR_BENCH_LAYOUT=1 packs in format 1.1's record-columns layout instead
-// of the reference columns (layout 2). Every run is also expanded again and
+// SPOOR_BENCH_LAYOUT=1 or 2 packs in format 1.1's record-columns layout or
+// 1.2's reference columns instead of layout 3 (the reference columns with
+// time differences in their step). Every run is also expanded again and
 // compared with its blocks (outside the timing).
 //
 // TRACE must be uncompressed (spoor record --compress=none). Its blocks are
