@@ -19,8 +19,10 @@ namespace spoor::cli {
 // it cannot be read. It keeps at most kKeptExpandedMiB (or what
 // SPOOR_READ_MEMORY_MIB says) of expanded COMPRESSED blocks besides those
 // being read, so a command's memory does not grow with the trace's length:
-// whatever outlives an event is copied out of it.
-inline constexpr uint64_t kKeptExpandedMiB = 32;
+// whatever outlives an event is copied out of it. 40 MiB keeps two blocks
+// of `spoor record`'s 16 MiB runs (~16.6 MiB expanded): with one, a block
+// that two streams read in turns was expanded again by the reading thread.
+inline constexpr uint64_t kKeptExpandedMiB = 40;
 std::optional<reader::Trace> open_trace(const std::string& path);
 
 // The block damage and the record damage the reader met, by file offset.

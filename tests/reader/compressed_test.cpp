@@ -507,6 +507,37 @@ TEST(CompressedTrace, BlocksAreExpandedAheadInTheOrderAReaderNeedsThem) {
       << "of " << trace.expansion_stats().expansions << " expansions";
 }
 
+// A limited trace keeps, of the blocks no stream is reading, the one a
+// reader in time order needs latest: here stream 2's only packet lies in
+// the first block, beside stream 1's first, and is read after all of
+// stream 1's later blocks. Keeping the latest expanded instead dropped the
+// first block and expanded it again.
+TEST(CompressedTrace, ALimitedTraceKeepsTheBlockThatIsNeededAgain) {
+  TraceBuilder t;
+  add_sample_metadata(t);
+  uint64_t ticks1 = 1'000'000, ticks2 = 2'000'000;
+  t.packet(hello_packet(1, 0, 0, ticks1, 10, 101, 'a'));
+  t.packet(hello_packet(2, 1, 0, ticks2, 10, 102, 'b'));
+  for (uint64_t p = 1; p < 12; ++p) t.packet(hello_packet(1, 0, p, ticks1, 10, 101, 'a'));
+  reader::Trace trace = open_ok(compress(t.bytes(), 4 << 10));
+  const uint64_t blocks = trace.compression().blocks;
+  std::set<uint32_t> stream1;
+  uint32_t stream2_block = UINT32_MAX;
+  for (const reader::Stream& s : trace.streams())
+    for (const reader::Packet& p : s.packets) {
+      if (s.id == 1) stream1.insert(p.container);
+      else stream2_block = p.container;
+    }
+  ASSERT_EQ(stream2_block, *stream1.begin()) << "stream 2's packet is in stream 1's first block";
+  ASSERT_GE(stream1.size(), 4u);
+  ASSERT_EQ(stream1.size(), blocks) << "every block holds packets";
+  // Room for one block beside the one being read, not for two.
+  trace.limit_expanded_bytes(2 * trace.compression().raw_bytes / blocks);
+  const ReadAll r = read_all_counting(trace);
+  EXPECT_TRUE(r.damages.empty());
+  EXPECT_EQ(trace.expansion_stats().expansions, blocks) << "each block expanded once";
+}
+
 TEST(CompressedTrace, ALimitedTraceReadsTheSameEventsHoldingFewBlocks) {
   const Bytes raw = busy_trace(200);
   const Bytes packed = compress(raw, 8 << 10);

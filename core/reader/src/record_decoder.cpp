@@ -154,6 +154,11 @@ bool decode_fields(const RecordInput& in, const EventDescriptor& d, const uint8_
   return true;
 }
 
+const EventDescriptor* descriptor_of(const RecordInput& in, uint16_t key) {
+  return in.descriptors != nullptr ? in.descriptors->find(*in.trace, in.stream->pid, key)
+                                   : in.trace->event(in.stream->pid, key);
+}
+
 void finish_event(const RecordInput& in, const EventDescriptor& d, uint32_t tid, uint64_t ticks,
                   Event& out) {
   out.ticks = ticks;
@@ -188,7 +193,7 @@ uint32_t decode_short_record(const RecordInput& in, uint32_t tid, Event& out,
     return 0;
   }
   const uint16_t event_key = start[1];
-  const EventDescriptor* d = in.trace->event(in.stream->pid, event_key);
+  const EventDescriptor* d = descriptor_of(in, event_key);
   if (d == nullptr) {
     problem = "event key " + num(event_key) + " has no EVENT block for pid " + num(in.stream->pid);
     return 0;
@@ -237,7 +242,7 @@ uint32_t decode_record(const RecordInput& in, uint32_t& tid, Event& out, std::st
   c.read(&time48, 6);
 
   const uint16_t event_key = key & fmt::kKeyMask;
-  const EventDescriptor* d = in.trace->event(in.stream->pid, event_key);
+  const EventDescriptor* d = descriptor_of(in, event_key);
   if (d == nullptr) {
     problem = "event key " + num(event_key) + " has no EVENT block for pid " + num(in.stream->pid);
     return 0;

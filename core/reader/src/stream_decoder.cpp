@@ -94,7 +94,7 @@ StreamDecoder::Step StreamDecoder::next(Event& out) {
       continue;
     }
     RecordInput in{trace_, stream_, &p, pointer_size_, records_at_ + pos_, offset, p.data_size - pos_,
-                   records_ == 0, previous_ticks_};
+                   records_ == 0, previous_ticks_, &descriptors_};
     std::string problem;
     const uint32_t size = decode_record(in, tid_, out, problem);
     if (size == 0) return fail(offset, where(), problem);

@@ -8,6 +8,7 @@
 
 #include "spoor/reader/event.h"
 #include "spoor/reader/trace.h"
+#include "record_decoder.h"
 #include "trace_data.h"
 
 namespace spoor::reader {
@@ -45,6 +46,7 @@ class StreamDecoder {
   const Trace* trace_;
   const Stream* stream_;
   uint32_t pointer_size_;
+  KeyDescriptors descriptors_;
   size_t packet_ = 0;        // index into stream_->packets
   bool in_packet_ = false;
   uint64_t pos_ = 0;         // of the next record, from the packet's first record

@@ -45,8 +45,9 @@ struct SpareBuffers {
 };
 
 // The expansions a Trace keeps besides those its readers hold (each stream
-// decoder holds the one its current packet is in): the latest ones, while
-// their bytes are within `limit`.
+// decoder holds the one its current packet is in), while their bytes are
+// within `limit`: past it, the one whose packets a reader in time order
+// is done with soonest goes first.
 struct ExpansionCache {
   ExpansionCache() = default;
   ExpansionCache(const ExpansionCache&) = delete;
@@ -54,7 +55,11 @@ struct ExpansionCache {
   ~ExpansionCache();  // stops the worker
 
   std::mutex mutex;  // readers of one Trace may run on several threads
-  std::deque<std::shared_ptr<const Expansion>> kept;  // oldest first
+  struct Kept {
+    uint32_t container = 0;
+    std::shared_ptr<const Expansion> expansion;
+  };
+  std::vector<Kept> kept;
   uint64_t kept_bytes = 0;
   uint64_t limit = UINT64_MAX;
   uint64_t peak_bytes = 0;  // the most held at once, by anyone
@@ -80,6 +85,9 @@ struct ExpansionCache {
   std::vector<uint32_t> need_order;
   std::vector<bool> asked;
   size_t need_cursor = 0;
+  // Each container's latest packet begin time: when a reader in time order
+  // last enters one of its packets. `kept` drops the earliest first.
+  std::vector<uint64_t> last_need;
 };
 
 // Per-process keys: pid in the high half, the provider index or event key in
