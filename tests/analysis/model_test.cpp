@@ -2,6 +2,9 @@
 // hand-built trace describes them.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <vector>
+
 #include "analysis_test_support.h"
 
 namespace {
@@ -69,6 +72,39 @@ TEST(Model, ProcessesCarryCommandLinesParentsAndHowTheyEnded) {
 // A process writes its own ProcessExit as it calls exit or _exit; a
 // reaper's later one is the kernel's word and wins (a destructor may still
 // have crashed), but the process ended when it said so.
+// The loader asks each visitor once per kind what it reads, and passes it
+// those events only, every one of them, in time order; a visitor that
+// wants everything (the default) still sees every event.
+class KindCounter final : public an::EventVisitor {
+ public:
+  explicit KindCounter(std::vector<an::EventKind> kinds) : kinds_(std::move(kinds)) {}
+  bool wants(an::EventKind kind) const override {
+    return kinds_.empty() || std::find(kinds_.begin(), kinds_.end(), kind) != kinds_.end();
+  }
+  void on_event(const spoor::reader::Event& e, const an::EventContext& c) override {
+    seen.push_back(c.known->kind);
+    times.push_back(e.time_ns);
+  }
+  std::vector<an::EventKind> seen;
+  std::vector<int64_t> times;
+
+ private:
+  std::vector<an::EventKind> kinds_;
+};
+
+TEST(Model, EachVisitorGetsTheKindsOfEventsItWants) {
+  SpoorTrace t = family();
+  KindCounter heap({an::EventKind::heap_alloc});
+  KindCounter threads({an::EventKind::thread_start, an::EventKind::thread_end});
+  KindCounter all({});
+  Loaded l = load(t, {&heap, &threads, &all});
+  EXPECT_EQ(heap.seen, std::vector<an::EventKind>(2, an::EventKind::heap_alloc));
+  EXPECT_EQ(heap.times, (std::vector<int64_t>{4003, 6000}));
+  EXPECT_EQ(threads.seen, (std::vector<an::EventKind>{an::EventKind::thread_start, an::EventKind::thread_end}));
+  EXPECT_EQ(all.seen.size(), l.model.events);
+  EXPECT_TRUE(std::is_sorted(all.times.begin(), all.times.end()));
+}
+
 TEST(Model, AReapersExitStatusWinsOverTheProcessesOwnAndKeepsItsTime) {
   SpoorTrace t;
   t.process(99, 1, "spoor", {"spoor", "record"});

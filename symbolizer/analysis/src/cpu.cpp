@@ -7,6 +7,10 @@ namespace spoor::analysis {
 
 namespace f = field;
 
+bool CpuAnalysis::wants(EventKind kind) const {
+  return kind == (source_ == SampleSource::preload ? EventKind::sample : EventKind::kernel_sample);
+}
+
 void CpuAnalysis::on_event(const reader::Event& e, const EventContext& c) {
   uint64_t periods = 1;
   Key key{c.thread, 0};

@@ -7,6 +7,9 @@
 
 namespace spoor::analysis {
 
+// Only the program's own providers' events, all of kind `other`.
+bool CustomEventAnalysis::wants(EventKind kind) const { return kind == EventKind::other; }
+
 void CustomEventAnalysis::on_event(const reader::Event& e, const EventContext& c) {
   if (c.known->builtin_provider) return;
   per_descriptor_[e.descriptor]++;

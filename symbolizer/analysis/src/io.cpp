@@ -738,6 +738,10 @@ IoAnalysis::IoAnalysis(IoAnalysis&&) noexcept = default;
 IoAnalysis& IoAnalysis::operator=(IoAnalysis&&) noexcept = default;
 IoAnalysis::~IoAnalysis() = default;
 
+bool IoAnalysis::wants(EventKind kind) const {
+  return kind == EventKind::process_fork || (kind >= EventKind::io_open && kind <= EventKind::io_chdir);
+}
+
 void IoAnalysis::on_event(const reader::Event& e, const EventContext& c) {
   if (c.known->kind == EventKind::process_fork) {
     const auto child = static_cast<uint32_t>(field_u64(e, *c.known, f::kChildPid));

@@ -30,6 +30,8 @@ uint32_t KernelAnalysis::syscall_index(uint32_t nr, std::string_view name) {
   return it->second;
 }
 
+bool KernelAnalysis::wants(EventKind kind) const { return is_kernel(kind); }
+
 void KernelAnalysis::on_event(const reader::Event& e, const EventContext& c) {
   const KnownEvent& k = *c.known;
   if (!is_kernel(k.kind)) return;

@@ -55,6 +55,10 @@ std::string_view BlockAnalysis::name(uint32_t dev) const {
   return it == names_.end() ? std::string_view{} : std::string_view(it->second);
 }
 
+bool BlockAnalysis::wants(EventKind kind) const {
+  return kind == EventKind::kernel_block_device || kind == EventKind::kernel_block;
+}
+
 void BlockAnalysis::on_event(const reader::Event& e, const EventContext& c) {
   const KnownEvent& k = *c.known;
   if (k.kind == EventKind::kernel_block_device) {

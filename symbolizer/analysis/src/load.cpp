@@ -4,6 +4,7 @@
 #include "spoor/analysis/load.h"
 
 #include <algorithm>
+#include <array>
 #include <map>
 
 #include "kernel_modules.h"
@@ -47,6 +48,10 @@ class Loader {
     for (const reader::SymbolMap& map : trace_.symbol_maps())
       if (map.kind == format::kSymbolMapPerf)
         m_.kept_perf_maps[map.pid] = {map.path, std::make_shared<const std::string>(map.text)};
+    std::array<std::vector<EventVisitor*>, kEventKindCount> visitors_of{};
+    for (size_t kind = 0; kind < kEventKindCount; ++kind)
+      for (EventVisitor* v : visitors)
+        if (v->wants(static_cast<EventKind>(kind))) visitors_of[kind].push_back(v);
     reader::EventReader events(trace_);
     reader::Event e;
     EventContext ctx;
@@ -73,7 +78,7 @@ class Loader {
       ++m_.threads[ctx.thread].events;
       ctx.unwound = k.kind == EventKind::kernel_sample ? kernel_.unwind(e, k, ctx.image) : 0;
       if (!only_pids_.empty() && std::find(only_pids_.begin(), only_pids_.end(), pid) == only_pids_.end()) continue;
-      for (EventVisitor* v : visitors) v->on_event(e, ctx);
+      for (EventVisitor* v : visitors_of[static_cast<size_t>(k.kind)]) v->on_event(e, ctx);
     }
     finish(events);
     for (EventVisitor* v : visitors) v->on_end(m_);

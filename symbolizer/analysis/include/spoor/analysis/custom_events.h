@@ -39,6 +39,7 @@ class CustomEventAnalysis final : public EventVisitor {
   // Cost per event of a custom provider: a map increment and the matcher's
   // lookups; the recorder's events return after one compare.
   void on_event(const reader::Event& event, const EventContext& context) override;
+  bool wants(EventKind kind) const override;
 
   // By provider, then event name, over every process.
   std::vector<CustomEventCount> counts() const;

@@ -99,6 +99,7 @@ class IoAnalysis final : public EventVisitor {
   // an open also builds its absolute path (a string the length of the
   // path and the working directory). Other events return after one compare.
   void on_event(const reader::Event& event, const EventContext& context) override;
+  bool wants(EventKind kind) const override;
   // Merges the rows of sockets that got their name from a later call;
   // names pipes by their writers and readers.
   void on_end(const TraceModel& model) override;

@@ -92,6 +92,7 @@ class KernelAnalysis final : public EventVisitor {
   // Cost per kernel event: one or two hash lookups (the thread's state);
   // every other event returns after one compare.
   void on_event(const reader::Event& event, const EventContext& context) override;
+  bool wants(EventKind kind) const override;
 
   // Any Spoor.Kernel event at all.
   bool any() const { return events_ > 0; }

@@ -68,6 +68,7 @@ class BlockAnalysis final : public EventVisitor {
   // Cost per BlockRequest: one map insert or lookup; every other event
   // returns after one compare.
   void on_event(const reader::Event& event, const EventContext& context) override;
+  bool wants(EventKind kind) const override;
 
   bool any() const { return events_ > 0; }
   // Most bytes first.

@@ -42,8 +42,9 @@ enum class EventKind : uint8_t {
   // Spoor.Kernel, machine-wide (privileged): tasks named by kernel pid (a tid)
   kernel_sched_switch, kernel_sched_waking, kernel_block,
   // Spoor.Kernel: the recording's settings, once; the block devices' names
-  kernel_session, kernel_block_device,
+  kernel_session, kernel_block_device,  // kernel_block_device: keep last
 };
+inline constexpr size_t kEventKindCount = static_cast<size_t>(EventKind::kernel_block_device) + 1;
 
 // Field slots: the i-th name of the kind's field list (known_events.cpp),
 // e.g. for heap_alloc 0 = ptr, 1 = size, 2 = stack.

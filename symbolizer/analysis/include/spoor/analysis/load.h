@@ -42,6 +42,14 @@ class EventVisitor {
   // Every event in time order. Cost matters: called 10 million times for a
   // 10-million-event trace.
   virtual void on_event(const reader::Event& event, const EventContext& context) = 0;
+  // Whether on_event reads events of `kind`: asked once per kind before the
+  // first event, so that each event reaches only the visitors that read
+  // it (a heap trace's 20 M events need not pass through the I/O, CPU and
+  // kernel analyses, one indirect call and one return each).
+  virtual bool wants(EventKind kind) const {
+    (void)kind;
+    return true;
+  }
   // After the last event: `model` is complete (threads still alive at their
   // process's end are ended there).
   virtual void on_end(const TraceModel& model) { (void)model; }
