@@ -2,6 +2,8 @@
 #include <unistd.h>
 
 #include <cstring>
+#include <limits>
+#include <random>
 
 #include "sample_trace.h"
 #include "test_support.h"
@@ -185,6 +187,35 @@ TEST_F(TraceFile, EmptyFileIsAnError) {
   ASSERT_FALSE(trace.ok());
   EXPECT_TRUE(contains(trace.error(), "empty"));
   ::unlink(file.c_str());
+}
+
+// ns = monotonic_ns_ref + (ticks - tick_ref) * 10^12 / freq_millihz, the
+// division truncated toward zero, saturated to int64: the fast division
+// (one divq on x86-64) must give what the formula gives, before and after
+// tick_ref, for a TSC's, a nanosecond clock's and a 24 MHz counter's
+// frequencies, and saturate where the result does not fit.
+TEST(Clock, TicksToNanosecondsFollowTheFormulaExactly) {
+  std::mt19937_64 rng(5);
+  for (uint64_t freq : {2'095'991'000'000ull, 1'000'000'000'000ull, 24'000'000'000ull, 1'000ull, 1ull}) {
+    reader::Clock clock;
+    clock.freq_millihz = freq;
+    clock.tick_ref = 150'068'909'139'427ull;
+    clock.monotonic_ns_ref = 57'600'000'000'000;
+    for (int i = 0; i < 20000; ++i) {
+      const int shift = static_cast<int>(rng() % 64);
+      const uint64_t delta = rng() >> shift;
+      const uint64_t ticks = i % 2 == 0 ? clock.tick_ref + delta : clock.tick_ref - delta;
+      const __int128 diff = static_cast<int64_t>(ticks - clock.tick_ref);
+      __int128 want = clock.monotonic_ns_ref + diff * 1'000'000'000'000 / static_cast<__int128>(freq);
+      if (want > std::numeric_limits<int64_t>::max()) want = std::numeric_limits<int64_t>::max();
+      if (want < std::numeric_limits<int64_t>::min()) want = std::numeric_limits<int64_t>::min();
+      ASSERT_EQ(clock.to_ns(ticks), static_cast<int64_t>(want)) << "freq " << freq << " ticks " << ticks;
+    }
+  }
+  reader::Clock slow;
+  slow.freq_millihz = 1;
+  EXPECT_EQ(slow.to_ns(1ull << 40), std::numeric_limits<int64_t>::max());
+  EXPECT_EQ(slow.to_ns(0 - (1ull << 40)), std::numeric_limits<int64_t>::min());
 }
 
 TEST(GuidText, RoundTrips) {

@@ -8,11 +8,37 @@
 #include "trace_data.h"
 
 namespace spoor::reader {
+namespace {
+
+// n / d when the quotient fits in 64 bits: x86-64's divq divides 128 bits
+// by 64 in one instruction, where the compiler's signed 128-by-128
+// division (__divti3) took 2% of a 22 M-event report's time. The same
+// quotient, truncated; false when it does not fit (or elsewhere).
+bool divide_to_64(unsigned __int128 n, uint64_t d, uint64_t& quotient) {
+#if defined(__x86_64__)
+  const auto high = static_cast<uint64_t>(n >> 64);
+  if (d == 0 || high >= d) return false;
+  uint64_t remainder = 0;
+  __asm__("divq %4" : "=a"(quotient), "=d"(remainder) : "a"(static_cast<uint64_t>(n)), "d"(high), "rm"(d));
+  return true;
+#else
+  (void)n, (void)d, (void)quotient;
+  return false;
+#endif
+}
+
+}  // namespace
+
 int64_t Clock::to_ns(uint64_t ticks) const {
   // Ticks before tick_ref are a negative difference, not a huge one. 128-bit
   // arithmetic keeps (ticks - tick_ref) * 10^12 exact for any 64-bit input.
   const __int128 diff = static_cast<int64_t>(ticks - tick_ref);
-  const __int128 ns = monotonic_ns_ref + diff * 1'000'000'000'000 / static_cast<__int128>(freq_millihz);
+  const unsigned __int128 magnitude = static_cast<unsigned __int128>(diff < 0 ? -diff : diff) * 1'000'000'000'000u;
+  uint64_t quotient = 0;
+  const __int128 ns =
+      divide_to_64(magnitude, freq_millihz, quotient)
+          ? monotonic_ns_ref + (diff < 0 ? -static_cast<__int128>(quotient) : static_cast<__int128>(quotient))
+          : monotonic_ns_ref + diff * 1'000'000'000'000 / static_cast<__int128>(freq_millihz);
   if (ns > std::numeric_limits<int64_t>::max()) return std::numeric_limits<int64_t>::max();
   if (ns < std::numeric_limits<int64_t>::min()) return std::numeric_limits<int64_t>::min();
   return static_cast<int64_t>(ns);

@@ -7,7 +7,9 @@
 #include "spoor/analysis/heap.h"
 
 #include <algorithm>
+#include <array>
 #include <bit>
+#include <cstdint>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -43,6 +45,13 @@ struct ImageHeap {
   HeapProfile profile;
   std::vector<SiteState> site_state;  // beside profile.sites
   std::unordered_map<StackKey, uint32_t> site_by_stack;
+  static constexpr int kSiteCacheBits = 6;
+  static constexpr uint32_t kNoSite = UINT32_MAX;
+  struct SiteSlot {
+    StackKey stack = 0;
+    uint32_t site = kNoSite;
+  };
+  std::array<SiteSlot, 1 << kSiteCacheBits> site_cache{};
   AddressMap<Block> live;
   uint64_t live_bytes = 0;  // the image's own blocks
   uint64_t peak_epoch = 0;
@@ -63,13 +72,18 @@ struct ImageHeap {
     }
   }
 
+  // Behind a small direct-mapped cache: the map's hash costs a division,
+  // once per allocation, and a program allocates from few stacks.
   uint32_t site_of(StackKey stack) {
+    SiteSlot& slot = site_cache[(stack * 0x9E3779B97F4A7C15ull) >> (64 - kSiteCacheBits)];
+    if (slot.site != kNoSite && slot.stack == stack) return slot.site;
     auto [it, inserted] = site_by_stack.try_emplace(stack, static_cast<uint32_t>(profile.sites.size()));
     if (inserted) {
       profile.sites.emplace_back();
       profile.sites.back().stack = stack;
       site_state.emplace_back();
     }
+    slot = SiteSlot{stack, it->second};
     return it->second;
   }
 
