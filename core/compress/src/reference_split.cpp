@@ -21,8 +21,8 @@
 #include "reference_columns.h"
 #include "reference_model.h"
 #include "scratch.h"
-#include "time_steps.h"
 #include "spoor/format.h"
+#include "time_steps.h"
 
 namespace spoor::compress {
 namespace {

@@ -52,6 +52,7 @@ class CpuAnalysis final : public EventVisitor {
 
   // Cost per Sample: one hash lookup of (thread, stack).
   void on_event(const reader::Event& event, const EventContext& context) override;
+  // The samples of its source only.
   bool wants(EventKind kind) const override;
 
   // Every (thread, stack) sampled, in order of first sample.

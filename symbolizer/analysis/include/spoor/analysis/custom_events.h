@@ -37,8 +37,9 @@ struct ActivityDurations {
 class CustomEventAnalysis final : public EventVisitor {
  public:
   // Cost per event of a custom provider: a map increment and the matcher's
-  // lookups; the recorder's events return after one compare.
+  // lookups.
   void on_event(const reader::Event& event, const EventContext& context) override;
+  // Events of kind `other`: every event of the program's own providers is.
   bool wants(EventKind kind) const override;
 
   // By provider, then event name, over every process.

@@ -97,8 +97,9 @@ class IoAnalysis final : public EventVisitor {
 
   // Cost per I/O event: one or two hash lookups (the process's fd table);
   // an open also builds its absolute path (a string the length of the
-  // path and the working directory). Other events return after one compare.
+  // path and the working directory).
   void on_event(const reader::Event& event, const EventContext& context) override;
+  // The I/O events and Fork (a child's inherited descriptors).
   bool wants(EventKind kind) const override;
   // Merges the rows of sockets that got their name from a later call;
   // names pipes by their writers and readers.

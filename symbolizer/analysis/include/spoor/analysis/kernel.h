@@ -89,9 +89,9 @@ struct KernelSessionInfo {
 
 class KernelAnalysis final : public EventVisitor {
  public:
-  // Cost per kernel event: one or two hash lookups (the thread's state);
-  // every other event returns after one compare.
+  // Cost per kernel event: one or two hash lookups (the thread's state).
   void on_event(const reader::Event& event, const EventContext& context) override;
+  // Spoor.Kernel's events only.
   bool wants(EventKind kind) const override;
 
   // Any Spoor.Kernel event at all.

@@ -65,9 +65,9 @@ std::string device_label(uint32_t dev, std::string_view name);
 
 class BlockAnalysis final : public EventVisitor {
  public:
-  // Cost per BlockRequest: one map insert or lookup; every other event
-  // returns after one compare.
+  // Cost per BlockRequest: one map insert or lookup.
   void on_event(const reader::Event& event, const EventContext& context) override;
+  // BlockRequest and BlockDevice only.
   bool wants(EventKind kind) const override;
 
   bool any() const { return events_ > 0; }
