@@ -169,10 +169,10 @@ void plan_prefetch(const Trace::Data& d) {
 }
 
 // After container `index` was asked for: starts the first container not
-// asked for yet, in the order they are needed.
+// asked for yet, in the order they are needed (planned: expand_container
+// plans first).
 void prefetch_after(const Trace::Data& d, uint32_t index) {
   ExpansionCache& cache = d.expansions;
-  plan_prefetch(d);
   if (index < cache.asked.size()) cache.asked[index] = true;
   while (cache.need_cursor < cache.need_order.size() && cache.asked[cache.need_order[cache.need_cursor]])
     ++cache.need_cursor;

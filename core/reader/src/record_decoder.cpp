@@ -155,8 +155,7 @@ bool decode_fields(const RecordInput& in, const EventDescriptor& d, const uint8_
 }
 
 const EventDescriptor* descriptor_of(const RecordInput& in, uint16_t key) {
-  return in.descriptors != nullptr ? in.descriptors->find(*in.trace, in.stream->pid, key)
-                                   : in.trace->event(in.stream->pid, key);
+  return in.descriptors->find(*in.trace, in.stream->pid, key);
 }
 
 void finish_event(const RecordInput& in, const EventDescriptor& d, uint32_t tid, uint64_t ticks,

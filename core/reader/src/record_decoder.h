@@ -44,7 +44,7 @@ struct RecordInput {
   uint64_t available = 0;     // bytes from offset to the packet's end
   bool first_in_packet = false;
   uint64_t previous_ticks = 0;  // full time of the packet's previous record (short records)
-  KeyDescriptors* descriptors = nullptr;  // the stream's
+  KeyDescriptors* descriptors = nullptr;  // the stream's; required
 };
 
 // Decodes the record at in.offset into `out`. `tid` is the packet's current
