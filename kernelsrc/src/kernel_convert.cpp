@@ -156,6 +156,13 @@ bool KernelConvert::convert(Bytes record, uint32_t cpu, const std::function<uint
   }
 }
 
+bool KernelConvert::time_of(Bytes record, uint64_t* time_ns) const {
+  uint64_t id = 0;
+  if (!record_identifier(record, &id)) return false;
+  const auto it = events_.find(id);
+  return it != events_.end() && record_time(record, it->second.sample_type, time_ns);
+}
+
 bool KernelConvert::sample(const EventMeta& m, Bytes record, TraceWriter& w, KernelStream& out,
                            const std::function<uint64_t(uint64_t)>& ticks) {
   Sample s;

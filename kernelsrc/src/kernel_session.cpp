@@ -13,6 +13,7 @@
 #include <ctime>
 #include <fstream>
 #include <functional>
+#include <limits>
 #include <set>
 
 #include "spoor/kernelsrc/block_devices.h"
@@ -21,6 +22,7 @@
 #include "spoor/kernelsrc/kernel_stream.h"
 #include "spoor/kernelsrc/perf_ring.h"
 #include "spoor/kernelsrc/proc_maps.h"
+#include "spoor/kernelsrc/time_order.h"
 #include "spoor/kernelsrc/tracefs.h"
 
 namespace spoor::kernelsrc {
@@ -64,14 +66,30 @@ std::string open_failure(const PlannedEvent& e, int err, const Privilege& p) {
 
 // One CPU's ring: the first event opened on the CPU owns the mapping;
 // every other event of the CPU writes into it (PERF_EVENT_IOC_SET_OUTPUT),
-// so the records of one CPU come out in time order in one place.
+// so the records of one CPU come out in one place, nearly in time order;
+// `order` holds them until they can be written in it.
 struct CpuRing {
   int fd = -1;
   void* map = MAP_FAILED;
   size_t map_bytes = 0;
   std::unique_ptr<PerfRing> ring;
   std::unique_ptr<KernelStream> stream;
+  TimeOrder order;
+  uint64_t last_time_ns = 0;  // of the last record read: a record without a time keeps its place
 };
+
+// How long a drained record waits for records stamped before it that the
+// kernel has not written yet: well above the 38 us seen in a VM and a host
+// scheduler's tick, and a moment against the recorder's 1 ms drains.
+constexpr uint64_t kHoldNs = 20'000'000;
+// drain_up_to's bound for the last drain.
+constexpr uint64_t kEveryRecord = std::numeric_limits<uint64_t>::max();
+
+uint64_t monotonic_ns() {
+  timespec now{};
+  clock_gettime(CLOCK_MONOTONIC, &now);
+  return static_cast<uint64_t>(now.tv_sec) * 1000000000u + static_cast<uint64_t>(now.tv_nsec);
+}
 
 // Maps the ring of `fd` (1 + 2^n pages) as the CPU's; when locked memory
 // runs short, with fewer pages, down to `min_pages`. False with errno set
@@ -263,6 +281,11 @@ uint32_t KernelSession::describe(TraceWriter& writer, uint32_t first_stream, uin
 }
 
 void KernelSession::drain(TraceWriter& writer, const TickConversion& clock) {
+  const uint64_t now = monotonic_ns();
+  drain_up_to(writer, clock, now > kHoldNs ? now - kHoldNs : 0, now);
+}
+
+void KernelSession::drain_up_to(TraceWriter& writer, const TickConversion& clock, uint64_t up_to_ns, uint64_t now_ns) {
   if (!state_) return;
   State& s = *state_;
   // Made once here, not per record at the call of convert().
@@ -270,9 +293,6 @@ void KernelSession::drain(TraceWriter& writer, const TickConversion& clock) {
   if (!s.session_written && s.session_stream) {
     // At the exec when snapshot_maps() saw it, so it comes before the
     // program's first record; else now.
-    timespec now{};
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    const uint64_t now_ns = static_cast<uint64_t>(now.tv_sec) * 1000000000u + static_cast<uint64_t>(now.tv_nsec);
     const uint64_t at = s.snapshot_ticks != 0 ? s.snapshot_ticks : clock.ticks(now_ns);
     s.session_stream->append(writer, kSession, at, s.sample_hz, Str(s.sample_event.data(), s.sample_event.size()),
                              Str(s.sources.data(), s.sources.size()));
@@ -287,13 +307,22 @@ void KernelSession::drain(TraceWriter& writer, const TickConversion& clock) {
     CpuRing& c = s.cpus[cpu];
     if (!c.ring || !c.stream) continue;
     const uint64_t corrupt_before = c.ring->corrupt();
-    c.ring->drain([&](Bytes record) { s.convert.convert(record, cpu, ticks, writer, *c.stream); });
+    c.ring->drain([&](Bytes record) {
+      // A record without a time (convert() counts it) keeps its place.
+      uint64_t time = 0;
+      if (s.convert.time_of(record, &time)) c.last_time_ns = time;
+      c.order.hold(record, c.last_time_ns);
+    });
     c.stream->add_lost(c.ring->corrupt() - corrupt_before);
+    c.order.release(up_to_ns, [&](Bytes record) { s.convert.convert(record, cpu, ticks, writer, *c.stream); });
   }
   // The mappings made before the events were on: the ones the kernel did
-  // not report itself, at the time they were read.
-  // Written once: then the MMAP2 records need no more bookkeeping.
-  if (!s.snapshot.empty() && s.session_stream) {
+  // not report itself, at the time they were read. Written once every
+  // record stamped before that time has been converted (the kernel's
+  // MMAP2 records of them among those), then the MMAP2 records need no
+  // more bookkeeping.
+  const bool every_record = up_to_ns == kEveryRecord;
+  if (!s.snapshot.empty() && s.session_stream && (every_record || clock.ticks(up_to_ns) >= s.snapshot_ticks)) {
     KernelStream& out = *s.session_stream;
     for (const Mapping& m : s.snapshot) {
       if (s.kernel_mmaps.count({m.start, m.path})) continue;
@@ -316,9 +345,9 @@ void KernelSession::flush(TraceWriter& writer) {
 
 void KernelSession::end(TraceWriter& writer, const TickConversion& clock) {
   if (!state_) return;
-  // Off first, so the last drain is the last word.
+  // Off first, so the last drain is the last word: everything held goes.
   for (int fd : state_->fds) ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
-  drain(writer, clock);
+  drain_up_to(writer, clock, kEveryRecord, monotonic_ns());
   for (CpuRing& c : state_->cpus)
     if (c.stream) c.stream->end(writer);
   if (state_->session_stream) state_->session_stream->end(writer);

@@ -122,6 +122,21 @@ bool parse_sample(Bytes record, uint64_t t, uint64_t regs_mask, Sample* s) {
   return c.at_end();
 }
 
+bool record_time(Bytes record, uint64_t t, uint64_t* time) {
+  if ((t & PERF_SAMPLE_TIME) == 0 || record.size() < sizeof(perf_event_header)) return false;
+  if (header_of(record).type != PERF_RECORD_SAMPLE) {
+    SampleId id;
+    if (!parse_sample_id(record, t, &id)) return false;
+    *time = id.time;
+    return true;
+  }
+  size_t at = sizeof(perf_event_header);
+  for (uint64_t before : {PERF_SAMPLE_IDENTIFIER, PERF_SAMPLE_IP, PERF_SAMPLE_TID}) at += (t & before) ? 8 : 0;
+  if (record.size() < at + 8) return false;
+  std::memcpy(time, record.data() + at, 8);
+  return true;
+}
+
 bool parse_sample_id(Bytes record, uint64_t t, SampleId* out) {
   const uint32_t size = sample_id_size(t);
   if (record.size() < sizeof(perf_event_header) + size) return false;

@@ -109,6 +109,18 @@ TEST_F(KernelConvertTest, ARecordOfTheWrongSizeIsCountedNotWritten) {
   EXPECT_EQ(lost_, 2u);
 }
 
+TEST_F(KernelConvertTest, ARecordsTimeIsKnownForItsEventsOnly) {
+  RecordBuilder ours(PERF_RECORD_SWITCH);
+  ours.trailer(40, 41, 1234, 0, 3);
+  uint64_t time = 0;
+  ASSERT_TRUE(convert_.time_of(ours.done(), &time));
+  EXPECT_EQ(time, 1234u);
+  RecordBuilder theirs(PERF_RECORD_SWITCH);
+  theirs.trailer(40, 41, 99, 0, 999);  // no event of ours has id 999
+  EXPECT_FALSE(convert_.time_of(theirs.done(), &time));
+  EXPECT_EQ(time, 1234u);
+}
+
 TEST_F(KernelConvertTest, ManyRecordsSpanPacketsAndAllComeBack) {
   for (uint64_t i = 0; i < 100; ++i) {
     RecordBuilder r(PERF_RECORD_SWITCH, i % 2 ? 0 : PERF_RECORD_MISC_SWITCH_OUT);

@@ -48,6 +48,31 @@ TEST(PerfRecord, ASampleParsesExactlyWithEveryField) {
   EXPECT_EQ(id, 77u);
 }
 
+// The time the ring is sorted by: in a SAMPLE's body after the fields
+// before it, in any other record's trailer.
+TEST(PerfRecord, ARecordsTimeIsFoundInASampleAndInATrailer) {
+  uint64_t time = 0;
+  ASSERT_TRUE(record_time(cpu_sample(64, 40).done(), kSampleBits, &time));
+  EXPECT_EQ(time, 5000u);
+  RecordBuilder without_ip(PERF_RECORD_SAMPLE);
+  without_ip.u64(77).u32x2(10, 11).u64(6000).u32x2(1, 0);  // id, pid/tid, time, cpu
+  ASSERT_TRUE(record_time(without_ip.done(), kSampleIdBits, &time));
+  EXPECT_EQ(time, 6000u) << "no IP: the time is one word earlier";
+  RecordBuilder lost(PERF_RECORD_LOST);
+  lost.u64(3).u64(17).trailer(0, 0, 7000, 1, 3);
+  ASSERT_TRUE(record_time(lost.done(), kSampleIdBits, &time));
+  EXPECT_EQ(time, 7000u);
+
+  EXPECT_FALSE(record_time(lost.done(), kSampleIdBits & ~uint64_t{PERF_SAMPLE_TIME}, &time)) << "no time asked for";
+  RecordBuilder short_sample(PERF_RECORD_SAMPLE);
+  short_sample.u64(77).u64(0x401000).u32x2(10, 11);  // ends before its time
+  EXPECT_FALSE(record_time(short_sample.done(), kSampleBits, &time));
+  RecordBuilder short_trailer(PERF_RECORD_SWITCH);
+  short_trailer.u64(1);
+  EXPECT_FALSE(record_time(short_trailer.done(), kSampleIdBits, &time));
+  EXPECT_EQ(time, 7000u) << "left as it was when there is no time";
+}
+
 TEST(PerfRecord, ASampleAByteShortOrEightLongIsRefused) {
   RecordBuilder shorter = cpu_sample(64, 64);
   shorter.bytes.resize(shorter.bytes.size() - 8);

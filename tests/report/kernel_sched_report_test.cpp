@@ -336,10 +336,11 @@ std::string record_pingpong_with_sched(const std::string& path, int rounds) {
 }
 
 // Every stream of a recording with the machine-wide sched events (on
-// before the program's exec) reads in time order (to 20 us): the Session and snapshot
+// before the program's exec) reads in time order: the Session and snapshot
 // records, stamped at the exec, are not in a CPU's stream ahead of the
 // older records drained from its ring (which held those records back in
-// the reader's merge, behind other CPUs' later ones).
+// the reader's merge, behind other CPUs' later ones); and a CPU's records
+// are written sorted, although the kernel's ring is not quite (time_order.h).
 TEST(KernelSchedRecord, EveryStreamIsInTimeOrder) {
   const std::string path = spoor::test::temp_path("kernel-sched-order.spoor");
   if (const std::string why = record_pingpong_with_sched(path, 100); !why.empty()) GTEST_SKIP() << why;
@@ -355,11 +356,8 @@ TEST(KernelSchedRecord, EveryStreamIsInTimeOrder) {
     sessions += e["event"] == "Session";
     const uint64_t stream = e["stream"];
     const int64_t t = e["time_ns"];
-    // A few microseconds back can be the kernel's own (a record whose
-    // time was read before an interrupt wrote one of its own); the
-    // Session's records went back by the time from the open to the exec.
     if (last.count(stream)) {
-      EXPECT_GE(t, last[stream] - 20000) << "stream " << stream << " goes back: " << line;
+      EXPECT_GE(t, last[stream]) << "stream " << stream << " goes back: " << line;
     }
     last[stream] = std::max(last[stream], t);
   }

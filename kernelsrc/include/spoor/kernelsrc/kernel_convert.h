@@ -49,6 +49,10 @@ class KernelConvert {
   bool convert(Bytes record, uint32_t cpu, const std::function<uint64_t(uint64_t)>& ticks, TraceWriter& writer,
                KernelStream& out);
 
+  // The kernel's time of `record` (CLOCK_MONOTONIC ns). False for a record
+  // of no event of ours or one too short to hold it.
+  bool time_of(Bytes record, uint64_t* time_ns) const;
+
   uint64_t corrupt() const { return corrupt_; }
 
  private:

@@ -65,17 +65,23 @@ class KernelSession {
   // one for the Session, BlockDevice and snapshot Mmap records), owned by
   // process `recorder_pid`. Returns how many streams it took.
   uint32_t describe(TraceWriter& writer, uint32_t first_stream, uint32_t recorder_pid);
-  // Converts everything the rings hold into records; a packet is written
-  // when it fills (64 KiB) or at flush().
+  // Reads everything the rings hold and converts into records, in time
+  // order, what is older than a moment (20 ms: the rest waits for records
+  // the kernel stamped earlier and writes later; time_order.h); a packet is
+  // written when it fills (64 KiB) or at flush().
   void drain(TraceWriter& writer, const TickConversion& clock);
   // Writes the open packets (the recorder does every 250 ms, as for its rings).
   void flush(TraceWriter& writer);
-  // Last drain, then the streams' ends with their lost counts.
+  // Last drain (everything held too), then the streams' ends with their
+  // lost counts.
   void end(TraceWriter& writer, const TickConversion& clock);
 
   KernelTotals totals() const;
 
  private:
+  // Converts what is stamped at or before up_to_ns (CLOCK_MONOTONIC).
+  void drain_up_to(TraceWriter& writer, const TickConversion& clock, uint64_t up_to_ns, uint64_t now_ns);
+
   struct State;
   std::unique_ptr<State> state_;
   std::vector<std::string> messages_;

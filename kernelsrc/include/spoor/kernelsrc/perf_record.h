@@ -47,6 +47,11 @@ struct Sample {
 // fields do not end exactly at the record's end.
 bool parse_sample(Bytes record, uint64_t sample_type, uint64_t regs_mask, Sample* out);
 
+// The kernel's time of any record of an event with PERF_SAMPLE_TIME: in a
+// SAMPLE's body (after IDENTIFIER, IP and TID), else in its trailer.
+// False when the event has no time or the record cannot hold it.
+bool record_time(Bytes record, uint64_t sample_type, uint64_t* time);
+
 // The trailer of a non-SAMPLE record. False when it does not fit.
 bool parse_sample_id(Bytes record, uint64_t sample_type, SampleId* out);
 // Bytes of that trailer for sample_type.
