@@ -6,8 +6,8 @@
 //
 // SPOOR_BENCH_LAYOUT=1 or 2 packs in format 1.1's record-columns layout or
 // 1.2's reference columns instead of layout 3 (the reference columns with
-// time differences in their step). Every run is also expanded again and
-// compared with its blocks (outside the timing).
+// time differences in their step). Every run is also expanded again (the
+// reader's work, timed by its CPU time) and compared with its blocks.
 //
 // TRACE must be uncompressed (spoor record --compress=none). Its blocks are
 // cut into runs of 4 MiB at block boundaries, as the recorder cuts them.
@@ -79,37 +79,45 @@ int main(int argc, char** argv) {
   std::printf("%s: %zu bytes, %llu records, %zu runs\n", argv[1], file.size(),
               static_cast<unsigned long long>(records), runs.size());
   // MB/s: of uncompressed trace, per second of wall time and per second of
-  // the packing thread's CPU time.
-  std::printf("%6s %12s %8s %10s %10s %10s\n", "LEVEL", "BYTES", "RATIO", "B/RECORD", "MB/s", "MB/s CPU");
+  // the packing thread's CPU time; then per second of CPU time expanding.
+  std::printf("%6s %12s %8s %10s %10s %10s %10s\n", "LEVEL", "BYTES", "RATIO", "B/RECORD", "MB/s", "MB/s CPU",
+              "EXPAND CPU");
   for (int level : levels) {
     const char* layout = std::getenv("SPOOR_BENCH_LAYOUT");
     spoor::compress::Packer packer(level, layout != nullptr ? static_cast<uint16_t>(std::atoi(layout))
                                                             : fmt::kLayoutStepTimes);
     std::vector<uint8_t> payload;
+    std::vector<std::vector<uint8_t>> payloads;  // each run's, for the expansion below
     uint64_t packed = sizeof(fmt::FileHeader);
     const auto start = std::chrono::steady_clock::now();
     const double cpu_start = thread_cpu_seconds();
     for (std::span<const uint8_t> run : runs) {
       if (!packer.pack(run, payload, nullptr)) return 1;
       packed += sizeof(fmt::BlockHeader) + payload.size();
+      payloads.push_back(payload);  // a copy: on the timing's account, as the recorder's write is
     }
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     const double cpu_seconds = thread_cpu_seconds() - cpu_start;
-    // Every run must expand to exactly its blocks (outside the timing).
+    // Expanding them again, as a reader does, into one reused buffer; every
+    // run must come back exactly (compared outside the timing).
     spoor::compress::ExpandedBytes back;
     std::string problem;
-    for (std::span<const uint8_t> run : runs) {
-      if (!packer.pack(run, payload, nullptr) || !spoor::compress::unpack(payload, back, problem) ||
-          back.size() != run.size() || !std::equal(back.begin(), back.end(), run.begin())) {
+    double expand_cpu_seconds = 0;
+    for (size_t i = 0; i < runs.size(); ++i) {
+      const double expand_start = thread_cpu_seconds();
+      const bool expanded = spoor::compress::unpack(payloads[i], back, problem);
+      expand_cpu_seconds += thread_cpu_seconds() - expand_start;
+      if (!expanded || back.size() != runs[i].size() || !std::equal(back.begin(), back.end(), runs[i].begin())) {
         std::fprintf(stderr, "spoor_bench_compress: a run does not expand to its blocks: %s\n", problem.c_str());
         return 1;
       }
     }
-    std::printf("%6d %12llu %7.2fx %10.2f %10.1f %10.1f\n", level, static_cast<unsigned long long>(packed),
+    std::printf("%6d %12llu %7.2fx %10.2f %10.1f %10.1f %10.1f\n", level, static_cast<unsigned long long>(packed),
                 static_cast<double>(file.size()) / static_cast<double>(packed),
                 static_cast<double>(packed) / static_cast<double>(records),
                 static_cast<double>(file.size()) / seconds / 1e6,
-                static_cast<double>(file.size()) / cpu_seconds / 1e6);
+                static_cast<double>(file.size()) / cpu_seconds / 1e6,
+                static_cast<double>(file.size()) / expand_cpu_seconds / 1e6);
   }
   return 0;
 }
