@@ -73,6 +73,7 @@ struct Group : BodyShape {
   // byte), and the rows of the current tile's records, plain bytes only.
   std::vector<PlainRun> runs;
   std::vector<uint8_t> tile;
+  uint32_t plain = 0;  // plain_width(), kept: std::popcount is a libgcc call per record without -mpopcnt
 
   uint32_t plain_width() const { return width - 8 * static_cast<uint32_t>(std::popcount(mask)); }
   bool is_reference_byte(uint32_t b) const { return b / 8 < kWordsChecked && (mask >> (b / 8) & 1) != 0; }
@@ -84,13 +85,13 @@ struct Group : BodyShape {
       if (!runs.empty() && runs.back().at + runs.back().size == b) ++runs.back().size;
       else runs.push_back(PlainRun{b, 1});
     }
-    tile.resize(size_t{kTileRecords} * plain_width());
+    plain = plain_width();
+    tile.resize(size_t{kTileRecords} * plain);
   }
 
   // The plain bytes of record `index` (planes at `planes`) into `body`;
   // a tile's first record turns the tile's planes into rows.
   void copy_plain(const uint8_t* planes, uint64_t index, uint8_t* body) {
-    const uint32_t plain = plain_width();
     const uint64_t in_tile = index % kTileRecords;
     if (in_tile == 0) {
       const uint64_t records = count - index < kTileRecords ? count - index : kTileRecords;
