@@ -91,13 +91,13 @@ bool KernelConvert::convert(Bytes record, uint32_t cpu, const std::function<uint
     return false;
   };
   if (!record_identifier(record, &id)) return bad();
-  auto it = events_.find(id);
-  if (it == events_.end()) {
+  const EventMeta* meta = event_of(id);
+  if (meta == nullptr) {
     // Records of no event of ours: THROTTLE and the like carry their own
     // ids. Anything else is a record we cannot read.
     return h.type == PERF_RECORD_THROTTLE || h.type == PERF_RECORD_UNTHROTTLE ? true : bad();
   }
-  const EventMeta& m = it->second;
+  const EventMeta& m = *meta;
   if (h.type == PERF_RECORD_SAMPLE) return sample(m, record, w, out, ticks) || bad();
 
   SampleId sid;
@@ -159,8 +159,8 @@ bool KernelConvert::convert(Bytes record, uint32_t cpu, const std::function<uint
 bool KernelConvert::time_of(Bytes record, uint64_t* time_ns) const {
   uint64_t id = 0;
   if (!record_identifier(record, &id)) return false;
-  const auto it = events_.find(id);
-  return it != events_.end() && record_time(record, it->second.sample_type, time_ns);
+  const EventMeta* meta = event_of(id);
+  return meta != nullptr && record_time(record, meta->sample_type, time_ns);
 }
 
 bool KernelConvert::sample(const EventMeta& m, Bytes record, TraceWriter& w, KernelStream& out,

@@ -106,5 +106,68 @@ TEST(TimeOrder, HeldRecordsSurviveManyReleasesWhole) {
   for (uint32_t i = 0; i < 200; ++i) EXPECT_EQ(sorted[i], i);
 }
 
+// Records of the largest sizes fill chunks: each comes back whole across
+// chunk boundaries, and a ring drained and released steadily reuses its
+// chunks instead of taking new ones.
+TEST(TimeOrder, LargeRecordsFillChunksThatAreReused) {
+  TimeOrder order;
+  std::vector<std::vector<uint8_t>> records;
+  uint64_t released = 0;
+  for (uint32_t round = 0; round < 200; ++round) {
+    for (uint32_t i = 0; i < 7; ++i) {
+      const uint32_t tag = round * 7 + i;
+      RecordBuilder b(PERF_RECORD_SAMPLE);
+      b.u32x2(tag, 0);
+      const size_t body = 40000 + (tag % 5) * 5000;  // 40-60 KB, as CPU samples with stack copies
+      for (size_t k = 0; k < body; k += 8) b.u64(uint64_t{tag} << 32 | k);
+      b.done();
+      records.push_back(std::move(b.bytes));
+      order.hold(records.back(), tag);
+    }
+    // Everything but the newest few, as each drain releases all but the
+    // last few ms.
+    order.release(round * 7 > 10 ? round * 7 - 10 : 0, [&](std::span<const uint8_t> r) {
+      const uint32_t tag = tag_of(r);
+      EXPECT_EQ(tag, released) << "in order, none skipped";
+      EXPECT_TRUE(std::vector<uint8_t>(r.begin(), r.end()) == records[tag]) << "record " << tag << " whole";
+      ++released;
+    });
+  }
+  order.release(~uint64_t{0}, [&](std::span<const uint8_t> r) { EXPECT_EQ(tag_of(r), released++); });
+  EXPECT_EQ(released, 1400u);
+  EXPECT_EQ(order.held(), 0u);
+  // ~17 records held at once, 16-26 per chunk: a few chunks, not the 66 MB
+  // of all the records.
+  EXPECT_LE(order.chunks(), 4u);
+}
+
+// A record stamped late (it waits) keeps its chunk; the chunks written
+// after it are reused once their records are gone, also the one being
+// written when it fills.
+TEST(TimeOrder, ALateRecordHoldsOnlyItsOwnChunk) {
+  TimeOrder order;
+  const std::vector<uint8_t> late = tagged(9999, 1'000'000);
+  order.hold(late, 1'000'000);
+  RecordBuilder big(PERF_RECORD_SAMPLE);
+  big.u32x2(1, 0);
+  for (size_t k = 0; k < 60000; k += 8) big.u64(k);
+  big.done();
+  uint64_t time = 0, released = 0;
+  for (int cycle = 0; cycle < 10; ++cycle) {
+    // A chunk's worth each time: the chunk written is full, and none of it
+    // held, when the next cycle begins.
+    for (size_t i = 0; i < TimeOrder::kChunkBytes / big.bytes.size(); ++i) order.hold(big.bytes, ++time);
+    order.release(999'999, [&](std::span<const uint8_t> r) {
+      EXPECT_EQ(tag_of(r), 1u);
+      ++released;
+    });
+    EXPECT_EQ(order.held(), 1u) << "the late record waits";
+  }
+  EXPECT_EQ(released, 10 * (TimeOrder::kChunkBytes / big.bytes.size()));
+  EXPECT_EQ(order.chunks(), 2u) << "the late record's chunk, and one the others take in turn";
+  order.release(~uint64_t{0}, [&](std::span<const uint8_t> r) { EXPECT_EQ(tag_of(r), 9999u); });
+  EXPECT_EQ(order.held(), 0u);
+}
+
 }  // namespace
 }  // namespace spoor::kernelsrc

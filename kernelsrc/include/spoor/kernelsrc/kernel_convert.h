@@ -5,6 +5,7 @@
 #ifndef SPOOR_KERNELSRC_KERNEL_CONVERT_H
 #define SPOOR_KERNELSRC_KERNEL_CONVERT_H
 
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -41,7 +42,10 @@ class KernelConvert {
   // Called for every MMAP2 the kernel reported (so synthesised ones skip it).
   using OnMmap = std::function<void(uint64_t start, std::string_view path)>;
 
-  void add_event(uint64_t id, const EventMeta& meta) { events_[id] = meta; }
+  void add_event(uint64_t id, const EventMeta& meta) {
+    events_[id] = meta;
+    recent_ = {};  // std::map keeps its nodes, but an id may now name another
+  }
   void set_on_mmap(OnMmap f) { on_mmap_ = std::move(f); }
 
   // Converts one record of the ring of `cpu` into `out`. Returns false (and
@@ -59,7 +63,25 @@ class KernelConvert {
   bool sample(const EventMeta& m, Bytes record, TraceWriter& w, KernelStream& out,
               const std::function<uint64_t(uint64_t)>& ticks);
 
+  // The event of id `id`, nullptr for none: the map behind a direct-mapped
+  // cache, as every record is looked up twice (time_of, then convert) and
+  // a CPU's records come from a handful of events (ids given in sequence).
+  const EventMeta* event_of(uint64_t id) const {
+    Recent& r = recent_[id % kRecentSlots];
+    if (r.meta != nullptr && r.id == id) return r.meta;
+    const auto it = events_.find(id);
+    if (it == events_.end()) return nullptr;
+    r = Recent{id, &it->second};
+    return r.meta;
+  }
+
   std::map<uint64_t, EventMeta> events_;
+  static constexpr size_t kRecentSlots = 16;
+  struct Recent {
+    uint64_t id = 0;
+    const EventMeta* meta = nullptr;
+  };
+  mutable std::array<Recent, kRecentSlots> recent_{};
   OnMmap on_mmap_;
   uint64_t corrupt_ = 0;
   std::vector<uint64_t> user_, kernel_;  // callchain scratch

@@ -66,7 +66,7 @@ class KernelSession {
   // process `recorder_pid`. Returns how many streams it took.
   uint32_t describe(TraceWriter& writer, uint32_t first_stream, uint32_t recorder_pid);
   // Reads everything the rings hold and converts into records, in time
-  // order, what is older than a moment (20 ms: the rest waits for records
+  // order, what is older than a moment (4 ms: the rest waits for records
   // the kernel stamped earlier and writes later; time_order.h); a packet is
   // written when it fills (64 KiB) or at flush().
   void drain(TraceWriter& writer, const TickConversion& clock);

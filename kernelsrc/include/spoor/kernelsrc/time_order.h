@@ -12,8 +12,9 @@
 #ifndef SPOOR_KERNELSRC_TIME_ORDER_H
 #define SPOOR_KERNELSRC_TIME_ORDER_H
 
-#include <algorithm>
 #include <cstdint>
+#include <cstring>
+#include <memory>
 #include <span>
 #include <vector>
 
@@ -21,72 +22,90 @@ namespace spoor::kernelsrc {
 
 class TimeOrder {
  public:
-  // Keeps a copy of `record` (a whole perf record: its size is a multiple
-  // of 8, so every copy stays 8-byte aligned) stamped `time_ns`.
+  // Keeps a copy of `record` (a whole perf record: at most 64 KiB, its
+  // size a multiple of 8, so every copy stays 8-byte aligned) stamped
+  // `time_ns`. Cost: the copy, and a step back per held record stamped
+  // later than it (none for a ring in order; a few for the kernel's late
+  // ones).
   void hold(std::span<const uint8_t> record, uint64_t time_ns) {
-    if (first_ < held_.size() && time_ns < held_.back().time) sorted_ = false;
-    held_.push_back(Held{time_ns, next_sequence_++, bytes_.size(), static_cast<uint32_t>(record.size())});
-    bytes_.insert(bytes_.end(), record.begin(), record.end());
+    if (chunks_.empty() || chunks_[tail_].used + record.size() > kChunkBytes) {
+      // The chunk left behind is reused once nothing in it is held.
+      if (!chunks_.empty() && chunks_[tail_].held == 0) {
+        chunks_[tail_].used = 0;
+        spare_.push_back(tail_);
+      }
+      tail_ = fresh_chunk();
+    }
+    Chunk& c = chunks_[tail_];
+    std::memcpy(c.bytes.get() + c.used, record.data(), record.size());
+    const Held h{time_ns, tail_, static_cast<uint32_t>(c.used), static_cast<uint32_t>(record.size())};
+    c.used += record.size();
+    ++c.held;
+    held_.push_back(h);
+    size_t at = held_.size() - 1;
+    for (; at > first_ && held_[at - 1].time > time_ns; --at) held_[at] = held_[at - 1];
+    held_[at] = h;
   }
 
   // Calls each(record) for every held record stamped at or before
   // `up_to_ns`, earliest first (records of one time in the order they were
-  // held), then drops them. Cost: a sort only when a record came out of
-  // order since the last; the bytes of dropped records are reclaimed once
-  // they are half of what is kept, so each byte is copied O(1) times.
+  // held), then drops them. A chunk of copies none of which is held any
+  // more is reused as it is: nothing is copied twice.
   template <class Each>
   void release(uint64_t up_to_ns, Each each) {
-    if (!sorted_) {
-      std::sort(held_.begin() + static_cast<std::ptrdiff_t>(first_), held_.end(), [](const Held& a, const Held& b) {
-        return a.time != b.time ? a.time < b.time : a.sequence < b.sequence;
-      });
-      sorted_ = true;
-    }
     for (; first_ < held_.size() && held_[first_].time <= up_to_ns; ++first_) {
-      each(std::span<const uint8_t>(bytes_.data() + held_[first_].offset, held_[first_].size));
-      dropped_bytes_ += held_[first_].size;
+      const Held& h = held_[first_];
+      Chunk& c = chunks_[h.chunk];
+      each(std::span<const uint8_t>(c.bytes.get() + h.offset, h.size));
+      if (--c.held == 0 && h.chunk != tail_) {
+        c.used = 0;
+        spare_.push_back(h.chunk);
+      }
     }
     if (first_ == held_.size()) {
       held_.clear();
-      bytes_.clear();
-      first_ = dropped_bytes_ = 0;
-    } else if (dropped_bytes_ * 2 > bytes_.size()) {
-      compact();
+      first_ = 0;
+      if (!chunks_.empty()) chunks_[tail_].used = 0;  // empty too: its room is reused from the start
+    } else if (first_ * 2 > held_.size()) {
+      held_.erase(held_.begin(), held_.begin() + static_cast<std::ptrdiff_t>(first_));
+      first_ = 0;
     }
   }
 
   size_t held() const { return held_.size() - first_; }
+  // Chunks of kChunkBytes allocated: what is held, and the spares.
+  size_t chunks() const { return chunks_.size(); }
+  // 16 records of the largest size (perf_event_header.size is 16 bits).
+  static constexpr size_t kChunkBytes = size_t{1} << 20;
 
  private:
+  struct Chunk {
+    std::unique_ptr<uint8_t[]> bytes;
+    size_t used = 0;  // bytes written
+    size_t held = 0;  // records in it not yet released
+  };
   struct Held {
     uint64_t time;
-    uint64_t sequence;  // order of hold(), for records of one time
-    size_t offset;      // into bytes_
+    uint32_t chunk;
+    uint32_t offset;
     uint32_t size;
   };
 
-  // What is still held, alone into fresh room.
-  void compact() {
-    std::vector<uint8_t> kept;
-    kept.reserve(bytes_.size() - dropped_bytes_);
-    for (size_t i = first_; i < held_.size(); ++i) {
-      Held h = held_[i];
-      kept.insert(kept.end(), bytes_.begin() + static_cast<std::ptrdiff_t>(h.offset),
-                  bytes_.begin() + static_cast<std::ptrdiff_t>(h.offset + h.size));
-      h.offset = kept.size() - h.size;
-      held_[i - first_] = h;
+  uint32_t fresh_chunk() {
+    if (!spare_.empty()) {
+      const uint32_t id = spare_.back();
+      spare_.pop_back();
+      return id;
     }
-    held_.resize(held_.size() - first_);
-    bytes_.swap(kept);
-    first_ = dropped_bytes_ = 0;
+    chunks_.push_back(Chunk{std::make_unique<uint8_t[]>(kChunkBytes)});
+    return static_cast<uint32_t>(chunks_.size() - 1);
   }
 
-  std::vector<Held> held_;      // released ones before first_
-  std::vector<uint8_t> bytes_;  // the records' copies, in the order held
+  std::vector<Held> held_;  // in time order; released ones before first_
   size_t first_ = 0;
-  size_t dropped_bytes_ = 0;    // of released records, still in bytes_
-  bool sorted_ = true;          // held_[first_..] in time order
-  uint64_t next_sequence_ = 0;
+  std::vector<Chunk> chunks_;    // the copies
+  std::vector<uint32_t> spare_;  // chunks holding nothing
+  uint32_t tail_ = 0;            // the chunk hold() writes into
 };
 
 }  // namespace spoor::kernelsrc
