@@ -83,7 +83,7 @@ struct CpuRing {
 // a host scheduler's tick (250 Hz); four of the recorder's 1 ms drains,
 // where perf sorts within one round of reading its rings. Longer costs the
 // drain more (the copies leave the cache before they are converted): with
-// 1.2 M syscall records, drain CPU +12% at 4 ms, +30% at 20 ms.
+// 1.2 M syscall records, drain CPU +12% at 4 ms, +28% at 20 ms.
 constexpr uint64_t kHoldNs = 4'000'000;
 // drain_up_to's bound for the last drain.
 constexpr uint64_t kEveryRecord = std::numeric_limits<uint64_t>::max();

@@ -86,7 +86,10 @@ struct Group : BodyShape {
       else runs.push_back(PlainRun{b, 1});
     }
     plain = plain_width();
-    tile.resize(size_t{kTileRecords} * plain);
+    // No more rows than records: the tile never outgrows the group's own
+    // bytes, which the declared size bounds (a damaged or hostile block
+    // cannot make it allocate more).
+    tile.resize((count < kTileRecords ? count : kTileRecords) * plain);
   }
 
   // The plain bytes of record `index` (planes at `planes`) into `body`;
