@@ -96,6 +96,16 @@ struct BlockCompressor::Impl {
   std::vector<PageBuffer> spare;
   std::vector<std::vector<uint8_t>> spare_payloads;
   static constexpr size_t kSpareBuffers = 4;
+  // Spare buffers a packing thread with nothing to pack makes ahead, pages
+  // touched, once the trace is large (warm_ahead). The drainer would
+  // otherwise gather its next runs in fresh memory and take the page
+  // faults itself, between two looks at the program's rings: on a virtual
+  // machine whose host takes freed memory back, 2-4 ms per 2 MiB page,
+  // ~100 ms of a 50 MB trace's drain, and the rings filled meanwhile.
+  static constexpr size_t kWarmSpares = 1;
+  bool warm_ahead = false;   // the drainer gathered a whole run's buffer
+  bool warming = false;      // a packing thread is making a spare
+  bool drainer_saw_large = false;  // the drainer's copy of warm_ahead
   bool stopping = false;
   bool finished = false;
   bool failed = false;
@@ -141,7 +151,40 @@ struct BlockCompressor::Impl {
         spare.pop_back();
       }
     }
+    wake.notify_one();  // an idle packing thread may make the next spare
     buffer.clear();
+    return buffer;
+  }
+
+  size_t whole_run_bytes() const { return options.run_bytes + (options.run_bytes >> 2); }
+
+  // Whether an idle packing thread should make a spare buffer now (under
+  // `mutex`).
+  bool wants_spare() const { return warm_ahead && !warming && !stopping && spare.size() < kWarmSpares; }
+
+  // A buffer for a whole run with every page touched, made outside the
+  // lock, 2 MiB at a time: it stops early (a spare partly touched) once a
+  // run waits to be packed or the recording ends, which must not wait for
+  // the rest.
+  PageBuffer make_spare(std::unique_lock<std::mutex>& lock) {
+    warming = true;
+    lock.unlock();
+    PageBuffer buffer;
+    buffer.reserve(whole_run_bytes());
+    // The bytes past size() are the buffer's own storage, written before
+    // anything reads them (runs are gathered with insert()): a store per
+    // 4 KiB page faults each in, a 2 MiB one as a whole.
+    volatile uint8_t* const bytes = buffer.data();
+    const size_t capacity = buffer.capacity();
+    for (size_t at = 0; at < capacity; at += compress::kHugePageBytes) {
+      const size_t end = capacity - at > compress::kHugePageBytes ? at + compress::kHugePageBytes : capacity;
+      for (size_t page = at; page < end; page += 4096) bytes[page] = 0;
+      std::lock_guard check(mutex);
+      if (stopping || (!queue.empty() && packing < allowed)) break;
+    }
+    lock.lock();
+    warming = false;
+    ++stats.spares_made;
     return buffer;
   }
 
@@ -154,8 +197,31 @@ struct BlockCompressor::Impl {
   void make_room(size_t more) {
     const size_t need = pending.size() + more;
     if (need <= pending.capacity()) return;
-    const size_t whole = options.run_bytes + (options.run_bytes >> 2);
-    pending.reserve(need <= kSmallRun && kSmallRun < whole ? kSmallRun : (need > whole ? need : whole));
+    const size_t whole = whole_run_bytes();
+    if (need <= kSmallRun && kSmallRun < whole) {
+      pending.reserve(kSmallRun);
+      return;
+    }
+    if (!drainer_saw_large) {  // the first large run: packing threads start making spares
+      drainer_saw_large = true;
+      {
+        std::lock_guard lock(mutex);
+        warm_ahead = true;
+      }
+      wake.notify_all();
+    }
+    // The few bytes gathered so far (the tail after the file header, a
+    // short trace's first 256 KiB) move into a spare rather than into
+    // fresh memory.
+    PageBuffer spare_buffer = take_buffer();
+    if (spare_buffer.capacity() >= need) {
+      spare_buffer.insert(spare_buffer.end(), pending.begin(), pending.end());
+      pending = std::move(spare_buffer);
+      return;
+    }
+    pending.reserve(need > whole ? need : whole);
+    std::lock_guard lock(mutex);
+    ++stats.runs_gathered_fresh;
   }
 
   // Hands over pending[0, end) (the buffer itself: no copy) and keeps the
@@ -276,8 +342,13 @@ struct BlockCompressor::Impl {
     bool packed_any = false;
     std::unique_lock lock(mutex);
     for (;;) {
-      wake.wait(lock, [&] { return (stopping && queue.empty()) || (!queue.empty() && packing < allowed); });
-      if (queue.empty()) break;
+      wake.wait(lock, [&] { return (stopping && queue.empty()) || (!queue.empty() && packing < allowed) || wants_spare(); });
+      if (queue.empty() && stopping) break;
+      if (queue.empty() || packing >= allowed) {  // nothing this thread may pack: a spare
+        PageBuffer made = make_spare(lock);
+        if (spare.size() < kSpareBuffers) spare.push_back(std::move(made));
+        continue;
+      }
       // Packing behind: runs wait for a packing thread. Writing behind: they
       // wait, packed or stored, for the file. Storing a run unpacked
       // helps only the first (it hands the file 8x the bytes).
@@ -392,6 +463,7 @@ CompressionStats BlockCompressor::stats() const {
   std::lock_guard lock(impl_->mutex);
   CompressionStats stats = impl_->stats;
   stats.memory_limit = impl_->memory_limit();
+  stats.spares_ready = impl_->spare.size();
   return stats;
 }
 

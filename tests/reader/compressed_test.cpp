@@ -252,6 +252,65 @@ TEST(CompressedTrace, MoreThreadsAllowedMidwayChangeNoByte) {
   EXPECT_EQ(out, compress(raw, options));
 }
 
+TEST(CompressedTrace, AnIdlePackingThreadMakesTheDrainersNextBuffersAhead) {
+  // Runs of 64 KiB: the drainer's first buffer is a whole run's (over the
+  // 256 KiB of a short trace's), so the trace counts as large at once.
+  // That buffer goes out with the file header and comes back once it is
+  // written; the next buffer is made ahead by the thread not allowed to
+  // pack, so the drainer gets no buffer of its own after the first, and
+  // the bytes are those of a single thread. Without the spares made ahead
+  // the next run's buffer is the drainer's own (2 fresh).
+  const Bytes raw = busy_trace(45);
+  host::CompressionOptions options;
+  options.enabled = true;
+  options.run_bytes = 64 << 10;
+  ASSERT_GT(raw.size(), options.run_bytes + 4096);
+  ASSERT_LT(raw.size(), 2 * options.run_bytes);
+  options.threads = 2;
+  options.threads_at_first = 1;
+  Bytes out;
+  host::BlockCompressor compressor(options, [&](const void* data, size_t size) {
+    const auto* p = static_cast<const uint8_t*>(data);
+    out.insert(out.end(), p, p + size);
+    return true;
+  });
+  // Waits for a spare to be ready, which needs only a packing thread
+  // scheduled; bounded so that a broken build fails instead of hanging.
+  auto wait_for_a_spare = [&] {
+    for (int i = 0; i < 3000 && compressor.stats().spares_ready == 0; ++i)
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  };
+  compressor.write(raw.data(), 1000);
+  wait_for_a_spare();  // the first buffer back, or one made
+  compressor.write(raw.data() + 1000, 1000);  // the bytes after the header move into it
+  wait_for_a_spare();  // for the next run: one made (or the first buffer back)
+  for (size_t at = 2000; at < raw.size(); at += 1000) compressor.write(raw.data() + at, std::min<size_t>(1000, raw.size() - at));
+  ASSERT_TRUE(compressor.finish());
+  const host::CompressionStats stats = compressor.stats();
+  EXPECT_GE(stats.spares_made, 1u);
+  // The first buffer is the drainer's own, unless a spare was made
+  // between the trace turning large and the drainer asking for one.
+  EXPECT_LE(stats.runs_gathered_fresh, 1u) << "a buffer after the first was the drainer's own";
+  EXPECT_EQ(stats.blocks, 2u);
+  options.threads = 1;
+  EXPECT_EQ(out, compress(raw, options));
+}
+
+TEST(CompressedTrace, AShortTraceMakesNoSpareBuffers) {
+  // Under 256 KiB of default 16 MiB runs (`spoor record -- true`): spares
+  // of 20 MiB each would only cost the recording their pages.
+  const Bytes raw = busy_trace(20);
+  ASSERT_LT(raw.size(), size_t{200} << 10);
+  host::CompressionOptions options;
+  options.threads = 2;
+  options.threads_at_first = 1;
+  host::CompressionStats stats;
+  const Bytes out = compress(raw, options, &stats);
+  EXPECT_EQ(stats.spares_made, 0u);
+  EXPECT_EQ(stats.runs_gathered_fresh, 0u);
+  expect_same_events(raw, out);
+}
+
 TEST(CompressedTrace, RunsOverTheBacklogLimitAreWrittenAsTheyAre) {
   const Bytes raw = busy_trace(10);
   host::CompressionOptions options;

@@ -48,6 +48,9 @@ struct CompressionStats {
   double drain_wait_seconds = 0;  // time write() waited for runs to be written
   uint64_t memory_limit = 0;      // the most runs waiting may hold before write() waits
   uint32_t threads = 0;        // packing threads that packed at least one run
+  uint64_t spares_made = 0;    // run buffers packing threads made ahead for the drainer, pages touched
+  uint64_t runs_gathered_fresh = 0;  // runs the drainer gathered in a buffer it had to get itself
+  uint64_t spares_ready = 0;   // buffers waiting for the drainer's next runs now
 };
 
 class BlockCompressor {
