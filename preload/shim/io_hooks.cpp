@@ -60,6 +60,9 @@ void register_io_events_added_later() {
   register_event(kIoFReadRun);
   // Then stdio_hooks.cpp's memory streams.
   register_event(kIoFMemOpen);
+  // Then aio_hooks.cpp's requests and results.
+  register_event(kIoAioSubmit);
+  register_event(kIoAioReturn);
 }
 
 namespace {

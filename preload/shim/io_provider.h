@@ -8,7 +8,8 @@
 //                                  fcntl(F_DUPFD*); connect, bind,
 //                                  listen, accept, socket, send/recv and
 //                                  their to/from/msg/mmsg forms, chdir,
-//                                  fchdir; and the descriptors
+//                                  fchdir; POSIX AIO's requests and
+//                                  their results; and the descriptors
 //                                  the process had when the shim attached.
 //   stdio layer (kKeywordIoStdio): fopen, fdopen, freopen, fclose, fread,
 //                                  fgets, getline, getdelim, fwrite, fputs,
@@ -366,6 +367,32 @@ SPOOR_EVENT(kIoFMemOpen, g_io,
             (EventInfo{.name = "FMemOpen", .id = 31, .level = Level::info, .keywords = kKeywordIoStdio}),
             Field<Ptr>{"stream"}, Field<uint8_t>{"call"}, Field<Str>{"mode"}, Field<int32_t>{"result"},
             Field<uint64_t>{"start_ticks"}, Field<uint32_t>{"stack"});
+
+// POSIX asynchronous I/O (aio_read, aio_write, aio_fsync, lio_listio and
+// their 64 forms): one AioSubmit per request handed over, one AioReturn
+// when the program collects its result. glibc carries the requests out on
+// threads of its own through internal calls no preloaded library sees, so
+// these two are all there is of them. A consumer pairs them by process
+// and `aiocb` (the program's control block, which it may reuse once the
+// result is collected) to learn whether the bytes were read or written.
+// call: kIoAio* below (lio_listio's LIO_NOP entries are skipped). offset,
+// requested: the block's aio_offset and aio_nbytes (0 for a sync). result:
+// 0, or -errno when the request was refused (lio_listio: the call's, for
+// each of its requests; with LIO_WAIT, -EIO means some request failed and
+// its AioReturn says which).
+inline constexpr uint8_t kIoAioRead = 0, kIoAioWrite = 1, kIoAioSync = 2, kIoAioDataSync = 3;
+SPOOR_EVENT(kIoAioSubmit, g_io,
+            (EventInfo{.name = "AioSubmit", .id = 32, .level = Level::info, .keywords = kKeywordIoFd}),
+            Field<int32_t>{"fd"}, Field<uint8_t>{"call"}, Field<int64_t>{"offset"}, Field<uint64_t>{"requested"},
+            Field<Ptr>{"aiocb"}, Field<int32_t>{"result"}, Field<uint64_t>{"start_ticks"},
+            Field<uint32_t>{"stack"});
+// aio_return, aio_return64. result: what it returned, the bytes moved, or
+// -errno (the request's error, from aio_error, when it failed; EINVAL when
+// the block had no request to collect).
+SPOOR_EVENT(kIoAioReturn, g_io,
+            (EventInfo{.name = "AioReturn", .id = 33, .level = Level::info, .keywords = kKeywordIoFd}),
+            Field<Ptr>{"aiocb"}, Field<int32_t>{"fd"}, Field<int64_t>{"result"},
+            Field<uint64_t>{"start_ticks"});
 
 // Registers Spoor.IO and its events, always in the same order (attach.cpp
 // calls it in its fixed-order block, so keys survive an exec).

@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <set>
 #include <utility>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -264,6 +265,73 @@ TEST(FdCreated, MadeDescriptorsAreNamedAndAPipeIsOneRowAcrossProcesses) {
   EXPECT_EQ(files[parent_end]["bytes_read"], 10);
   EXPECT_EQ(files["anon_inode:[eventfd]"]["bytes_written"], 8);
   EXPECT_EQ(files["/memfd:spoor-test (deleted)"]["bytes_written"], 5);
+}
+
+// --- POSIX asynchronous I/O ------------------------------------------------
+
+// aio.c: two aio_writes and an aio_fsync, a lio_listio of two reads and a
+// LIO_NOP, an aio_read64, and a read on a closed descriptor that fails
+// later. Each request is an AioSubmit from the program's call, each
+// result an AioReturn of the same control block, and the report counts
+// the bytes as the file's.
+TEST(PosixAio, RequestsAndResultsAreRecordedAndTheirBytesAreTheFiles) {
+  const std::string dir = temp_path("aio");
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const std::string trace = dir + ".spoor";
+  const Process p = run(kSpoor + " record -o " + trace + " -- " + SPOOR_AIO + " " + dir);
+  ASSERT_EQ(p.status, 0) << p.err;
+  EXPECT_NE(p.err.find("aio: wrote 5096, synced 0, listed 5096, read64 100, closed fd: Bad file descriptor"),
+            std::string::npos)
+      << p.err;
+  std::multiset<std::pair<uint64_t, uint64_t>> submitted;  // (call, requested)
+  std::map<uint64_t, int> pending;                         // aiocb -> requests not collected
+  std::multiset<int64_t> results;
+  std::vector<uint64_t> stacks;
+  spoor::test::fields::CallSites sites;
+  int unmatched = 0, refused = 0;
+  each_event(trace, [&](const std::string& name, const reader::Event& e) {
+    sites.note(e);
+    if (name == "AioSubmit") {
+      submitted.emplace(u64(e, "call"), u64(e, "requested"));
+      refused += i64(e, "result") != 0;
+      ++pending[ptr(e, "aiocb")];
+      stacks.push_back(u64(e, "stack"));
+    } else if (name == "AioReturn") {
+      results.insert(i64(e, "result"));
+      unmatched += pending[ptr(e, "aiocb")]-- != 1;
+    }
+  });
+  constexpr uint64_t kRead = 0, kWrite = 1, kSync = 2;  // io_provider.h: kIoAio*
+  EXPECT_EQ(submitted, (std::multiset<std::pair<uint64_t, uint64_t>>{
+                           {kWrite, 4096}, {kWrite, 1000}, {kSync, 0}, {kRead, 3000}, {kRead, 2096}, {kRead, 100},
+                           {kRead, 100}}))
+      << "no request for the LIO_NOP entry";
+  EXPECT_EQ(refused, 0) << "glibc takes a closed descriptor's request and fails it later";
+  EXPECT_EQ(results, (std::multiset<int64_t>{4096, 1000, 0, 3000, 2096, 100, -EBADF}));
+  EXPECT_EQ(unmatched, 0) << "each result collected once, from a block handed over before";
+  // The shim's frames are skipped: each stack starts in the program.
+  const auto exe = sites.modules.find(fs::canonical(SPOOR_AIO).string());
+  ASSERT_NE(exe, sites.modules.end());
+  for (uint64_t stack : stacks) {
+    const uint64_t ip = sites.innermost_frame[stack];
+    EXPECT_TRUE(ip >= exe->second.first && ip < exe->second.second) << "stack " << stack;
+  }
+
+  const Process report = run(kSpoor + " report --io --format json " + trace);
+  ASSERT_EQ(report.status, 0) << report.err;
+  const auto j = nlohmann::json::parse(report.out, nullptr, false);
+  ASSERT_FALSE(j.is_discarded()) << report.out;
+  std::map<std::string, nlohmann::json> files;
+  for (const auto& f : j["io"]["files"]) files[f["path"].get<std::string>()] = f;
+  const std::string bin = dir + "/aio.bin";
+  ASSERT_EQ(fs::file_size(bin), 5096u);
+  ASSERT_TRUE(files.count(bin)) << report.out;
+  EXPECT_EQ(files[bin]["bytes_written"], 5096) << "the file's size";
+  EXPECT_EQ(files[bin]["bytes_read"], 5096 + 100);
+  EXPECT_EQ(files[bin]["errors"], 0) << "the failed read was on a descriptor closed before";
+  fs::remove_all(dir);
+  fs::remove(trace);
 }
 
 // --- allocations before the shim attached ----------------------------------

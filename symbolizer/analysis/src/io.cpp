@@ -140,6 +140,13 @@ struct IoAnalysis::State {
   std::unordered_map<uint32_t, std::unordered_map<uint64_t, int32_t>> stream_fds_by_pid;  // FILE* -> fd
   // Streams with no descriptor (FMemOpen), per pid: FILE* -> their row.
   std::unordered_map<uint32_t, std::unordered_map<uint64_t, uint32_t>> memory_streams_by_pid;
+  // POSIX AIO requests handed over and not yet collected, per pid: the
+  // control block -> what the request does and its file's row.
+  struct AioRequest {
+    Counted what;
+    uint32_t file;
+  };
+  std::unordered_map<uint32_t, std::unordered_map<uint64_t, AioRequest>> aio_requests_by_pid;
   std::vector<IoThread> threads;
   std::vector<uint32_t> thread_slot;  // ThreadIndex -> index in threads, or kNone
   std::priority_queue<IoOperation, std::vector<IoOperation>, Slower> slowest;  // fastest on top
@@ -540,6 +547,34 @@ struct IoAnalysis::State {
         const bool read = k.kind == EventKind::io_read || k.kind == EventKind::io_fread ||
                           k.kind == EventKind::io_fgetc_run || k.kind == EventKind::io_fread_run;
         count(e, c, file, read ? Counted::read : Counted::write, field_i64(e, k, f::kIoResult));
+        return;
+      }
+      case EventKind::io_aio_submit:
+      case EventKind::io_aio_return: {
+        // A request's bytes count when the program collects its result
+        // (AioReturn), as a read or a write of the file it was handed
+        // over for; a request refused at once counts then, as one error.
+        // The calls' own time is what counts, not the request's (the
+        // program went on meanwhile).
+        const uint32_t file = file_of_call(e, c);
+        const int64_t result = field_i64(e, k, f::kIoResult);
+        const uint64_t block = field_u64(e, k, f::kIoAiocb);
+        auto& requests = aio_requests_by_pid[e.pid];
+        if (k.kind == EventKind::io_aio_submit) {
+          constexpr uint64_t kRead = 0, kWrite = 1;  // io_provider.h: kIoAioRead, kIoAioWrite
+          const uint64_t call = field_u64(e, k, f::kIoCall);
+          const Counted what = call == kRead ? Counted::read : (call == kWrite ? Counted::write : Counted::other);
+          if (result < 0) count(e, c, file, what, result);
+          else requests[block] = AioRequest{what, file};
+          return;
+        }
+        const auto it = requests.find(block);
+        if (it == requests.end()) {  // handed over before the trace began
+          count(e, c, file, Counted::other, result);
+          return;
+        }
+        count(e, c, live(it->second.file), it->second.what, result);
+        requests.erase(it);
         return;
       }
       case EventKind::io_fd_inherited: {
