@@ -102,6 +102,8 @@ SPOOR_NOINLINE void record_return(const Block* block, ssize_t result, uint64_t s
   kIoAioReturn.write(Ptr(block), block->aio_fildes, value, start);
 }
 
+// The hooks' bodies, inlined into each so that it stays the frame right
+// below its record_* (the stack skip counts on it).
 template <class Fn, class Block>
 SPOOR_ALWAYS_INLINE int forward_submit(Fn next, Block* block, uint8_t op) {
   if (SPOOR_UNLIKELY(next == nullptr)) return unavailable();
@@ -109,6 +111,36 @@ SPOOR_ALWAYS_INLINE int forward_submit(Fn next, Block* block, uint8_t op) {
   const uint64_t start = spoor_port_ticks();
   const int result = next(block);
   record_submit(block, op, result, start);
+  return result;
+}
+
+template <class Fn, class Block>
+SPOOR_ALWAYS_INLINE int forward_sync(Fn next, int op, Block* block) {
+  if (SPOOR_UNLIKELY(next == nullptr)) return unavailable();
+  if (SPOOR_LIKELY(!kIoAioSubmit.enabled())) return next(op, block);
+  const uint64_t start = spoor_port_ticks();
+  const int result = next(op, block);
+  record_submit(block, sync_op(op), result, start);
+  return result;
+}
+
+template <class Fn, class Block>
+SPOOR_ALWAYS_INLINE int forward_list(Fn next, int mode, Block* const list[], int count, struct sigevent* event) {
+  if (SPOOR_UNLIKELY(next == nullptr)) return unavailable();
+  if (SPOOR_LIKELY(!kIoAioSubmit.enabled())) return next(mode, list, count, event);
+  const uint64_t start = spoor_port_ticks();
+  const int result = next(mode, list, count, event);
+  record_list(list, count, result, start);
+  return result;
+}
+
+template <class Fn, class Block>
+SPOOR_ALWAYS_INLINE ssize_t forward_return(Fn next, Block* block) {
+  if (SPOOR_UNLIKELY(next == nullptr)) return unavailable();
+  if (SPOOR_LIKELY(!kIoAioReturn.enabled())) return next(block);
+  const uint64_t start = spoor_port_ticks();
+  const ssize_t result = next(block);
+  record_return(block, result, start);
   return result;
 }
 
@@ -136,63 +168,27 @@ SPOOR_INTERPOSE int aio_write64(struct aiocb64* block) noexcept {
 }
 
 SPOOR_INTERPOSE int aio_fsync(int op, struct aiocb* block) noexcept {
-  const AioSyncFn next = g_aio_fsync.get();
-  if (SPOOR_UNLIKELY(next == nullptr)) return unavailable();
-  if (SPOOR_LIKELY(!kIoAioSubmit.enabled())) return next(op, block);
-  const uint64_t start = spoor_port_ticks();
-  const int result = next(op, block);
-  record_submit(block, sync_op(op), result, start);
-  return result;
+  return forward_sync(g_aio_fsync.get(), op, block);
 }
 
 SPOOR_INTERPOSE int aio_fsync64(int op, struct aiocb64* block) noexcept {
-  const AioSync64Fn next = g_aio_fsync64.get();
-  if (SPOOR_UNLIKELY(next == nullptr)) return unavailable();
-  if (SPOOR_LIKELY(!kIoAioSubmit.enabled())) return next(op, block);
-  const uint64_t start = spoor_port_ticks();
-  const int result = next(op, block);
-  record_submit(block, sync_op(op), result, start);
-  return result;
+  return forward_sync(g_aio_fsync64.get(), op, block);
 }
 
 SPOOR_INTERPOSE int lio_listio(int mode, struct aiocb* const list[], int count, struct sigevent* event) noexcept {
-  const LioFn next = g_lio_listio.get();
-  if (SPOOR_UNLIKELY(next == nullptr)) return unavailable();
-  if (SPOOR_LIKELY(!kIoAioSubmit.enabled())) return next(mode, list, count, event);
-  const uint64_t start = spoor_port_ticks();
-  const int result = next(mode, list, count, event);
-  record_list(list, count, result, start);
-  return result;
+  return forward_list(g_lio_listio.get(), mode, list, count, event);
 }
 
 SPOOR_INTERPOSE int lio_listio64(int mode, struct aiocb64* const list[], int count, struct sigevent* event) noexcept {
-  const Lio64Fn next = g_lio_listio64.get();
-  if (SPOOR_UNLIKELY(next == nullptr)) return unavailable();
-  if (SPOOR_LIKELY(!kIoAioSubmit.enabled())) return next(mode, list, count, event);
-  const uint64_t start = spoor_port_ticks();
-  const int result = next(mode, list, count, event);
-  record_list(list, count, result, start);
-  return result;
+  return forward_list(g_lio_listio64.get(), mode, list, count, event);
 }
 
 SPOOR_INTERPOSE ssize_t aio_return(struct aiocb* block) noexcept {
-  const AioReturnFn next = g_aio_return.get();
-  if (SPOOR_UNLIKELY(next == nullptr)) return unavailable();
-  if (SPOOR_LIKELY(!kIoAioReturn.enabled())) return next(block);
-  const uint64_t start = spoor_port_ticks();
-  const ssize_t result = next(block);
-  record_return(block, result, start);
-  return result;
+  return forward_return(g_aio_return.get(), block);
 }
 
 SPOOR_INTERPOSE ssize_t aio_return64(struct aiocb64* block) noexcept {
-  const AioReturn64Fn next = g_aio_return64.get();
-  if (SPOOR_UNLIKELY(next == nullptr)) return unavailable();
-  if (SPOOR_LIKELY(!kIoAioReturn.enabled())) return next(block);
-  const uint64_t start = spoor_port_ticks();
-  const ssize_t result = next(block);
-  record_return(block, result, start);
-  return result;
+  return forward_return(g_aio_return64.get(), block);
 }
 
 }  // extern "C"

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "event_fields.h"
+#include "io_report_rows.h"
 #include "run_command.h"
 #include "spoor/reader/event_reader.h"
 #include "spoor/reader/trace.h"
@@ -318,15 +319,12 @@ TEST(PosixAio, RequestsAndResultsAreRecordedAndTheirBytesAreTheFiles) {
     EXPECT_TRUE(ip >= exe->second.first && ip < exe->second.second) << "stack " << stack;
   }
 
-  const Process report = run(kSpoor + " report --io --format json " + trace);
-  ASSERT_EQ(report.status, 0) << report.err;
-  const auto j = nlohmann::json::parse(report.out, nullptr, false);
-  ASSERT_FALSE(j.is_discarded()) << report.out;
-  std::map<std::string, nlohmann::json> files;
-  for (const auto& f : j["io"]["files"]) files[f["path"].get<std::string>()] = f;
-  const std::string bin = dir + "/aio.bin";
-  ASSERT_EQ(fs::file_size(bin), 5096u);
-  ASSERT_TRUE(files.count(bin)) << report.out;
+  spoor::test::IoReportRows rows = spoor::test::io_report_rows(kSpoor, trace, true);
+  ASSERT_EQ(rows.failure, "");
+  std::map<std::string, nlohmann::json>& files = rows.files;
+  const std::string bin = "aio.bin";
+  ASSERT_EQ(fs::file_size(dir + "/" + bin), 5096u);
+  ASSERT_TRUE(files.count(bin)) << rows.report.dump();
   EXPECT_EQ(files[bin]["bytes_written"], 5096) << "the file's size";
   EXPECT_EQ(files[bin]["bytes_read"], 5096 + 100);
   EXPECT_EQ(files[bin]["errors"], 0) << "the failed read was on a descriptor closed before";

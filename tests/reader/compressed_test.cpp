@@ -80,16 +80,21 @@ PacketBuilder hello_packet(uint32_t stream, uint32_t cpu, uint64_t sequence, uin
   return packet;
 }
 
+// A BlockCompressor's output that appends to `out`.
+host::BlockCompressor::Output append_to(Bytes& out) {
+  return [&out](const void* data, size_t size) {
+    const auto* p = static_cast<const uint8_t*>(data);
+    out.insert(out.end(), p, p + size);
+    return true;
+  };
+}
+
 // `raw` through a BlockCompressor, written in uneven pieces (as a
 // TraceWriter writes a block piece by piece), runs of about run_bytes.
 Bytes compress(const Bytes& raw, host::CompressionOptions options, host::CompressionStats* stats = nullptr) {
   Bytes out;
   options.enabled = true;
-  host::BlockCompressor compressor(options, [&](const void* data, size_t size) {
-    const auto* p = static_cast<const uint8_t*>(data);
-    out.insert(out.end(), p, p + size);
-    return true;
-  });
+  host::BlockCompressor compressor(options, append_to(out));
   size_t at = 0;
   for (size_t piece = 1; at < raw.size(); piece = piece * 3 % 1021 + 1) {
     const size_t n = std::min(piece, raw.size() - at);
@@ -239,11 +244,7 @@ TEST(CompressedTrace, MoreThreadsAllowedMidwayChangeNoByte) {
   options.threads = 3;
   options.threads_at_first = 1;
   Bytes out;
-  host::BlockCompressor compressor(options, [&](const void* data, size_t size) {
-    const auto* p = static_cast<const uint8_t*>(data);
-    out.insert(out.end(), p, p + size);
-    return true;
-  });
+  host::BlockCompressor compressor(options, append_to(out));
   compressor.write(raw.data(), raw.size() / 2);
   compressor.use_threads(3);
   compressor.write(raw.data() + raw.size() / 2, raw.size() - raw.size() / 2);
@@ -269,11 +270,7 @@ TEST(CompressedTrace, AnIdlePackingThreadMakesTheDrainersNextBuffersAhead) {
   options.threads = 2;
   options.threads_at_first = 1;
   Bytes out;
-  host::BlockCompressor compressor(options, [&](const void* data, size_t size) {
-    const auto* p = static_cast<const uint8_t*>(data);
-    out.insert(out.end(), p, p + size);
-    return true;
-  });
+  host::BlockCompressor compressor(options, append_to(out));
   // Waits for a spare to be ready, which needs only a packing thread
   // scheduled; bounded so that a broken build fails instead of hanging.
   auto wait_for_a_spare = [&] {
