@@ -97,15 +97,17 @@ struct BlockCompressor::Impl {
   std::vector<std::vector<uint8_t>> spare_payloads;
   static constexpr size_t kSpareBuffers = 4;
   // Spare buffers a packing thread with nothing to pack makes ahead, pages
-  // touched, once the trace is large (warm_ahead). The drainer would
-  // otherwise gather its next runs in fresh memory and take the page
-  // faults itself, between two looks at the program's rings: on a virtual
-  // machine whose host takes freed memory back, 2-4 ms per 2 MiB page,
-  // ~100 ms of a 50 MB trace's drain, and the rings filled meanwhile.
+  // touched, once the drainer asked (make_spares_ahead: it fell behind).
+  // The drainer would otherwise gather its next runs in fresh memory and
+  // take the page faults itself, between two looks at the program's
+  // rings: on a virtual machine whose host takes freed memory back,
+  // 2-4 ms per 2 MiB page, ~100 ms of a 50 MB trace's drain, and the
+  // rings filled meanwhile. Not from the start: the touching takes CPU
+  // the traced program would have, and slowed it where the drainer kept
+  // up anyway (bench/RESULTS.md).
   static constexpr size_t kWarmSpares = 1;
-  bool warm_ahead = false;   // the drainer gathered a whole run's buffer
-  bool warming = false;      // a packing thread is making a spare
-  bool drainer_saw_large = false;  // the drainer's copy of warm_ahead
+  bool spares_wanted = false;  // make_spares_ahead() was called
+  bool warming = false;        // a packing thread is making a spare
   bool stopping = false;
   bool finished = false;
   bool failed = false;
@@ -160,7 +162,7 @@ struct BlockCompressor::Impl {
 
   // Whether an idle packing thread should make a spare buffer now (under
   // `mutex`).
-  bool wants_spare() const { return warm_ahead && !warming && !stopping && spare.size() < kWarmSpares; }
+  bool wants_spare() const { return spares_wanted && !warming && !stopping && spare.size() < kWarmSpares; }
 
   // A buffer for a whole run with every page touched, made outside the
   // lock, 2 MiB at a time: it stops early (a spare partly touched) once a
@@ -201,14 +203,6 @@ struct BlockCompressor::Impl {
     if (need <= kSmallRun && kSmallRun < whole) {
       pending.reserve(kSmallRun);
       return;
-    }
-    if (!drainer_saw_large) {  // the first large run: packing threads start making spares
-      drainer_saw_large = true;
-      {
-        std::lock_guard lock(mutex);
-        warm_ahead = true;
-      }
-      wake.notify_all();
     }
     // The few bytes gathered so far (the tail after the file header, a
     // short trace's first 256 KiB) move into a spare rather than into
@@ -426,6 +420,16 @@ void BlockCompressor::flush() {
   Impl& s = *impl_;
   if (s.finished || s.complete == 0) return;
   if (Clock::now() - s.oldest >= std::chrono::milliseconds(s.options.max_delay_ms)) s.cut_runs(true);
+}
+
+void BlockCompressor::make_spares_ahead() {
+  Impl& s = *impl_;
+  {
+    std::lock_guard lock(s.mutex);
+    if (s.spares_wanted) return;
+    s.spares_wanted = true;
+  }
+  s.wake.notify_all();
 }
 
 void BlockCompressor::use_threads(uint32_t threads) {

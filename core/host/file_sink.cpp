@@ -57,6 +57,10 @@ void FileSink::pack_threads(uint32_t threads) {
   if (compressor_) compressor_->use_threads(threads);
 }
 
+void FileSink::make_spares_ahead() {
+  if (compressor_) compressor_->make_spares_ahead();
+}
+
 bool FileSink::flush() {
   if (compressor_) {
     compressor_->flush();

@@ -21,6 +21,18 @@ constexpr int next_poll_wait_ms(int wait_ms, bool busy) {
   return wait_ms * 2 < kMostIdleWaitMs ? wait_ms * 2 : kMostIdleWaitMs;
 }
 
+// Whether one pass of the drain loop that took `turns` turns (each up to
+// kDrainTurnPackets packets of a CPU's ring, 512 KiB at the default
+// 128 KiB) found it behind: 3 turns is over 1 MiB waiting in one ring,
+// ~3 ms of a thread allocating as fast as malloc_heavy, where the drain
+// comes back every millisecond. A drain that keeps up takes one or two.
+// Behind once, the recorder has its next run buffers made ahead
+// (FileSink::make_spares_ahead): their page faults, its own otherwise,
+// are what kept it away where fresh pages are dear. At 8 turns (4 MiB)
+// the spares came too late to spare a ring (bench/RESULTS.md).
+inline constexpr int kBehindTurns = 3;
+constexpr bool drain_fell_behind(int turns) { return turns >= kBehindTurns; }
+
 }  // namespace spoor::record
 
 #endif  // SPOOR_RECORD_DRAIN_PACE_H

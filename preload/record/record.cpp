@@ -366,12 +366,15 @@ class Recorder {
   // keeps one ring busy does not keep the drain from the others.
   void drain_all(bool final) {
     bool more = true;
+    int turns = 0;
     while (more) {
       more = false;
       for (auto& t : traced_)
         if (!t->finished && drain_turn(*t, final)) more = true;
       if (drain_ring_turn(own_.ring(), *writer_, final, totals_, [] {}, 0)) more = true;
+      ++turns;
     }
+    if (!final && drain_fell_behind(turns)) file_.make_spares_ahead();
     if (!final)
       for (auto& t : traced_)
         if (!t->finished) t->region->populate_ahead();

@@ -8,6 +8,7 @@
 
 namespace {
 
+using spoor::record::drain_fell_behind;
 using spoor::record::kMostIdleWaitMs;
 using spoor::record::next_poll_wait_ms;
 
@@ -24,6 +25,13 @@ TEST(DrainPace, ABusyTurnGoesBackToOneMillisecond) {
   EXPECT_EQ(next_poll_wait_ms(4, true), 1);
   EXPECT_EQ(next_poll_wait_ms(1, true), 1);
   EXPECT_EQ(next_poll_wait_ms(0, false), 1) << "never a poll that does not wait";
+}
+
+TEST(DrainPace, APassOfThreeTurnsIsBehind) {
+  EXPECT_FALSE(drain_fell_behind(1));
+  EXPECT_FALSE(drain_fell_behind(2)) << "a drain that keeps up";
+  EXPECT_TRUE(drain_fell_behind(3)) << "over 1 MiB waiting in one ring";
+  EXPECT_TRUE(drain_fell_behind(40));
 }
 
 }  // namespace

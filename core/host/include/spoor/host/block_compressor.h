@@ -72,6 +72,10 @@ class BlockCompressor {
   void write(const void* data, size_t size);
   // Hands the complete blocks over if they waited max_delay_ms or more.
   void flush();
+  // From now on, a packing thread with nothing to pack touches the pages
+  // of the next buffer write() will gather a run in, so that write() takes
+  // no page faults: for a drainer that fell behind its rings. Idempotent.
+  void make_spares_ahead();
   // From now on up to `threads` runs may be packed at once (at least 1, at
   // most options.threads): say, every CPU once the traced program ended.
   void use_threads(uint32_t threads);

@@ -37,6 +37,9 @@ class FileSink {
   // Compressing: lets up to `threads` runs be packed at once from now on
   // (BlockCompressor::use_threads).
   void pack_threads(uint32_t threads);
+  // Compressing: the next run buffers are made ahead of the writer
+  // (BlockCompressor::make_spares_ahead).
+  void make_spares_ahead();
   // Flushes and closes. Returns false if any write failed.
   bool close();
   // The errno of the first failed write, 0 if none.
