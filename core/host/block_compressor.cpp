@@ -216,6 +216,9 @@ struct BlockCompressor::Impl {
     pending.reserve(need > whole ? need : whole);
     std::lock_guard lock(mutex);
     ++stats.runs_gathered_fresh;
+    // A spare too small for this one block still serves a later run.
+    if (spare_buffer.capacity() >= options.run_bytes && spare.size() < kSpareBuffers)
+      spare.push_back(std::move(spare_buffer));
   }
 
   // Hands over pending[0, end) (the buffer itself: no copy) and keeps the

@@ -555,8 +555,9 @@ struct IoAnalysis::State {
         // (AioReturn), as a read or a write of the file it was handed
         // over for; a request refused at once counts then, as one error.
         // The calls' own time is what counts, not the request's (the
-        // program went on meanwhile).
-        const uint32_t file = file_of_call(e, c);
+        // program went on meanwhile). A collected request keeps the row of
+        // its submission: its descriptor may be closed (or reused) since,
+        // and looking it up then would name a row for nothing.
         const int64_t result = field_i64(e, k, f::kIoResult);
         const uint64_t block = field_u64(e, k, f::kIoAiocb);
         auto& requests = aio_requests_by_pid[e.pid];
@@ -564,13 +565,14 @@ struct IoAnalysis::State {
           constexpr uint64_t kRead = 0, kWrite = 1;  // io_provider.h: kIoAioRead, kIoAioWrite
           const uint64_t call = field_u64(e, k, f::kIoCall);
           const Counted what = call == kRead ? Counted::read : (call == kWrite ? Counted::write : Counted::other);
+          const uint32_t file = file_of_call(e, c);
           if (result < 0) count(e, c, file, what, result);
           else requests[block] = AioRequest{what, file};
           return;
         }
         const auto it = requests.find(block);
         if (it == requests.end()) {  // handed over before the trace began
-          count(e, c, file, Counted::other, result);
+          count(e, c, file_of_call(e, c), Counted::other, result);
           return;
         }
         count(e, c, live(it->second.file), it->second.what, result);
