@@ -159,20 +159,24 @@ ElfModule::~ElfModule() {
 }
 
 ElfModule::Unit* ElfModule::unit_at(uint64_t dwfl_address) {
+  const uint64_t dwarf_address = dwfl_address - dwarf_bias_;
   Dwarf_Addr bias = 0;
+  if (Dwarf_Die* found = dwfl_module_addrdie(module_, dwfl_address, &bias))
+    if (Unit* unit = unit_covering(*found, dwarf_address)) return unit;
+  // libdwfl answers with the nearest unit below an address its
+  // .debug_aranges miss: the padding after a function, or a unit listed
+  // in no arange at all (clang's by default; Go lists only its C objects,
+  // so each Go function got the last C unit before it). Then the units'
+  // own ranges say.
   Dwarf_Die line_unit;
-  if (Dwarf_Die* found = dwfl_module_addrdie(module_, dwfl_address, &bias)) {
-    line_unit = *found;
-  } else if (!unit_die_from_ranges(dwfl_address - dwarf_bias_, &line_unit)) {
-    return nullptr;
-  }
+  if (!unit_die_from_ranges(dwarf_address, &line_unit)) return nullptr;
+  return unit_covering(line_unit, dwarf_address);
+}
+
+ElfModule::Unit* ElfModule::unit_covering(Dwarf_Die line_unit, uint64_t dwarf_address) {
   const uint64_t key = dwarf_dieoffset(&line_unit);
   auto it = units_.find(key);
   if (it == units_.end()) it = units_.emplace(key, make_unit(line_unit)).first;
-  // libdwfl answers with the nearest unit below an address that no unit
-  // covers (the padding after a function): that unit's line table would
-  // misattribute it.
-  const uint64_t dwarf_address = dwfl_address - dwarf_bias_;
   for (const auto& [unit_low, unit_high] : it->second.ranges)
     if (dwarf_address >= unit_low && dwarf_address < unit_high) return &it->second;
   return nullptr;

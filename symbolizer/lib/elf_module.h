@@ -52,6 +52,8 @@ class ElfModule {
     Dwarf_Files* files = nullptr;    // libdw's, for DW_AT_call_file of split units (or without `lines`)
   };
   Unit* unit_at(uint64_t dwfl_address);
+  // The unit made from `line_unit` (made once), if its ranges hold the address.
+  Unit* unit_covering(Dwarf_Die line_unit, uint64_t dwarf_address);
   bool unit_die_from_ranges(uint64_t dwarf_address, Dwarf_Die* out);
   Unit make_unit(Dwarf_Die line_unit);
   const std::string& function_name(const Unit& unit, Dwarf_Die* function, uint64_t dwfl_address,

@@ -13,6 +13,7 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <sstream>
 #include <string>
@@ -550,16 +551,36 @@ TEST(GoCgo, CAllocationsAndSamplesHaveTheGoroutinesFrames) {
   // loaded, all 300 of a goroutine's stacks in 3 of 30 runs).
   const spoor::test::ReportJson report = spoor::test::report_json(kSpoor, "--heap --top 50", path);
   ASSERT_EQ(report.failure, "");
-  uint64_t whole = 0;
+  // Go's own frames carry their lines: the call of C.grab_block in
+  // allocateBlocks is main.go's line that says so. (Go's .debug_aranges
+  // lists only the C objects; libdw's lookup gave each Go function the
+  // last C unit before it, and the line was left out.)
+  uint32_t call_line = 0;
+  {
+    std::ifstream source(std::string(SPOOR_GO_CGO_HEAP_DIR) + "/main.go");
+    std::string text;
+    for (uint32_t number = 1; std::getline(source, text); ++number)
+      if (text.find("C.grab_block(") != std::string::npos) call_line = number;
+  }
+  ASSERT_NE(call_line, 0u);
+  uint64_t whole = 0, with_line = 0;
   for (const nlohmann::json& site : report.report.at("heap").at(0).at("top_by_calls")) {
     std::vector<std::string> names;
     for (const nlohmann::json& f : site.at("frames")) names.push_back(f.at("function").get<std::string>());
     if (names.empty() || names[0] != "grab_block") continue;
     auto has = [&](const std::string& name) { return std::find(names.begin(), names.end(), name) != names.end(); };
-    if (has("main.allocateBlocks") && (has("main.main") || has("main.main.func1")))
-      whole += site.at("calls").get<uint64_t>();
+    if (!has("main.allocateBlocks") || !(has("main.main") || has("main.main.func1"))) continue;
+    whole += site.at("calls").get<uint64_t>();
+    for (const nlohmann::json& f : site.at("frames")) {
+      const std::string file = f.at("file").get<std::string>();
+      if (f.at("function") == "main.allocateBlocks" && file.size() >= 8 &&
+          file.compare(file.size() - 8, 8, "/main.go") == 0 && f.at("line").get<uint32_t>() == call_line)
+        with_line += site.at("calls").get<uint64_t>();
+    }
   }
   EXPECT_GE(whole, 495u) << report.report.at("heap").at(0).at("top_by_calls").dump(1).substr(0, 3000);
+  EXPECT_EQ(with_line, whole) << "main.go:" << call_line << " expected: "
+                              << report.report.at("heap").at(0).at("top_by_calls").dump(1).substr(0, 3000);
   // CPU samples in the C code: the thread takes no hook meanwhile, so the
   // signal's walk recognises asmcgocall itself.
   const spoor::test::ReportJson cpu = spoor::test::report_json(kSpoor, "--cpu --top 20", path);
