@@ -4,6 +4,10 @@
 // bitwise reference).
 #include "spoor/crc32c.h"
 
+#if defined(__x86_64__) && !defined(SPOOR_NO_SSE42)
+#include <cpuid.h>
+#endif
+
 namespace spoor {
 namespace {
 
@@ -97,6 +101,23 @@ __attribute__((target("sse4.2"))) uint32_t crc32c_sse42(uint32_t crc, const unsi
   return c32;
 }
 #define SPOOR_HAVE_SSE42_CRC 1
+
+// Whether the CPU has SSE4.2's crc32: one cpuid, at the first checksum.
+// __builtin_cpu_supports would link libgcc's CPU model, whose constructor
+// runs a dozen cpuid instructions and more in every program that loads this
+// code (the preload library: every traced process), and on a virtual
+// machine each cpuid traps to the hypervisor (~6.6 us on the benchmark VM).
+// A race between two first calls only asks twice.
+bool cpu_has_sse42() {
+  static int known = 0;  // 0: not asked yet, 1: no, 2: yes
+  int answer = __atomic_load_n(&known, __ATOMIC_RELAXED);
+  if (answer == 0) {
+    unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+    answer = __get_cpuid(1, &eax, &ebx, &ecx, &edx) && (ecx & bit_SSE4_2) != 0 ? 2 : 1;
+    __atomic_store_n(&known, answer, __ATOMIC_RELAXED);
+  }
+  return answer == 2;
+}
 #endif
 
 }  // namespace
@@ -105,9 +126,8 @@ uint32_t crc32c(uint32_t crc, const void* data, size_t size) {
   const auto* p = static_cast<const unsigned char*>(data);
   crc = ~crc;
 #ifdef SPOOR_HAVE_SSE42_CRC
-  // __builtin_cpu_supports reads a word libgcc fills in before main; a
-  // bare-metal x86 build without libgcc's cpu model defines SPOOR_NO_SSE42.
-  if (__builtin_cpu_supports("sse4.2")) return ~crc32c_sse42(crc, p, size);
+  // A bare-metal x86 build without cpuid defines SPOOR_NO_SSE42.
+  if (cpu_has_sse42()) return ~crc32c_sse42(crc, p, size);
 #endif
   return ~crc32c_portable(crc, p, size);
 }
