@@ -297,7 +297,7 @@ void after_fork_in_child() {
   const Mapping parent = g_region;
   g_region = {};
   g_pid = 0;
-  forget_modules_after_fork();
+  describe_modules_again_after_fork();
   reset_stack_table_after_fork();
   const bool joined = join_recorder(true);
   if (!joined) {

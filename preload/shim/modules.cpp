@@ -23,14 +23,27 @@ namespace {
 
 constexpr int kMaxModules = 4096;
 
+// What a ModuleLoad said, kept whole where it fits, so that a fork child
+// can say it again in its own streams without reading the module: its
+// program headers and notes are pages the child has not mapped yet, a
+// page fault each (~10 per fork child of a shell, bench/RESULTS.md).
+constexpr uint32_t kKeptBuildId = 64;
 struct Known {
   uintptr_t bias;
+  uintptr_t start;
+  uint64_t size;
   bool present;  // seen in the current scan
+  bool whole;    // path and build ID kept whole: describable from here
+  uint8_t build_id_size;
+  uint8_t build_id[kKeptBuildId];
   char path[256];
 };
 
 Known g_known[kMaxModules];
 int g_known_count = 0;
+// Set in a fork child: the next scan first describes the known modules
+// again (the parent's descriptions are in the parent's streams).
+bool g_describe_known_again = false;
 std::mutex g_scan_mutex;  // scans are rare (attach, after dlopen/dlclose)
 // After a dlopen or dlclose, this many hooks check the loader's add/remove
 // counters (one dl_iterate_phdr step, ~0.1 us) and rescan when they moved.
@@ -46,7 +59,7 @@ char g_exe_path[4096];
 // section headers (where a symbolizer finds .dynsym) lie past the loadable
 // segments, so the image runs to the end of whichever comes last. Once per
 // image, a few KiB: 1 or 2 events.
-void write_image_if_vdso(const dl_phdr_info* info, uintptr_t start, uint64_t size, const char* path) {
+void write_image_if_vdso(uintptr_t bias, uintptr_t start, uint64_t size, const char* path) {
   if (start == 0 || start != getauxval(AT_SYSINFO_EHDR) || !kModuleImage.enabled()) return;
   const auto* ehdr = reinterpret_cast<const ElfW(Ehdr)*>(start);
   const uint64_t headers_end = ehdr->e_shoff + uint64_t{ehdr->e_shnum} * ehdr->e_shentsize;
@@ -55,7 +68,7 @@ void write_image_if_vdso(const dl_phdr_info* info, uintptr_t start, uint64_t siz
   const auto* bytes = reinterpret_cast<const uint8_t*>(start);
   for (uint64_t offset = 0; offset < size; offset += kModuleImageChunk) {
     const uint64_t n = size - offset < kModuleImageChunk ? size - offset : kModuleImageChunk;
-    kModuleImage.write(reinterpret_cast<const void*>(info->dlpi_addr), path, offset,
+    kModuleImage.write(reinterpret_cast<const void*>(bias), path, offset,
                        Blob{bytes + offset, static_cast<uint32_t>(n)});
   }
 }
@@ -84,10 +97,12 @@ int on_module(dl_phdr_info* info, size_t, void*) {
   const uint64_t size = lo == UINTPTR_MAX ? 0 : hi - lo;
   kModuleLoad.write(reinterpret_cast<const void*>(info->dlpi_addr), reinterpret_cast<const void*>(start), size, path,
                     Blob{id, id_size});
-  write_image_if_vdso(info, start, size, path);
+  write_image_if_vdso(info->dlpi_addr, start, size, path);
   if (g_known_count < kMaxModules) {
     Known& k = g_known[g_known_count++];
     k.bias = info->dlpi_addr;
+    k.start = start;
+    k.size = size;
     k.present = true;
     size_t n = 0;
     while (path[n] && n + 1 < sizeof k.path) {
@@ -95,8 +110,29 @@ int on_module(dl_phdr_info* info, size_t, void*) {
       ++n;
     }
     k.path[n] = '\0';
+    k.whole = path[n] == '\0' && id_size <= kKeptBuildId;
+    k.build_id_size = static_cast<uint8_t>(k.whole ? id_size : 0);
+    if (k.whole && id_size > 0) __builtin_memcpy(k.build_id, id, id_size);
   }
   return 0;
+}
+
+// In a fork child, before its first scan: each module the parent described
+// whole is described again from the table; the others leave it, and the
+// scan reads them from the module as it would a new one.
+void describe_known_modules_again() {
+  g_describe_known_again = false;
+  int kept = 0;
+  for (int i = 0; i < g_known_count; ++i) {
+    const Known& k = g_known[i];
+    if (!k.whole) continue;
+    kModuleLoad.write(reinterpret_cast<const void*>(k.bias), reinterpret_cast<const void*>(k.start), k.size,
+                      k.path, Blob{k.build_id, k.build_id_size});
+    write_image_if_vdso(k.bias, k.start, k.size, k.path);
+    if (kept != i) g_known[kept] = k;
+    ++kept;
+  }
+  g_known_count = kept;
 }
 
 }  // namespace
@@ -107,6 +143,7 @@ void scan_modules() {
     const ssize_t n = readlink("/proc/self/exe", g_exe_path, sizeof g_exe_path - 1);
     g_exe_path[n > 0 ? n : 0] = '\0';
   }
+  if (g_describe_known_again) describe_known_modules_again();
   for (int i = 0; i < g_known_count; ++i) g_known[i].present = false;
   dl_iterate_phdr(on_module, nullptr);
   // Gone since the last scan: unloaded. Compact the table.
@@ -121,10 +158,10 @@ void scan_modules() {
   g_known_count = kept;
 }
 
-void forget_modules_after_fork() {
+void describe_modules_again_after_fork() {
   // The parent may have held the lock at fork: a fresh one, never unlocked.
   new (&g_scan_mutex) std::mutex;
-  g_known_count = 0;
+  g_describe_known_again = true;
 }
 
 void note_modules_changed() { g_checks_left.store(kChecksAfterDlopen, std::memory_order_release); }

@@ -17,8 +17,9 @@ namespace spoor::preload {
 void scan_modules();
 
 // In a fork child: the modules are described again, in the child's own
-// streams, by the next scan_modules().
-void forget_modules_after_fork();
+// streams, by the next scan_modules(), from what the parent's scans kept
+// of them (the child reads no module's pages for it).
+void describe_modules_again_after_fork();
 
 // Marks the module list as possibly changed; the next hook rescans.
 void note_modules_changed();

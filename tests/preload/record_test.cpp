@@ -853,10 +853,20 @@ TEST(Record, AForkChildWritesTheStacksItSharesWithItsParentInItsOwnStreams) {
   std::map<uint32_t, std::map<uint64_t, std::vector<uint64_t>>> stacks;  // pid -> id -> frames
   std::map<uint64_t, std::vector<uint64_t>> frames_of_size;             // 2000..2002 -> frames
   std::map<uint64_t, uint32_t> pid_of_size;
+  // pid -> "path bias build-id" of each ModuleLoad; pid -> ModuleImage bytes
+  std::map<uint32_t, std::set<std::string>> modules;
+  std::map<uint32_t, uint64_t> image_bytes;
   reader::EventReader events(trace.value());
   reader::Event e;
   while (events.next(e)) {
-    if (e.descriptor->name == "Stack") {
+    if (e.descriptor->name == "ModuleLoad") {
+      std::string line = std::string(std::get<std::string_view>(*e.field("path"))) + " " +
+                         std::to_string(std::get<reader::Pointer>(*e.field("bias")).address) + " ";
+      for (uint8_t b : std::get<reader::Blob>(*e.field("build_id")).bytes) line += std::to_string(b) + ".";
+      modules[e.pid].insert(line);
+    } else if (e.descriptor->name == "ModuleImage") {
+      image_bytes[e.pid] += std::get<reader::Blob>(*e.field("image")).bytes.size();
+    } else if (e.descriptor->name == "Stack") {
       stacks[e.pid][std::get<uint64_t>(*e.field("id"))] = stack_frames(e);
     } else if (e.descriptor->name == "Alloc") {
       const uint64_t size = std::get<uint64_t>(*e.field("size"));
@@ -875,6 +885,14 @@ TEST(Record, AForkChildWritesTheStacksItSharesWithItsParentInItsOwnStreams) {
   ASSERT_GE(frames_of_size[2000].size(), 3u);
   EXPECT_EQ(frames_of_size[2001], frames_of_size[2000]) << "one call site, one stack";
   EXPECT_EQ(frames_of_size[2002], frames_of_size[2000]) << "the child's stack is the parent's";
+  // The child describes in its own streams every module the parent did
+  // (from what the parent's scan kept: same path, bias and build ID), and
+  // the vDSO's bytes.
+  const uint32_t parent = pid_of_size[2000], child = pid_of_size[2002];
+  ASSERT_GE(modules[parent].size(), 4u);
+  EXPECT_EQ(modules[child], modules[parent]);
+  EXPECT_GT(image_bytes[parent], 0u);
+  EXPECT_EQ(image_bytes[child], image_bytes[parent]);
 }
 
 TEST(Record, ManyMoreStacksThanTheTablesFirstLevelEachKeepOneIdAndTheirFrames) {
