@@ -88,17 +88,28 @@ def run(cmd, env):
             raise subprocess.CalledProcessError(rc, cmd)
         r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
         return wall, (r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime)
-    sys.exit(f"{os.path.basename(cmd[0])}: no end after {timeout} s, three times")
+    return None  # the tool is left out of the rest of the runs
 
 print(f"load average before: {os.getloadavg()[0]:.2f}")
 print(f"workload: {' '.join(loop[:2])} '{loop[2]}', {reps} interleaved runs per tool")
 walls = {name: [] for name in tools}
 cpus = {name: [] for name in tools}
+hung = []  # tools whose run did not end three times: left out
 for _ in range(reps):
     for name, (cmd, env) in tools.items():
-        wall, cpu = run(cmd, env)
-        walls[name].append(wall)
-        cpus[name].append(cpu)
+        if name in hung:
+            continue
+        got = run(cmd, env)
+        if got is None:
+            if name in ("untraced", "spoor"):
+                sys.exit(f"{name}: no end after {timeout} s, three times")
+            print(f"{name}: no end after {timeout} s, three times: left out", file=sys.stderr)
+            hung.append(name)
+            continue
+        walls[name].append(got[0])
+        cpus[name].append(got[1])
+for name in hung:
+    del walls[name], cpus[name]
 
 info = subprocess.run([spoor, "info", trace], capture_output=True, text=True).stdout
 # One line per image ("  pid N (ppid P, ...) name"); the recorder is one
@@ -117,6 +128,8 @@ for name, w in walls.items():
     print(f"{name:<10} {med:8.3f} {min(w):8.3f} {med / base:6.2f} {1000 * med / processes:8.3f} "
           f"{1000 * (med - base) / processes:9.3f} {cpu:8.3f} {cpu / base_cpu:6.2f} "
           f"{1000 * (cpu - base_cpu) / processes:13.3f}")
+for name in hung:
+    print(f"{name:<10} left out: a run did not end in {timeout} s, three times")
 if "heaptrack" in walls:
     print(f"spoor / heaptrack wall: {statistics.median(walls['spoor']) / statistics.median(walls['heaptrack']):.2f}")
 print(f"load average after: {os.getloadavg()[0]:.2f}")
