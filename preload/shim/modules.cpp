@@ -73,6 +73,14 @@ void write_image_if_vdso(uintptr_t bias, uintptr_t start, uint64_t size, const c
   }
 }
 
+// A module's ModuleLoad, and the vDSO's bytes when it is the vDSO.
+void describe_module(uintptr_t bias, uintptr_t start, uint64_t size, const char* path, const uint8_t* build_id,
+                     uint32_t build_id_size) {
+  kModuleLoad.write(reinterpret_cast<const void*>(bias), reinterpret_cast<const void*>(start), size, path,
+                    Blob{build_id, build_id_size});
+  write_image_if_vdso(bias, start, size, path);
+}
+
 int on_module(dl_phdr_info* info, size_t, void*) {
   g_seen_adds = info->dlpi_adds;
   g_seen_subs = info->dlpi_subs;
@@ -95,9 +103,7 @@ int on_module(dl_phdr_info* info, size_t, void*) {
   const uint32_t id_size = build_id_in_memory(info, &id);
   const uintptr_t start = info->dlpi_addr + (lo == UINTPTR_MAX ? 0 : lo);
   const uint64_t size = lo == UINTPTR_MAX ? 0 : hi - lo;
-  kModuleLoad.write(reinterpret_cast<const void*>(info->dlpi_addr), reinterpret_cast<const void*>(start), size, path,
-                    Blob{id, id_size});
-  write_image_if_vdso(info->dlpi_addr, start, size, path);
+  describe_module(info->dlpi_addr, start, size, path, id, id_size);
   if (g_known_count < kMaxModules) {
     Known& k = g_known[g_known_count++];
     k.bias = info->dlpi_addr;
@@ -126,9 +132,7 @@ void describe_known_modules_again() {
   for (int i = 0; i < g_known_count; ++i) {
     const Known& k = g_known[i];
     if (!k.whole) continue;
-    kModuleLoad.write(reinterpret_cast<const void*>(k.bias), reinterpret_cast<const void*>(k.start), k.size,
-                      k.path, Blob{k.build_id, k.build_id_size});
-    write_image_if_vdso(k.bias, k.start, k.size, k.path);
+    describe_module(k.bias, k.start, k.size, k.path, k.build_id, k.build_id_size);
     if (kept != i) g_known[kept] = k;
     ++kept;
   }
