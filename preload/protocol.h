@@ -8,7 +8,9 @@
 //                                             region for the pid (or find the
 //                                             one its previous image used);
 //                                             answer Welcome + the region's
-//                                             memfd (SCM_RIGHTS)
+//                                             memfd and the recording's rule
+//                                             store (shared_rules.h), both
+//                                             SCM_RIGHTS
 //   map the region, keep the connection
 //   open for the process's lifetime           a closed connection: the image
 //                                             is gone (exec or exit)
@@ -23,6 +25,7 @@
 #include <sys/socket.h>
 #include <sys/types.h>
 #include <sys/un.h>
+#include <unistd.h>
 
 #include <cstddef>
 #include <cstdint>
@@ -40,7 +43,7 @@ inline constexpr const char* kTracingVariables[] = {"SPOOR_SOCKET=",      "SPOOR
                                                     "SPOOR_STACK_DEPTH=", "SPOOR_SAMPLE_HZ=",
                                                     "SPOOR_SAMPLE_CLOCK=", "SPOOR_WAIT_WHEN_FULL="};
 inline constexpr uint32_t kProtocolMagic = 0x4C4F4F50u;  // "POOL"
-inline constexpr uint32_t kProtocolVersion = 4;
+inline constexpr uint32_t kProtocolVersion = 5;
 
 struct Hello {
   uint32_t magic;
@@ -50,7 +53,7 @@ struct Hello {
 };
 
 enum class Answer : uint32_t {
-  traced = 0,      // the region's memfd comes with the message
+  traced = 0,      // the region's memfd (and the rule store's) come with the message
   not_traced = 1,  // stay inert (spoor record --no-follow, or out of room)
 };
 
@@ -104,39 +107,54 @@ inline socklen_t path_address(const char* name, sockaddr_un* addr) {
   return static_cast<socklen_t>(offsetof(sockaddr_un, sun_path) + n + 1);
 }
 
-// One message carrying `fd` (or none when fd < 0). True when it was sent.
-inline bool send_message(int sock, const void* data, size_t size, int fd) {
+// The most descriptors one message carries: the region's and the rule
+// store's.
+inline constexpr int kMaxPassedDescriptors = 2;
+
+// One message carrying the first `count` descriptors of `fds` (none when
+// count is 0). True when it was sent.
+inline bool send_message(int sock, const void* data, size_t size, const int* fds = nullptr, int count = 0) {
   iovec iov{const_cast<void*>(data), size};
   msghdr msg{};
   msg.msg_iov = &iov;
   msg.msg_iovlen = 1;
-  alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))] = {};
-  if (fd >= 0) {
+  alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int) * kMaxPassedDescriptors)] = {};
+  if (count > kMaxPassedDescriptors) return false;
+  if (count > 0) {
     msg.msg_control = control;
-    msg.msg_controllen = sizeof control;
+    msg.msg_controllen = CMSG_SPACE(sizeof(int) * count);
     cmsghdr* c = CMSG_FIRSTHDR(&msg);
     c->cmsg_level = SOL_SOCKET;
     c->cmsg_type = SCM_RIGHTS;
-    c->cmsg_len = CMSG_LEN(sizeof(int));
-    std::memcpy(CMSG_DATA(c), &fd, sizeof fd);
+    c->cmsg_len = CMSG_LEN(sizeof(int) * count);
+    std::memcpy(CMSG_DATA(c), fds, sizeof(int) * count);
   }
   return sendmsg(sock, &msg, MSG_NOSIGNAL) == static_cast<ssize_t>(size);
 }
 
-// Receives one message of exactly `size` bytes; *fd gets a passed
-// descriptor (close-on-exec) or -1. False on a short or failed read.
-inline bool receive_message(int sock, void* data, size_t size, int* fd) {
-  *fd = -1;
+// Receives one message of exactly `size` bytes; fds[0..count) get the
+// descriptors passed with it (close-on-exec), in order, -1 past the last.
+// Descriptors beyond `count` are closed. False on a short or failed read.
+inline bool receive_message(int sock, void* data, size_t size, int* fds, int count) {
+  for (int i = 0; i < count; ++i) fds[i] = -1;
   iovec iov{data, size};
   msghdr msg{};
   msg.msg_iov = &iov;
   msg.msg_iovlen = 1;
-  alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))] = {};
+  alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int) * kMaxPassedDescriptors)] = {};
   msg.msg_control = control;
   msg.msg_controllen = sizeof control;
   const ssize_t n = recvmsg(sock, &msg, MSG_CMSG_CLOEXEC);
+  int got = 0;
   for (cmsghdr* c = CMSG_FIRSTHDR(&msg); n >= 0 && c != nullptr; c = CMSG_NXTHDR(&msg, c)) {
-    if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS) std::memcpy(fd, CMSG_DATA(c), sizeof(int));
+    if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS) continue;
+    const size_t passed = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+    for (size_t i = 0; i < passed; ++i) {
+      int fd;
+      std::memcpy(&fd, CMSG_DATA(c) + i * sizeof(int), sizeof fd);
+      if (got < count) fds[got++] = fd;
+      else close(fd);
+    }
   }
   return n == static_cast<ssize_t>(size);
 }

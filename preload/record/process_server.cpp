@@ -10,12 +10,15 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "rule_store.h"
+
 namespace spoor::record {
 
 ProcessServer::~ProcessServer() {
   for (Connection& c : connections_) close(c.fd);
   if (listen_fd_ >= 0) close(listen_fd_);
   if (path_fd_ >= 0) close(path_fd_);
+  if (rule_store_fd_ >= 0) close(rule_store_fd_);
   if (!directory_.empty()) {
     unlink(name_.c_str());
     rmdir(directory_.c_str());
@@ -38,6 +41,7 @@ int listening_socket(const sockaddr_un& addr, socklen_t len) {
 }  // namespace
 
 bool ProcessServer::listen(std::string* error) {
+  rule_store_fd_ = create_rule_store();
   // The directory: in $TMPDIR (when its socket path fits), else /tmp.
   const char* tmp = std::getenv("TMPDIR");
   std::string directory;
@@ -75,7 +79,7 @@ void ProcessServer::serve(Connection& c, const std::function<Reply(uint32_t, uin
   preload::Hello hello{};
   int stray_fd = -1;
   errno = 0;
-  const bool ok = preload::receive_message(c.fd, &hello, sizeof hello, &stray_fd);
+  const bool ok = preload::receive_message(c.fd, &hello, sizeof hello, &stray_fd, 1);
   if (stray_fd >= 0) close(stray_fd);
   if (!ok && (errno == EAGAIN || errno == EWOULDBLOCK)) return;  // not sent yet: the next poll
   ucred peer{};
@@ -92,8 +96,9 @@ void ProcessServer::serve(Connection& c, const std::function<Reply(uint32_t, uin
     welcome.pid = c.pid;
     welcome.ppid = reply.ppid;
   }
-  preload::send_message(c.fd, &welcome, sizeof welcome,
-                        welcome.answer == preload::Answer::traced ? reply.region_fd : -1);
+  const int fds[] = {reply.region_fd, rule_store_fd_};
+  const int count = welcome.answer != preload::Answer::traced ? 0 : rule_store_fd_ >= 0 ? 2 : 1;
+  preload::send_message(c.fd, &welcome, sizeof welcome, fds, count);
   c.answered = welcome.answer == preload::Answer::traced;
 }
 

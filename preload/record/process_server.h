@@ -65,6 +65,7 @@ class ProcessServer {
   bool take_notes(const Connection& c);
 
   int listen_fd_ = -1;  // the abstract address
+  int rule_store_fd_ = -1;  // rule_store.h's, sent with every traced answer
   int path_fd_ = -1;    // the file; removed with its directory at the end
   std::string name_;
   std::string directory_;

@@ -29,6 +29,7 @@
 #include "recorder_link.h"
 #include "reentry_guard.h"
 #include "rule_cache.h"
+#include "shared_rule_store.h"
 #include "shim_state.h"
 #include "signal_hooks.h"
 #include "stack_table.h"
@@ -206,8 +207,14 @@ void map_ring_packet(uint8_t* packet, uint32_t bytes) {
 // registry and enable state came from the parent.
 bool join_recorder(bool fork_child) {
   Welcome welcome{};
-  int connection = -1, fd = -1;
-  if (!request_region(&welcome, &connection, &fd)) return false;
+  int connection = -1, fd = -1, rule_store = -1;
+  if (!request_region(&welcome, &connection, &fd, &rule_store)) return false;
+  // One rule store for the whole recording: a fork child keeps its
+  // parent's mapping of it. (attach_shared_rules closes the descriptor.)
+  if (rule_store >= 0) {
+    if (shared_rules_attached()) close(rule_store);
+    else attach_shared_rules(rule_store);
+  }
   struct stat st;
   void* base = MAP_FAILED;
   if (fstat(fd, &st) == 0 && st.st_size >= static_cast<off_t>(sizeof(RegionHeader)))

@@ -97,8 +97,8 @@ void note_exec_failed(int connection, const char* path, const char* why) {
 
 void note_own_allocator(int connection, const char* owner) { send_note(connection, kNoteOwnAllocator, owner, ""); }
 
-bool request_region(Welcome* welcome, int* connection, int* region_fd) {
-  *connection = *region_fd = -1;
+bool request_region(Welcome* welcome, int* connection, int* region_fd, int* rule_store_fd) {
+  *connection = *region_fd = *rule_store_fd = -1;
   if (g_socket_name[0] == '\0') return false;
   sockaddr_un addr;
   socklen_t len = abstract_address(g_socket_name, &addr);
@@ -121,15 +121,17 @@ bool request_region(Welcome* welcome, int* connection, int* region_fd) {
   setsockopt(sock, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof timeout);
   const Hello hello{kProtocolMagic, kProtocolVersion, static_cast<uint32_t>(getpid()),
                     static_cast<uint32_t>(getppid())};
-  int fd = -1;
-  if (!send_message(sock, &hello, sizeof hello, -1) || !receive_message(sock, welcome, sizeof *welcome, &fd) ||
-      welcome->magic != kProtocolMagic || welcome->answer != Answer::traced || fd < 0) {
-    if (fd >= 0) close(fd);
+  int fds[kMaxPassedDescriptors] = {-1, -1};
+  if (!send_message(sock, &hello, sizeof hello) || !receive_message(sock, welcome, sizeof *welcome, fds, 2) ||
+      welcome->magic != kProtocolMagic || welcome->answer != Answer::traced || fds[0] < 0) {
+    for (const int fd : fds)
+      if (fd >= 0) close(fd);
     close(sock);
     return false;
   }
   *connection = sock;
-  *region_fd = fd;
+  *region_fd = fds[0];
+  *rule_store_fd = fds[1];
   return true;
 }
 

@@ -18,10 +18,11 @@ namespace spoor::preload {
 bool capture_link_settings();
 
 // Connects and asks for this process's region. On success *connection is
-// the open connection (close-on-exec; keep it open while this image lives)
-// and *region_fd the region's memfd. False when the recorder is gone,
+// the open connection (close-on-exec; keep it open while this image lives),
+// *region_fd the region's memfd and *rule_store_fd the recording's rule
+// store (-1 when the recorder has none). False when the recorder is gone,
 // refused, or answered not_traced.
-bool request_region(Welcome* welcome, int* connection, int* region_fd);
+bool request_region(Welcome* welcome, int* connection, int* region_fd, int* rule_store_fd);
 
 // Tells the recorder, over `connection`, that this process is about to
 // exec `path`, which cannot be traced (`why`). Best effort, never blocks.

@@ -1,6 +1,8 @@
 // Reads x86-64 unwind rules from modules' .eh_frame with libdw. Runs on a
 // rule-cache miss only (once per return address), under the fast
-// unwinder's build lock. The files are opened with ELF_C_READ_MMAP: libelf
+// unwinder's build lock, after the recording's shared store
+// (shared_rule_store.h) had no rule for it; what it builds goes there for
+// the other processes. The files are opened with ELF_C_READ_MMAP: libelf
 // maps them instead of reading them into the heap.
 #include "unwind_rule.h"
 
@@ -14,11 +16,13 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include <bit>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
 
 #include "build_id.h"
+#include "shared_rule_store.h"
 
 namespace spoor::preload {
 namespace {
@@ -31,8 +35,15 @@ constexpr int kRegRa = 16;
 struct Module {
   uintptr_t start, end;  // the span of its PT_LOAD segments, in memory
   uintptr_t bias;
+  uint64_t shared_key;  // its key in the recording's rule store; 0: not shared
+  bool opened;          // its file was looked at (elf and cfi below are final)
   Elf* elf;
   Dwarf_CFI* cfi;  // null: no usable unwind tables (every rule unsupported)
+  // Kept from identify_module for open_tables.
+  bool is_vdso;
+  uint32_t build_id_size;
+  uint8_t build_id[64];
+  char path[512];
 };
 
 constexpr int kMaxModules = 512;
@@ -45,6 +56,7 @@ unsigned long long g_adds_seen = 0;
 // loaded where code without a module was would make it stale.
 bool g_guessed = false;
 bool g_elf_ready = false;
+constinit thread_local uint64_t t_rules_from_store __attribute__((tls_model("initial-exec"))) = 0;
 
 void forget_modules() {
   for (int i = 0; i < g_module_count; ++i) {
@@ -117,37 +129,53 @@ bool file_has_build_id(Elf* elf, const uint8_t* id, uint32_t size) {
   return size == 0;
 }
 
-// Opens the unwind tables of the module holding `address`; null when no
-// module holds it or the table is full.
-Module* open_module(uintptr_t address) {
+// Finds the module holding `address` and notes what identifies it (span,
+// bias, build ID, path), reading only the loader's list and the module's
+// notes in memory; null when no module holds it or the table is full. Its
+// file is opened later, only for a rule the shared store does not have.
+Module* identify_module(uintptr_t address) {
   if (g_module_count == kMaxModules) return nullptr;
   Found f{};
   f.address = address;
   dl_iterate_phdr(find_module, &f);
   if (!f.found) return nullptr;
   Module& m = g_modules[g_module_count++];
-  m = Module{f.start, f.end, f.bias, nullptr, nullptr};
+  m = Module{};
+  m.start = f.start;
+  m.end = f.end;
+  m.bias = f.bias;
+  m.is_vdso = f.is_vdso;
+  m.build_id_size = f.build_id_size;
+  std::memcpy(m.build_id, f.build_id, f.build_id_size);
+  std::memcpy(m.path, f.path, sizeof m.path);
   // The vDSO has no file (and no allocator calls inside): left unusable.
-  if (f.is_vdso || f.path[0] == '\0') return &m;
-  const int fd = open(f.path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return &m;
+  m.shared_key = f.is_vdso || f.path[0] == '\0' ? 0 : shared_rule_module_key(f.build_id, f.build_id_size);
+  return &m;
+}
+
+// Opens the module's unwind tables, once.
+void open_tables(Module& m) {
+  if (m.opened) return;
+  m.opened = true;
+  if (m.is_vdso || m.path[0] == '\0') return;
+  const int fd = open(m.path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return;
   m.elf = elf_begin(fd, ELF_C_READ_MMAP, nullptr);
   // Everything is mapped now; the descriptor can go (and a program that
   // closes descriptors it does not know cannot pull it from under libelf).
   if (m.elf != nullptr) elf_cntl(m.elf, ELF_C_FDDONE);
   close(fd);
-  if (m.elf == nullptr) return &m;
+  if (m.elf == nullptr) return;
   // A file replaced since it was loaded would give another module's rules.
-  if (!file_has_build_id(m.elf, f.build_id, f.build_id_size)) return &m;
+  if (!file_has_build_id(m.elf, m.build_id, m.build_id_size)) return;
   m.cfi = dwarf_getcfi_elf(m.elf);
-  return &m;
 }
 
 Module* module_for(uintptr_t address, bool* in_no_module) {
   for (int i = 0; i < g_module_count; ++i)
     if (address >= g_modules[i].start && address < g_modules[i].end) return &g_modules[i];
   const bool room = g_module_count < kMaxModules;
-  Module* m = open_module(address);
+  Module* m = identify_module(address);
   *in_no_module = m == nullptr && room;
   return m;
 }
@@ -306,6 +334,29 @@ UnwindRule rule_from_frame(Dwarf_Frame* frame) {
   return rule;
 }
 
+// A rule from the shared store is another process's word: it is taken
+// only when it keeps what the walk relies on without checking (a stray
+// write into the store must not send a walk below the stack pointer).
+// Every rule describe_unwind_rule makes keeps these.
+bool keeps_walk_invariants(const UnwindRule& r) {
+  switch (r.kind) {
+    case UnwindRule::kOutermost:
+    case UnwindRule::kUnsupported:
+    case UnwindRule::kGoSystemStack:
+      return true;
+    case UnwindRule::kFromRsp:
+    case UnwindRule::kFromRbp: {
+      const bool slots = r.ra_word < 0 && r.rbp_word <= 0 && r.lowest_word <= r.ra_word &&
+                         (r.rbp_word == 0 || r.lowest_word <= r.rbp_word) &&
+                         (r.lowest_word == r.ra_word || r.lowest_word == r.rbp_word);
+      if (r.kind == UnwindRule::kFromRbp) return slots;
+      return slots && r.cfa_offset > 0 && r.cfa_offset + 8 * r.lowest_word >= 0;
+    }
+    default:
+      return false;
+  }
+}
+
 }  // namespace
 
 UnwindRule describe_unwind_rule(uintptr_t address, uint64_t generation) {
@@ -328,20 +379,37 @@ UnwindRule describe_unwind_rule(uintptr_t address, uint64_t generation) {
     return is_cpython_trampoline_call(address) ? cpython_trampoline_rule() : frame_chain_guess();
   }
   if (m == nullptr) return UnwindRule{};
+  const uint64_t offset = address - m->bias;
+  // Built by this or another process of the recording: no file opened.
+  if (const uint64_t shared = find_shared_rule(m->shared_key, offset); shared != 0) {
+    const auto rule = std::bit_cast<UnwindRule>(shared);
+    if (keeps_walk_invariants(rule)) {
+      ++t_rules_from_store;
+      return rule;
+    }
+  }
+  open_tables(*m);
   // A Go executable's own code has no .eh_frame (only its cgo objects do).
+  // (Not shared: another process may read the file that this one cannot.)
   if (m->cfi == nullptr) return is_go_asmcgocall_return(address) ? go_system_stack_rule() : UnwindRule{};
   Dwarf_Frame* frame = nullptr;
+  UnwindRule rule;
   // Code its module's table does not cover (V8's builtins in node's
   // executable, hand-written assembly without CFI, Go's code): libunwind
   // guesses the same there. (A module whose file cannot be read keeps
   // kUnsupported: libunwind reads the table from memory, which may have
-  // more.)
-  if (dwarf_cfi_addrframe(m->cfi, address - m->bias, &frame) != 0)
-    return is_go_asmcgocall_return(address) ? go_system_stack_rule() : frame_chain_guess();
-  const UnwindRule rule = rule_from_frame(frame);
-  std::free(frame);
+  // more.) Both follow from the module's bytes alone, as the table does.
+  if (dwarf_cfi_addrframe(m->cfi, offset, &frame) != 0) {
+    rule = is_go_asmcgocall_return(address) ? go_system_stack_rule() : frame_chain_guess();
+  } else {
+    rule = rule_from_frame(frame);
+    std::free(frame);
+  }
+  publish_shared_rule(m->shared_key, offset, std::bit_cast<uint64_t>(rule));
   return rule;
 }
+
+uint64_t rules_from_store_here() { return t_rules_from_store; }
 
 bool modules_changed_since_last_check() {
   struct Counts {

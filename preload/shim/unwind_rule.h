@@ -34,10 +34,12 @@ struct UnwindRule {
 static_assert(sizeof(UnwindRule) == 8);
 
 // The rule at `address` (a code address of this process: a return address
-// minus 1, or the exact PC of the capturing frame). Opens the containing
-// module's file with libelf on first use and keeps it open until the
-// generation changes (a module was unloaded): `generation` is the caller's
-// current one. Allocates; not thread-safe: the caller serialises calls.
+// minus 1, or the exact PC of the capturing frame). From the recording's
+// shared store when another process (or this one) built it already; else
+// opens the containing module's file with libelf on first use, keeps it
+// open until the generation changes (a module was unloaded: `generation`
+// is the caller's current one), and publishes the rule it builds.
+// Allocates; not thread-safe: the caller serialises calls.
 // Returns kUnsupported for modules whose file cannot be opened or differs
 // from what is loaded (build ID), and frames without CFI or with rules
 // other than the standard ones. An address outside every module (a JIT's
@@ -46,6 +48,9 @@ static_assert(sizeof(UnwindRule) == 8);
 // where a cgo call left the goroutine's stack for the system stack, gets
 // kGoSystemStack (fast_unwind.cpp takes the walk back to the goroutine).
 UnwindRule describe_unwind_rule(uintptr_t address, uint64_t generation);
+// How many of this thread's describe_unwind_rule calls the shared store
+// answered (the rest read the module's tables).
+uint64_t rules_from_store_here();
 
 // Copies `size` bytes at `address` of this process into `out` with
 // process_vm_readv, which fails rather than faults where they are not

@@ -1223,6 +1223,26 @@ TEST(Record, TheShimLinksNoCpuModelConstructor) {
   EXPECT_EQ(symbols.out.find("__cpu_model"), std::string::npos);
 }
 
+// Unwind rules are kept for the whole recording (preload/shared_rules.h):
+// each traced image maps the one store the recorder made.
+TEST(Record, EveryTracedImageMapsTheRecordingsOneRuleStore) {
+  const Process r = run(kSpoor + " record -o " + trace_path("rule-store") +
+                        " -- sh -c 'cat /proc/self/maps; cat /proc/self/maps'");
+  ASSERT_EQ(r.status, 0) << r.err;
+  std::vector<std::string> inodes;
+  std::istringstream lines(r.out);
+  for (std::string line; std::getline(lines, line);) {
+    if (line.find("/memfd:spoor-rules") == std::string::npos) continue;
+    std::istringstream fields(line);
+    std::string range, perms, offset, device, inode;
+    fields >> range >> perms >> offset >> device >> inode;
+    EXPECT_EQ(perms, "rw-s") << line;
+    inodes.push_back(inode);
+  }
+  ASSERT_EQ(inodes.size(), 2u) << "one mapping in each cat\n" << r.out;
+  EXPECT_EQ(inodes[0], inodes[1]) << "the two images map different stores";
+}
+
 TEST(Record, AProgramStartedWhereTheShimIsHiddenRunsAsUntraced) {
   // After chroot(), or in a mount namespace that hides the shim's path, the
   // loader cannot open the shim, and says so on the program's stderr. The

@@ -1,0 +1,110 @@
+#include "shared_rule_store.h"
+
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <atomic>
+
+#include "../shared_rules.h"
+
+namespace spoor::preload {
+namespace {
+
+// Published with release after the header was checked; read on every
+// lookup (a miss of the unwinder's own cache).
+std::atomic<SharedRuleSlot*> g_slots{nullptr};
+uint64_t g_mask = 0;  // slot_count - 1, written before g_slots
+
+// A module's rules lie close together: each 4 KiB page of its code has a
+// bucket of 64 slots (2 KiB, half a page of the store) from a place the
+// module's key picks, the next code page the next bucket, and a rule
+// takes a slot in its bucket by a hash of its offset. The rules a process
+// needs from a hot part of a module then share a few pages of the store,
+// rather than one page each (each page of the store is a page fault in
+// every process that reads it), and a page of code with many call sites
+// spills into its neighbour's bucket without pushing every later rule
+// along. A probe covers two buckets.
+constexpr int kCodePageLog2 = 12;
+constexpr int kBucketLog2 = 6;
+constexpr int kProbes = 2 << kBucketLog2;
+
+uint64_t first_slot(uint64_t module, uint64_t offset) {
+  const uint64_t bucket = (module * 0x9E3779B97F4A7C15ull >> 20) + (offset >> kCodePageLog2);
+  const uint64_t in_bucket = (offset * 0xFF51AFD7ED558CCDull) >> (64 - kBucketLog2);
+  return (bucket << kBucketLog2) + in_bucket;
+}
+
+}  // namespace
+
+bool attach_shared_rules_at(void* memory, size_t size) {
+  auto* header = static_cast<SharedRulesHeader*>(memory);
+  if (size < sizeof(SharedRulesHeader) || header->magic != kSharedRulesMagic ||
+      header->version != kSharedRulesVersion || header->slot_count == 0 ||
+      (header->slot_count & (header->slot_count - 1)) != 0 ||
+      header->slot_count > (size - sizeof(SharedRulesHeader)) / sizeof(SharedRuleSlot))
+    return false;
+  g_mask = header->slot_count - 1;
+  g_slots.store(reinterpret_cast<SharedRuleSlot*>(header + 1), std::memory_order_release);
+  return true;
+}
+
+bool attach_shared_rules(int fd) {
+  struct stat st;
+  void* base = MAP_FAILED;
+  if (fstat(fd, &st) == 0 && st.st_size >= static_cast<off_t>(sizeof(SharedRulesHeader)))
+    base = mmap(nullptr, static_cast<size_t>(st.st_size), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  close(fd);
+  if (base == MAP_FAILED) return false;
+  if (attach_shared_rules_at(base, static_cast<size_t>(st.st_size))) return true;
+  munmap(base, static_cast<size_t>(st.st_size));
+  return false;
+}
+
+bool shared_rules_attached() { return g_slots.load(std::memory_order_acquire) != nullptr; }
+
+uint64_t shared_rule_module_key(const uint8_t* build_id, uint32_t size) {
+  if (build_id == nullptr || size == 0) return 0;
+  uint64_t h = 0xCBF29CE484222325ull ^ size;  // FNV-1a, seeded with the length
+  for (uint32_t i = 0; i < size; ++i) h = (h ^ build_id[i]) * 0x100000001B3ull;
+  h ^= h >> 29;  // the low bits, which pick no slot otherwise, depend on every byte
+  return h > kSharedRuleClaimed ? h : h + 2;
+}
+
+uint64_t find_shared_rule(uint64_t module, uint64_t offset) {
+  SharedRuleSlot* const slots = g_slots.load(std::memory_order_acquire);
+  if (slots == nullptr || module <= kSharedRuleClaimed) return 0;
+  uint64_t i = first_slot(module, offset);
+  for (int probe = 0; probe < kProbes; ++probe, ++i) {
+    SharedRuleSlot& s = slots[i & g_mask];
+    // Acquire: the publisher wrote offset and rule before the key.
+    const uint64_t seen = s.module.load(std::memory_order_acquire);
+    if (seen == kSharedRuleFree) return 0;  // slots fill in probe order: no match further on
+    if (seen == module && s.offset.load(std::memory_order_relaxed) == offset)
+      return s.rule.load(std::memory_order_relaxed);
+  }
+  return 0;
+}
+
+void publish_shared_rule(uint64_t module, uint64_t offset, uint64_t rule) {
+  SharedRuleSlot* const slots = g_slots.load(std::memory_order_acquire);
+  if (slots == nullptr || module <= kSharedRuleClaimed || rule == 0) return;
+  uint64_t i = first_slot(module, offset);
+  for (int probe = 0; probe < kProbes; ++probe, ++i) {
+    SharedRuleSlot& s = slots[i & g_mask];
+    uint64_t seen = s.module.load(std::memory_order_acquire);
+    if (seen == kSharedRuleFree &&
+        s.module.compare_exchange_strong(seen, kSharedRuleClaimed, std::memory_order_acquire,
+                                         std::memory_order_acquire)) {
+      s.offset.store(offset, std::memory_order_relaxed);
+      s.rule.store(rule, std::memory_order_relaxed);
+      // Release: a reader that sees the key sees the offset and rule.
+      s.module.store(module, std::memory_order_release);
+      return;
+    }
+    // Taken (or lost the race for it): already this rule, or go on.
+    if (seen == module && s.offset.load(std::memory_order_relaxed) == offset) return;
+  }
+}
+
+}  // namespace spoor::preload
