@@ -16,6 +16,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <bit>
 #include <cerrno>
 #include <cstdlib>
@@ -58,7 +59,37 @@ bool g_guessed = false;
 bool g_elf_ready = false;
 constinit thread_local uint64_t t_rules_from_store __attribute__((tls_model("initial-exec"))) = 0;
 
+// The modules identified in this generation, as a capture that may not
+// take the build lock reads them (a CPU sample's walk, in its signal
+// handler; a hook inside the allocator): the span, bias and store key of
+// each, behind a sequence number per entry (odd while it is written), so
+// that a reader never mixes two modules' fields. Written under the build
+// lock with g_modules; readers take no lock and call nothing.
+struct ModuleSpan {
+  std::atomic<uint64_t> sequence;
+  std::atomic<uint64_t> generation;
+  std::atomic<uintptr_t> start, end, bias;
+  std::atomic<uint64_t> key;
+};
+ModuleSpan g_spans[kMaxModules];
+std::atomic<int> g_span_count{0};
+
+void publish_span(int index, const Module& m) {
+  ModuleSpan& s = g_spans[index];
+  const uint64_t sequence = s.sequence.load(std::memory_order_relaxed);
+  s.sequence.store(sequence + 1, std::memory_order_relaxed);
+  std::atomic_thread_fence(std::memory_order_release);  // odd before the fields change
+  s.generation.store(g_modules_generation, std::memory_order_relaxed);
+  s.start.store(m.start, std::memory_order_relaxed);
+  s.end.store(m.end, std::memory_order_relaxed);
+  s.bias.store(m.bias, std::memory_order_relaxed);
+  s.key.store(m.shared_key, std::memory_order_relaxed);
+  s.sequence.store(sequence + 2, std::memory_order_release);
+  if (g_span_count.load(std::memory_order_relaxed) <= index) g_span_count.store(index + 1, std::memory_order_release);
+}
+
 void forget_modules() {
+  g_span_count.store(0, std::memory_order_release);
   for (int i = 0; i < g_module_count; ++i) {
     if (g_modules[i].cfi != nullptr) dwarf_cfi_end(g_modules[i].cfi);
     if (g_modules[i].elf != nullptr) elf_end(g_modules[i].elf);
@@ -150,6 +181,7 @@ Module* identify_module(uintptr_t address) {
   std::memcpy(m.path, f.path, sizeof m.path);
   // The vDSO has no file (and no allocator calls inside): left unusable.
   m.shared_key = f.is_vdso || f.path[0] == '\0' ? 0 : shared_rule_module_key(f.build_id, f.build_id_size);
+  publish_span(static_cast<int>(&m - g_modules), m);
   return &m;
 }
 
@@ -410,6 +442,26 @@ UnwindRule describe_unwind_rule(uintptr_t address, uint64_t generation) {
 }
 
 uint64_t rules_from_store_here() { return t_rules_from_store; }
+
+uint64_t rule_from_store_alone(uintptr_t address, uint64_t generation) {
+  const int count = g_span_count.load(std::memory_order_acquire);
+  for (int i = 0; i < count && i < kMaxModules; ++i) {
+    const ModuleSpan& s = g_spans[i];
+    const uint64_t before = s.sequence.load(std::memory_order_acquire);
+    if (before & 1) continue;  // being written
+    const uint64_t span_generation = s.generation.load(std::memory_order_relaxed);
+    const uintptr_t start = s.start.load(std::memory_order_relaxed);
+    const uintptr_t end = s.end.load(std::memory_order_relaxed);
+    const uintptr_t bias = s.bias.load(std::memory_order_relaxed);
+    const uint64_t key = s.key.load(std::memory_order_relaxed);
+    std::atomic_thread_fence(std::memory_order_acquire);  // the fields read before the check below
+    if (s.sequence.load(std::memory_order_relaxed) != before) continue;
+    if (span_generation != generation || address < start || address >= end) continue;
+    const auto rule = std::bit_cast<UnwindRule>(find_shared_rule(key, address - bias));
+    return rule.kind != UnwindRule::kNone && keeps_walk_invariants(rule) ? std::bit_cast<uint64_t>(rule) : 0;
+  }
+  return 0;
+}
 
 bool modules_changed_since_last_check() {
   struct Counts {

@@ -52,6 +52,14 @@ UnwindRule describe_unwind_rule(uintptr_t address, uint64_t generation);
 // answered (the rest read the module's tables).
 uint64_t rules_from_store_here();
 
+// The rule the recording's shared store holds for `address`, for a
+// capture that may not build one (a CPU sample's walk in its signal
+// handler, a hook inside the allocator): looks only at the modules this
+// process identified in `generation` (the epoch's generation bits), takes
+// no lock, allocates nothing, is async-signal-safe. 0 when it has none.
+// Cost: a scan of the identified modules' spans and a probe of the store.
+uint64_t rule_from_store_alone(uintptr_t address, uint64_t generation);
+
 // Copies `size` bytes at `address` of this process into `out` with
 // process_vm_readv, which fails rather than faults where they are not
 // readable. Keeps errno (it runs inside hooks); two system calls, no

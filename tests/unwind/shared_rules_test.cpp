@@ -7,7 +7,10 @@
 #include <dlfcn.h>
 #include <link.h>
 #include <gtest/gtest.h>
+#include <signal.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
+#include <ucontext.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -22,6 +25,7 @@
 #include "../../preload/shared_rules.h"
 #include "fast_unwind.h"
 #include "build_id.h"
+#include "rule_cache.h"
 #include "shared_rule_store.h"
 #include "unwind_rule.h"
 
@@ -220,6 +224,110 @@ TEST_F(SharedRules, AProcessThatLoadsAModuleElsewhereTakesTheRulesAnotherBuiltFo
   EXPECT_GT(reports[1].from_store, 0u);
   EXPECT_EQ(reports[1].built, reports[1].from_store) << "the second child built rules the first had published";
   EXPECT_GE(reports[2].built - reports[2].from_store, 1u) << "LARGE's frame took SMALL's rule";
+}
+
+// A CPU sample's walk in a process whose own cache lacks the rules (the
+// handler may not build one, nor take the lock): what the walk gave, how
+// it finished, and libunwind's frames for the same context.
+struct SignalReport {
+  uintptr_t library_at;
+  uint64_t by_rules, by_libunwind;
+  bool agrees;
+};
+SignalReport g_signal_report;
+void* g_signal_truth[64];
+int g_signal_truth_n = 0;
+
+void on_sample_like_signal(int, siginfo_t*, void* context) {
+  const auto* uc = static_cast<const ucontext_t*>(context);
+  void* all[64];
+  const int n = unw_backtrace(all, 64);
+  void* const pc = reinterpret_cast<void*>(uc->uc_mcontext.gregs[REG_RIP]);
+  int first = 0;
+  while (first < n && all[first] != pc) ++first;
+  g_signal_truth_n = 0;
+  for (int i = first; i < n; ++i) g_signal_truth[g_signal_truth_n++] = all[i];
+  void* fast[64];
+  bool missed = false;
+  const FastUnwindCounters before = fast_unwind_counters();
+  const int fast_n = fast_backtrace_from_signal(context, fast, 64, &missed);
+  const FastUnwindCounters after = fast_unwind_counters();
+  g_signal_report.by_rules = after.signal_fast - before.signal_fast;
+  g_signal_report.by_libunwind = after.signal_libunwind - before.signal_libunwind;
+  bool same = fast_n == g_signal_truth_n && fast_n > 3;
+  for (int f = 0; same && f < fast_n; ++f) same = fast[f] == g_signal_truth[f];
+  g_signal_report.agrees = same;
+}
+
+__attribute__((noinline)) void signal_this_thread() {
+  syscall(SYS_tgkill, getpid(), static_cast<pid_t>(syscall(SYS_gettid)), SIGUSR2);
+  __asm__ volatile("" ::: "memory");
+}
+
+__attribute__((noinline)) void capture_elsewhere() {
+  void* frames[64];
+  fast_backtrace(frames, 64);
+  __asm__ volatile("" ::: "memory");
+}
+
+// In a fork child: loads SMALL (away from `taken`), lets the unwinder
+// meet its modules without caching the rules the sample's walk will need
+// (a capture from another call site; the rule at the library function's
+// first byte), takes a sample-like signal inside the library's call, then
+// builds what the walk missed, as the shim does after a handler.
+__attribute__((noinline)) void sample_in_library(uintptr_t taken, int out) {
+  if (taken != 0)
+    mmap(reinterpret_cast<void*>(taken & ~uintptr_t{0xFFF}), 0x1000, PROT_NONE,
+         MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED_NOREPLACE, -1, 0);
+  g_signal_report = {};
+  void* handle = dlopen(SPOOR_RELOAD_LIB_SMALL, RTLD_NOW | RTLD_LOCAL);
+  auto call = handle == nullptr ? nullptr
+                                : reinterpret_cast<decltype(&spoor_test_reload_call)>(dlsym(handle, "spoor_test_reload_call"));
+  if (call != nullptr) {
+    g_signal_report.library_at = reinterpret_cast<uintptr_t>(call);
+    capture_elsewhere();
+    cached_rule(reinterpret_cast<uint64_t>(call), g_unwind_epoch.load());
+    struct sigaction sa {};
+    sa.sa_sigaction = on_sample_like_signal;
+    sa.sa_flags = SA_SIGINFO;
+    sigaction(SIGUSR2, &sa, nullptr);
+    call(signal_this_thread);
+    build_missed_rules();
+    const uint64_t epoch = g_unwind_epoch.load();
+    for (int f = 1; f < g_signal_truth_n; ++f) cached_rule(reinterpret_cast<uint64_t>(g_signal_truth[f]) - 1, epoch);
+  }
+  (void)!write(out, &g_signal_report, sizeof g_signal_report);
+}
+
+// The first child's sample falls back to libunwind (its rules are built
+// afterwards, and published); the second child's, with the library loaded
+// elsewhere, is walked by rules from the store alone.
+TEST_F(SharedRules, ASamplesWalkTakesRulesFromTheStoreWithoutBuildingAny) {
+  ASSERT_TRUE(init_fast_unwind());
+  SignalReport reports[2] = {};
+  for (int i = 0; i < 2; ++i) {
+    int pipe_fds[2];
+    ASSERT_EQ(pipe(pipe_fds), 0);
+    const pid_t child = fork();
+    if (child == 0) {
+      close(pipe_fds[0]);
+      sample_in_library(i == 1 ? reports[0].library_at : 0, pipe_fds[1]);
+      _exit(0);
+    }
+    ASSERT_GT(child, 0);
+    close(pipe_fds[1]);
+    ASSERT_EQ(read(pipe_fds[0], &reports[i], sizeof reports[i]), static_cast<ssize_t>(sizeof reports[i]));
+    close(pipe_fds[0]);
+    int status = 0;
+    ASSERT_EQ(waitpid(child, &status, 0), child);
+  }
+  ASSERT_NE(reports[0].library_at, 0u) << "the library did not load";
+  EXPECT_NE(reports[1].library_at, reports[0].library_at);
+  EXPECT_TRUE(reports[0].agrees);
+  EXPECT_EQ(reports[0].by_libunwind, 1u) << "the first sample found rules nobody had built";
+  EXPECT_TRUE(reports[1].agrees) << "the second sample's frames differ from libunwind's";
+  EXPECT_EQ(reports[1].by_rules, 1u);
+  EXPECT_EQ(reports[1].by_libunwind, 0u) << "the second sample did not find the published rules";
 }
 
 // The key and bias of the module holding `address`.
