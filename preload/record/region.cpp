@@ -7,6 +7,7 @@
 #include <cstring>
 #include <new>
 
+#include "region_slots.h"
 #include "spoor/control.h"
 
 namespace spoor::record {
@@ -25,11 +26,42 @@ constexpr uint64_t kMaxAhead = 4u << 20;
 constexpr uint64_t kMaxStep = 1u << 20;
 constexpr uintptr_t kPage = 4096;  // madvise's unit; larger pages are multiples
 
+// The slots regions are mapped in (region_slots.h): 256 of them, released
+// 8 at a time, with at most 64 MiB of finished regions waiting. Address
+// space only (8.6 GiB for the default 2-CPU layout). More live processes
+// than slots, or a region larger than the first one, map where the kernel
+// chooses. Regions are made and ended on the drain thread alone.
+constexpr size_t kSlots = 256;
+constexpr size_t kSlotsPerChunk = 8;
+constexpr size_t kMostDeferred = 64u << 20;
+
+RegionSlots& region_slots() {
+  static RegionSlots slots;
+  return slots;
+}
+
 }  // namespace
 
 Region::~Region() {
-  if (base_ != nullptr) munmap(base_, size_);
+  if (base_ != nullptr) {
+    if (in_slot_) region_slots().give_back(base_, touched_bytes());
+    else munmap(base_, size_);
+  }
   if (fd_ >= 0) close(fd_);
+}
+
+size_t Region::touched_bytes() const {
+  // The header, control block and metadata log's pages written, then each
+  // CPU's ring as far as its writers or populate_ahead went.
+  if (header_ == nullptr) return size_;
+  uint64_t bytes = kPage + header_->control_size + header_->metadata_length.load(std::memory_order_relaxed);
+  const uint64_t ring_bytes = uint64_t{1} << ring_.ring_shift;
+  for (uint32_t cpu = 0; cpu < ring_.cpu_count && cpu < populated_.size(); ++cpu) {
+    const uint64_t head = ring_.cpus[cpu].head.load(std::memory_order_relaxed) & kPosMask;
+    const uint64_t written = head < ring_bytes ? head : ring_bytes;
+    bytes += written > populated_[cpu] ? written : populated_[cpu];
+  }
+  return static_cast<size_t>(bytes < size_ ? bytes : size_);
 }
 
 bool Region::create(const RegionLayout& layout, std::string* error) {
@@ -47,7 +79,12 @@ bool Region::create(const RegionLayout& layout, std::string* error) {
     *error = std::string("cannot create a shared region: ") + std::strerror(errno);
     return false;
   }
-  void* p = mmap(nullptr, size_, PROT_READ | PROT_WRITE, MAP_SHARED, fd_, 0);
+  RegionSlots& slots = region_slots();
+  if (!slots.reserved()) slots.reserve(size_, kSlots, kSlotsPerChunk, kMostDeferred);
+  void* const slot = slots.take(size_);
+  void* p = mmap(slot, size_, PROT_READ | PROT_WRITE, MAP_SHARED | (slot != nullptr ? MAP_FIXED : 0), fd_, 0);
+  if (p == MAP_FAILED && slot != nullptr) slots.give_back(slot, 0);
+  in_slot_ = p != MAP_FAILED && slot != nullptr;
   if (p == MAP_FAILED) {
     *error = std::string("cannot map a shared region: ") + std::strerror(errno);
     return false;

@@ -52,9 +52,14 @@ class Region {
   void populate_ahead();
 
  private:
+  // How much of the region may hold pages: what its header, metadata and
+  // rings' writers and populate_ahead reached.
+  size_t touched_bytes() const;
+
   int fd_ = -1;
   uint8_t* base_ = nullptr;
   size_t size_ = 0;
+  bool in_slot_ = false;  // mapped in a slot of region_slots.h's range
   preload::RegionHeader* header_ = nullptr;
   RingView ring_;
   uint64_t metadata_copied_ = 0;
