@@ -80,7 +80,11 @@ bool Region::create(const RegionLayout& layout, std::string* error) {
     return false;
   }
   RegionSlots& slots = region_slots();
-  if (!slots.reserved()) slots.reserve(size_, kSlots, kSlotsPerChunk, kMostDeferred);
+  static bool tried = false;  // once: a failed reservation (a tight ulimit -v) is not retried
+  if (!tried) {
+    tried = true;
+    slots.reserve(size_, kSlots, kSlotsPerChunk, kMostDeferred);
+  }
   void* const slot = slots.take(size_);
   void* p = mmap(slot, size_, PROT_READ | PROT_WRITE, MAP_SHARED | (slot != nullptr ? MAP_FIXED : 0), fd_, 0);
   if (p == MAP_FAILED && slot != nullptr) slots.give_back(slot, 0);

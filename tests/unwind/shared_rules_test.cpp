@@ -169,17 +169,46 @@ __attribute__((noinline)) void capture_and_compare() {
   g_report.from_store = after.rules_from_store - before.rules_from_store;
 }
 
-// In a fork child: loads `library` (with the page at `taken` mapped
-// first, so that it lands elsewhere than another child's did), captures
-// through its function, and writes what happened to `out`.
-__attribute__((noinline)) void load_and_capture(const char* library, uintptr_t taken, int out) {
+using ReloadCall = decltype(&spoor_test_reload_call);
+
+// Loads `library` and finds its function; with the page at `taken` mapped
+// first, so that it lands elsewhere than where another child loaded it.
+// nullptr when it does not load.
+ReloadCall load_away_from(const char* library, uintptr_t taken) {
   if (taken != 0)
     mmap(reinterpret_cast<void*>(taken & ~uintptr_t{0xFFF}), 0x1000, PROT_NONE,
          MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED_NOREPLACE, -1, 0);
-  g_report = {};
   void* handle = dlopen(library, RTLD_NOW | RTLD_LOCAL);
-  auto call = handle == nullptr ? nullptr
-                                : reinterpret_cast<decltype(&spoor_test_reload_call)>(dlsym(handle, "spoor_test_reload_call"));
+  return handle == nullptr ? nullptr : reinterpret_cast<ReloadCall>(dlsym(handle, "spoor_test_reload_call"));
+}
+
+// Runs `body` in a fork child, which writes a Report to the pipe it is
+// given; returns that report (zeroed when the child wrote none).
+template <class Report, class Body>
+Report report_of_child(Body body) {
+  Report report{};
+  int pipe_fds[2];
+  if (pipe(pipe_fds) != 0) return report;
+  const pid_t child = fork();
+  if (child == 0) {
+    close(pipe_fds[0]);
+    body(pipe_fds[1]);
+    _exit(0);
+  }
+  close(pipe_fds[1]);
+  if (child > 0) {
+    if (read(pipe_fds[0], &report, sizeof report) != static_cast<ssize_t>(sizeof report)) report = Report{};
+    waitpid(child, nullptr, 0);
+  }
+  close(pipe_fds[0]);
+  return report;
+}
+
+// In a fork child: loads `library` (away from `taken`), captures through
+// its function, and writes what happened to `out`.
+__attribute__((noinline)) void load_and_capture(const char* library, uintptr_t taken, int out) {
+  g_report = {};
+  const ReloadCall call = load_away_from(library, taken);
   if (call != nullptr) {
     g_report.library_at = reinterpret_cast<uintptr_t>(call);
     call(capture_and_compare);
@@ -198,20 +227,8 @@ TEST_F(SharedRules, AProcessThatLoadsAModuleElsewhereTakesTheRulesAnotherBuiltFo
   const char* const libraries[] = {SPOOR_RELOAD_LIB_SMALL, SPOOR_RELOAD_LIB_SMALL, SPOOR_RELOAD_LIB_LARGE};
   ChildReport reports[3] = {};
   for (int i = 0; i < 3; ++i) {
-    int pipe_fds[2];
-    ASSERT_EQ(pipe(pipe_fds), 0);
-    const pid_t child = fork();
-    if (child == 0) {
-      close(pipe_fds[0]);
-      load_and_capture(libraries[i], i == 1 ? reports[0].library_at : 0, pipe_fds[1]);
-      _exit(0);
-    }
-    ASSERT_GT(child, 0);
-    close(pipe_fds[1]);
-    ASSERT_EQ(read(pipe_fds[0], &reports[i], sizeof reports[i]), static_cast<ssize_t>(sizeof reports[i]));
-    close(pipe_fds[0]);
-    int status = 0;
-    ASSERT_EQ(waitpid(child, &status, 0), child);
+    const uintptr_t taken = i == 1 ? reports[0].library_at : 0;
+    reports[i] = report_of_child<ChildReport>([&](int out) { load_and_capture(libraries[i], taken, out); });
   }
   for (int i = 0; i < 3; ++i) {
     SCOPED_TRACE("child " + std::to_string(i));
@@ -276,13 +293,8 @@ __attribute__((noinline)) void capture_elsewhere() {
 // first byte), takes a sample-like signal inside the library's call, then
 // builds what the walk missed, as the shim does after a handler.
 __attribute__((noinline)) void sample_in_library(uintptr_t taken, int out) {
-  if (taken != 0)
-    mmap(reinterpret_cast<void*>(taken & ~uintptr_t{0xFFF}), 0x1000, PROT_NONE,
-         MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED_NOREPLACE, -1, 0);
   g_signal_report = {};
-  void* handle = dlopen(SPOOR_RELOAD_LIB_SMALL, RTLD_NOW | RTLD_LOCAL);
-  auto call = handle == nullptr ? nullptr
-                                : reinterpret_cast<decltype(&spoor_test_reload_call)>(dlsym(handle, "spoor_test_reload_call"));
+  const ReloadCall call = load_away_from(SPOOR_RELOAD_LIB_SMALL, taken);
   if (call != nullptr) {
     g_signal_report.library_at = reinterpret_cast<uintptr_t>(call);
     capture_elsewhere();
@@ -306,20 +318,8 @@ TEST_F(SharedRules, ASamplesWalkTakesRulesFromTheStoreWithoutBuildingAny) {
   ASSERT_TRUE(init_fast_unwind());
   SignalReport reports[2] = {};
   for (int i = 0; i < 2; ++i) {
-    int pipe_fds[2];
-    ASSERT_EQ(pipe(pipe_fds), 0);
-    const pid_t child = fork();
-    if (child == 0) {
-      close(pipe_fds[0]);
-      sample_in_library(i == 1 ? reports[0].library_at : 0, pipe_fds[1]);
-      _exit(0);
-    }
-    ASSERT_GT(child, 0);
-    close(pipe_fds[1]);
-    ASSERT_EQ(read(pipe_fds[0], &reports[i], sizeof reports[i]), static_cast<ssize_t>(sizeof reports[i]));
-    close(pipe_fds[0]);
-    int status = 0;
-    ASSERT_EQ(waitpid(child, &status, 0), child);
+    const uintptr_t taken = i == 1 ? reports[0].library_at : 0;
+    reports[i] = report_of_child<SignalReport>([&](int out) { sample_in_library(taken, out); });
   }
   ASSERT_NE(reports[0].library_at, 0u) << "the library did not load";
   EXPECT_NE(reports[1].library_at, reports[0].library_at);
@@ -361,9 +361,7 @@ TEST_F(SharedRules, ARuleThatBreaksTheWalksInvariantsIsNotTaken) {
   if (child == 0) {
     void* own = make_store();  // this child's alone: the others' tests keep theirs clean
     if (own == nullptr || !attach_shared_rules_at(own, shared_rules_bytes())) _exit(10);
-    void* handle = dlopen(SPOOR_RELOAD_LIB_SMALL, RTLD_NOW | RTLD_LOCAL);
-    auto call = handle == nullptr ? nullptr
-                                  : reinterpret_cast<decltype(&spoor_test_reload_call)>(dlsym(handle, "spoor_test_reload_call"));
+    const ReloadCall call = load_away_from(SPOOR_RELOAD_LIB_SMALL, 0);
     if (call == nullptr) _exit(11);
     ModuleOf m{reinterpret_cast<uintptr_t>(call), 0, 0};
     dl_iterate_phdr(find_module_of, &m);
