@@ -181,8 +181,7 @@ __attribute__((noinline)) uint64_t rule_beyond_newest(uintptr_t newest, uint64_t
   // A capture that may not build (or wait) asks the recording's store,
   // lock-free: another process, or this one's other threads, may have
   // built it. 0: this capture falls back.
-  if (!may_build_rule()) return older != 0 ? older : rule_from_store_alone(address, epoch >> kGenerationShift);
-  if (pthread_mutex_trylock(&g_build_lock) != 0 && !wait_for_builder())
+  if (!may_build_rule() || (pthread_mutex_trylock(&g_build_lock) != 0 && !wait_for_builder()))
     return older != 0 ? older : rule_from_store_alone(address, epoch >> kGenerationShift);
   const uintptr_t newest_now = g_newest.load(std::memory_order_relaxed);
   uint64_t rule = find_rule(Levels::base_of<RuleSlot>(newest_now), Levels::level_of(newest_now), key, address);

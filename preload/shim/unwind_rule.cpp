@@ -389,6 +389,13 @@ bool keeps_walk_invariants(const UnwindRule& r) {
   }
 }
 
+// The store's rule for `offset` in module `key`, when it has one the walk
+// may take; 0 otherwise.
+uint64_t usable_stored_rule(uint64_t key, uint64_t offset) {
+  const uint64_t bits = find_shared_rule(key, offset);
+  return bits != 0 && keeps_walk_invariants(std::bit_cast<UnwindRule>(bits)) ? bits : 0;
+}
+
 }  // namespace
 
 UnwindRule describe_unwind_rule(uintptr_t address, uint64_t generation) {
@@ -413,12 +420,9 @@ UnwindRule describe_unwind_rule(uintptr_t address, uint64_t generation) {
   if (m == nullptr) return UnwindRule{};
   const uint64_t offset = address - m->bias;
   // Built by this or another process of the recording: no file opened.
-  if (const uint64_t shared = find_shared_rule(m->shared_key, offset); shared != 0) {
-    const auto rule = std::bit_cast<UnwindRule>(shared);
-    if (keeps_walk_invariants(rule)) {
-      ++t_rules_from_store;
-      return rule;
-    }
+  if (const uint64_t stored = usable_stored_rule(m->shared_key, offset); stored != 0) {
+    ++t_rules_from_store;
+    return std::bit_cast<UnwindRule>(stored);
   }
   open_tables(*m);
   // A Go executable's own code has no .eh_frame (only its cgo objects do).
@@ -457,8 +461,7 @@ uint64_t rule_from_store_alone(uintptr_t address, uint64_t generation) {
     std::atomic_thread_fence(std::memory_order_acquire);  // the fields read before the check below
     if (s.sequence.load(std::memory_order_relaxed) != before) continue;
     if (span_generation != generation || address < start || address >= end) continue;
-    const auto rule = std::bit_cast<UnwindRule>(find_shared_rule(key, address - bias));
-    return rule.kind != UnwindRule::kNone && keeps_walk_invariants(rule) ? std::bit_cast<uint64_t>(rule) : 0;
+    return usable_stored_rule(key, address - bias);
   }
   return 0;
 }

@@ -112,6 +112,7 @@ TEST_F(SharedRules, AFullProbeWindowDropsTheNewRuleAndKeepsTheOthers) {
 TEST_F(SharedRules, ProcessesPublishingAtOnceLoseAndMixNothing) {
   constexpr int kChildren = 4;
   constexpr uint64_t kRules = 1000;
+  const char* const names[kChildren] = {"child 0", "child 1", "child 2", "child 3"};
   pid_t children[kChildren];
   for (int c = 0; c < kChildren; ++c) {
     children[c] = fork();
@@ -119,7 +120,7 @@ TEST_F(SharedRules, ProcessesPublishingAtOnceLoseAndMixNothing) {
       // Half the rules are every child's (the same module and offsets, as
       // siblings running the same code build), half the child's own; a
       // return address every 256 bytes of code, a busy call graph.
-      const uint64_t own = key_of(c == 0 ? "child 0" : c == 1 ? "child 1" : c == 2 ? "child 2" : "child 3");
+      const uint64_t own = key_of(names[c]);
       for (uint64_t i = 0; i < kRules; ++i) {
         publish_shared_rule(key_of("common"), i * 256, 0x5000 + i);
         publish_shared_rule(own, i * 256, (uint64_t{7} << 32) + i);
@@ -134,7 +135,7 @@ TEST_F(SharedRules, ProcessesPublishingAtOnceLoseAndMixNothing) {
     ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
   }
   for (int c = 0; c < kChildren; ++c) {
-    const uint64_t own = key_of(c == 0 ? "child 0" : c == 1 ? "child 1" : c == 2 ? "child 2" : "child 3");
+    const uint64_t own = key_of(names[c]);
     uint64_t wrong = 0;
     for (uint64_t i = 0; i < kRules; ++i) wrong += find_shared_rule(own, i * 256) != (uint64_t{7} << 32) + i;
     EXPECT_EQ(wrong, 0u) << "child " << c;
