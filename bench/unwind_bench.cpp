@@ -31,6 +31,7 @@
 #include <cstdlib>
 
 #include "fast_unwind.h"
+#include "libdw_loader.h"
 
 namespace {
 
@@ -160,6 +161,7 @@ BENCHMARK(BM_FromSignal_Sample)->Arg(11)->Arg(30);
 int main(int argc, char** argv) {
   unw_set_caching_policy(unw_local_addr_space, UNW_CACHE_PER_THREAD);
   if (!spoor::preload::init_fast_unwind()) return 1;
+  if (spoor::preload::load_libdw_now() == nullptr) return 1;  // the rules' reader, as a shim has it once loaded
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 2;
   benchmark::RunSpecifiedBenchmarks();

@@ -344,7 +344,7 @@ void attach() {
   g_program_allocator = examine_program_allocator();
   note_program_allocator(g_program_allocator.is_glibc());
   const char* depth = tracing_setting("SPOOR_STACK_DEPTH=");
-  init_stack_table(depth != nullptr ? std::atoi(depth) : 64);
+  init_stack_table(depth != nullptr ? std::atoi(depth) : 64, note_modules_changed);
   if (!join_recorder(false)) {
     end_pre_attach_log();
     return;

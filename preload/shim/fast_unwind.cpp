@@ -16,10 +16,16 @@
 
 #include "rule_cache.h"
 #if defined(__x86_64__)
+#include "libdw_loader.h"
 #include "unwind_rule.h"
 #endif
 
 namespace spoor::preload {
+
+#if defined(__x86_64__)
+void build_rules_for_walk(void* const* frames, int count);
+#endif
+
 namespace {
 
 constinit thread_local FastUnwindCounters t_counters __attribute__((tls_model("initial-exec")));
@@ -27,8 +33,16 @@ constinit thread_local FastUnwindCounters t_counters __attribute__((tls_model("i
 // unw_backtrace, minus this function's and fast_backtrace's own frames.
 __attribute__((noinline)) int libunwind_backtrace(void** frames, int max) {
   void* all[kFastUnwindMaxFrames + 2];
-  int n = unw_backtrace(all, max + 2);
-  n = n > 2 ? n - 2 : 0;
+  const int walked = unw_backtrace(all, max + 2);
+#if defined(__x86_64__)
+  // A rule that needed libdw sent this capture here: a whole stack free of
+  // the loader may load it now (libdw_loader.h), and then the rules of
+  // this walk's frames are built at once and go to the recording's store.
+  // A path the process takes once (its start, its exit) would otherwise
+  // never be built, and every later process would miss it too.
+  if (load_libdw_after_walk(all, walked, walked < max + 2)) build_rules_for_walk(all, walked);
+#endif
+  int n = walked > 2 ? walked - 2 : 0;
   // Word by word: a memcpy's wide loads could not take the words
   // unw_backtrace just stored from the store buffer, and would stall.
   for (int i = 0; i < n; ++i) {
@@ -376,14 +390,17 @@ __attribute__((always_inline, no_sanitize("address"))) inline Step step_by_rule(
 
 void prime_thread_stack() { look_up_thread_stack(&t_stack); }
 
-bool init_fast_unwind() {
+bool init_fast_unwind(void (*libdw_loaded)()) {
   static std::atomic<bool> done{false};
   if (done.exchange(true)) return rule_cache_ready();
   prime_thread_stack();  // the attaching thread: the main one
   if (pthread_key_create(&g_walks_key, forget_thread_walks) == 0)
     g_walks_key_ready.store(true, std::memory_order_release);
+  init_libdw_loader(libdw_loaded);
   return init_rule_cache();
 }
+
+void prepare_unwinder_for_threads() { load_libdw_before_threads(); }
 
 // The walk: per frame, one rule (predicted, or from the shared cache), a
 // bounds check and one or two loads from the stack. Reading other frames'
@@ -658,6 +675,14 @@ int fast_backtrace_from_signal(const void* ucontext, void** frames, int max, boo
   return n;
 }
 
+// Frame 0 is libunwind_backtrace's own PC; the rest are return addresses,
+// whose rules are those of their call instructions.
+void build_rules_for_walk(void* const* frames, int count) {
+  const uint64_t epoch = g_unwind_epoch.load(std::memory_order_acquire);
+  if (!rule_cache_ready() || (epoch & kUnloadsInProgress) != 0) return;
+  for (int i = 1; i < count; ++i) cached_rule(reinterpret_cast<uintptr_t>(frames[i]) - 1, epoch);
+}
+
 void build_missed_rules() {
   const uint64_t epoch = g_unwind_epoch.load(std::memory_order_acquire);
   if (!rule_cache_ready() || (epoch & kUnloadsInProgress) != 0) return;
@@ -672,7 +697,8 @@ int fast_backtrace_from_signal(const void*, void**, int, bool* missed) {
   return -1;
 }
 void build_missed_rules() {}
-bool init_fast_unwind() { return false; }
+bool init_fast_unwind(void (*)()) { return false; }
+void prepare_unwinder_for_threads() {}
 void prime_thread_stack() {}
 __attribute__((noinline)) int fast_backtrace(void** frames, int max, uint64_t** memo) {
   if (memo != nullptr) *memo = nullptr;

@@ -19,8 +19,14 @@ namespace spoor::preload {
 // a thread's recent walks when it exits, and primes the calling thread's
 // stack bounds (prime_thread_stack). Until it has run (or when it
 // fails: false), fast_backtrace is unw_backtrace. Call it before the first
-// capture; later calls return the first one's result.
-bool init_fast_unwind();
+// capture; later calls return the first one's result. `libdw_loaded`
+// runs when libdw is loaded, later (libdw_loader.h).
+bool init_fast_unwind(void (*libdw_loaded)() = nullptr);
+
+// In pthread_create, before the program's first other thread starts:
+// the rules' reader, libdw, is loaded while the process is single-threaded
+// (libdw_loader.h), since no capture may load it once threads run.
+void prepare_unwinder_for_threads();
 
 // Finds the calling thread's stack bounds, which the walk stays within.
 // Call where the program holds no lock of its own: init_fast_unwind does

@@ -65,11 +65,6 @@ constinit thread_local uint64_t t_rules_built __attribute__((tls_model("initial-
 // Set at attach when the program's malloc is not glibc's (rule_cache.h).
 std::atomic<bool> g_allocator_foreign{false};
 
-bool may_build_rule() {
-  if (t_in_real_allocator || t_no_rule_building) return false;
-  return !g_allocator_foreign.load(std::memory_order_relaxed) || t_after_allocator_returned;
-}
-
 RuleSlot* level_slots(int level) { return g_rules + Levels::first_slot(level); }
 
 uint64_t slot_of(uint64_t address, int level) {
@@ -195,8 +190,11 @@ __attribute__((noinline)) uint64_t rule_beyond_newest(uintptr_t newest, uint64_t
     // capture finishes on the old generation.
     if (modules_changed_since_last_check()) g_unwind_epoch.fetch_add(uint64_t{1} << kGenerationShift);
     rule = std::bit_cast<uint64_t>(describe_unwind_rule(address, epoch >> kGenerationShift));
-    insert_rule(key, address, rule);
-    ++t_rules_built;
+    // 0: libdw is not loaded yet (libdw_loader.h); nothing to keep.
+    if (rule != 0) {
+      insert_rule(key, address, rule);
+      ++t_rules_built;
+    }
   }
   pthread_mutex_unlock(&g_build_lock);
   return rule;
@@ -206,6 +204,11 @@ void prepare_fork() { pthread_mutex_lock(&g_build_lock); }
 void after_fork() { pthread_mutex_unlock(&g_build_lock); }
 
 }  // namespace
+
+bool may_build_rule() {
+  if (t_in_real_allocator || t_no_rule_building) return false;
+  return !g_allocator_foreign.load(std::memory_order_relaxed) || t_after_allocator_returned;
+}
 
 bool init_rule_cache() {
   static std::atomic<bool> done{false};

@@ -80,6 +80,11 @@ inline __attribute__((always_inline)) auto call_real_allocator(Fn fn, Args... ar
 // would call. Such a walk takes only cached rules.
 extern constinit thread_local bool t_no_rule_building;
 
+// Whether a capture here may build a rule (libdw allocates): not inside
+// the C library's malloc, nor in a signal handler's walk, nor, with a
+// program's own allocator, before it returned.
+bool may_build_rule();
+
 // Rules built by this thread (for FastUnwindCounters).
 uint64_t rules_built_here();
 

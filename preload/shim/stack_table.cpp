@@ -176,7 +176,7 @@ __attribute__((noinline)) uint32_t id_beyond_newest(void* const* stack, int n, u
 
 bool fast_unwinder_in_use() { return g_fast_unwind; }
 
-bool init_stack_table(int depth) {
+bool init_stack_table(int depth, void (*libdw_loaded)()) {
   g_depth = depth < 1 ? 1 : (depth > kMaxDepth ? kMaxDepth : depth);
   void* p = mmap(nullptr, Levels::total_slots() * sizeof(Slot), PROT_READ | PROT_WRITE,
                  MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
@@ -185,7 +185,7 @@ bool init_stack_table(int depth) {
   // them with SPOOR_UNWIND=libunwind, or where it is not built).
   unw_set_caching_policy(unw_local_addr_space, UNW_CACHE_PER_THREAD);
   const char* unwinder = std::getenv("SPOOR_UNWIND");
-  if (unwinder == nullptr || std::strcmp(unwinder, "libunwind") != 0) g_fast_unwind = init_fast_unwind();
+  if (unwinder == nullptr || std::strcmp(unwinder, "libunwind") != 0) g_fast_unwind = init_fast_unwind(libdw_loaded);
   g_slots = static_cast<Slot*>(p);  // zero pages: every slot free
   start_at_first_level();
   // The first level's page written at once: a lookup's read of an

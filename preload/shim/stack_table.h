@@ -21,7 +21,8 @@ SPOOR_EVENT(kStack, g_stacks, (EventInfo{.name = "Stack", .id = 1, .level = Leve
 // (fast_unwind.h) unless the environment has SPOOR_UNWIND=libunwind.
 // depth: frames kept per stack, 1..128. Returns false when the memory
 // cannot be mapped (stacks are then not captured: IDs are 0).
-bool init_stack_table(int depth);
+// `libdw_loaded` runs when the unwinder loads libdw (libdw_loader.h).
+bool init_stack_table(int depth, void (*libdw_loaded)() = nullptr);
 
 // In a fork child: forget the parent's stacks (they are in the parent's
 // streams), so each is written again in the child's.

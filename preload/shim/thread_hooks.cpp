@@ -169,6 +169,10 @@ extern "C" {
 SPOOR_INTERPOSE int pthread_create(pthread_t* thread, const pthread_attr_t* attr, void* (*start)(void*),
                                    void* arg) {
   const CreateFn real = next_symbol(g_create, "pthread_create");
+  {
+    ReentryGuard guard;  // what loading libdw allocates is the shim's
+    prepare_unwinder_for_threads();
+  }
   if (!g_trampoline.load(std::memory_order_acquire)) return real(thread, attr, start, arg);
   StartArg* a;
   {

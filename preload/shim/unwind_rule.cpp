@@ -2,8 +2,9 @@
 // rule-cache miss only (once per return address), under the fast
 // unwinder's build lock, after the recording's shared store
 // (shared_rule_store.h) had no rule for it; what it builds goes there for
-// the other processes. The files are opened with ELF_C_READ_MMAP: libelf
-// maps them instead of reading them into the heap.
+// the other processes. libdw is called through libdw_loader.h's table,
+// loaded by then or asked for. The files are opened with ELF_C_READ_MMAP:
+// libelf maps them instead of reading them into the heap.
 #include "unwind_rule.h"
 
 #include <dwarf.h>
@@ -23,6 +24,7 @@
 #include <cstring>
 
 #include "build_id.h"
+#include "libdw_loader.h"
 #include "shared_rule_store.h"
 
 namespace spoor::preload {
@@ -56,7 +58,9 @@ unsigned long long g_adds_seen = 0;
 // Whether this generation holds a frame-chain guess (below): a module
 // loaded where code without a module was would make it stale.
 bool g_guessed = false;
-bool g_elf_ready = false;
+// libdw and libelf (libdw_loader.h): set by describe_unwind_rule once loaded;
+// every function below that calls them runs after it.
+const LibDw* g_dw = nullptr;
 constinit thread_local uint64_t t_rules_from_store __attribute__((tls_model("initial-exec"))) = 0;
 
 // The modules identified in this generation, as a capture that may not
@@ -91,8 +95,8 @@ void publish_span(int index, const Module& m) {
 void forget_modules() {
   g_span_count.store(0, std::memory_order_release);
   for (int i = 0; i < g_module_count; ++i) {
-    if (g_modules[i].cfi != nullptr) dwarf_cfi_end(g_modules[i].cfi);
-    if (g_modules[i].elf != nullptr) elf_end(g_modules[i].elf);
+    if (g_modules[i].cfi != nullptr) g_dw->dwarf_cfi_end(g_modules[i].cfi);
+    if (g_modules[i].elf != nullptr) g_dw->elf_end(g_modules[i].elf);
   }
   g_module_count = 0;
 }
@@ -143,15 +147,15 @@ int find_module(dl_phdr_info* info, size_t, void* context) {
 // True when the file's GNU build ID note is `id` (or neither has one).
 bool file_has_build_id(Elf* elf, const uint8_t* id, uint32_t size) {
   size_t phnum = 0;
-  if (elf_getphdrnum(elf, &phnum) != 0) return false;
+  if (g_dw->elf_getphdrnum(elf, &phnum) != 0) return false;
   for (size_t i = 0; i < phnum; ++i) {
     GElf_Phdr ph;
-    if (gelf_getphdr(elf, static_cast<int>(i), &ph) == nullptr || ph.p_type != PT_NOTE) continue;
-    Elf_Data* data = elf_getdata_rawchunk(elf, static_cast<int64_t>(ph.p_offset), ph.p_filesz, ELF_T_NHDR);
+    if (g_dw->gelf_getphdr(elf, static_cast<int>(i), &ph) == nullptr || ph.p_type != PT_NOTE) continue;
+    Elf_Data* data = g_dw->elf_getdata_rawchunk(elf, static_cast<int64_t>(ph.p_offset), ph.p_filesz, ELF_T_NHDR);
     if (data == nullptr) continue;
     GElf_Nhdr note;
     size_t name_at = 0, desc_at = 0;
-    for (size_t at = 0; (at = gelf_getnote(data, at, &note, &name_at, &desc_at)) > 0;) {
+    for (size_t at = 0; (at = g_dw->gelf_getnote(data, at, &note, &name_at, &desc_at)) > 0;) {
       const char* bytes = static_cast<const char*>(data->d_buf);
       if (note.n_type == NT_GNU_BUILD_ID && note.n_namesz == 4 && std::memcmp(bytes + name_at, "GNU", 4) == 0)
         return note.n_descsz == size && std::memcmp(bytes + desc_at, id, size) == 0;
@@ -192,15 +196,15 @@ void open_tables(Module& m) {
   if (m.is_vdso || m.path[0] == '\0') return;
   const int fd = open(m.path, O_RDONLY | O_CLOEXEC);
   if (fd < 0) return;
-  m.elf = elf_begin(fd, ELF_C_READ_MMAP, nullptr);
+  m.elf = g_dw->elf_begin(fd, ELF_C_READ_MMAP, nullptr);
   // Everything is mapped now; the descriptor can go (and a program that
   // closes descriptors it does not know cannot pull it from under libelf).
-  if (m.elf != nullptr) elf_cntl(m.elf, ELF_C_FDDONE);
+  if (m.elf != nullptr) g_dw->elf_cntl(m.elf, ELF_C_FDDONE);
   close(fd);
   if (m.elf == nullptr) return;
   // A file replaced since it was loaded would give another module's rules.
   if (!file_has_build_id(m.elf, m.build_id, m.build_id_size)) return;
-  m.cfi = dwarf_getcfi_elf(m.elf);
+  m.cfi = g_dw->dwarf_getcfi_elf(m.elf);
 }
 
 Module* module_for(uintptr_t address, bool* in_no_module) {
@@ -321,11 +325,11 @@ int8_t slot_word(int64_t offset) {
 UnwindRule rule_from_frame(Dwarf_Frame* frame) {
   UnwindRule rule;
   bool signal_frame = false;
-  if (dwarf_frame_info(frame, nullptr, nullptr, &signal_frame) != kRegRa || signal_frame) return rule;
+  if (g_dw->dwarf_frame_info(frame, nullptr, nullptr, &signal_frame) != kRegRa || signal_frame) return rule;
 
   Dwarf_Op* ops = nullptr;
   size_t nops = 0;
-  if (dwarf_frame_cfa(frame, &ops, &nops) != 0 || nops != 1 || ops[0].atom != DW_OP_bregx) return rule;
+  if (g_dw->dwarf_frame_cfa(frame, &ops, &nops) != 0 || nops != 1 || ops[0].atom != DW_OP_bregx) return rule;
   if (ops[0].number != kRegRsp && ops[0].number != kRegRbp) return rule;
   const bool cfa_from_rbp = ops[0].number == kRegRbp;
   const auto cfa_offset = static_cast<int64_t>(ops[0].number2);
@@ -333,7 +337,7 @@ UnwindRule rule_from_frame(Dwarf_Frame* frame) {
 
   Dwarf_Op mem[3];
   // The return address: undefined ends the stack (_start, clone's child).
-  if (dwarf_frame_register(frame, kRegRa, mem, &ops, &nops) < 0) return rule;
+  if (g_dw->dwarf_frame_register(frame, kRegRa, mem, &ops, &nops) < 0) return rule;
   if (nops == 0 && ops != nullptr) {
     rule.kind = UnwindRule::kOutermost;
     return rule;
@@ -342,7 +346,7 @@ UnwindRule rule_from_frame(Dwarf_Frame* frame) {
   if (!saved_at_cfa_offset(ops, nops, &ra_offset) || slot_word(ra_offset) == 0) return rule;
 
   // rbp: unchanged, or saved in this frame.
-  if (dwarf_frame_register(frame, kRegRbp, mem, &ops, &nops) < 0) return rule;
+  if (g_dw->dwarf_frame_register(frame, kRegRbp, mem, &ops, &nops) < 0) return rule;
   int8_t rbp_word = 0;
   if (nops != 0 || ops != nullptr) {
     int64_t rbp_offset = 0;
@@ -351,7 +355,7 @@ UnwindRule rule_from_frame(Dwarf_Frame* frame) {
 
   // rsp: the CFA itself, which is the ABI's default (a value rule); an
   // explicit other rule is unusual enough to leave to libunwind.
-  if (dwarf_frame_register(frame, kRegRsp, mem, &ops, &nops) < 0) return rule;
+  if (g_dw->dwarf_frame_register(frame, kRegRsp, mem, &ops, &nops) < 0) return rule;
   const bool rsp_is_cfa = (nops == 2 && ops[0].atom == DW_OP_call_frame_cfa && ops[1].atom == DW_OP_stack_value) ||
                           (nops == 3 && ops[0].atom == DW_OP_call_frame_cfa && ops[1].atom == DW_OP_plus_uconst &&
                            ops[1].number == 0 && ops[2].atom == DW_OP_stack_value);
@@ -399,10 +403,6 @@ uint64_t usable_stored_rule(uint64_t key, uint64_t offset) {
 }  // namespace
 
 UnwindRule describe_unwind_rule(uintptr_t address, uint64_t generation) {
-  if (!g_elf_ready) {
-    if (elf_version(EV_CURRENT) == EV_NONE) return UnwindRule{};
-    g_elf_ready = true;
-  }
   if (generation != g_modules_generation) {
     forget_modules();  // some module was unloaded: its file is not the one at its addresses now
     g_modules_generation = generation;
@@ -424,6 +424,13 @@ UnwindRule describe_unwind_rule(uintptr_t address, uint64_t generation) {
     ++t_rules_from_store;
     return std::bit_cast<UnwindRule>(stored);
   }
+  // A rule the store lacks: libdw reads it, once loaded. Until then the
+  // capture goes to libunwind, and asks for libdw (libdw_loader.h).
+  g_dw = libdw();
+  if (g_dw == nullptr) {
+    want_libdw();
+    return UnwindRule{UnwindRule::kNone};
+  }
   open_tables(*m);
   // A Go executable's own code has no .eh_frame (only its cgo objects do).
   // (Not shared: another process may read the file that this one cannot.)
@@ -435,7 +442,7 @@ UnwindRule describe_unwind_rule(uintptr_t address, uint64_t generation) {
   // guesses the same there. (A module whose file cannot be read keeps
   // kUnsupported: libunwind reads the table from memory, which may have
   // more.) Both follow from the module's bytes alone, as the table does.
-  if (dwarf_cfi_addrframe(m->cfi, offset, &frame) != 0) {
+  if (g_dw->dwarf_cfi_addrframe(m->cfi, offset, &frame) != 0) {
     rule = is_go_asmcgocall_return(address) ? go_system_stack_rule() : frame_chain_guess();
   } else {
     rule = rule_from_frame(frame);

@@ -40,6 +40,9 @@ static_assert(sizeof(UnwindRule) == 8);
 // open until the generation changes (a module was unloaded: `generation`
 // is the caller's current one), and publishes the rule it builds.
 // Allocates; not thread-safe: the caller serialises calls.
+// Returns kNone (all bits 0, "no rule at hand": not to be cached) when
+// the rule needs libdw and it is not loaded yet; it is asked for then
+// (libdw_loader.h).
 // Returns kUnsupported for modules whose file cannot be opened or differs
 // from what is loaded (build ID), and frames without CFI or with rules
 // other than the standard ones. An address outside every module (a JIT's

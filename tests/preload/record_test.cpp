@@ -1243,6 +1243,23 @@ TEST(Record, EveryTracedImageMapsTheRecordingsOneRuleStore) {
   EXPECT_EQ(inodes[0], inodes[1]) << "the two images map different stores";
 }
 
+// libdw is loaded by a process only when a rule it needs is not in the
+// recording's store yet (shim/libdw_loader.h): the first cat reads its
+// own code's rules with it; the second finds them all in the store and
+// never maps it.
+TEST(Record, OnlyAProcessThatBuildsUnwindRulesLoadsLibdw) {
+  const Process r = run(kSpoor + " record -o " + trace_path("lazy-libdw") +
+                        " -- sh -c 'cat /proc/self/maps; echo end-of-maps; cat /proc/self/maps'");
+  ASSERT_EQ(r.status, 0) << r.err;
+  const size_t split = r.out.find("end-of-maps\n");
+  ASSERT_NE(split, std::string::npos) << r.out;
+  const std::string first = r.out.substr(0, split), second = r.out.substr(split);
+  ASSERT_NE(second.find("libspoor-preload"), std::string::npos) << "the second cat is traced\n" << second;
+  EXPECT_NE(first.find("/libdw"), std::string::npos) << "the first cat built rules\n" << first;
+  EXPECT_EQ(second.find("/libdw"), std::string::npos) << "the second cat found its rules in the store\n" << second;
+  EXPECT_EQ(second.find("/libelf"), std::string::npos) << second;
+}
+
 TEST(Record, AProgramStartedWhereTheShimIsHiddenRunsAsUntraced) {
   // After chroot(), or in a mount namespace that hides the shim's path, the
   // loader cannot open the shim, and says so on the program's stderr. The

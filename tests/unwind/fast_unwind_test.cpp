@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "call_shapes.h"
+#include "libdw_loader.h"
 #include "rule_cache.h"
 #include "unwind_rule.h"
 
@@ -88,6 +89,9 @@ class FastUnwind : public ::testing::Test {
   static void SetUpTestSuite() {
     unw_set_caching_policy(unw_local_addr_space, UNW_CACHE_PER_THREAD);
     ASSERT_TRUE(init_fast_unwind());  // primes this thread's stack bounds
+    // libdw at once: these tests are about the rules, and a shim loads it
+    // at a capture's first miss (libdw_loader_test.cpp).
+    ASSERT_NE(load_libdw_now(), nullptr);
   }
   void SetUp() override {
     g_count = 0;

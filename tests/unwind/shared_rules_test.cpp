@@ -25,6 +25,7 @@
 #include "../../preload/shared_rules.h"
 #include "fast_unwind.h"
 #include "build_id.h"
+#include "libdw_loader.h"
 #include "rule_cache.h"
 #include "shared_rule_store.h"
 #include "unwind_rule.h"
@@ -225,6 +226,7 @@ __attribute__((noinline)) void load_and_capture(const char* library, uintptr_t t
 // take SMALL's.
 TEST_F(SharedRules, AProcessThatLoadsAModuleElsewhereTakesTheRulesAnotherBuiltForIt) {
   ASSERT_TRUE(init_fast_unwind());
+  ASSERT_NE(load_libdw_now(), nullptr);  // the rules, not the lazy load, are tested here
   const char* const libraries[] = {SPOOR_RELOAD_LIB_SMALL, SPOOR_RELOAD_LIB_SMALL, SPOOR_RELOAD_LIB_LARGE};
   ChildReport reports[3] = {};
   for (int i = 0; i < 3; ++i) {
@@ -317,6 +319,7 @@ __attribute__((noinline)) void sample_in_library(uintptr_t taken, int out) {
 // elsewhere, is walked by rules from the store alone.
 TEST_F(SharedRules, ASamplesWalkTakesRulesFromTheStoreWithoutBuildingAny) {
   ASSERT_TRUE(init_fast_unwind());
+  ASSERT_NE(load_libdw_now(), nullptr);  // the rules, not the lazy load, are tested here
   SignalReport reports[2] = {};
   for (int i = 0; i < 2; ++i) {
     const uintptr_t taken = i == 1 ? reports[0].library_at : 0;
@@ -358,6 +361,7 @@ int find_module_of(dl_phdr_info* info, size_t, void* context) {
 // frame's rule itself and its frames stay libunwind's.
 TEST_F(SharedRules, ARuleThatBreaksTheWalksInvariantsIsNotTaken) {
   ASSERT_TRUE(init_fast_unwind());
+  ASSERT_NE(load_libdw_now(), nullptr);  // the rules, not the lazy load, are tested here
   const pid_t child = fork();
   if (child == 0) {
     void* own = make_store();  // this child's alone: the others' tests keep theirs clean

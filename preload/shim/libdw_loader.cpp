@@ -1,0 +1,180 @@
+// Loading libdw when a rule first needs it (libdw_loader.h): the checks
+// that make a moment safe for the dynamic loader, and the dlopen.
+#include "libdw_loader.h"
+
+#include <dlfcn.h>
+#include <link.h>
+#include <pthread.h>
+#include <signal.h>
+#include <sys/auxv.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdint>
+
+#include "rule_cache.h"
+
+namespace spoor::preload {
+namespace {
+
+using DlopenFn = void* (*)(const char*, int);
+
+LibDw g_table{};
+std::atomic<const LibDw*> g_loaded{nullptr};
+std::atomic<bool> g_wanted{false};
+// 0: not tried, 1: a thread is loading it, 2: loading failed (not tried again).
+std::atomic<int> g_state{0};
+// pthread_create ran in this image: libdw was loaded there, or failed to
+// load, or (before attach) is loaded at attach; no capture loads it.
+std::atomic<bool> g_threads_started{false};
+DlopenFn g_dlopen = nullptr;  // the C library's, not the shim's hook
+// The process that initialised the loader, renewed in fork children: a
+// vfork child (which runs no fork handlers) differs, and shares its
+// parent's memory, loader state included.
+uint32_t g_pid = 0;
+// ld.so's span, and the signal return trampoline every handler returns
+// through (glibc's __restore_rt): a frame in either means the thread is
+// inside the loader or in a signal handler.
+uintptr_t g_loader_start = 0, g_loader_end = 0;
+uintptr_t g_restorer = 0;
+void (*g_on_loaded)() = nullptr;
+
+int note_loader_span(dl_phdr_info* info, size_t, void*) {
+  if (info->dlpi_addr != getauxval(AT_BASE)) return 0;
+  uintptr_t lo = UINTPTR_MAX, hi = 0;
+  for (int i = 0; i < info->dlpi_phnum; ++i) {
+    const ElfW(Phdr)& ph = info->dlpi_phdr[i];
+    if (ph.p_type != PT_LOAD) continue;
+    const uintptr_t start = info->dlpi_addr + ph.p_vaddr;
+    if (start < lo) lo = start;
+    if (start + ph.p_memsz > hi) hi = start + ph.p_memsz;
+  }
+  if (lo < hi) {
+    g_loader_start = lo;
+    g_loader_end = hi;
+  }
+  return 1;
+}
+
+// The kernel's view of a handler (rt_sigaction's struct, not glibc's).
+struct KernelSigaction {
+  void* handler;
+  unsigned long flags;
+  void* restorer;
+  uint64_t mask;
+};
+constexpr unsigned long kSaRestorer = 0x04000000;
+
+// The restorer of the first handler installed with one (glibc gives every
+// handler its __restore_rt). 0 when no signal has a handler: then no
+// signal frame can be on any stack.
+uintptr_t find_restorer() {
+  for (int sig = 1; sig < 65; ++sig) {
+    KernelSigaction a{};
+    if (syscall(SYS_rt_sigaction, sig, nullptr, &a, sizeof a.mask) != 0) continue;
+    if (a.handler != nullptr && a.handler != reinterpret_cast<void*>(1) && (a.flags & kSaRestorer) != 0)
+      return reinterpret_cast<uintptr_t>(a.restorer);
+  }
+  return 0;
+}
+
+void renew_pid_in_child() {
+  g_pid = static_cast<uint32_t>(syscall(SYS_getpid));
+  // A fork taken while another thread was loading: that thread is not here.
+  int loading = 1;
+  g_state.compare_exchange_strong(loading, 0, std::memory_order_relaxed);
+}
+
+template <typename Fn>
+bool resolve(void* handle, const char* name, Fn& out) {
+  out = reinterpret_cast<Fn>(dlsym(handle, name));
+  return out != nullptr;
+}
+
+// Called by the one thread that claimed g_state.
+const LibDw* load() {
+  if (g_dlopen == nullptr) g_dlopen = reinterpret_cast<DlopenFn>(dlsym(RTLD_NEXT, "dlopen"));
+  void* handle = g_dlopen != nullptr ? g_dlopen("libdw.so.1", RTLD_NOW | RTLD_LOCAL) : nullptr;
+  LibDw t{};
+  decltype(&::elf_version) version = nullptr;
+  const bool all = handle != nullptr && resolve(handle, "elf_version", version) &&
+                   resolve(handle, "elf_begin", t.elf_begin) && resolve(handle, "elf_cntl", t.elf_cntl) &&
+                   resolve(handle, "elf_end", t.elf_end) &&
+                   resolve(handle, "elf_getdata_rawchunk", t.elf_getdata_rawchunk) &&
+                   resolve(handle, "elf_getphdrnum", t.elf_getphdrnum) &&
+                   resolve(handle, "gelf_getnote", t.gelf_getnote) && resolve(handle, "gelf_getphdr", t.gelf_getphdr) &&
+                   resolve(handle, "dwarf_getcfi_elf", t.dwarf_getcfi_elf) &&
+                   resolve(handle, "dwarf_cfi_end", t.dwarf_cfi_end) &&
+                   resolve(handle, "dwarf_cfi_addrframe", t.dwarf_cfi_addrframe) &&
+                   resolve(handle, "dwarf_frame_info", t.dwarf_frame_info) &&
+                   resolve(handle, "dwarf_frame_cfa", t.dwarf_frame_cfa) &&
+                   resolve(handle, "dwarf_frame_register", t.dwarf_frame_register);
+  if (!all || version(EV_CURRENT) == EV_NONE) {
+    g_state.store(2, std::memory_order_release);
+    return nullptr;
+  }
+  g_table = t;
+  g_loaded.store(&g_table, std::memory_order_release);
+  g_state.store(0, std::memory_order_release);
+  if (g_on_loaded != nullptr) g_on_loaded();
+  return &g_table;
+}
+
+bool claim_load() {
+  int idle = 0;
+  return g_state.compare_exchange_strong(idle, 1, std::memory_order_acquire);
+}
+
+bool in_loader_or_signal_frame(uintptr_t pc) {
+  if (pc >= g_loader_start && pc < g_loader_end) return true;
+  return g_restorer != 0 && pc >= g_restorer && pc < g_restorer + 16;
+}
+
+}  // namespace
+
+void init_libdw_loader(void (*loaded)()) {
+  static std::atomic<bool> done{false};
+  if (done.exchange(true)) return;
+  g_on_loaded = loaded;
+  g_dlopen = reinterpret_cast<DlopenFn>(dlsym(RTLD_NEXT, "dlopen"));
+  g_pid = static_cast<uint32_t>(syscall(SYS_getpid));
+  dl_iterate_phdr(note_loader_span, nullptr);
+  pthread_atfork(nullptr, nullptr, renew_pid_in_child);
+  // Threads started before this (a library's constructor): no capture may
+  // load it later, so now, in the shim's constructor, where a dlopen is
+  // allowed.
+  if (g_threads_started.load(std::memory_order_relaxed) && claim_load()) load();
+}
+
+const LibDw* libdw() { return g_loaded.load(std::memory_order_acquire); }
+
+void want_libdw() { g_wanted.store(true, std::memory_order_relaxed); }
+
+bool load_libdw_after_walk(void* const* frames, int count, bool complete) {
+  if (!g_wanted.load(std::memory_order_relaxed) || libdw() != nullptr) return false;
+  // Each condition below rules out one way the loader could be entered
+  // where it must not be (libdw_loader.h).
+  // (A process that started threads tried to load it then, or at attach
+  // if they came first: loaded, or failed for good.)
+  if (!complete || !may_build_rule()) return false;
+  if (_r_debug.r_state != r_debug::RT_CONSISTENT) return false;  // some dlopen or dlclose is mapping or unmapping
+  if (static_cast<uint32_t>(syscall(SYS_getpid)) != g_pid) return false;  // a vfork child
+  if (g_restorer == 0) g_restorer = find_restorer();
+  for (int i = 0; i < count; ++i)
+    if (in_loader_or_signal_frame(reinterpret_cast<uintptr_t>(frames[i]))) return false;
+  return claim_load() && load() != nullptr;
+}
+
+void load_libdw_before_threads() {
+  if (g_threads_started.exchange(true, std::memory_order_relaxed) || libdw() != nullptr) return;
+  // Not before attach (init_libdw_loader: the fast unwinder is in use).
+  if (g_pid != 0 && claim_load()) load();
+}
+
+const LibDw* load_libdw_now() {
+  if (const LibDw* loaded = libdw(); loaded != nullptr) return loaded;
+  return claim_load() ? load() : libdw();
+}
+
+}  // namespace spoor::preload

@@ -1,0 +1,165 @@
+// libdw loaded when the first rule needs it, from a moment where entering
+// the dynamic loader is safe (libdw_loader.h). Each case runs in a fork
+// child of its own: a process loads libdw once.
+#include "libdw_loader.h"
+
+#define UNW_LOCAL_ONLY
+#include <gtest/gtest.h>
+#include <libunwind.h>
+#include <signal.h>
+#include <sys/auxv.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <bit>
+#include <cstdint>
+
+#include "fast_unwind.h"
+#include "unwind_rule.h"
+
+namespace spoor::preload {
+namespace {
+
+constexpr int kMaxFrames = 64;
+
+// Runs `body` in a fork child; its exit code: 0 when every check held,
+// else the number of the first that failed.
+template <typename Body>
+int in_child(Body body) {
+  const pid_t child = fork();
+  if (child == 0) _exit(body());
+  int status = 0;
+  if (child < 0 || waitpid(child, &status, 0) != child || !WIFEXITED(status)) return -1;
+  return WEXITSTATUS(status);
+}
+
+// This thread's stack as libunwind walks it from here: what a capture that
+// fell back hands the loader.
+__attribute__((noinline)) int walk_here(void** frames) { return unw_backtrace(frames, kMaxFrames); }
+
+// A rule libdw reads for a code address of this test: not the "no rule
+// at hand" a rule gets while libdw is not loaded.
+bool reads_rules() {
+  const auto address = reinterpret_cast<uintptr_t>(&walk_here) + 1;
+  return describe_unwind_rule(address, 0).kind != UnwindRule::kNone;
+}
+
+TEST(LibdwLoader, IsLoadedAfterAWalkOnlyOnceARuleAskedForIt) {
+  EXPECT_EQ(in_child([] {
+              if (!init_fast_unwind()) return 1;
+              if (libdw() != nullptr) return 2;
+              if (reads_rules()) return 3;  // asks for libdw
+              void* frames[kMaxFrames];
+              const int n = walk_here(frames);
+              if (n >= kMaxFrames) return 4;
+              if (!load_libdw_after_walk(frames, n, true) || libdw() == nullptr) return 5;
+              return reads_rules() ? 0 : 6;
+            }),
+            0);
+  EXPECT_EQ(in_child([] {
+              if (!init_fast_unwind()) return 1;
+              void* frames[kMaxFrames];
+              const int n = walk_here(frames);
+              // Nothing asked for it: the walk does not load it.
+              return !load_libdw_after_walk(frames, n, true) && libdw() == nullptr ? 0 : 2;
+            }),
+            0);
+}
+
+TEST(LibdwLoader, IsNotLoadedFromAWalkThroughTheDynamicLoader) {
+  EXPECT_EQ(in_child([] {
+              if (!init_fast_unwind()) return 1;
+              want_libdw();
+              void* frames[kMaxFrames];
+              const int n = walk_here(frames);
+              // ld.so's code between this frame and the caller's: the loader
+              // calling malloc mid-dlopen.
+              void* through_loader[kMaxFrames + 1] = {frames[0],
+                                                      reinterpret_cast<void*>(getauxval(AT_BASE) + 0x1000)};
+              for (int i = 1; i < n && i < kMaxFrames; ++i) through_loader[i + 1] = frames[i];
+              if (load_libdw_after_walk(through_loader, n + 1, true) || libdw() != nullptr) return 2;
+              // The same walk without it loads: the loader's frame was the reason.
+              return load_libdw_after_walk(frames, n, true) && libdw() != nullptr ? 0 : 3;
+            }),
+            0);
+}
+
+TEST(LibdwLoader, IsNotLoadedFromAWalkCutAtItsFrameLimit) {
+  EXPECT_EQ(in_child([] {
+              if (!init_fast_unwind()) return 1;
+              want_libdw();
+              void* frames[kMaxFrames];
+              const int n = walk_here(frames);
+              // The frames beyond the limit are unknown: the loader may be among them.
+              if (load_libdw_after_walk(frames, n, false) || libdw() != nullptr) return 2;
+              return load_libdw_after_walk(frames, n, true) ? 0 : 3;
+            }),
+            0);
+}
+
+int g_refused_in_handler = -1;
+
+void capture_in_handler(int) {
+  void* frames[kMaxFrames];
+  const int n = walk_here(frames);
+  g_refused_in_handler = n < kMaxFrames && !load_libdw_after_walk(frames, n, true) && libdw() == nullptr;
+}
+
+TEST(LibdwLoader, IsNotLoadedFromASignalHandler) {
+  EXPECT_EQ(in_child([] {
+              if (!init_fast_unwind()) return 1;
+              want_libdw();
+              struct sigaction action{};
+              action.sa_handler = capture_in_handler;
+              if (sigaction(SIGUSR1, &action, nullptr) != 0) return 2;
+              raise(SIGUSR1);
+              // The handler's walk crossed the signal frame (the interrupted
+              // code may be the loader's).
+              if (g_refused_in_handler != 1) return 3;
+              void* frames[kMaxFrames];
+              const int n = walk_here(frames);
+              return load_libdw_after_walk(frames, n, true) ? 0 : 4;
+            }),
+            0);
+}
+
+TEST(LibdwLoader, IsNotLoadedByAVforkChildIntoItsParentsMemory) {
+  EXPECT_EQ(in_child([] {
+              if (!init_fast_unwind()) return 1;
+              want_libdw();
+              const pid_t child = vfork();
+              if (child == 0) {
+                void* frames[kMaxFrames];
+                const int n = walk_here(frames);
+                _exit(load_libdw_after_walk(frames, n, true) ? 1 : 0);
+              }
+              int status = 0;
+              if (child < 0 || waitpid(child, &status, 0) != child) return 2;
+              if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || libdw() != nullptr) return 3;
+              void* frames[kMaxFrames];
+              const int n = walk_here(frames);
+              return load_libdw_after_walk(frames, n, true) ? 0 : 4;
+            }),
+            0);
+}
+
+TEST(LibdwLoader, IsLoadedBeforeTheFirstThreadStarts) {
+  EXPECT_EQ(in_child([] {
+              if (!init_fast_unwind()) return 1;
+              prepare_unwinder_for_threads();
+              return libdw() != nullptr && reads_rules() ? 0 : 2;
+            }),
+            0);
+  // Threads started before the unwinder was set up (a library's
+  // constructor, before the shim's): loaded as it is set up.
+  EXPECT_EQ(in_child([] {
+              prepare_unwinder_for_threads();
+              if (libdw() != nullptr) return 1;
+              if (!init_fast_unwind()) return 2;
+              return libdw() != nullptr ? 0 : 3;
+            }),
+            0);
+}
+
+}  // namespace
+}  // namespace spoor::preload
