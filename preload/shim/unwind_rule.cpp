@@ -424,10 +424,11 @@ UnwindRule describe_unwind_rule(uintptr_t address, uint64_t generation) {
     ++t_rules_from_store;
     return std::bit_cast<UnwindRule>(stored);
   }
-  // A rule the store lacks: libdw reads it, once loaded. Until then the
-  // capture goes to libunwind, and asks for libdw (libdw_loader.h).
+  // A rule the store lacks: libdw reads it from the module's file, once
+  // loaded. Until then the capture goes to libunwind, and asks for libdw
+  // (libdw_loader.h). (The vDSO has no file to read.)
   g_dw = libdw();
-  if (g_dw == nullptr) {
+  if (g_dw == nullptr && !m->opened && !m->is_vdso && m->path[0] != '\0') {
     want_libdw();
     return UnwindRule{UnwindRule::kNone};
   }
