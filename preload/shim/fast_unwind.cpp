@@ -686,6 +686,14 @@ void build_rules_for_walk(void* const* frames, int count) {
 void build_missed_rules() {
   const uint64_t epoch = g_unwind_epoch.load(std::memory_order_acquire);
   if (!rule_cache_ready() || (epoch & kUnloadsInProgress) != 0) return;
+  // A sample's misses are arbitrary instructions, whose rules only libdw
+  // has (the handler's walk asked the store already): they wait for libdw
+  // rather than load it, so a process the store serves never maps it
+  // because a sample landed somewhere new.
+  if (libdw() == nullptr) {
+    t_missed_rules = 0;
+    return;
+  }
   for (int i = 0; i < t_missed_rules; ++i) cached_rule(t_missed_rule[i], epoch);
   t_missed_rules = 0;
 }

@@ -123,6 +123,32 @@ TEST(LibdwLoader, IsNotLoadedFromASignalHandler) {
             0);
 }
 
+bool g_sample_missed = false;
+
+void sample_in_handler(int, siginfo_t*, void* context) {
+  void* frames[kMaxFrames];
+  fast_backtrace_from_signal(context, frames, kMaxFrames, &g_sample_missed);
+}
+
+// A CPU sample lands on arbitrary instructions: the rules it missed are
+// built later if libdw is there, and never make a process load it.
+TEST(LibdwLoader, IsNotAskedForByTheRulesASampleMissed) {
+  EXPECT_EQ(in_child([] {
+              if (!init_fast_unwind()) return 1;
+              struct sigaction action{};
+              action.sa_sigaction = sample_in_handler;
+              action.sa_flags = SA_SIGINFO;
+              if (sigaction(SIGUSR1, &action, nullptr) != 0) return 2;
+              raise(SIGUSR1);
+              if (!g_sample_missed) return 3;  // nothing to build: the case does not arise
+              build_missed_rules();
+              void* frames[kMaxFrames];
+              const int n = walk_here(frames);
+              return !load_libdw_after_walk(frames, n, true) && libdw() == nullptr ? 0 : 4;
+            }),
+            0);
+}
+
 TEST(LibdwLoader, IsNotLoadedByAVforkChildIntoItsParentsMemory) {
   EXPECT_EQ(in_child([] {
               if (!init_fast_unwind()) return 1;
