@@ -4,8 +4,8 @@
 
 namespace spoor::record {
 
-// Every millisecond while events come (an 8 MiB ring filling at 250 MB/s
-// lasts 32 ms); after a turn that found nothing, twice as long, up to
+// Every millisecond while events come (a 16 MiB ring filling at 250 MB/s
+// lasts 64 ms); after a turn that found nothing, twice as long, up to
 // kMostIdleWaitMs: a program that sleeps or waits on the network then
 // costs ~60 wake-ups a second instead of 1,000 (recording `sleep 10` took
 // 0.15 s of the drain's CPU at 1 ms, 0.04 s so: bench/RESULTS.md). A

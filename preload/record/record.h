@@ -26,9 +26,7 @@ struct RecordOptions {
   std::string sample_clock = "timer";    // "timer" (CPU-time timer) or "task" (perf task clock where allowed)
   bool no_follow = false;                // trace the program only, not its children
   bool wait_when_full = false;           // a writer that finds its ring full waits for the drain (bounded)
-  size_t buffer_bytes_per_cpu = 8u << 20;   // per CPU, per process; pages are touched only as used
-                                          // (8 MiB: a ring's first lap is fresh shared memory, ~3 ms
-                                          // a MiB on this VM; 16 MiB lost more events: bench/RESULTS.md)
+  size_t buffer_bytes_per_cpu = 16u << 20;  // per CPU, per process; pages are touched only as used
   uint32_t packet_bytes = 128u << 10;
   bool compress = true;                  // zstd COMPRESSED blocks (docs/FORMAT.md)
   kernelsrc::KernelRequest kernel;       // kernel sources (perf_event_open); none by default

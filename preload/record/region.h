@@ -45,7 +45,7 @@ class Region {
   // 4 MiB), so the program's first write to a page finds it allocated and
   // zeroed: its fault only maps the page. A shared-memory page allocated
   // by the faulting writer cost it several microseconds here (memory
-  // cgroup charge, zeroing), ~2,000 of them per 8 MiB ring: a sizeable
+  // cgroup charge, zeroing), ~4,000 of them per 16 MiB ring: a sizeable
   // part of a short allocation-heavy program's traced time. Costs the
   // recorder one madvise per call that moves on; rings of CPUs the process
   // never wrote on stay untouched.

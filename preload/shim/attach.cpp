@@ -188,7 +188,7 @@ void disable_all_providers() {
 // RingView::first_use: a packet's pages mapped in one system call when a
 // writer first opens it, instead of one page fault per page (32 for a 128
 // KiB packet; the recorder has mostly allocated them already, see
-// Region::populate_ahead). First lap only, so ~64 calls per 8 MiB ring.
+// Region::populate_ahead). First lap only, so ~130 calls per 16 MiB ring.
 // MADV_POPULATE_WRITE is Linux 5.14's: where it fails, it is not tried
 // again and the writes fault the pages in as before.
 std::atomic<bool> g_populate_works{true};
