@@ -13,6 +13,8 @@
 #   SPOOR_BENCH_DIR        traces and the summary (/tmp/spoor-process-start)
 #   SPOOR_BENCH_REPS       runs of each tool (7)
 #   SPOOR_BENCH_LOOPS      iterations of the shell loop (100)
+#   SPOOR_BENCH_EXEC_ONLY  1: the loop runs /bin/true instead (one fork and
+#                          exec per iteration: what a new image costs alone)
 #   SPOOR_BENCH_BUILD      build directory with spoor and the shim (build/release,
 #                          configured and built here when it is the default)
 #   SPOOR_BENCH_SKIP_DEPS  1: do not run scripts/install-bench-deps.sh
@@ -53,7 +55,8 @@ loops = int(os.environ.get("SPOOR_BENCH_LOOPS", "100"))
 timeout = float(os.environ.get("SPOOR_BENCH_TIMEOUT", "120"))
 spoor = os.path.join(build, "symbolizer", "spoor")
 heaptrack = shutil.which("heaptrack")
-loop = ["bash", "-c", f"for i in $(seq {loops}); do x=$(echo $i | cat); done"]
+body = "/bin/true" if os.environ.get("SPOOR_BENCH_EXEC_ONLY", "0") == "1" else "x=$(echo $i | cat)"
+loop = ["bash", "-c", f"for i in $(seq {loops}); do {body}; done"]
 trace = os.path.join(out, "process_start.spoor")
 
 tools = {"untraced": (loop, {}), "spoor": ([spoor, "record", "-o", trace, "--"] + loop, {})}
