@@ -717,6 +717,7 @@ __attribute__((noinline)) int fast_backtrace(void** frames, int max, uint64_t** 
 void begin_module_unload() {}
 void end_module_unload() { unw_flush_cache(unw_local_addr_space, 0, 0); }
 uint64_t rules_built_here() { return 0; }
+uint64_t rules_not_kept_here() { return 0; }
 uint64_t rules_from_store_here() { return 0; }
 
 #endif
@@ -724,6 +725,7 @@ uint64_t rules_from_store_here() { return 0; }
 FastUnwindCounters fast_unwind_counters() {
   FastUnwindCounters c = t_counters;
   c.rules_built = rules_built_here();
+  c.rules_not_kept = rules_not_kept_here();
   c.rules_from_store = rules_from_store_here();
   return c;
 }

@@ -100,6 +100,7 @@ struct FastUnwindCounters {
   uint64_t fallback = 0;     // captures handed to libunwind
   uint64_t rules_built = 0;  // misses that built a rule (usable or not)
   uint64_t rules_from_store = 0;  // ... of which the recording's shared store had (shared_rule_store.h)
+  uint64_t rules_not_kept = 0;    // rules found and not copied into a fork child's cache (rule_cache.cpp)
   uint64_t signal_fast = 0;      // fast_backtrace_from_signal walks the rules finished
   uint64_t signal_libunwind = 0;  // ... that libunwind finished
 };

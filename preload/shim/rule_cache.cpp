@@ -62,6 +62,7 @@ uint64_t g_inserted_in_newest = 0;  // under g_build_lock
 pthread_mutex_t g_build_lock = PTHREAD_MUTEX_INITIALIZER;
 
 constinit thread_local uint64_t t_rules_built __attribute__((tls_model("initial-exec"))) = 0;
+constinit thread_local uint64_t t_rules_not_kept __attribute__((tls_model("initial-exec"))) = 0;
 // Set at attach when the program's malloc is not glibc's (rule_cache.h).
 std::atomic<bool> g_allocator_foreign{false};
 
@@ -146,6 +147,24 @@ void insert_rule(uint64_t key, uint64_t address, uint64_t rule) {
   }
 }
 
+// A fork child's cache is its parent's pages, copy-on-write: each insert
+// into the newest level (64 KiB and more in a shell that ran a while)
+// copied a page, ~14 us here, and a short child inserted ~25 rules from
+// the store, ~13 pages. Its first kChildMissesNotKept rules that another
+// level or the store has are used, not inserted: a child that ends soon
+// writes none; one that lives on keeps every rule from its next misses on,
+// having looked up at most that many twice. (Built rules are always kept:
+// building one costs far more than the page.) Under g_build_lock.
+constexpr uint32_t kChildMissesNotKept = 64;
+uint32_t g_child_misses_not_kept = 0;
+
+bool keep_found_rule() {
+  if (g_child_misses_not_kept == 0) return true;
+  --g_child_misses_not_kept;
+  ++t_rules_not_kept;
+  return false;
+}
+
 // The slow path, for a rule the newest level does not have: from an older
 // level (copied into the newest when the lock is free), else built with
 // libdw and cached.
@@ -182,17 +201,18 @@ __attribute__((noinline)) uint64_t rule_beyond_newest(uintptr_t newest, uint64_t
   uint64_t rule = find_rule(Levels::base_of<RuleSlot>(newest_now), Levels::level_of(newest_now), key, address);
   if (rule == 0 && older != 0) {
     rule = older;
-    insert_rule(key, address, rule);
+    if (keep_found_rule()) insert_rule(key, address, rule);
   } else if (rule == 0) {
     // An unload we were not told of (the C library's own dlclose of NSS or
     // iconv modules does not go through the interposed dlclose), or a load
     // where a guess may be cached: everything cached may be stale. This
     // capture finishes on the old generation.
     if (modules_changed_since_last_check()) g_unwind_epoch.fetch_add(uint64_t{1} << kGenerationShift);
+    const uint64_t from_store_before = rules_from_store_here();
     rule = std::bit_cast<uint64_t>(describe_unwind_rule(address, epoch >> kGenerationShift));
     // 0: libdw is not loaded yet (libdw_loader.h); nothing to keep.
     if (rule != 0) {
-      insert_rule(key, address, rule);
+      if (rules_from_store_here() == from_store_before || keep_found_rule()) insert_rule(key, address, rule);
       ++t_rules_built;
     }
   }
@@ -202,6 +222,10 @@ __attribute__((noinline)) uint64_t rule_beyond_newest(uintptr_t newest, uint64_t
 
 void prepare_fork() { pthread_mutex_lock(&g_build_lock); }
 void after_fork() { pthread_mutex_unlock(&g_build_lock); }
+void after_fork_in_child() {
+  g_child_misses_not_kept = kChildMissesNotKept;
+  pthread_mutex_unlock(&g_build_lock);
+}
 
 }  // namespace
 
@@ -216,7 +240,7 @@ bool init_rule_cache() {
   const size_t bytes = Levels::total_slots() * sizeof(RuleSlot);
   void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   if (p == MAP_FAILED) return false;
-  if (pthread_atfork(prepare_fork, after_fork, after_fork) != 0) {
+  if (pthread_atfork(prepare_fork, after_fork, after_fork_in_child) != 0) {
     munmap(p, bytes);
     return false;
   }
@@ -238,6 +262,7 @@ uint64_t cached_rule(uint64_t address, uint64_t epoch) {
 }
 
 uint64_t rules_built_here() { return t_rules_built; }
+uint64_t rules_not_kept_here() { return t_rules_not_kept; }
 
 void note_program_allocator(bool glibc) { g_allocator_foreign.store(!glibc, std::memory_order_relaxed); }
 

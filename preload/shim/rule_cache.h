@@ -87,6 +87,9 @@ bool may_build_rule();
 
 // Rules built by this thread (for FastUnwindCounters).
 uint64_t rules_built_here();
+// Rules this thread found (in an older level or the store) and, in a
+// fork child's first misses, did not copy into its cache.
+uint64_t rules_not_kept_here();
 
 }  // namespace spoor::preload
 

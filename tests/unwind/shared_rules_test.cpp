@@ -150,6 +150,7 @@ TEST_F(SharedRules, ProcessesPublishingAtOnceLoseAndMixNothing) {
 struct ChildReport {
   uintptr_t library_at;
   uint64_t built, from_store;  // the fast unwinder's counters over one capture
+  uint64_t not_kept;
   bool agrees;                 // its frames are libunwind's
   bool fast;                   // without falling back
 };
@@ -169,6 +170,7 @@ __attribute__((noinline)) void capture_and_compare() {
   g_report.fast = after.fast - before.fast == 1;
   g_report.built = after.rules_built - before.rules_built;
   g_report.from_store = after.rules_from_store - before.rules_from_store;
+  g_report.not_kept = after.rules_not_kept - before.rules_not_kept;
 }
 
 using ReloadCall = decltype(&spoor_test_reload_call);
@@ -244,6 +246,30 @@ TEST_F(SharedRules, AProcessThatLoadsAModuleElsewhereTakesTheRulesAnotherBuiltFo
   EXPECT_GT(reports[1].from_store, 0u);
   EXPECT_EQ(reports[1].built, reports[1].from_store) << "the second child built rules the first had published";
   EXPECT_GE(reports[2].built - reports[2].from_store, 1u) << "LARGE's frame took SMALL's rule";
+}
+
+// A fork child's rule cache is its parent's pages: the rules it finds in
+// the store are used, not copied in (a page copied each), for its first
+// misses; a process that is no fork child keeps every one.
+TEST_F(SharedRules, AForkChildUsesTheStoresRulesWithoutCopyingThemIntoItsCache) {
+  ASSERT_TRUE(init_fast_unwind());
+  ASSERT_NE(load_libdw_now(), nullptr);
+  ChildReport first = report_of_child<ChildReport>([](int out) { load_and_capture(SPOOR_RELOAD_LIB_SMALL, 0, out); });
+  ASSERT_NE(first.library_at, 0u) << "the library did not load";
+  ChildReport second = report_of_child<ChildReport>(
+      [&](int out) { load_and_capture(SPOOR_RELOAD_LIB_SMALL, first.library_at, out); });
+  ASSERT_NE(second.library_at, 0u) << "the library did not load";
+  EXPECT_TRUE(second.agrees && second.fast);
+  EXPECT_GT(second.from_store, 0u);
+  EXPECT_EQ(second.not_kept, second.from_store) << "the fork child copied store rules into its cache";
+  // This process is no fork child: what it takes from the store it keeps.
+  g_report = {};
+  const ReloadCall call = load_away_from(SPOOR_RELOAD_LIB_SMALL, second.library_at);
+  ASSERT_NE(call, nullptr);
+  call(capture_and_compare);
+  EXPECT_TRUE(g_report.agrees && g_report.fast);
+  EXPECT_GT(g_report.from_store, 0u);
+  EXPECT_EQ(g_report.not_kept, 0u);
 }
 
 // A CPU sample's walk in a process whose own cache lacks the rules (the
