@@ -5,7 +5,6 @@
 #include <dlfcn.h>
 #include <link.h>
 #include <pthread.h>
-#include <signal.h>
 #include <sys/auxv.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -154,9 +153,9 @@ void want_libdw() { g_wanted.store(true, std::memory_order_relaxed); }
 bool load_libdw_after_walk(void* const* frames, int count, bool complete) {
   if (!g_wanted.load(std::memory_order_relaxed) || libdw() != nullptr) return false;
   // Each condition below rules out one way the loader could be entered
-  // where it must not be (libdw_loader.h).
-  // (A process that started threads tried to load it then, or at attach
-  // if they came first: loaded, or failed for good.)
+  // where it must not be (libdw_loader.h). Threads need none: a process
+  // that started them tried to load it then (or at attach, if they came
+  // first), and has it or failed for good.
   if (!complete || !may_build_rule()) return false;
   if (_r_debug.r_state != r_debug::RT_CONSISTENT) return false;  // some dlopen or dlclose is mapping or unmapping
   if (static_cast<uint32_t>(syscall(SYS_getpid)) != g_pid) return false;  // a vfork child

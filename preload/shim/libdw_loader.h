@@ -64,8 +64,8 @@ bool load_libdw_after_walk(void* const* frames, int count, bool complete);
 // only notes the threads, and init_libdw_loader loads it.
 void load_libdw_before_threads();
 
-// Loads libdw now, whatever the context: for tests, and for a process
-// that runs no hooks yet.
+// Loads libdw now, whatever the context: for tests and benchmarks of the
+// rules themselves.
 const LibDw* load_libdw_now();
 
 }  // namespace spoor::preload
