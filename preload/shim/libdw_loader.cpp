@@ -22,8 +22,8 @@ using DlopenFn = void* (*)(const char*, int);
 LibDw g_table{};
 std::atomic<const LibDw*> g_loaded{nullptr};
 std::atomic<bool> g_wanted{false};
-// 0: not tried, 1: a thread is loading it, 2: loading failed (not tried again).
-std::atomic<int> g_state{0};
+enum LoadState : int { kIdle, kLoading, kFailed };  // kFailed: not tried again
+std::atomic<int> g_state{kIdle};
 // pthread_create ran in this image: libdw was loaded there, or failed to
 // load, or (before attach) is loaded at attach; no capture loads it.
 std::atomic<bool> g_threads_started{false};
@@ -81,8 +81,8 @@ uintptr_t find_restorer() {
 void renew_pid_in_child() {
   g_pid = static_cast<uint32_t>(syscall(SYS_getpid));
   // A fork taken while another thread was loading: that thread is not here.
-  int loading = 1;
-  g_state.compare_exchange_strong(loading, 0, std::memory_order_relaxed);
+  int loading = kLoading;
+  g_state.compare_exchange_strong(loading, kIdle, std::memory_order_relaxed);
 }
 
 template <typename Fn>
@@ -110,19 +110,19 @@ const LibDw* load() {
                    resolve(handle, "dwarf_frame_cfa", t.dwarf_frame_cfa) &&
                    resolve(handle, "dwarf_frame_register", t.dwarf_frame_register);
   if (!all || version(EV_CURRENT) == EV_NONE) {
-    g_state.store(2, std::memory_order_release);
+    g_state.store(kFailed, std::memory_order_release);
     return nullptr;
   }
   g_table = t;
   g_loaded.store(&g_table, std::memory_order_release);
-  g_state.store(0, std::memory_order_release);
+  g_state.store(kIdle, std::memory_order_release);
   if (g_on_loaded != nullptr) g_on_loaded();
   return &g_table;
 }
 
 bool claim_load() {
-  int idle = 0;
-  return g_state.compare_exchange_strong(idle, 1, std::memory_order_acquire);
+  int idle = kIdle;
+  return g_state.compare_exchange_strong(idle, kLoading, std::memory_order_acquire);
 }
 
 bool in_loader_or_signal_frame(uintptr_t pc) {

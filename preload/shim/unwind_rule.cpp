@@ -164,6 +164,10 @@ bool file_has_build_id(Elf* elf, const uint8_t* id, uint32_t size) {
   return size == 0;
 }
 
+// Whether the module has a file whose tables libdw can read (the vDSO and
+// a module without a path have none; their rules stay with the process).
+bool has_file(const Module& m) { return !m.is_vdso && m.path[0] != '\0'; }
+
 // Finds the module holding `address` and notes what identifies it (span,
 // bias, build ID, path), reading only the loader's list and the module's
 // notes in memory; null when no module holds it or the table is full. Its
@@ -184,7 +188,7 @@ Module* identify_module(uintptr_t address) {
   std::memcpy(m.build_id, f.build_id, f.build_id_size);
   std::memcpy(m.path, f.path, sizeof m.path);
   // The vDSO has no file (and no allocator calls inside): left unusable.
-  m.shared_key = f.is_vdso || f.path[0] == '\0' ? 0 : shared_rule_module_key(f.build_id, f.build_id_size);
+  m.shared_key = has_file(m) ? shared_rule_module_key(f.build_id, f.build_id_size) : 0;
   publish_span(static_cast<int>(&m - g_modules), m);
   return &m;
 }
@@ -193,7 +197,7 @@ Module* identify_module(uintptr_t address) {
 void open_tables(Module& m) {
   if (m.opened) return;
   m.opened = true;
-  if (m.is_vdso || m.path[0] == '\0') return;
+  if (!has_file(m)) return;
   const int fd = open(m.path, O_RDONLY | O_CLOEXEC);
   if (fd < 0) return;
   m.elf = g_dw->elf_begin(fd, ELF_C_READ_MMAP, nullptr);
@@ -426,9 +430,9 @@ UnwindRule describe_unwind_rule(uintptr_t address, uint64_t generation) {
   }
   // A rule the store lacks: libdw reads it from the module's file, once
   // loaded. Until then the capture goes to libunwind, and asks for libdw
-  // (libdw_loader.h). (The vDSO has no file to read.)
+  // (libdw_loader.h).
   g_dw = libdw();
-  if (g_dw == nullptr && !m->opened && !m->is_vdso && m->path[0] != '\0') {
+  if (g_dw == nullptr && !m->opened && has_file(*m)) {
     want_libdw();
     return UnwindRule{UnwindRule::kNone};
   }

@@ -37,6 +37,14 @@ int in_child(Body body) {
 // fell back hands the loader.
 __attribute__((noinline)) int walk_here(void** frames) { return unw_backtrace(frames, kMaxFrames); }
 
+// A complete walk from here handed to the loader, as a capture that fell
+// back to libunwind does: whether it loaded libdw.
+bool loads_after_a_walk_here() {
+  void* frames[kMaxFrames];
+  const int n = walk_here(frames);
+  return load_libdw_after_walk(frames, n, n < kMaxFrames);
+}
+
 // A rule libdw reads for a code address of this test: not the "no rule
 // at hand" a rule gets while libdw is not loaded.
 bool reads_rules() {
@@ -58,10 +66,8 @@ TEST(LibdwLoader, IsLoadedAfterAWalkOnlyOnceARuleAskedForIt) {
             0);
   EXPECT_EQ(in_child([] {
               if (!init_fast_unwind()) return 1;
-              void* frames[kMaxFrames];
-              const int n = walk_here(frames);
               // Nothing asked for it: the walk does not load it.
-              return !load_libdw_after_walk(frames, n, true) && libdw() == nullptr ? 0 : 2;
+              return !loads_after_a_walk_here() && libdw() == nullptr ? 0 : 2;
             }),
             0);
 }
@@ -116,9 +122,7 @@ TEST(LibdwLoader, IsNotLoadedFromASignalHandler) {
               // The handler's walk crossed the signal frame (the interrupted
               // code may be the loader's).
               if (g_refused_in_handler != 1) return 3;
-              void* frames[kMaxFrames];
-              const int n = walk_here(frames);
-              return load_libdw_after_walk(frames, n, true) ? 0 : 4;
+              return loads_after_a_walk_here() ? 0 : 4;
             }),
             0);
 }
@@ -142,9 +146,7 @@ TEST(LibdwLoader, IsNotAskedForByTheRulesASampleMissed) {
               raise(SIGUSR1);
               if (!g_sample_missed) return 3;  // nothing to build: the case does not arise
               build_missed_rules();
-              void* frames[kMaxFrames];
-              const int n = walk_here(frames);
-              return !load_libdw_after_walk(frames, n, true) && libdw() == nullptr ? 0 : 4;
+              return !loads_after_a_walk_here() && libdw() == nullptr ? 0 : 4;
             }),
             0);
 }
@@ -154,17 +156,11 @@ TEST(LibdwLoader, IsNotLoadedByAVforkChildIntoItsParentsMemory) {
               if (!init_fast_unwind()) return 1;
               want_libdw();
               const pid_t child = vfork();
-              if (child == 0) {
-                void* frames[kMaxFrames];
-                const int n = walk_here(frames);
-                _exit(load_libdw_after_walk(frames, n, true) ? 1 : 0);
-              }
+              if (child == 0) _exit(loads_after_a_walk_here() ? 1 : 0);
               int status = 0;
               if (child < 0 || waitpid(child, &status, 0) != child) return 2;
               if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || libdw() != nullptr) return 3;
-              void* frames[kMaxFrames];
-              const int n = walk_here(frames);
-              return load_libdw_after_walk(frames, n, true) ? 0 : 4;
+              return loads_after_a_walk_here() ? 0 : 4;
             }),
             0);
 }
