@@ -54,8 +54,9 @@ void want_libdw();
 // After a capture libunwind walked: loads libdw if a rule asked for it
 // and this is a moment the loader may be entered from (above).
 // `frames[0..count)` is the walk, `complete` whether it reached the
-// stack's end (a walk cut at its frame limit proves nothing). True when
-// it loaded libdw now.
+// stack's end; a walk cut at its frame limit hides frames, so the stack
+// is walked again to its end first (a few dozen times at most a process).
+// True when it loaded libdw now.
 bool load_libdw_after_walk(void* const* frames, int count, bool complete);
 
 // In pthread_create, before the process's first other thread exists:

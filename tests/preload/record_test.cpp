@@ -1260,6 +1260,17 @@ TEST(Record, OnlyAProcessThatBuildsUnwindRulesLoadsLibdw) {
   EXPECT_EQ(second.find("/libelf"), std::string::npos) << second;
 }
 
+// Under a small --stack-depth every capture is cut at its frame limit: the
+// stack beyond the cut is walked once more to see whether loading libdw is
+// safe there, so the process still loads it and builds its rules (without,
+// each capture whose rule needed libdw went to libunwind).
+TEST(Record, AProcessWhoseCapturesAreAllCutStillLoadsLibdw) {
+  const Process r = run(kSpoor + " record --stack-depth 1 -o " + trace_path("lazy-libdw-cut") + " -- cat /proc/self/maps");
+  ASSERT_EQ(r.status, 0) << r.err;
+  ASSERT_NE(r.out.find("libspoor-preload"), std::string::npos) << "cat is traced\n" << r.out;
+  EXPECT_NE(r.out.find("/libdw"), std::string::npos) << "cat built rules\n" << r.out;
+}
+
 TEST(Record, AProgramStartedWhereTheShimIsHiddenRunsAsUntraced) {
   // After chroot(), or in a mount namespace that hides the shim's path, the
   // loader cannot open the shim, and says so on the program's stderr. The

@@ -4,6 +4,7 @@
 #include "libdw_loader.h"
 
 #define UNW_LOCAL_ONLY
+#include <dlfcn.h>
 #include <gtest/gtest.h>
 #include <libunwind.h>
 #include <signal.h>
@@ -21,6 +22,9 @@ namespace spoor::preload {
 namespace {
 
 constexpr int kMaxFrames = 64;
+// A walk cut after its first frame, the function that walked (walk_here
+// tail-calls unw_backtrace): its callers are beyond the cut.
+constexpr int kCutFrames = 1;
 
 // Runs `body` in a fork child; its exit code: 0 when every check held,
 // else the number of the first that failed.
@@ -90,24 +94,59 @@ TEST(LibdwLoader, IsNotLoadedFromAWalkThroughTheDynamicLoader) {
             0);
 }
 
-TEST(LibdwLoader, IsNotLoadedFromAWalkCutAtItsFrameLimit) {
+// A capture cut at its frame limit (a small --stack-depth, deep recursion)
+// loads it too, once the stack beyond the cut is walked and found clear:
+// otherwise a process whose captures are all cut never loads it.
+TEST(LibdwLoader, IsLoadedFromAWalkCutAtItsFrameLimitOnceTheStackBeyondIsClear) {
   EXPECT_EQ(in_child([] {
               if (!init_fast_unwind()) return 1;
               want_libdw();
               void* frames[kMaxFrames];
-              const int n = walk_here(frames);
-              // The frames beyond the limit are unknown: the loader may be among them.
-              if (load_libdw_after_walk(frames, n, false) || libdw() != nullptr) return 2;
-              return load_libdw_after_walk(frames, n, true) ? 0 : 3;
+              if (walk_here(frames) <= kCutFrames) return 2;
+              return load_libdw_after_walk(frames, kCutFrames, false) && libdw() != nullptr ? 0 : 3;
+            }),
+            0);
+}
+
+int g_refused_in_constructor = -1;
+
+}  // namespace
+}  // namespace spoor::preload
+
+// Called by spoor_test_constructor_callback's constructor, under dlopen.
+extern "C" __attribute__((visibility("default"), noinline)) void spoor_test_in_constructor() {
+  using namespace spoor::preload;
+  void* frames[kMaxFrames];
+  const int n = walk_here(frames);
+  g_refused_in_constructor =
+      n > kCutFrames && !load_libdw_after_walk(frames, kCutFrames, false) && libdw() == nullptr;
+}
+
+namespace spoor::preload {
+namespace {
+
+TEST(LibdwLoader, IsNotLoadedFromACutWalkWithTheLoaderBeyondTheCut) {
+  EXPECT_EQ(in_child([] {
+              if (!init_fast_unwind()) return 1;
+              want_libdw();
+              void* library = dlopen(SPOOR_CONSTRUCTOR_CALLBACK_LIB, RTLD_NOW | RTLD_LOCAL);
+              if (library == nullptr) return 2;
+              if (g_refused_in_constructor != 1) return 3;
+              return loads_after_a_walk_here() ? 0 : 4;
             }),
             0);
 }
 
 int g_refused_in_handler = -1;
 
+int g_cut_refused_in_handler = -1;
+
 void capture_in_handler(int) {
   void* frames[kMaxFrames];
   const int n = walk_here(frames);
+  // Cut before the signal frame: the walk beyond the cut finds it.
+  g_cut_refused_in_handler =
+      n > kCutFrames && !load_libdw_after_walk(frames, kCutFrames, false) && libdw() == nullptr;
   g_refused_in_handler = n < kMaxFrames && !load_libdw_after_walk(frames, n, true) && libdw() == nullptr;
 }
 
@@ -122,7 +161,8 @@ TEST(LibdwLoader, IsNotLoadedFromASignalHandler) {
               // The handler's walk crossed the signal frame (the interrupted
               // code may be the loader's).
               if (g_refused_in_handler != 1) return 3;
-              return loads_after_a_walk_here() ? 0 : 4;
+              if (g_cut_refused_in_handler != 1) return 4;
+              return loads_after_a_walk_here() ? 0 : 5;
             }),
             0);
 }
