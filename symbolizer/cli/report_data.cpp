@@ -113,6 +113,13 @@ size_t distinct_threads(const an::TraceModel& m, const an::ProcessInfo& p) {
   return tids.size();
 }
 
+// Whether the trace gave the thread's own clock at its end: its
+// ThreadEnd's, or for an image that exec'd, Exec's (that image began with
+// a ThreadStart of its own). Without the thread provider no image has a
+// ThreadStart, so all of a thread's images are one, and Exec's clock is
+// only the first's.
+bool clock_at_end_known(const an::ThreadInfo& th) { return th.ended || (th.started && th.cpu_ns != 0); }
+
 // A thread's own clock (ThreadStart, ThreadEnd, Exec): at its end, as
 // Spoor began watching it, and what it used in between.
 void put_thread_clock(const an::ThreadInfo& th, json& j) {
@@ -389,7 +396,8 @@ void profile_into(const Context& c, const an::CpuAnalysis& cpu, const an::CpuPro
   for (const auto& [t, periods] : cpu.threads()) {
     json tj = thread_ref(c, t);
     tj["periods"] = periods;
-    if (t < c.model().threads.size() && c.model().threads[t].cpu_ns != 0) put_thread_clock(c.model().threads[t], tj);
+    if (t < c.model().threads.size() && c.model().threads[t].cpu_ns != 0 && clock_at_end_known(c.model().threads[t]))
+      put_thread_clock(c.model().threads[t], tj);
     if (threads.size() < c.top)
       tj["functions"] = functions_json(cpu.profile(*c.in.symbols, t), std::min<size_t>(c.top, 5), true);
     threads.push_back(std::move(tj));
@@ -419,7 +427,7 @@ json cpu_json(const Context& c) {
   uint64_t clock_ns = 0, traced_ns = 0, untraced_ns = 0;
   std::unordered_set<uint64_t> clock_threads;
   for (const an::ThreadInfo& th : c.model().threads)
-    if (th.cpu_ns != 0) {
+    if (th.cpu_ns != 0 && clock_at_end_known(th)) {
       clock_ns += th.cpu_ns;
       traced_ns += th.traced_cpu_ns();
       untraced_ns += th.untraced_cpu_ns();
@@ -429,6 +437,18 @@ json cpu_json(const Context& c) {
   j["threads_traced_cpu_ns"] = traced_ns;
   j["threads_untraced_cpu_ns"] = untraced_ns;
   j["threads_with_cpu_time"] = clock_threads.size();
+  // Sampled threads whose clock the trace never gave at their end (-p
+  // without the thread provider, or a killed process): the clocks above
+  // leave them out, and the report says so, lest a reader take the clocks'
+  // sum for all the CPU time the samples saw.
+  uint64_t unclocked_periods = 0, unclocked_threads = 0;
+  for (const auto& [thread, periods] : cpu.threads())
+    if (!clock_at_end_known(c.model().threads[thread])) {
+      unclocked_periods += periods;
+      ++unclocked_threads;
+    }
+  j["periods_in_threads_without_clock"] = unclocked_periods;
+  j["sampled_threads_without_clock"] = unclocked_threads;
   profile_into(c, cpu, all, j);
   return j;
 }

@@ -560,6 +560,13 @@ void print_cpu(const json& cpu, std::string& out) {
     }
     out += "\n";
   }
+  if (cpu.contains("periods_in_threads_without_clock") && u(cpu, "periods_in_threads_without_clock") != 0) {
+    const uint64_t threads = u(cpu, "sampled_threads_without_clock");
+    out += "  " + count_text(u(cpu, "periods_in_threads_without_clock")) + " of the periods are in " +
+           count_text(threads) + " thread" + (threads == 1 ? "" : "s") +
+           " whose own clock the trace lacks (no ThreadEnd: recorded with -p leaving out the thread provider, "
+           "or killed)" + (u(cpu, "threads_with_cpu_time") != 0 ? ", not in the clocks' sum" : "") + "\n";
+  }
   out += "\n  top functions by self time\n";
   function_table(cpu["functions"], total, out, "    ");
   // The tracer's own share of the program's CPU, when it ranks.

@@ -358,6 +358,7 @@ TEST(Threads, EachImageCountsTheCpuTimeItUsedWhileTraced) {
   EXPECT_EQ(traced_ns, (exec_ns - starts[0]) + (end_ns - starts[1])) << c.dump(1);
   EXPECT_EQ(untraced_ns, starts[0] + (starts[1] - exec_ns)) << "the two loaders' work";
   EXPECT_EQ(c.at("threads_with_cpu_time").get<uint64_t>(), 1u) << "one thread, in two images";
+  EXPECT_EQ(c.at("periods_in_threads_without_clock").get<uint64_t>(), 0u) << "both images' clocks are known";
   const Process text = run(kSpoor + " report --cpu " + path);
   char line[128];
   std::snprintf(line, sizeof line, "the threads' own clocks: %.0f ms of CPU time in 1 thread while traced",
@@ -366,6 +367,26 @@ TEST(Threads, EachImageCountsTheCpuTimeItUsedWhileTraced) {
   if (untraced_ns >= kMs) {
     EXPECT_NE(text.out.find(" before Spoor attached"), std::string::npos) << text.out;
   }
+}
+
+// Without the thread provider the trace has no ThreadStart or ThreadEnd:
+// the only clock is Exec's, the first image's, while the samples go on in
+// the second. The report leaves such threads out of the clocks' sum and
+// says how many periods they hold, rather than put 200 ms of clock beside
+// 300 ms of samples.
+TEST(Threads, SampledThreadsWithoutAClockAtTheirEndAreSaidApart) {
+  const std::string path = trace_path("exec-after-spin-samples-only");
+  const Process traced = run(kSpoor + " record -p samples -o " + path + " -- " + SPOOR_EXEC_AFTER_SPIN);
+  ASSERT_EQ(traced.status, 0) << traced.err;
+  const spoor::test::ReportJson cpu = spoor::test::report_json(kSpoor, "--cpu", path);
+  ASSERT_EQ(cpu.failure, "");
+  const nlohmann::json& c = cpu.report.at("cpu");
+  ASSERT_GT(c.at("periods").get<uint64_t>(), 0u) << "it spun 300 ms";
+  EXPECT_EQ(c.at("periods_in_threads_without_clock").get<uint64_t>(), c.at("periods").get<uint64_t>()) << c.dump(1);
+  EXPECT_EQ(c.at("threads_with_cpu_time").get<uint64_t>(), 0u) << "Exec's clock is not the thread's end";
+  const Process text = run(kSpoor + " report --cpu " + path);
+  EXPECT_EQ(text.out.find("the threads' own clocks: "), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find(" whose own clock the trace lacks"), std::string::npos) << text.out;
 }
 
 TEST(Samples, NoneAtZeroHertzNorWhenTheProviderIsOff) {
