@@ -520,12 +520,15 @@ json kernel_json(const Context& c) {
   std::vector<FaultFunction> by_function;
   std::unordered_map<std::string, size_t> index;
   for (const an::FaultSite& s : k.fault_sites()) {
-    const std::vector<an::Frame> frames = c.in.symbols->frames_at(s.image, s.ip, false);
+    // A site in the kernel is the call that got it there: its ip is a
+    // return address (after the syscall instruction), so looked up as one.
+    const std::vector<an::Frame> frames = c.in.symbols->frames_at(s.image, s.ip, s.in_kernel);
     const an::Frame& f = frames.back();  // the function that owns the instruction
     const an::Frame& inner = frames.front();
-    auto [it, inserted] = index.try_emplace(f.function_or_location(), by_function.size());
+    const std::string function = (s.in_kernel ? "[kernel] under " : "") + f.function_or_location();
+    auto [it, inserted] = index.try_emplace(function, by_function.size());
     if (inserted) {
-      by_function.push_back({f.function_or_location(),
+      by_function.push_back({function,
                              inner.file.empty() ? "" : an::base_name(inner.file) + ":" + std::to_string(inner.line)});
     }
     by_function[it->second].minor += s.minor;

@@ -84,8 +84,13 @@ class KernelTrace : public SpoorTrace {
   void context_switch(uint32_t pid, uint32_t tid, uint64_t t, bool out, bool preempted) {
     kadd(t, K(kKContextSwitch, t).u32(pid).u32(tid).u32(0).boolean(out).boolean(preempted));
   }
-  void page_fault(uint32_t pid, uint32_t tid, uint64_t t, uint64_t address, uint64_t ip, bool major) {
-    kadd(t, K(kKPageFault, t).u32(pid).u32(tid).u32(0).u64(address).u64(ip).boolean(major).blob({}));
+  // callchain: the user-space frames perf gave, innermost first.
+  void page_fault(uint32_t pid, uint32_t tid, uint64_t t, uint64_t address, uint64_t ip, bool major,
+                  const std::vector<uint64_t>& callchain = {}) {
+    Bytes chain(callchain.size() * 8);
+    for (size_t i = 0; i < callchain.size(); ++i)
+      for (int b = 0; b < 8; ++b) chain[i * 8 + b] = static_cast<uint8_t>(callchain[i] >> (8 * b));
+    kadd(t, K(kKPageFault, t).u32(pid).u32(tid).u32(0).u64(address).u64(ip).boolean(major).blob(chain));
   }
   void syscall(uint32_t pid, uint32_t tid, uint64_t enter, uint64_t exit, uint32_t nr, const std::string& name,
                int64_t ret) {

@@ -62,6 +62,41 @@ const json* thread_of(const json& threads, uint32_t tid) {
   return nullptr;
 }
 
+// A fault the kernel took touching user memory for a system call (read()
+// filling its buffer) has the kernel's instruction: the report names the
+// user-space call that got it there, the callchain's first frame (a return
+// address), rather than an unnamed kernel address.
+TEST(KernelReport, FaultsTakenInTheKernelAreNamedByTheCallThatGotThemThere) {
+  spoor::testing::KernelTrace t;
+  t.process(100, 1, "prog", {"prog"});
+  t.module_load(100, 1, 0x400000, 0x400000, 0x10000, "/nonexistent/prog");
+  constexpr uint64_t kKernelCopy = 0xffffffff81baf6b0;  // _copy_to_iter, say
+  for (uint64_t i = 0; i < 2; ++i)
+    t.page_fault(100, 100, 5100 + i, 0x7f0000001000 + i * 4096, kKernelCopy, false, {0x403031});
+  t.page_fault(100, 100, 5200, 0x7f0000100000, kKernelCopy, false);  // no user frame: left as it is
+  t.page_fault(100, 100, 5300, 0x7f0000200000, 0x401010, false);
+  t.tick(100, 100, 10000);
+  const std::string path = spoor::test::temp_path("kernel-faults-in-kernel.spoor");
+  const spoor::testing::Bytes b = t.bytes();
+  std::ofstream(path, std::ios::binary).write(reinterpret_cast<const char*>(b.data()), static_cast<std::streamsize>(b.size()));
+  const Process p = run(kSpoor + " report --kernel --format json " + path);
+  ASSERT_EQ(p.status, 0) << p.err;
+  const json functions = json::parse(p.out)["kernel"]["faults"]["top_functions"];
+  ASSERT_EQ(functions.size(), 3u) << functions.dump(1);
+  EXPECT_EQ(functions[0]["function"], "[kernel] under prog+0x3031") << "the call site, by its return address";
+  EXPECT_EQ(functions[0]["minor"], 2u);
+  bool user_fault = false, bare_kernel = false;
+  for (const json& f : functions) {
+    user_fault |= f["function"] == "prog+0x1010";
+    bare_kernel |= f["function"].get<std::string>().find("0xffffffff81baf6b0") != std::string::npos;
+  }
+  EXPECT_TRUE(user_fault) << functions.dump(1);
+  EXPECT_TRUE(bare_kernel) << functions.dump(1);
+  const Process text = run(kSpoor + " report --kernel " + path);
+  EXPECT_NE(text.out.find("[kernel] under prog+0x3031"), std::string::npos) << text.out;
+  std::remove(path.c_str());
+}
+
 TEST(KernelReport, SectionHasTheKnownSwitchFaultAndSyscallFigures) {
   const std::string path = kernel_trace_file("kernel-report.spoor");
   const Process p = run(kSpoor + " report --kernel --format json " + path);

@@ -1,6 +1,8 @@
 #include "spoor/analysis/kernel.h"
 
 #include <algorithm>
+#include <cstring>
+#include <span>
 
 namespace spoor::analysis {
 namespace {
@@ -72,9 +74,23 @@ void KernelAnalysis::on_event(const reader::Event& e, const EventContext& c) {
       ++(major ? major_ : minor_);
       const uint64_t ip = field_u64(e, k, f::kKFaultIp);
       faults_.push_back({c.thread, c.image, e.time_ns, field_u64(e, k, f::kKFaultAddress), ip, major});
-      FaultSite& site = sites_[{c.image, ip}];
+      // Kernel addresses have the top bit set (x86-64, AArch64); so do
+      // the callchain's context markers, never a user frame.
+      uint64_t site_ip = ip;
+      bool in_kernel = false;
+      if (ip >> 63) {
+        const std::span<const uint8_t> chain = field_blob(e, k, f::kKFaultCallchain);
+        uint64_t user = 0;
+        if (chain.size() >= 8) std::memcpy(&user, chain.data(), 8);
+        if (user != 0 && (user >> 63) == 0) {
+          site_ip = user;
+          in_kernel = true;
+        }
+      }
+      FaultSite& site = sites_[{c.image, site_ip, in_kernel}];
       site.image = c.image;
-      site.ip = ip;
+      site.ip = site_ip;
+      site.in_kernel = in_kernel;
       ++(major ? site.major : site.minor);
       return;
     }

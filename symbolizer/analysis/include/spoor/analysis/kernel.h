@@ -16,6 +16,7 @@
 
 #include <cstdint>
 #include <map>
+#include <tuple>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -53,10 +54,15 @@ struct PageFaultEvent {
   bool major = false;
 };
 
-// Faults at one instruction of one image.
+// Faults at one instruction of one image. A fault the kernel took while
+// touching user memory for a system call (read() copying into its buffer)
+// has the kernel's instruction, which the trace cannot name: its site is
+// the user-space instruction that made the call, the fault's callchain's
+// first frame, with in_kernel set.
 struct FaultSite {
   ImageIndex image = kNone;
   uint64_t ip = 0;
+  bool in_kernel = false;
   uint64_t minor = 0;
   uint64_t major = 0;
 };
@@ -128,7 +134,7 @@ class KernelAnalysis final : public EventVisitor {
   std::unordered_map<ThreadIndex, PerThread> per_thread_;
   std::vector<OffCpuInterval> off_cpu_;
   std::vector<PageFaultEvent> faults_;
-  std::map<std::pair<ImageIndex, uint64_t>, FaultSite> sites_;
+  std::map<std::tuple<ImageIndex, uint64_t, bool>, FaultSite> sites_;  // (image, ip, in_kernel)
   std::vector<SyscallStats> syscalls_;
   std::unordered_map<uint32_t, uint32_t> syscall_by_nr_;
   std::vector<SyscallInterval> syscall_intervals_;
