@@ -15,6 +15,7 @@
 // replacement) loaded later is used from then on.
 #include <dlfcn.h>
 #include <link.h>
+#include <locale.h>
 
 #include <atomic>
 #include <cstddef>
@@ -28,6 +29,19 @@
 using namespace spoor::preload;
 
 namespace {
+
+// Clears a failed lookup's error without translating it: dlerror() puts
+// its message through gettext in the thread's locale, which in a program
+// that called setlocale (bash) means a search of libc's catalogs, three
+// failed opens and ~0.1 ms here, in each of a shell's fork children (its
+// dlopens since attach make each child look again). The message is thrown
+// away, so it is taken in the C locale (glibc's own object: no allocation).
+void take_dl_error_untranslated() {
+  const locale_t c_locale = newlocale(LC_ALL_MASK, "C", static_cast<locale_t>(nullptr));
+  const locale_t previous = c_locale != static_cast<locale_t>(nullptr) ? uselocale(c_locale) : nullptr;
+  (void)dlerror();
+  if (previous != static_cast<locale_t>(nullptr)) uselocale(previous);
+}
 
 // next_symbol, except that a definition found missing is looked for again
 // only once the loader has added objects since (one dl_iterate_phdr step,
@@ -48,7 +62,7 @@ Fn next_definition(std::atomic<Fn>& slot, std::atomic<unsigned long long>& missi
   resolve_real_free();
   fn = reinterpret_cast<Fn>(dlsym(RTLD_NEXT, name));
   if (fn == nullptr) {
-    (void)dlerror();
+    take_dl_error_untranslated();
     missing_at.store(adds + 1, std::memory_order_relaxed);  // + 1: 0 is "never looked"
     return nullptr;
   }
