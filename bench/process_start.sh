@@ -15,6 +15,8 @@
 #   SPOOR_BENCH_LOOPS      iterations of the shell loop (100)
 #   SPOOR_BENCH_EXEC_ONLY  1: the loop runs /bin/true instead (one fork and
 #                          exec per iteration: what a new image costs alone)
+#   SPOOR_BENCH_BODY       the loop's body, a shell command (say 'ls / >/dev/null':
+#                          a program whose libraries allocate before the shim attaches)
 #   SPOOR_BENCH_BUILD      build directory with spoor and the shim (build/release,
 #                          configured and built here when it is the default)
 #   SPOOR_BENCH_SKIP_DEPS  1: do not run scripts/install-bench-deps.sh
@@ -56,6 +58,7 @@ timeout = float(os.environ.get("SPOOR_BENCH_TIMEOUT", "120"))
 spoor = os.path.join(build, "symbolizer", "spoor")
 heaptrack = shutil.which("heaptrack")
 body = "/bin/true" if os.environ.get("SPOOR_BENCH_EXEC_ONLY", "0") == "1" else "x=$(echo $i | cat)"
+body = os.environ.get("SPOOR_BENCH_BODY", body)
 loop = ["bash", "-c", f"for i in $(seq {loops}); do {body}; done"]
 trace = os.path.join(out, "process_start.spoor")
 
