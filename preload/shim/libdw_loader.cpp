@@ -141,7 +141,7 @@ bool in_loader_or_signal_frame(uintptr_t pc) {
 // is a walk of the whole stack by libunwind), after which only whole
 // captures may load it. Without this, a process whose captures are all
 // cut never loaded libdw, and each capture whose rule needs it went to
-// libunwind: malloc_heavy at --stack-depth 2 ran 1.6x slower than at 64.
+// libunwind: malloc_heavy at --stack-depth 2 ran 1.5x slower than at 64.
 constexpr int kWholeStackSteps = 4096;
 constexpr int kCutWalkChecks = 64;
 std::atomic<int> g_cut_walk_checks{0};

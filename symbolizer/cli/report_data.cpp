@@ -443,7 +443,7 @@ json cpu_json(const Context& c) {
   // sum for all the CPU time the samples saw.
   uint64_t unclocked_periods = 0, unclocked_threads = 0;
   for (const auto& [thread, periods] : cpu.threads())
-    if (!clock_at_end_known(c.model().threads[thread])) {
+    if (thread >= c.model().threads.size() || !clock_at_end_known(c.model().threads[thread])) {
       unclocked_periods += periods;
       ++unclocked_threads;
     }
