@@ -30,10 +30,35 @@ namespace {
 
 constinit thread_local FastUnwindCounters t_counters __attribute__((tls_model("initial-exec")));
 
+// unw_backtrace's walk with a cursor: the same frames (the return
+// addresses from this function's caller on), without its cache.
+__attribute__((noinline)) int cursor_backtrace(void** frames, int max) {
+  unw_context_t context;
+  unw_cursor_t cursor;
+  if (unw_getcontext(&context) != 0 || unw_init_local(&cursor, &context) != 0) return 0;
+  int n = 0;
+  while (n < max && unw_step(&cursor) > 0) {
+    unw_word_t ip = 0;
+    if (unw_get_reg(&cursor, UNW_REG_IP, &ip) != 0) break;
+    frames[n++] = reinterpret_cast<void*>(ip);
+  }
+  return n;
+}
+
+// A thread's first fallbacks walk with a cursor: unw_backtrace's first
+// call in a thread maps and fills a 256 KiB cache (64 page faults, ~0.85
+// ms on this VM), and most threads fall back only until libdw is loaded,
+// once or twice. A cursor walk costs ~2 us a frame, unw_backtrace's
+// ~6 ns once its cache is made: past a few, the cache pays.
+constexpr int kCursorFallbacks = 4;
+constinit thread_local int t_cursor_fallbacks __attribute__((tls_model("initial-exec"))) = 0;
+
 // unw_backtrace, minus this function's and fast_backtrace's own frames.
 __attribute__((noinline)) int libunwind_backtrace(void** frames, int max) {
   void* all[kFastUnwindMaxFrames + 2];
-  const int walked = unw_backtrace(all, max + 2);
+  const int walked =
+      t_cursor_fallbacks < kCursorFallbacks ? (++t_cursor_fallbacks, cursor_backtrace(all, max + 2))
+                                            : unw_backtrace(all, max + 2);
 #if defined(__x86_64__)
   // A rule that needed libdw sent this capture here: a whole stack free of
   // the loader may load it now (libdw_loader.h), and then the rules of
