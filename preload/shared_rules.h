@@ -49,12 +49,36 @@ struct SharedRuleSlot {
   std::atomic<uint64_t> module;
   std::atomic<uint64_t> offset;
   std::atomic<uint64_t> rule;  // an UnwindRule's bytes; never 0
-  uint64_t unused;
+  uint64_t from_cache;         // 1: put in by spoor record from its rule cache (rule_cache_file.h)
 };
 static_assert(sizeof(SharedRuleSlot) == 32);
 
 inline constexpr uint64_t kSharedRuleFree = 0;
 inline constexpr uint64_t kSharedRuleClaimed = 1;
+
+// What an UnwindRule's 8 bytes mean (unwind_rule.h): rules kept from one
+// recording to the next (rule_cache_file.h) carry it, and a cache of
+// another format is not read. Bump it with any change to UnwindRule.
+inline constexpr uint32_t kUnwindRuleFormat = 1;
+
+// A module's rules lie close together: each 4 KiB page of its code has a
+// bucket of 64 slots (2 KiB, half a page of the store) from a place the
+// module's key picks, the next code page the next bucket, and a rule
+// takes a slot in its bucket by a hash of its offset. The rules a process
+// needs from a hot part of a module then share a few pages of the store,
+// rather than one page each (each page of the store is a page fault in
+// every process that reads it), and a page of code with many call sites
+// spills into its neighbour's bucket without pushing every later rule
+// along. A probe covers two buckets; slot indexes wrap at the store's size.
+inline constexpr int kSharedRuleCodePageLog2 = 12;
+inline constexpr int kSharedRuleBucketLog2 = 6;
+inline constexpr int kSharedRuleProbes = 2 << kSharedRuleBucketLog2;
+
+inline uint64_t shared_rule_first_slot(uint64_t module, uint64_t offset) {
+  const uint64_t bucket = (module * 0x9E3779B97F4A7C15ull >> 20) + (offset >> kSharedRuleCodePageLog2);
+  const uint64_t in_bucket = (offset * 0xFF51AFD7ED558CCDull) >> (64 - kSharedRuleBucketLog2);
+  return (bucket << kSharedRuleBucketLog2) + in_bucket;
+}
 
 inline constexpr size_t shared_rules_bytes() {
   return sizeof(SharedRulesHeader) + (size_t{1} << kSharedRuleSlotsLog2) * sizeof(SharedRuleSlot);

@@ -35,6 +35,8 @@ class ProcessServer {
   bool listen(std::string* error);
   // The name for $SPOOR_SOCKET: both addresses (protocol.h).
   const std::string& name() const { return name_; }
+  // The recording's unwind rule store (rule_store.h), -1 if none.
+  int rule_store_fd() const { return rule_store_fd_; }
 
   // Waits up to timeout_ms for activity, accepts new connections, answers
   // their Hello with on_hello(pid, ppid) (the pid is the kernel's word for

@@ -33,6 +33,7 @@ struct RecordOptions {
   uint32_t kernel_stack_bytes = kernelsrc::kStackBytesByPrivilege;  // user stack copied per kernel CPU sample
   bool no_preload = false;               // no shim: kernel sources only (static programs too)
   std::string perf_map_dir = "/tmp";    // where JIT runtimes write perf-PID.map (perf_map_copy.h)
+  std::string rule_cache;                // unwind rules kept between recordings (rule_cache_file.h); "": none
 };
 
 struct RecordResult {
@@ -48,6 +49,8 @@ struct RecordResult {
   uint32_t processes = 0;         // processes traced (the program and its descendants)
   std::vector<std::string> untraceable;  // programs exec'd in the tree that could not be traced
   std::vector<std::string> own_allocators;  // programs whose own malloc kept their heap calls from the hooks
+  size_t rules_from_cache = 0;    // unwind rules the recording started with (RecordOptions::rule_cache)
+  long rules_saved = -1;          // rules written back to the cache; -1: none (off, or it failed)
   PerfMapsKept perf_maps;        // JIT symbol maps copied into the trace
   uint64_t events = 0;
   uint64_t lost = 0;

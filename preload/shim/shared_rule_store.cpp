@@ -16,25 +16,6 @@ namespace {
 std::atomic<SharedRuleSlot*> g_slots{nullptr};
 uint64_t g_mask = 0;  // slot_count - 1, written before g_slots
 
-// A module's rules lie close together: each 4 KiB page of its code has a
-// bucket of 64 slots (2 KiB, half a page of the store) from a place the
-// module's key picks, the next code page the next bucket, and a rule
-// takes a slot in its bucket by a hash of its offset. The rules a process
-// needs from a hot part of a module then share a few pages of the store,
-// rather than one page each (each page of the store is a page fault in
-// every process that reads it), and a page of code with many call sites
-// spills into its neighbour's bucket without pushing every later rule
-// along. A probe covers two buckets.
-constexpr int kCodePageLog2 = 12;
-constexpr int kBucketLog2 = 6;
-constexpr int kProbes = 2 << kBucketLog2;
-
-uint64_t first_slot(uint64_t module, uint64_t offset) {
-  const uint64_t bucket = (module * 0x9E3779B97F4A7C15ull >> 20) + (offset >> kCodePageLog2);
-  const uint64_t in_bucket = (offset * 0xFF51AFD7ED558CCDull) >> (64 - kBucketLog2);
-  return (bucket << kBucketLog2) + in_bucket;
-}
-
 }  // namespace
 
 bool attach_shared_rules_at(void* memory, size_t size) {
@@ -74,8 +55,8 @@ uint64_t shared_rule_module_key(const uint8_t* build_id, uint32_t size) {
 uint64_t find_shared_rule(uint64_t module, uint64_t offset) {
   SharedRuleSlot* const slots = g_slots.load(std::memory_order_acquire);
   if (slots == nullptr || module <= kSharedRuleClaimed) return 0;
-  uint64_t i = first_slot(module, offset);
-  for (int probe = 0; probe < kProbes; ++probe, ++i) {
+  uint64_t i = shared_rule_first_slot(module, offset);
+  for (int probe = 0; probe < kSharedRuleProbes; ++probe, ++i) {
     SharedRuleSlot& s = slots[i & g_mask];
     // Acquire: the publisher wrote offset and rule before the key.
     const uint64_t seen = s.module.load(std::memory_order_acquire);
@@ -89,8 +70,8 @@ uint64_t find_shared_rule(uint64_t module, uint64_t offset) {
 void publish_shared_rule(uint64_t module, uint64_t offset, uint64_t rule) {
   SharedRuleSlot* const slots = g_slots.load(std::memory_order_acquire);
   if (slots == nullptr || module <= kSharedRuleClaimed || rule == 0) return;
-  uint64_t i = first_slot(module, offset);
-  for (int probe = 0; probe < kProbes; ++probe, ++i) {
+  uint64_t i = shared_rule_first_slot(module, offset);
+  for (int probe = 0; probe < kSharedRuleProbes; ++probe, ++i) {
     SharedRuleSlot& s = slots[i & g_mask];
     uint64_t seen = s.module.load(std::memory_order_acquire);
     if (seen == kSharedRuleFree &&

@@ -9,6 +9,8 @@
 
 namespace spoor::preload {
 
+// Its bytes are kept from one recording to the next (rule_cache_file.h):
+// a change here bumps kUnwindRuleFormat (../shared_rules.h).
 struct UnwindRule {
   enum Kind : uint8_t {
     kNone = 0,         // never a rule: "no rule at hand", in caches

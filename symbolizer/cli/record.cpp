@@ -9,6 +9,7 @@
 #include "command.h"
 #include "provider_spec.h"
 #include "record.h"
+#include "rule_cache_file.h"
 #include "spoor/kernelsrc/kernel_spec.h"
 
 namespace spoor::cli {
@@ -80,6 +81,7 @@ std::string human_bytes(uint64_t b) {
 
 int run_record_command(const std::vector<std::string>& words) {
   record::RecordOptions options;
+  bool no_rule_cache = false;
   size_t i = 0;
   for (; i < words.size(); ++i) {
     const std::string& w = words[i];
@@ -137,6 +139,8 @@ int run_record_command(const std::vector<std::string>& words) {
       options.buffer_bytes_per_cpu = n;
     } else if (w == "--no-follow") {
       options.no_follow = true;
+    } else if (w == "--no-rule-cache") {
+      no_rule_cache = true;
     } else if (w == "--kernel" || w.starts_with("--kernel=")) {
       const std::string* v = w == "--kernel" ? value() : nullptr;
       // "--kernel -o t.spoor": the next option is no list of sources.
@@ -162,6 +166,7 @@ int run_record_command(const std::vector<std::string>& words) {
   }
   options.command.assign(words.begin() + static_cast<long>(i), words.end());
   if (options.command.empty()) return usage_error("record", "missing the command to run, as in: spoor record -- ./app");
+  if (!no_rule_cache) options.rule_cache = record::default_rule_cache_path();
   // Without the shim there is nothing but the kernel to record.
   if (options.no_preload && !options.kernel.any()) options.kernel.all = true;
 
@@ -231,7 +236,7 @@ const Command kRecordCommand{
     R"(usage: spoor record [-o FILE] [-p PROVIDERS] [--stack-depth N] [--sample-hz N]
                     [--sample-clock task|timer] [--buffer-size SIZE] [--wait-when-full] [--no-follow]
                     [--kernel LIST] [--kernel-all] [--kernel-stack-size N]
-                    [--no-preload] [--compress zstd|none] [--] CMD [ARGS...]
+                    [--no-preload] [--compress zstd|none] [--no-rule-cache] [--] CMD [ARGS...]
 
 Runs CMD with libspoor-preload.so injected and records its events, and
 those of every process it starts (fork, posix_spawn, exec), into FILE
@@ -310,6 +315,16 @@ options:
   --compress zstd|none    zstd (the default) packs runs of about 16 MiB of
                           blocks into COMPRESSED blocks, on a thread of the
                           recorder; none writes the blocks as they are
+  --no-rule-cache         neither read nor write the unwind rule cache. By
+                          default the stack unwinding rules a recording
+                          builds (from each module's .eh_frame, keyed by
+                          its build ID) are kept in
+                          $XDG_CACHE_HOME/spoor/unwind-rules (else
+                          ~/.cache/spoor/unwind-rules; $SPOOR_RULE_CACHE
+                          names another file, or "off"), so the next
+                          recording's processes find them instead of
+                          building them: a program's first process in a
+                          recording starts faster (node -e 0: ~30%)
 
 exit status: the program's; 127 when it cannot be recorded (not found,
 cannot create FILE, writing the trace failed: a full disk, a reader of -o -

@@ -1271,6 +1271,49 @@ TEST(Record, AProcessWhoseCapturesAreAllCutStillLoadsLibdw) {
   EXPECT_NE(r.out.find("/libdw"), std::string::npos) << "cat built rules\n" << r.out;
 }
 
+// The unwind rules a recording built are kept for the next one
+// (preload/record/rule_cache_file.h): the second recording's cat finds
+// its rules and never maps libdw. --no-rule-cache neither reads nor
+// writes the file; a damaged file is ignored and replaced.
+TEST(Record, UnwindRulesAreKeptForTheNextRecording) {
+  const std::string dir = spoor::test::temp_path("rule-cache");
+  std::filesystem::remove_all(dir);
+  const std::string cache = dir + "/cache/unwind-rules";
+  const std::string with_cache = "SPOOR_RULE_CACHE=" + cache + " ";
+  auto maps_libdw = [&](const std::string& env, const std::string& options) {
+    const Process r = run(env + kSpoor + " record " + options + " -o " + trace_path("rule-cache") +
+                          " -- cat /proc/self/maps");
+    EXPECT_EQ(r.status, 0) << r.err;
+    EXPECT_NE(r.out.find("libspoor-preload"), std::string::npos) << "cat is traced\n" << r.out;
+    return r.out.find("/libdw") != std::string::npos;
+  };
+  EXPECT_TRUE(maps_libdw(with_cache, "")) << "nothing kept yet: cat builds its rules";
+  ASSERT_TRUE(std::filesystem::exists(cache)) << "written at the end, its directory made";
+  const auto kept = std::filesystem::file_size(cache);
+  EXPECT_GT(kept, 32u) << "a header and some rules";
+  EXPECT_FALSE(maps_libdw(with_cache, "")) << "the second recording's cat found its rules";
+
+  // Not read, not written.
+  const auto before = std::filesystem::last_write_time(cache);
+  EXPECT_TRUE(maps_libdw(with_cache, "--no-rule-cache"));
+  EXPECT_EQ(std::filesystem::last_write_time(cache), before);
+  EXPECT_TRUE(maps_libdw("SPOOR_RULE_CACHE=off ", ""));
+  EXPECT_EQ(std::filesystem::last_write_time(cache), before);
+
+  // One byte of a rule changed: the checksum no longer holds, the file is
+  // ignored (cat builds its rules again) and written anew.
+  {
+    std::fstream f(cache, std::ios::in | std::ios::out | std::ios::binary);
+    f.seekg(40);
+    const char byte = static_cast<char>(f.get());
+    f.seekp(40);
+    f.put(static_cast<char>(byte ^ 0xFF));
+  }
+  EXPECT_TRUE(maps_libdw(with_cache, "")) << "a damaged file is not read";
+  EXPECT_FALSE(maps_libdw(with_cache, "")) << "and was replaced";
+  std::filesystem::remove_all(dir);
+}
+
 TEST(Record, AProgramStartedWhereTheShimIsHiddenRunsAsUntraced) {
   // After chroot(), or in a mount namespace that hides the shim's path, the
   // loader cannot open the shim, and says so on the program's stderr. The
