@@ -12,6 +12,14 @@
 //   slot: {module, offset, rule, unused}, 32 bytes, open addressing.
 //   module: 0 free; 1 being written; else the module's key.
 //
+// After the slots, the rules kept from earlier recordings
+// (record/rule_cache_file.h), when there are any: {module, offset, rule}
+// entries sorted by module and offset, written by spoor record before any
+// process attaches and only read after. Dense where the slots are spread
+// (a bucket per code page), so putting thousands of them in costs a few
+// dozen fresh pages, not hundreds; a process that misses the slots looks
+// there before building a rule, and publishes what it finds.
+//
 // Insert-only: a published slot never changes, so no generation is
 // needed (a build ID names its code for good). Writers in different
 // processes claim a free slot with a compare-and-swap of `module` from 0
@@ -30,7 +38,7 @@
 namespace spoor::preload {
 
 inline constexpr uint32_t kSharedRulesMagic = 0x534C5552u;  // "RULS"
-inline constexpr uint32_t kSharedRulesVersion = 1;
+inline constexpr uint32_t kSharedRulesVersion = 2;
 // 2^17 slots (4 MiB): a shell loop's processes need ~600 rules in all, a
 // Python run with its extension modules a few thousand; the room is for
 // spreading them (shared_rule_store.cpp keeps a module's rules by its
@@ -40,8 +48,10 @@ inline constexpr uint32_t kSharedRuleSlotsLog2 = 17;
 struct SharedRulesHeader {
   uint32_t magic;
   uint32_t version;
-  uint64_t slot_count;  // a power of two
-  uint8_t unused[48];
+  uint64_t slot_count;   // a power of two
+  uint64_t kept_offset;  // bytes from the header to the kept rules; 0: none
+  uint64_t kept_count;   // KeptRule entries there
+  uint8_t unused[32];
 };
 static_assert(sizeof(SharedRulesHeader) == 64);
 
@@ -49,7 +59,7 @@ struct SharedRuleSlot {
   std::atomic<uint64_t> module;
   std::atomic<uint64_t> offset;
   std::atomic<uint64_t> rule;  // an UnwindRule's bytes; never 0
-  uint64_t from_cache;         // 1: put in by spoor record from its rule cache (rule_cache_file.h)
+  uint64_t unused;
 };
 static_assert(sizeof(SharedRuleSlot) == 32);
 
@@ -79,6 +89,12 @@ inline uint64_t shared_rule_first_slot(uint64_t module, uint64_t offset) {
   const uint64_t in_bucket = (offset * 0xFF51AFD7ED558CCDull) >> (64 - kSharedRuleBucketLog2);
   return (bucket << kSharedRuleBucketLog2) + in_bucket;
 }
+
+// A rule kept from an earlier recording, as the rule cache file holds it.
+struct KeptRule {
+  uint64_t module, offset, rule;
+};
+static_assert(sizeof(KeptRule) == 24);
 
 inline constexpr size_t shared_rules_bytes() {
   return sizeof(SharedRulesHeader) + (size_t{1} << kSharedRuleSlotsLog2) * sizeof(SharedRuleSlot);

@@ -21,7 +21,6 @@
 #include <filesystem>
 #include <fstream>
 #include <memory>
-#include <thread>
 
 #include "../program_image.h"
 #include "drain_pace.h"
@@ -167,12 +166,6 @@ class Recorder {
     layout_.packet_bytes = options.packet_bytes;
   }
 
-  ~Recorder() {
-    if (rule_loader_.joinable()) rule_loader_.join();  // a recording that failed before finish()
-  }
-  Recorder(const Recorder&) = delete;
-  Recorder& operator=(const Recorder&) = delete;
-
   Clock::time_point program_ended() const { return program_ended_; }
 
   bool start(std::string* error) {
@@ -180,10 +173,10 @@ class Recorder {
     // metadata names them; the kernel streams use them only if opened.
     if (options_.kernel.any()) kernelsrc::register_kernel_events();
     if (!server_.listen(error) || !own_.start(layout_.cpus, error)) return false;
-    // The kept rules go in while the program starts, on a thread of their
-    // own: a process that needs one before it is in builds it, as without.
-    if (!options_.rule_cache.empty() && !options_.no_preload && server_.rule_store_fd() >= 0)
-      rule_loader_ = std::thread([this] { rules_loaded_ = load_rule_cache(server_.rule_store_fd(), options_.rule_cache); });
+    // Before any process is handed the store (a read and one write of a
+    // few hundred KiB at most).
+    if (!options_.rule_cache.empty() && !options_.no_preload)
+      rules_from_cache_ = load_rule_cache(server_.rule_store_fd(), options_.rule_cache);
     return true;
   }
   const std::string& socket_name() const { return server_.name(); }
@@ -259,9 +252,8 @@ class Recorder {
   // Drains everything that was committed, ends every stream, closes the file.
   bool finish(RecordResult* result, std::string* error) {
     finish_ended_processes(true);
-    if (rule_loader_.joinable()) {
-      rule_loader_.join();
-      result->rules_from_cache = rules_loaded_;
+    if (!options_.rule_cache.empty() && !options_.no_preload) {
+      result->rules_from_cache = rules_from_cache_;
       result->rules_saved = save_rule_cache(server_.rule_store_fd(), options_.rule_cache);
     }
     flush_ring(own_.ring());
@@ -434,8 +426,7 @@ class Recorder {
   RegionLayout layout_;
   Clock::time_point program_ended_{};
   ProcessServer server_;
-  std::thread rule_loader_;  // fills the store from the rule cache (start), joined in finish
-  size_t rules_loaded_ = 0;
+  size_t rules_from_cache_ = 0;  // kept rules the store started with
   OwnStream own_;
   host::FileSink file_;
   std::unique_ptr<TraceWriter> writer_;

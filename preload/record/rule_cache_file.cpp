@@ -5,7 +5,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <cstddef>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -25,54 +27,25 @@ struct Header {
   uint32_t rule_format;  // preload::kUnwindRuleFormat
   uint32_t reserved;
   uint64_t count;
-  uint64_t checksum;  // FNV-1a of the entries' bytes
+  uint64_t checksum;  // FNV-1a of the entries' words
 };
 static_assert(sizeof(Header) == 32);
 
-struct Entry {
-  uint64_t module, offset, rule;
-};
-static_assert(sizeof(Entry) == 24);
+using Entry = preload::KeptRule;
 
+// FNV-1a over the entries' words (a damaged file, not an adversary).
 uint64_t checksum(const Entry* entries, size_t count) {
   uint64_t h = 0xCBF29CE484222325ull;
-  const auto* p = reinterpret_cast<const unsigned char*>(entries);
-  for (size_t i = 0; i < count * sizeof(Entry); ++i) h = (h ^ p[i]) * 0x100000001B3ull;
+  for (size_t i = 0; i < count; ++i)
+    for (const uint64_t w : {entries[i].module, entries[i].offset, entries[i].rule}) h = (h ^ w) * 0x100000001B3ull;
   return h;
 }
 
-// The store memfd, mapped; null on failure.
-preload::SharedRulesHeader* map_store(int store_fd) {
-  void* p = mmap(nullptr, preload::shared_rules_bytes(), PROT_READ | PROT_WRITE, MAP_SHARED, store_fd, 0);
-  if (p == MAP_FAILED) return nullptr;
-  auto* header = static_cast<preload::SharedRulesHeader*>(p);
-  if (header->magic != preload::kSharedRulesMagic || header->version != preload::kSharedRulesVersion ||
-      header->slot_count != (uint64_t{1} << preload::kSharedRuleSlotsLog2)) {
-    munmap(p, preload::shared_rules_bytes());
-    return nullptr;
-  }
-  return header;
-}
+bool before(const Entry& a, const Entry& b) { return a.module != b.module ? a.module < b.module : a.offset < b.offset; }
 
-// As the shim's publish_shared_rule (shim/shared_rule_store.cpp), marked
-// as the cache's: processes may be publishing at the same time.
-void insert(preload::SharedRuleSlot* slots, uint64_t mask, const Entry& e) {
-  uint64_t i = preload::shared_rule_first_slot(e.module, e.offset);
-  for (int probe = 0; probe < preload::kSharedRuleProbes; ++probe, ++i) {
-    preload::SharedRuleSlot& s = slots[i & mask];
-    uint64_t seen = s.module.load(std::memory_order_acquire);
-    if (seen == preload::kSharedRuleFree &&
-        s.module.compare_exchange_strong(seen, preload::kSharedRuleClaimed, std::memory_order_acquire,
-                                         std::memory_order_acquire)) {
-      s.offset.store(e.offset, std::memory_order_relaxed);
-      s.rule.store(e.rule, std::memory_order_relaxed);
-      s.from_cache = 1;
-      s.module.store(e.module, std::memory_order_release);
-      return;
-    }
-    if (seen == e.module && s.offset.load(std::memory_order_relaxed) == e.offset) return;
-  }
-}
+// Where the store's slots end and its kept rules begin, from the start
+// of the memfd.
+constexpr off_t kSlotsEnd = static_cast<off_t>(preload::shared_rules_bytes());
 
 bool read_all(int fd, void* data, size_t size) {
   auto* p = static_cast<char*>(data);
@@ -113,7 +86,7 @@ bool make_directories(const std::string& dir) {
 template <typename Fn>
 void each_published_slot(int store_fd, Fn fn) {
   const off_t begin = static_cast<off_t>(sizeof(preload::SharedRulesHeader));
-  const off_t end = static_cast<off_t>(preload::shared_rules_bytes());
+  const off_t end = kSlotsEnd;
   std::vector<preload::SharedRuleSlot> chunk(2048);  // 64 KiB
   off_t at = begin;
   while (at < end) {
@@ -135,7 +108,7 @@ void each_published_slot(int store_fd, Fn fn) {
         const uint64_t module = s.module.load(std::memory_order_relaxed);
         const uint64_t rule = s.rule.load(std::memory_order_relaxed);
         if (module > preload::kSharedRuleClaimed && rule != 0)
-          fn(Entry{module, s.offset.load(std::memory_order_relaxed), rule}, s.from_cache != 0);
+          fn(Entry{module, s.offset.load(std::memory_order_relaxed), rule});
       }
       if (slots == 0) return;
       data += static_cast<off_t>(slots * sizeof(preload::SharedRuleSlot));
@@ -166,45 +139,69 @@ size_t load_rule_cache(int store_fd, const std::string& path) {
             h.rule_format == preload::kUnwindRuleFormat && h.count <= kMaxCachedRules;
   if (ok) {
     entries.resize(h.count);
-    ok = read_all(fd, entries.data(), entries.size() * sizeof(Entry)) && checksum(entries.data(), entries.size()) == h.checksum;
+    ok = read_all(fd, entries.data(), entries.size() * sizeof(Entry)) &&
+         checksum(entries.data(), entries.size()) == h.checksum;
   }
   close(fd);
-  if (!ok) return 0;
-  preload::SharedRulesHeader* header = map_store(store_fd);
-  if (header == nullptr) return 0;
-  auto* slots = reinterpret_cast<preload::SharedRuleSlot*>(header + 1);
-  size_t loaded = 0;
-  for (const Entry& e : entries) {
-    if (e.module <= preload::kSharedRuleClaimed || e.rule == 0) continue;
-    insert(slots, header->slot_count - 1, e);
-    ++loaded;
-  }
-  munmap(header, preload::shared_rules_bytes());
-  return loaded;
+  // Strictly sorted, as written: the processes search them.
+  for (size_t i = 1; ok && i < entries.size(); ++i) ok = before(entries[i - 1], entries[i]);
+  if (!ok || entries.empty()) return 0;
+  // After the slots, then the header's two fields: no process has the
+  // store yet (it is handed over with the first region).
+  const size_t bytes = entries.size() * sizeof(Entry);
+  if (ftruncate(store_fd, kSlotsEnd + static_cast<off_t>(bytes)) != 0 ||
+      pwrite(store_fd, entries.data(), bytes, kSlotsEnd) != static_cast<ssize_t>(bytes))
+    return 0;
+  const uint64_t kept[2] = {static_cast<uint64_t>(kSlotsEnd) - sizeof(preload::SharedRulesHeader), entries.size()};
+  if (pwrite(store_fd, kept, sizeof kept, offsetof(preload::SharedRulesHeader, kept_offset)) != sizeof kept) return 0;
+  return entries.size();
 }
 
 long save_rule_cache(int store_fd, const std::string& path) {
   if (store_fd < 0 || path.empty()) return -1;
-  std::vector<Entry> fresh, kept;
-  each_published_slot(store_fd, [&](const Entry& e, bool from_cache) { (from_cache ? kept : fresh).push_back(e); });
-  std::vector<Entry> entries = std::move(fresh);
-  for (const Entry& e : kept) {
-    if (entries.size() >= kMaxCachedRules) break;
-    entries.push_back(e);
+  // The rules this recording published (those it built, and the kept ones
+  // it used), and the kept ones.
+  std::vector<Entry> published, kept;
+  each_published_slot(store_fd, [&](const Entry& e) { published.push_back(e); });
+  preload::SharedRulesHeader header{};
+  if (pread(store_fd, &header, sizeof header, 0) == static_cast<ssize_t>(sizeof header) && header.kept_count != 0 &&
+      header.kept_count <= kMaxCachedRules) {
+    kept.resize(header.kept_count);
+    const size_t bytes = kept.size() * sizeof(Entry);
+    if (pread(store_fd, kept.data(), bytes, static_cast<off_t>(sizeof header + header.kept_offset)) !=
+        static_cast<ssize_t>(bytes))
+      kept.clear();
   }
-  if (entries.size() > kMaxCachedRules) entries.resize(kMaxCachedRules);
+  std::sort(published.begin(), published.end(), before);
+  published.erase(std::unique(published.begin(), published.end(),
+                              [](const Entry& a, const Entry& b) { return !before(a, b) && !before(b, a); }),
+                  published.end());
+  // Nothing new (a program whose every rule was kept): the file stays.
+  const auto in_kept = [&](const Entry& e) { return std::binary_search(kept.begin(), kept.end(), e, before); };
+  if (!kept.empty() && std::all_of(published.begin(), published.end(), in_kept)) return static_cast<long>(kept.size());
+  // This recording's rules first, then the kept ones it did not use, up
+  // to kMaxCachedRules; sorted, as processes search them.
+  std::vector<Entry> keep = std::move(published);
+  if (keep.size() > kMaxCachedRules) keep.resize(kMaxCachedRules);
+  const size_t ours = keep.size();
+  for (const Entry& e : kept) {
+    if (keep.size() >= kMaxCachedRules) break;
+    if (!std::binary_search(keep.begin(), keep.begin() + static_cast<long>(ours), e, before)) keep.push_back(e);
+  }
+  std::inplace_merge(keep.begin(), keep.begin() + static_cast<long>(ours), keep.end(), before);
+
   const size_t slash = path.find_last_of('/');
   if (slash != std::string::npos && !make_directories(path.substr(0, slash))) return -1;
   const std::string temporary = path + ".tmp-" + std::to_string(getpid());
   const int fd = open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
   if (fd < 0) return -1;
-  const Header h{kMagic, kVersion, preload::kUnwindRuleFormat, 0, entries.size(), checksum(entries.data(), entries.size())};
-  const bool written = write_all(fd, &h, sizeof h) && write_all(fd, entries.data(), entries.size() * sizeof(Entry));
+  const Header h{kMagic, kVersion, preload::kUnwindRuleFormat, 0, keep.size(), checksum(keep.data(), keep.size())};
+  const bool written = write_all(fd, &h, sizeof h) && write_all(fd, keep.data(), keep.size() * sizeof(Entry));
   if (close(fd) != 0 || !written || rename(temporary.c_str(), path.c_str()) != 0) {
     unlink(temporary.c_str());
     return -1;
   }
-  return static_cast<long>(entries.size());
+  return static_cast<long>(keep.size());
 }
 
 }  // namespace spoor::record

@@ -1,11 +1,11 @@
 // Unwind rules kept from one recording to the next. A rule depends only on
 // its module's code, named by the module's GNU build ID (../shared_rules.h),
 // so the rules a recording built stay right for the next one that runs
-// the same code. spoor record fills a new recording's store from the file
-// before the program starts and writes the store back to it at the end:
+// the same code. spoor record puts the file's rules after a new
+// recording's store slots before the program starts, where a process
+// looks before building a rule, and writes the rules back at the end:
 // the first process of each program then finds most of its rules instead
-// of loading libdw and building them (node -e 0: 378 ms traced against
-// ~265 ms with its rules at hand, gcc -c: 117 against 74 ms).
+// of loading libdw and building them (bench/RESULTS.md).
 //
 // The file: a 32-byte header {"SPRC", version, kUnwindRuleFormat, count,
 // FNV-1a of the entries}, then `count` entries {module key, offset, rule},
@@ -28,15 +28,16 @@ inline constexpr size_t kMaxCachedRules = 32768;
 // "" when there is no home to put it in.
 std::string default_rule_cache_path();
 
-// Puts the file's rules into the empty store `store_fd` (a
-// create_rule_store() memfd). Returns how many; 0 when the file is
-// missing, of another format or damaged (then it is ignored, and
-// replaced at the end).
+// Puts the file's rules after the slots of the store `store_fd` (a
+// create_rule_store() memfd no process has yet). Returns how many; 0 when
+// the file is missing, of another format or damaged (then it is ignored,
+// and replaced at the end).
 size_t load_rule_cache(int store_fd, const std::string& path);
 
-// Writes the store's rules to `path` (this recording's new ones first, at
-// most kMaxCachedRules), making its directory (mode 0700) if needed.
-// Returns how many, or -1 when the file could not be written.
+// Writes the rules this recording published in the store, then the kept
+// ones it did not use, to `path` (at most kMaxCachedRules, sorted), making
+// its directory (mode 0700) if needed. Returns how many, or -1 when the
+// file could not be written.
 long save_rule_cache(int store_fd, const std::string& path);
 
 }  // namespace spoor::record

@@ -15,6 +15,9 @@ namespace {
 // lookup (a miss of the unwinder's own cache).
 std::atomic<SharedRuleSlot*> g_slots{nullptr};
 uint64_t g_mask = 0;  // slot_count - 1, written before g_slots
+// The kept rules, sorted (written before g_slots, read after it).
+const KeptRule* g_kept = nullptr;
+uint64_t g_kept_count = 0;
 
 }  // namespace
 
@@ -26,6 +29,13 @@ bool attach_shared_rules_at(void* memory, size_t size) {
       header->slot_count > (size - sizeof(SharedRulesHeader)) / sizeof(SharedRuleSlot))
     return false;
   g_mask = header->slot_count - 1;
+  const uint64_t slots_end = header->slot_count * sizeof(SharedRuleSlot);
+  const uint64_t room = size - sizeof(SharedRulesHeader);
+  if (header->kept_count != 0 && header->kept_offset >= slots_end && header->kept_offset % 8 == 0 &&
+      header->kept_offset <= room && header->kept_count <= (room - header->kept_offset) / sizeof(KeptRule)) {
+    g_kept = reinterpret_cast<const KeptRule*>(reinterpret_cast<const uint8_t*>(header + 1) + header->kept_offset);
+    g_kept_count = header->kept_count;
+  }
   g_slots.store(reinterpret_cast<SharedRuleSlot*>(header + 1), std::memory_order_release);
   return true;
 }
@@ -86,6 +96,18 @@ void publish_shared_rule(uint64_t module, uint64_t offset, uint64_t rule) {
     // Taken (or lost the race for it): already this rule, or go on.
     if (seen == module && s.offset.load(std::memory_order_relaxed) == offset) return;
   }
+}
+
+uint64_t find_kept_rule(uint64_t module, uint64_t offset) {
+  if (g_slots.load(std::memory_order_acquire) == nullptr || g_kept == nullptr) return 0;
+  uint64_t lo = 0, hi = g_kept_count;  // the first entry not before (module, offset) is in [lo, hi]
+  while (lo < hi) {
+    const uint64_t mid = lo + (hi - lo) / 2;
+    const KeptRule& k = g_kept[mid];
+    if (k.module < module || (k.module == module && k.offset < offset)) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo < g_kept_count && g_kept[lo].module == module && g_kept[lo].offset == offset ? g_kept[lo].rule : 0;
 }
 
 }  // namespace spoor::preload

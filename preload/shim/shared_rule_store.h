@@ -36,6 +36,11 @@ uint64_t find_shared_rule(uint64_t module, uint64_t offset);
 // processes; gives up silently when the probe window is full.
 void publish_shared_rule(uint64_t module, uint64_t offset, uint64_t rule);
 
+// The rule an earlier recording kept for (module, offset), from the
+// store's sorted kept rules (../shared_rules.h); 0 when none. Loads only:
+// a binary search, ~15 steps for the most a store keeps.
+uint64_t find_kept_rule(uint64_t module, uint64_t offset);
+
 }  // namespace spoor::preload
 
 #endif  // SPOOR_PRELOAD_SHARED_RULE_STORE_H

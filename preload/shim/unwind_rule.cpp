@@ -398,9 +398,11 @@ bool keeps_walk_invariants(const UnwindRule& r) {
 }
 
 // The store's rule for `offset` in module `key`, when it has one the walk
-// may take; 0 otherwise.
+// may take; 0 otherwise. One an earlier recording kept is published into
+// the store's slots, where the next lookup (any process's) finds it.
 uint64_t usable_stored_rule(uint64_t key, uint64_t offset) {
-  const uint64_t bits = find_shared_rule(key, offset);
+  uint64_t bits = find_shared_rule(key, offset);
+  if (bits == 0 && (bits = find_kept_rule(key, offset)) != 0) publish_shared_rule(key, offset, bits);
   return bits != 0 && keeps_walk_invariants(std::bit_cast<UnwindRule>(bits)) ? bits : 0;
 }
 
