@@ -176,7 +176,7 @@ class Recorder {
     // Before any process is handed the store (a read and one write of a
     // few hundred KiB at most).
     if (!options_.rule_cache.empty() && !options_.no_preload)
-      rules_from_cache_ = load_rule_cache(server_.rule_store_fd(), options_.rule_cache);
+      (void)load_rule_cache(server_.rule_store_fd(), options_.rule_cache);
     return true;
   }
   const std::string& socket_name() const { return server_.name(); }
@@ -252,10 +252,9 @@ class Recorder {
   // Drains everything that was committed, ends every stream, closes the file.
   bool finish(RecordResult* result, std::string* error) {
     finish_ended_processes(true);
-    if (!options_.rule_cache.empty() && !options_.no_preload) {
-      result->rules_from_cache = rules_from_cache_;
-      result->rules_saved = save_rule_cache(server_.rule_store_fd(), options_.rule_cache);
-    }
+    // A cache: a recording whose rules cannot be kept is no worse for it.
+    if (!options_.rule_cache.empty() && !options_.no_preload)
+      (void)save_rule_cache(server_.rule_store_fd(), options_.rule_cache);
     flush_ring(own_.ring());
     drain_ring(own_.ring(), *writer_, true, totals_, 0);
     const host::ClockSample last = host::sample_clock();
@@ -426,7 +425,6 @@ class Recorder {
   RegionLayout layout_;
   Clock::time_point program_ended_{};
   ProcessServer server_;
-  size_t rules_from_cache_ = 0;  // kept rules the store started with
   OwnStream own_;
   host::FileSink file_;
   std::unique_ptr<TraceWriter> writer_;

@@ -49,8 +49,6 @@ struct RecordResult {
   uint32_t processes = 0;         // processes traced (the program and its descendants)
   std::vector<std::string> untraceable;  // programs exec'd in the tree that could not be traced
   std::vector<std::string> own_allocators;  // programs whose own malloc kept their heap calls from the hooks
-  size_t rules_from_cache = 0;    // unwind rules the recording started with (RecordOptions::rule_cache)
-  long rules_saved = -1;          // rules written back to the cache; -1: none (off, or it failed)
   PerfMapsKept perf_maps;        // JIT symbol maps copied into the trace
   uint64_t events = 0;
   uint64_t lost = 0;
