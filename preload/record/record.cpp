@@ -175,11 +175,13 @@ class Recorder {
     if (!server_.listen(error) || !own_.start(layout_.cpus, error)) return false;
     // Before any process is handed the store (a read and one write of a
     // few hundred KiB at most).
-    if (!options_.rule_cache.empty() && !options_.no_preload)
-      (void)load_rule_cache(server_.rule_store_fd(), options_.rule_cache);
+    if (keeps_rules()) (void)load_rule_cache(server_.rule_store_fd(), options_.rule_cache);
     return true;
   }
   const std::string& socket_name() const { return server_.name(); }
+  // Unwind rules kept between recordings (rule_cache_file.h): only the
+  // shim's processes use them.
+  bool keeps_rules() const { return !options_.rule_cache.empty() && !options_.no_preload; }
 
   bool open_file(const std::string& path, std::string* error) {
     if (!file_.open(path, error)) return false;
@@ -253,8 +255,7 @@ class Recorder {
   bool finish(RecordResult* result, std::string* error) {
     finish_ended_processes(true);
     // A cache: a recording whose rules cannot be kept is no worse for it.
-    if (!options_.rule_cache.empty() && !options_.no_preload)
-      (void)save_rule_cache(server_.rule_store_fd(), options_.rule_cache);
+    if (keeps_rules()) (void)save_rule_cache(server_.rule_store_fd(), options_.rule_cache);
     flush_ring(own_.ring());
     drain_ring(own_.ring(), *writer_, true, totals_, 0);
     const host::ClockSample last = host::sample_clock();

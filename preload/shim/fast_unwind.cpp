@@ -26,12 +26,6 @@ namespace spoor::preload {
 void build_rules_for_walk(void* const* frames, int count);
 #endif
 
-namespace {
-
-constinit thread_local FastUnwindCounters t_counters __attribute__((tls_model("initial-exec")));
-
-// unw_backtrace's walk with a cursor: the same frames (the return
-// addresses from this function's caller on), without its cache.
 __attribute__((noinline)) int cursor_backtrace(void** frames, int max) {
   unw_context_t context;
   unw_cursor_t cursor;
@@ -44,6 +38,10 @@ __attribute__((noinline)) int cursor_backtrace(void** frames, int max) {
   }
   return n;
 }
+
+namespace {
+
+constinit thread_local FastUnwindCounters t_counters __attribute__((tls_model("initial-exec")));
 
 // A thread's first fallbacks walk with a cursor: unw_backtrace's first
 // call in a thread maps and fills a 256 KiB cache (64 page faults, ~0.85

@@ -9,6 +9,7 @@
 #define UNW_LOCAL_ONLY
 #include <libunwind.h>
 
+#include "fast_unwind.h"
 #include "heap_provider.h"
 #include "shim_libraries.h"
 #include "shim_state.h"
@@ -34,30 +35,16 @@ constexpr int kCallerFrames = 8;  // the hook and the recording functions are a 
 
 // Who called the hook: the first frame outside the shim. libunwind needs
 // no set-up for this, and this runs at most kPreAttachCapacity times.
-// A process's first kCursorWalks go frame by frame with a cursor (~2 us a
-// frame here, stopping at the caller): unw_backtrace's first call in a
-// thread maps and fills a 256 KiB cache, 64 page faults and ~0.85 ms on
-// this VM, more than the handful of allocations most processes make before
-// attach cost that way (ls's libselinux constructor makes 3, in every ls).
+// A process's first kCursorWalks go with a cursor (cursor_backtrace):
+// unw_backtrace's first call in a thread makes a 256 KiB cache, more than
+// the handful of allocations most processes make before attach cost that
+// way (ls's libselinux constructor makes 3, in every ls).
 constexpr uint32_t kCursorWalks = 64;
 
-uintptr_t caller_outside_shim_by_cursor() {
-  unw_context_t context;
-  unw_cursor_t cursor;
-  if (unw_getcontext(&context) != 0 || unw_init_local(&cursor, &context) != 0) return 0;
-  for (int i = 0; i < kCallerFrames; ++i) {
-    unw_word_t pc = 0;
-    if (unw_get_reg(&cursor, UNW_REG_IP, &pc) != 0) return 0;
-    if (!in_shim(pc)) return pc;
-    if (unw_step(&cursor) <= 0) return 0;
-  }
-  return 0;
-}
-
 uintptr_t caller_outside_shim(uint32_t walks_before) {
-  if (walks_before < kCursorWalks) return caller_outside_shim_by_cursor();
   void* frames[kCallerFrames];
-  const int n = unw_backtrace(frames, kCallerFrames);
+  const int n = walks_before < kCursorWalks ? cursor_backtrace(frames, kCallerFrames)
+                                            : unw_backtrace(frames, kCallerFrames);
   for (int i = 0; i < n; ++i) {
     const auto pc = reinterpret_cast<uintptr_t>(frames[i]);
     if (!in_shim(pc)) return pc;
