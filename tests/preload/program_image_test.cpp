@@ -8,6 +8,7 @@
 #include <cstring>
 #include <fstream>
 #include <string>
+#include <vector>
 
 #include "../program_image.h"
 #include "run_command.h"
@@ -30,6 +31,107 @@ std::string header_file(const std::string& name, unsigned char elf_class, uint16
   std::ofstream(path, std::ios::binary)
       .write(reinterpret_cast<const char*>(header), elf_class == ELFCLASS32 ? sizeof(Elf32_Ehdr) : sizeof header);
   return path;
+}
+
+#if defined(__aarch64__)
+constexpr uint16_t kThisMachine = EM_AARCH64;
+#elif defined(__riscv)
+constexpr uint16_t kThisMachine = EM_RISCV;
+#else
+constexpr uint16_t kThisMachine = EM_X86_64;
+#endif
+
+// A 64-bit program of this machine, laid out by hand: its program headers
+// at `phoff` (beyond the first page, where linkers never put them, or right
+// after the ELF header), an interpreter or none, and a dynamic section of
+// `dynamic_entries` entries whose DT_NEEDED names are `needed` (the last
+// ones), with DT_STRTAB and DT_STRSZ after them.
+std::string program_file(const std::string& name, uint64_t phoff, bool interp, size_t dynamic_entries,
+                         const std::vector<std::string>& needed) {
+  constexpr uint64_t kStringsAt = 0x2800, kDynamicAt = 0x3000, kVaddr = 0x400000;
+  std::vector<unsigned char> file(0x6000, 0);
+  Elf64_Ehdr eh{};
+  std::memcpy(eh.e_ident, ELFMAG, SELFMAG);
+  eh.e_ident[EI_CLASS] = ELFCLASS64;
+  eh.e_ident[EI_DATA] = ELFDATA2LSB;
+  eh.e_ident[EI_VERSION] = EV_CURRENT;
+  eh.e_type = ET_DYN;
+  eh.e_machine = kThisMachine;
+  eh.e_version = EV_CURRENT;
+  eh.e_phoff = phoff;
+  eh.e_ehsize = sizeof eh;
+  eh.e_phentsize = sizeof(Elf64_Phdr);
+  std::vector<Elf64_Phdr> ph;
+  if (interp) ph.push_back({.p_type = PT_INTERP, .p_flags = PF_R, .p_offset = 0x2000, .p_vaddr = kVaddr + 0x2000,
+                            .p_paddr = 0, .p_filesz = 28, .p_memsz = 28, .p_align = 1});
+  ph.push_back({.p_type = PT_LOAD, .p_flags = PF_R, .p_offset = 0, .p_vaddr = kVaddr, .p_paddr = 0,
+                .p_filesz = file.size(), .p_memsz = file.size(), .p_align = 0x1000});
+  ph.push_back({.p_type = PT_DYNAMIC, .p_flags = PF_R, .p_offset = kDynamicAt, .p_vaddr = kVaddr + kDynamicAt,
+                .p_paddr = 0, .p_filesz = dynamic_entries * sizeof(Elf64_Dyn),
+                .p_memsz = dynamic_entries * sizeof(Elf64_Dyn), .p_align = 8});
+  eh.e_phnum = static_cast<uint16_t>(ph.size());
+  if (phoff + ph.size() * sizeof(Elf64_Phdr) > file.size()) file.resize(phoff + ph.size() * sizeof(Elf64_Phdr));
+  std::memcpy(file.data(), &eh, sizeof eh);
+  std::memcpy(file.data() + phoff, ph.data(), ph.size() * sizeof(Elf64_Phdr));
+  std::memcpy(file.data() + 0x2000, "/lib64/ld-linux-x86-64.so.2", 28);
+  // Entries: filler (DT_DEBUG), the DT_NEEDED names, DT_STRTAB, DT_STRSZ,
+  // then DT_NULL.
+  std::string strings(1, '\0');
+  std::vector<Elf64_Dyn> dyn(dynamic_entries - needed.size() - 3, Elf64_Dyn{DT_DEBUG, {0}});
+  for (const std::string& n : needed) {
+    dyn.push_back({DT_NEEDED, {strings.size()}});
+    strings += n + '\0';
+  }
+  dyn.push_back({DT_STRTAB, {kVaddr + kStringsAt}});
+  dyn.push_back({DT_STRSZ, {strings.size()}});
+  dyn.push_back({DT_NULL, {0}});
+  std::memcpy(file.data() + kDynamicAt, dyn.data(), dyn.size() * sizeof(Elf64_Dyn));
+  std::memcpy(file.data() + kStringsAt, strings.data(), strings.size());
+  const std::string path = spoor::test::temp_path(name);
+  std::ofstream(path, std::ios::binary).write(reinterpret_cast<const char*>(file.data()), static_cast<long>(file.size()));
+  return path;
+}
+
+TEST(ProgramImage, ASanitizerRuntimeIsFoundInAShortDynamicSection) {
+  const auto image = examine_program_image(
+      program_file("tsan-program", sizeof(Elf64_Ehdr), true, 12, {"libm.so.6", "libtsan.so.2", "libc.so.6"}).c_str(),
+      false);
+  EXPECT_STREQ(image.why, "ThreadSanitizer build");
+  EXPECT_TRUE(image.without_preload);
+}
+
+// Program headers past the first page, which is read whole, and a dynamic
+// section longer than the chunk it is read in, the sanitizer's name among
+// its last entries.
+TEST(ProgramImage, HeadersBeyondTheFirstPageAndALongDynamicSectionAreRead) {
+  const auto image = examine_program_image(
+      program_file("asan-program", 0x4000, true, 150, {"libstdc++.so.6", "libasan.so.8"}).c_str(), false);
+  EXPECT_STREQ(image.why, "AddressSanitizer build");
+  EXPECT_TRUE(image.without_preload);
+  const auto plain = examine_program_image(
+      program_file("plain-program", 0x4000, true, 150, {"libstdc++.so.6", "libm.so.6"}).c_str(), false);
+  EXPECT_STREQ(plain.why, "");
+  EXPECT_FALSE(plain.without_preload);
+}
+
+TEST(ProgramImage, AProgramWithoutAnInterpreterIsAStaticBinary) {
+  for (const uint64_t phoff : {uint64_t{sizeof(Elf64_Ehdr)}, uint64_t{0x4000}}) {
+    const auto image = examine_program_image(program_file("static-program", phoff, false, 8, {}).c_str(), false);
+    EXPECT_STREQ(image.why, "static binary") << "program headers at " << phoff;
+    EXPECT_FALSE(image.without_preload);
+  }
+}
+
+// A dynamic section cut short by the end of the file (its DT_NULL gone)
+// is read as far as it goes.
+TEST(ProgramImage, ADynamicSectionCutByTheFileEndIsReadAsFarAsItGoes) {
+  const std::string path = program_file("cut-program", sizeof(Elf64_Ehdr), true, 12, {"libasan.so.8"});
+  std::vector<char> bytes(0x3000 + 11 * sizeof(Elf64_Dyn));
+  std::ifstream(path, std::ios::binary).read(bytes.data(), static_cast<long>(bytes.size()));
+  std::ofstream(path, std::ios::binary | std::ios::trunc).write(bytes.data(), static_cast<long>(bytes.size()));
+  const auto image = examine_program_image(path.c_str(), false);
+  EXPECT_STREQ(image.why, "AddressSanitizer build");
+  EXPECT_TRUE(image.without_preload);
 }
 
 TEST(ProgramImage, AThirtyTwoBitProgramStartsWithoutTheShimAndIsNamed) {
