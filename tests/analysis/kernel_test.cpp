@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <fstream>
+#include <map>
 
 #include "analysis_test_support.h"
 #include "kernel_trace.h"
@@ -141,6 +142,40 @@ TEST(Kernel, SyscallCountsErrorsAndDurations) {
   EXPECT_EQ(k.syscalls()[1].total_ns, 50);
   EXPECT_EQ(k.syscall_intervals().size(), 3u);
   EXPECT_EQ(k.lost().at("samples"), 7u);
+}
+
+// The kernel's sys_exit after rt_sigreturn carries nr -1 (it reads the
+// number from the registers the call restored), and exit_group has no
+// exit at all: each is still one call of its own name.
+TEST(Kernel, SigreturnAndExitGroupAreCountedUnderTheirNames) {
+  KernelTrace t;
+  t.process(100, 1, "prog", {"prog"});
+  auto enter = [&](uint64_t at, uint32_t nr, const std::string& name) { t.syscall_enter(100, 100, at, nr, name); };
+  auto exit = [&](uint64_t at, uint32_t nr, const std::string& name, int64_t ret) {
+    t.syscall_exit(100, 100, at, nr, name, ret);
+  };
+  exit(500, 61, "wait4", 101);  // its enter was before the recording
+  enter(1000, 15, "rt_sigreturn");
+  exit(1040, an::kUnknownSyscallNr, "", -11);  // the interrupted read's -EAGAIN, restored
+  exit(1100, an::kUnknownSyscallNr, "", 0);    // no pending enter: no call to name
+  t.syscall(100, 100, 2000, 2300, 0, "read", -11);
+  enter(3000, 231, "exit_group");
+  an::KernelAnalysis k;
+  Loaded l = load(t, {&k});
+  std::map<std::string, an::SyscallStats> by_name;
+  for (const an::SyscallStats& s : k.syscalls()) by_name[s.name] = s;
+  ASSERT_EQ(by_name.size(), 4u) << "no entry for nr -1";
+  EXPECT_EQ(by_name["rt_sigreturn"].count, 1u);
+  EXPECT_EQ(by_name["rt_sigreturn"].errors, 0u);
+  EXPECT_EQ(by_name["rt_sigreturn"].total_ns, 40);
+  EXPECT_EQ(by_name["exit_group"].count, 1u);
+  EXPECT_EQ(by_name["exit_group"].total_ns, 0);
+  EXPECT_EQ(by_name["wait4"].count, 1u);
+  EXPECT_EQ(by_name["wait4"].total_ns, 0);
+  EXPECT_EQ(by_name["read"].count, 1u);
+  EXPECT_EQ(by_name["read"].errors, 1u);
+  EXPECT_EQ(by_name["read"].total_ns, 300);
+  EXPECT_EQ(k.syscall_intervals().size(), 2u);
 }
 
 TEST(Kernel, SamplesWithOnlyACallchainFormTheKernelProfile) {

@@ -94,8 +94,14 @@ class KernelTrace : public SpoorTrace {
   }
   void syscall(uint32_t pid, uint32_t tid, uint64_t enter, uint64_t exit, uint32_t nr, const std::string& name,
                int64_t ret) {
-    kadd(enter, K(kKSyscallEnter, enter).u32(pid).u32(tid).u32(0).u32(nr).string(name).blob(Bytes(48, 0)));
-    kadd(exit, K(kKSyscallExit, exit).u32(pid).u32(tid).u32(0).u32(nr).string(name).i64(ret));
+    syscall_enter(pid, tid, enter, nr, name);
+    syscall_exit(pid, tid, exit, nr, name, ret);
+  }
+  void syscall_enter(uint32_t pid, uint32_t tid, uint64_t t, uint32_t nr, const std::string& name) {
+    kadd(t, K(kKSyscallEnter, t).u32(pid).u32(tid).u32(0).u32(nr).string(name).blob(Bytes(48, 0)));
+  }
+  void syscall_exit(uint32_t pid, uint32_t tid, uint64_t t, uint32_t nr, const std::string& name, int64_t ret) {
+    kadd(t, K(kKSyscallExit, t).u32(pid).u32(tid).u32(0).u32(nr).string(name).i64(ret));
   }
   void mmap(uint32_t pid, uint64_t t, uint64_t start, uint64_t length, uint64_t pgoff, uint32_t prot,
             const std::string& path, const Bytes& build_id = {}) {

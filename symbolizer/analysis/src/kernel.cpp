@@ -98,25 +98,37 @@ void KernelAnalysis::on_event(const reader::Event& e, const EventContext& c) {
       PerThread& s = state(c.thread);
       s.enter_ns = e.time_ns;
       s.enter_nr = static_cast<uint32_t>(field_u64(e, k, f::kKNr));
-      syscall_index(s.enter_nr, field_str(e, k, f::kKSyscallName));
+      // Counted here: exit_group and exit never come back to an exit.
+      ++syscalls_[syscall_index(s.enter_nr, field_str(e, k, f::kKSyscallName))].count;
       return;
     }
     case EventKind::kernel_syscall_exit: {
       PerThread& s = state(c.thread);
-      const auto nr = static_cast<uint32_t>(field_u64(e, k, f::kKNr));
+      auto nr = static_cast<uint32_t>(field_u64(e, k, f::kKNr));
+      const int64_t begun = s.enter_ns;
+      const bool pending = begun >= 0;
+      s.enter_ns = -1;
+      // After rt_sigreturn the kernel reads the call's number from the
+      // registers it restored, -1 as a rule: the exit is the pending call's.
+      if (nr == kUnknownSyscallNr) {
+        if (!pending) return;  // no call to name
+        nr = s.enter_nr;
+      }
+      const bool entered = pending && s.enter_nr == nr;
       const uint32_t i = syscall_index(nr, field_str(e, k, f::kKSyscallName));
       SyscallStats& st = syscalls_[i];
-      ++st.count;
+      if (!entered) ++st.count;  // its enter came before the recording
       const int64_t ret = field_i64(e, k, f::kKRet);
-      if (ret < 0 && ret >= -4095) ++st.errors;
-      if (s.enter_ns >= 0 && s.enter_nr == nr) {
-        const int64_t ns = e.time_ns - s.enter_ns;
+      // rt_sigreturn "returns" the interrupted code's register, no result.
+      const bool result = st.name != "rt_sigreturn" && st.name != "sigreturn";
+      if (result && ret < 0 && ret >= -4095) ++st.errors;
+      if (entered) {
+        const int64_t ns = e.time_ns - begun;
         st.total_ns += ns;
         st.max_ns = std::max(st.max_ns, ns);
         ++threads_[s.index].syscalls;
-        syscall_intervals_.push_back({c.thread, i, s.enter_ns, e.time_ns, ret});
+        syscall_intervals_.push_back({c.thread, i, begun, e.time_ns, ret});
       }
-      s.enter_ns = -1;
       return;
     }
     default:

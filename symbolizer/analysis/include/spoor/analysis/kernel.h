@@ -10,7 +10,12 @@
 // - off-CPU time: from a switch-out to the thread's next switch-in; an
 //   out without a later in (the thread ended) adds nothing.
 // - a syscall's time: its SyscallEnter to the thread's next SyscallExit of
-//   the same nr; an error is a return value in [-4095, -1].
+//   the same nr. An exit of nr -1 (the kernel's after rt_sigreturn, which
+//   restores the registers it reads the number from) is the pending
+//   enter's, and dropped without one.
+// - calls: enters (exit_group never exits), and exits whose enter came
+//   before the recording; an error is a return value in [-4095, -1],
+//   except rt_sigreturn's (the interrupted code's register, no result).
 #ifndef SPOOR_ANALYSIS_KERNEL_H
 #define SPOOR_ANALYSIS_KERNEL_H
 
@@ -66,6 +71,9 @@ struct FaultSite {
   uint64_t minor = 0;
   uint64_t major = 0;
 };
+
+// The nr a SyscallExit carries when the kernel cannot say (-1).
+inline constexpr uint32_t kUnknownSyscallNr = 0xffffffffu;
 
 struct SyscallStats {
   std::string name;  // the event's, else "syscall N"
