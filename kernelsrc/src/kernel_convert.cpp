@@ -184,6 +184,7 @@ bool KernelConvert::sample(const EventMeta& m, Bytes record, TraceWriter& w, Ker
   }
   switch (m.role) {
     case Role::cpu_sample:
+      kernel_addresses_.insert(kernel_.begin(), kernel_.end());
       // A copy longer than one Blob holds goes on in stack_2..stack_4; the
       // kernel keeps every copy below their sum (attr_plan.h).
       static_assert(kStackChunks == 4, "CpuSample has stack and stack_2..stack_4");
@@ -195,6 +196,7 @@ bool KernelConvert::sample(const EventMeta& m, Bytes record, TraceWriter& w, Ker
       return true;
     case Role::fault_minor:
     case Role::fault_major:
+      if (s.ip >> 63) kernel_addresses_.insert(s.ip);  // a fault the kernel took on the program's behalf
       out.append(w, kPageFault, t, s.pid, s.tid, s.cpu, s.addr, s.ip, m.role == Role::fault_major, u64_blob(user_));
       return true;
     default: break;

@@ -18,6 +18,7 @@
 
 #include "spoor/kernelsrc/block_devices.h"
 #include "spoor/kernelsrc/kernel_convert.h"
+#include "spoor/kernelsrc/kernel_symbols.h"
 #include "spoor/kernelsrc/kernel_events.h"
 #include "spoor/kernelsrc/kernel_stream.h"
 #include "spoor/kernelsrc/perf_ring.h"
@@ -339,6 +340,18 @@ void KernelSession::drain_up_to(TraceWriter& writer, const TickConversion& clock
   }
 }
 
+// The kernel functions the recording saw, named now: kallsyms is this
+// machine's, and a module loaded later may take an address over.
+void KernelSession::write_kernel_symbols(TraceWriter& writer, const TickConversion& clock) {
+  const std::unordered_set<uint64_t>& seen = state_->convert.kernel_addresses();
+  if (seen.empty() || !state_->session_stream) return;
+  const std::vector<KernelSymbol> table = read_kallsyms();
+  const uint64_t at = clock.ticks(monotonic_ns());
+  for (const KernelSymbol& k : symbols_holding(table, std::vector<uint64_t>(seen.begin(), seen.end())))
+    state_->session_stream->append(writer, kKernelSymbol, at, k.address, Str(k.name.data(), k.name.size()),
+                                   Str(k.module.data(), k.module.size()));
+}
+
 void KernelSession::flush(TraceWriter& writer) {
   if (!state_) return;
   for (CpuRing& c : state_->cpus)
@@ -351,6 +364,7 @@ void KernelSession::end(TraceWriter& writer, const TickConversion& clock) {
   // Off first, so the last drain is the last word: everything held goes.
   for (int fd : state_->fds) ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
   drain_up_to(writer, clock, kEveryRecord, monotonic_ns());
+  write_kernel_symbols(writer, clock);
   for (CpuRing& c : state_->cpus)
     if (c.stream) c.stream->end(writer);
   if (state_->session_stream) state_->session_stream->end(writer);

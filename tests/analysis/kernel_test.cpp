@@ -195,6 +195,69 @@ TEST(Kernel, SamplesWithOnlyACallchainFormTheKernelProfile) {
   EXPECT_EQ(symbols.frames(kernel.stacks()[0].stack, an::StackUse::sample).size(), 3u);
 }
 
+// Samples taken in the kernel: their kernel frames come before the user
+// stack, named by the trace's KernelSymbol events, each named by the
+// function whose start is the nearest below it; faults the kernel took
+// with no user frame are named the same way.
+TEST(Kernel, KernelFramesAreNamedByTheTracesKernelSymbols) {
+  KernelTrace t;
+  t.process(100, 1, "prog", {"prog"});
+  t.module_load(100, 1, 0x400000, 0x400000, 0x10000, "/nonexistent/prog");
+  const std::vector<uint64_t> kernel_chain{0xffffffff81004010, 0xffffffff81001234};  // copy, under the read call
+  for (uint64_t i = 0; i < 4; ++i)
+    t.cpu_sample(100, 100, 1000 + i, 0xffffffff81004010, 0, {}, {}, {0x401010, 0x402020}, {}, kernel_chain);
+  t.cpu_sample(100, 100, 1010, 0x401010, 0, {}, {}, {0x401010, 0x402020});  // in user space
+  t.page_fault(100, 100, 1020, 0x7f0000001000, 0xffffffffc0001040, false);   // in a module, no user frame
+  t.kernel_symbol(2000, 0xffffffff81001000, "ksys_read");
+  t.kernel_symbol(2000, 0xffffffff81004000, "copy_page_to_iter");
+  t.kernel_symbol(2000, 0xffffffffc0001000, "ext4_file_read_iter", "ext4");
+  an::CpuAnalysis kernel(an::SampleSource::kernel);
+  an::KernelAnalysis k;
+  Loaded l = load(t, {&kernel, &k});
+  ASSERT_EQ(l.model.kernel_symbols.size(), 3u);
+  an::SymbolizedStacks symbols(l.model);
+  const an::CpuProfile p = kernel.profile(symbols);
+  ASSERT_GE(p.functions.size(), 3u);
+  EXPECT_EQ(p.functions[0].function, "copy_page_to_iter [kernel]");
+  EXPECT_EQ(p.functions[0].self, 4u);
+  bool read_call = false, user = false;
+  for (const an::FunctionCost& f : p.functions) {
+    read_call |= f.function == "ksys_read [kernel]" && f.self == 0 && f.inclusive == 4;
+    user |= f.function == "prog+0x1010" && f.self == 1 && f.inclusive == 5;
+  }
+  EXPECT_TRUE(read_call) << "the caller in the kernel, inclusive only";
+  EXPECT_TRUE(user) << "the user frame under both";
+  const std::vector<an::FaultSite> sites = k.fault_sites();
+  ASSERT_EQ(sites.size(), 1u);
+  const std::vector<an::Frame> frames = symbols.frames_at(sites[0].image, sites[0].ip, false);
+  ASSERT_EQ(frames.size(), 1u);
+  EXPECT_EQ(frames[0].function, "ext4_file_read_iter [ext4]");
+  EXPECT_EQ(frames[0].symbol_offset, 0x40u);
+}
+
+// A trace without KernelSymbol events (recorded before them, or where
+// kallsyms hid its addresses): a sample's kernel frames are one "[kernel]"
+// frame, the time the kernel's under the user call that entered it.
+TEST(Kernel, UnnamedKernelFramesAreOneKernelFrame) {
+  KernelTrace t;
+  t.process(100, 1, "prog", {"prog"});
+  t.module_load(100, 1, 0x400000, 0x400000, 0x10000, "/nonexistent/prog");
+  for (uint64_t i = 0; i < 2; ++i)
+    t.cpu_sample(100, 100, 1000 + i, 0xffffffff81004010, 0, {}, {}, {0x401010, 0x402020}, {},
+                 {0xffffffff81004010, 0xffffffff81001234, 0xffffffff81000100});
+  an::CpuAnalysis kernel(an::SampleSource::kernel);
+  Loaded l = load(t, {&kernel});
+  an::SymbolizedStacks symbols(l.model);
+  ASSERT_EQ(kernel.stacks().size(), 1u);
+  const std::vector<an::Frame>& frames = symbols.frames(kernel.stacks()[0].stack, an::StackUse::sample);
+  ASSERT_EQ(frames.size(), 3u) << "[kernel], then the two user frames";
+  EXPECT_EQ(frames[0].function, "[kernel]");
+  EXPECT_EQ(frames[1].function_or_location(), "prog+0x1010");
+  const an::CpuProfile p = kernel.profile(symbols);
+  EXPECT_EQ(p.functions[0].function, "[kernel]");
+  EXPECT_EQ(p.functions[0].self, 2u);
+}
+
 extern "C" __attribute__((noinline)) int kernel_test_marker(int x) { return x * 3 + 1; }
 
 // A --no-preload trace: the program's module comes from the kernel's mmap

@@ -15,7 +15,7 @@ namespace spoor::testing {
 
 enum KernelKey : uint16_t {
   kKCpuSample = 101, kKContextSwitch, kKPageFault, kKSyscallEnter, kKSyscallExit, kKMmap, kKComm, kKFork, kKExit,
-  kKLost, kKSchedSwitch, kKSchedWaking, kKBlockRequest, kKSession, kKBlockDevice,
+  kKLost, kKSchedSwitch, kKSchedWaking, kKBlockRequest, kKSession, kKBlockDevice, kKKernelSymbol,
 };
 
 inline Bytes u64_bytes(const std::vector<uint64_t>& v) {
@@ -68,6 +68,7 @@ class KernelTrace : public SpoorTrace {
         {kFieldString, "rwbs"}, {kFieldBool, "issue"}});
     ev(kKSession, "Session", {{kFieldU32, "sample_hz"}, {kFieldString, "sample_event"}, {kFieldString, "sources"}});
     ev(kKBlockDevice, "BlockDevice", {{kFieldU32, "dev"}, {kFieldString, "name"}});
+    ev(kKKernelSymbol, "KernelSymbol", {{kFieldU64, "address"}, {kFieldString, "name"}, {kFieldString, "module"}});
   }
 
   // A sample with registers (perf layout, `mask`) and a stack copy, or
@@ -75,9 +76,10 @@ class KernelTrace : public SpoorTrace {
   // continuation fields stack_2.. (at most 3), as the recorder splits a
   // copy longer than one Blob.
   void cpu_sample(uint32_t pid, uint32_t tid, uint64_t t, uint64_t ip, uint64_t mask, const std::vector<uint64_t>& regs,
-                  const Bytes& stack, const std::vector<uint64_t>& callchain, const std::vector<Bytes>& more = {}) {
+                  const Bytes& stack, const std::vector<uint64_t>& callchain, const std::vector<Bytes>& more = {},
+                  const std::vector<uint64_t>& kernel_callchain = {}) {
     RecordBuilder r = K(kKCpuSample, t).u32(pid).u32(tid).u32(0).u64(ip).u32(regs.empty() ? 0 : 2).u64(mask)
-                          .blob(u64_bytes(regs)).blob(stack).blob(u64_bytes(callchain)).blob({});
+                          .blob(u64_bytes(regs)).blob(stack).blob(u64_bytes(callchain)).blob(u64_bytes(kernel_callchain));
     for (size_t i = 0; i < 3; ++i) r.blob(i < more.size() ? more[i] : Bytes{});
     kadd(t, r);
   }
@@ -138,6 +140,9 @@ class KernelTrace : public SpoorTrace {
   // dev: major << 20 | minor, as BlockRequest's.
   void block_device(uint64_t t, uint32_t dev, const std::string& name) {
     kadd(t, K(kKBlockDevice, t).u32(dev).string(name));
+  }
+  void kernel_symbol(uint64_t t, uint64_t address, const std::string& name, const std::string& module = "") {
+    kadd(t, K(kKKernelSymbol, t).u64(address).string(name).string(module));
   }
 
  private:

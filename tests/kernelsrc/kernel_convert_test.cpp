@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <unordered_set>
 
 #include "perf_record_builder.h"
 #include "spoor/kernelsrc/kernel_events.h"
@@ -164,6 +165,30 @@ TEST_F(KernelConvertTest, AStackCopyLongerThanOneBlobIsSplitInOrder) {
   }
   EXPECT_EQ(sizes, (std::vector<size_t>{kStackChunkBytes, kStackChunkBytes, kCopy - 2 * kStackChunkBytes, 0}));
   EXPECT_TRUE(joined == copy) << "the chunks, in order, are the copy";
+}
+
+// The kernel frames a sample's callchain carries, and a page fault's
+// instruction in the kernel, are kept for KernelSymbol (kernel_symbols.h);
+// user addresses are not.
+TEST_F(KernelConvertTest, KernelAddressesOfSamplesAndFaultsAreKept) {
+  constexpr uint64_t kBits = kSampleIdBits | PERF_SAMPLE_IP | PERF_SAMPLE_CALLCHAIN;
+  convert_.add_event(77, EventMeta{Role::cpu_sample, "samples", "", kBits, 0, {}});
+  RecordBuilder b(PERF_RECORD_SAMPLE);
+  b.u64(77).u64(0xffffffff81004010).u32x2(10, 11).u64(5000).u32x2(1, 0);  // id, ip, pid/tid, time, cpu
+  b.u64(5).u64(static_cast<uint64_t>(PERF_CONTEXT_KERNEL)).u64(0xffffffff81004010).u64(0xffffffff81001234);
+  b.u64(static_cast<uint64_t>(PERF_CONTEXT_USER)).u64(0x401000);
+  ASSERT_TRUE(convert_.convert(b.done(), 0, identity_, *writer_, stream_));
+  constexpr uint64_t kFaultBits = kSampleIdBits | PERF_SAMPLE_IP | PERF_SAMPLE_ADDR | PERF_SAMPLE_CALLCHAIN;
+  convert_.add_event(78, EventMeta{Role::fault_minor, "faults", "", kFaultBits, 0, {}});
+  for (const uint64_t ip : {uint64_t{0xffffffff81baf6b0}, uint64_t{0x402000}}) {
+    RecordBuilder f(PERF_RECORD_SAMPLE);
+    f.u64(78).u64(ip).u32x2(10, 11).u64(5001).u64(0x7f0000001000).u32x2(1, 0);  // id, ip, pid/tid, time, addr, cpu
+    f.u64(2).u64(static_cast<uint64_t>(PERF_CONTEXT_USER)).u64(0x402000);
+    ASSERT_TRUE(convert_.convert(f.done(), 0, identity_, *writer_, stream_));
+  }
+  const std::unordered_set<uint64_t> expected{0xffffffff81004010, 0xffffffff81001234, 0xffffffff81baf6b0};
+  EXPECT_EQ(convert_.kernel_addresses(), expected);
+  EXPECT_EQ(finish().size(), 3u);
 }
 
 TEST(SyscallNames, KnowsTheCommonOnes) {

@@ -288,6 +288,66 @@ void expect_samples_in_spin_here(const std::string& binary, const std::string& e
   EXPECT_TRUE(mapped) << "the program's own mapping, to symbolize against";
 }
 
+// The kernel functions a recording's samples ran in are named in the trace
+// (KernelSymbol, from /proc/kallsyms at its end) where kallsyms shows its
+// addresses: every kernel frame of every sample is held by one of them,
+// each is the symbol kallsyms has at its address, and the report's kernel
+// profile names them.
+TEST(KernelRecord, KernelFramesOfSamplesAreNamedFromKallsyms) {
+  SKIP_WITHOUT_PERF();
+  std::map<uint64_t, std::string> kallsyms;  // text symbols, by address
+  {
+    std::ifstream in("/proc/kallsyms");
+    std::string line;
+    while (std::getline(in, line)) {
+      std::istringstream words(line);
+      std::string address, type, name;
+      if (!(words >> address >> type >> name) || type.size() != 1 || std::string("tTwW").find(type[0]) == std::string::npos)
+        continue;
+      const uint64_t a = std::strtoull(address.c_str(), nullptr, 16);
+      if (a != 0) kallsyms.emplace(a, name);
+    }
+  }
+  const std::string path = trace_path("kernel-symbols");
+  // Reading /dev/zero keeps the CPU in the kernel, clearing read()'s buffer.
+  const Process p = run(kSpoor + " record --no-preload -o " + path +
+                        " --kernel=samples --sample-hz 1000 -- dd if=/dev/zero of=/dev/null bs=1M count=1500");
+  ASSERT_EQ(p.status, 0) << p.err;
+  const Recording r = read_trace(path);
+  std::map<uint64_t, std::string> named;
+  for (const KernelEvent& e : r.kernel)
+    if (e.name == "KernelSymbol") named.emplace(e.u("address"), e.s("name"));
+  if (kallsyms.empty()) {
+    EXPECT_TRUE(named.empty()) << "kallsyms hides its addresses here: nothing to name";
+    GTEST_SKIP() << "/proc/kallsyms shows no addresses here (kptr_restrict)";
+  }
+  size_t kernel_frames = 0;
+  for (const KernelEvent& e : r.kernel) {
+    if (e.name != "CpuSample") continue;
+    const std::string& chain = e.strings.at("kernel_callchain");
+    for (size_t at = 0; at + 8 <= chain.size(); at += 8) {
+      uint64_t ip = 0;
+      std::memcpy(&ip, chain.data() + at, 8);
+      ++kernel_frames;
+      auto held = named.upper_bound(ip);
+      ASSERT_NE(held, named.begin()) << std::hex << ip << " is named by no KernelSymbol";
+      --held;
+      auto truth = kallsyms.upper_bound(ip);
+      ASSERT_NE(truth, kallsyms.begin());
+      --truth;
+      EXPECT_EQ(held->first, truth->first) << std::hex << ip;
+    }
+  }
+  ASSERT_GT(kernel_frames, 0u) << "dd's samples in the kernel: " << p.err;
+  for (const auto& [address, name] : named) {
+    auto it = kallsyms.find(address);
+    ASSERT_NE(it, kallsyms.end()) << name;
+  }
+  const Process report = run(kSpoor + " report --kernel " + path);
+  ASSERT_EQ(report.status, 0) << report.err;
+  EXPECT_NE(report.out.find(" [kernel]"), std::string::npos) << report.out;
+}
+
 TEST(KernelRecord, SamplesWithoutFramePointersCarryRegistersAndStack) {
   SKIP_WITHOUT_PERF();
   expect_samples_in_spin_here(SPOOR_SPIN, "--kernel=samples");

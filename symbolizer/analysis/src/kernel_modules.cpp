@@ -125,9 +125,15 @@ StackKey KernelModules::unwind(const reader::Event& e, const KnownEvent& k, Imag
   if (!r.stop_reason.empty()) ++sum.stops[masked(r.stop_reason)];
   if (r.stack_copy_short) ++sum.stack_copy_short;
   sum.largest_stack_copy = std::max<uint64_t>(sum.largest_stack_copy, s.stack.size());
-  if (r.pcs.empty()) return 0;
-  std::string bytes(r.pcs.size() * 8, '\0');
-  std::memcpy(bytes.data(), r.pcs.data(), bytes.size());
+  // The kernel's frames first (innermost first, as the sample was taken
+  // in the kernel), then the user stack: a profile shows the time a read()
+  // spent copying under read().
+  const std::span<const uint8_t> kernel_chain = field_blob(e, k, f::kKKernelCallchain);
+  const size_t kernel_frames = kernel_chain.size() / 8;
+  if (r.pcs.empty() && kernel_frames == 0) return 0;
+  std::string bytes((kernel_frames + r.pcs.size()) * 8, '\0');
+  if (kernel_frames > 0) std::memcpy(bytes.data(), kernel_chain.data(), kernel_frames * 8);
+  if (!r.pcs.empty()) std::memcpy(bytes.data() + kernel_frames * 8, r.pcs.data(), r.pcs.size() * 8);
   auto [it, inserted] = u.ids.try_emplace(std::move(bytes), kUnwoundStackIdBase + static_cast<uint32_t>(u.ids.size()));
   const StackKey key = stack_key(image, it->second);
   if (inserted)

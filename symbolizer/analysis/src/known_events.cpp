@@ -100,6 +100,7 @@ const KindSpec kSpecs[] = {
      {"cpu", "pid", "dev", "sector", "bytes", "rwbs", "issue"}},
     {"Spoor.Kernel", "Session", EventKind::kernel_session, {"sample_hz", "sample_event", "sources"}},
     {"Spoor.Kernel", "BlockDevice", EventKind::kernel_block_device, {"dev", "name"}},
+    {"Spoor.Kernel", "KernelSymbol", EventKind::kernel_symbol, {"address", "name", "module"}},
 };
 
 #undef SPOOR_IO_FIELDS

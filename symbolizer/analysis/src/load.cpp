@@ -320,6 +320,10 @@ class Loader {
       case EventKind::kernel_mmap:
         kernel_.mmap(e, k, current_image(process, e.time_ns));
         return;
+      case EventKind::kernel_symbol:
+        m_.kernel_symbols.push_back({field_u64(e, k, f::kKSymbolAddress), std::string(field_str(e, k, f::kKSymbolName)),
+                                     std::string(field_str(e, k, f::kKSymbolModule))});
+        return;
       case EventKind::kernel_comm: return kernel_comm(e, k, process);
       case EventKind::kernel_fork: return kernel_fork(e, k, process);
       case EventKind::kernel_exit: {
@@ -470,6 +474,8 @@ class Loader {
         if (!m_.threads[t].ended) m_.threads[t].end_ns = std::max(m_.threads[t].end_ns, p.end_ns);
     }
     kernel_.finish();
+    std::stable_sort(m_.kernel_symbols.begin(), m_.kernel_symbols.end(),
+                     [](const KernelSymbolEntry& a, const KernelSymbolEntry& b) { return a.address < b.address; });
     TraceHealth& h = m_.health;
     if (trace_.damage()) h.damage.push_back(*trace_.damage());
     h.damage.insert(h.damage.end(), events.damages().begin(), events.damages().end());

@@ -1,5 +1,8 @@
 #include "spoor/analysis/model.h"
 
+#include <algorithm>
+#include <iterator>
+
 namespace spoor::analysis {
 
 const Module* Image::module_at(uint64_t address, int64_t time_ns) const {
@@ -30,6 +33,12 @@ StackFrames TraceModel::keep_frames(std::span<const uint8_t> frames) {
   const size_t at = chunk.size();
   chunk.insert(chunk.end(), frames.begin(), frames.end());  // within capacity: no move
   return StackFrames{std::span<const uint8_t>(chunk.data() + at, frames.size())};
+}
+
+const KernelSymbolEntry* TraceModel::kernel_symbol_at(uint64_t address) const {
+  auto it = std::upper_bound(kernel_symbols.begin(), kernel_symbols.end(), address,
+                             [](uint64_t a, const KernelSymbolEntry& s) { return a < s.address; });
+  return it == kernel_symbols.begin() ? nullptr : &*std::prev(it);
 }
 
 const ProcessInfo* TraceModel::process(uint32_t pid) const {

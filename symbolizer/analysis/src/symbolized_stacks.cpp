@@ -89,9 +89,24 @@ struct SymbolizedStacks::State {
   void append(ImageIndex image, uint64_t address, bool return_address, std::vector<Frame>& out) {
     // A return address points past its call: the call is at address - 1.
     const uint64_t lookup = return_address && address > 0 ? address - 1 : address;
-    const Module* mod = image < model.images.size() ? model.images[image].module_at(lookup) : nullptr;
     Frame base;
     base.address = address;
+    if (is_kernel_address(address)) {
+      // Named when the recorder wrote the kernel's symbols, with where the
+      // function lives ("[kernel]", or a module's "[ext4]") in the name: the
+      // kernel has its own memcpy and memset, which a profile must not add
+      // to libc's.
+      if (const KernelSymbolEntry* k = model.kernel_symbol_at(lookup)) {
+        base.module = "[" + (k->module.empty() ? std::string("kernel") : k->module) + "]";
+        base.function = k->name + " " + base.module;
+        base.module_offset = address;
+        base.has_symbol_offset = true;
+        base.symbol_offset = address - k->address;
+      }
+      out.push_back(std::move(base));
+      return;
+    }
+    const Module* mod = image < model.images.size() ? model.images[image].module_at(lookup) : nullptr;
     if (mod == nullptr) {
       // A JIT's code: named by the runtime's perf map, when it wrote one.
       if (const PerfMap* map = perf_map_of(image))
@@ -156,6 +171,26 @@ void collapse_tracer_frames(std::vector<Frame>& frames) {
                frames.end());
 }
 
+// A kernel sample's kernel frames, in a trace that does not name them
+// (recorded before KernelSymbol, or where kallsyms hid its addresses): one
+// "[kernel]" frame, so the time shows as the kernel's, under the call that
+// entered it, and not as a column of addresses.
+void collapse_unnamed_kernel_frames(std::vector<Frame>& frames) {
+  auto unnamed_kernel = [](const Frame& f) { return is_kernel_address(f.address) && f.function.empty(); };
+  std::vector<Frame> out;
+  out.reserve(frames.size());
+  for (Frame& f : frames) {
+    if (!unnamed_kernel(f)) {
+      out.push_back(std::move(f));
+      continue;
+    }
+    if (!out.empty() && out.back().function == kUnnamedKernelFrame && is_kernel_address(out.back().address)) continue;
+    f.function = std::string(kUnnamedKernelFrame);
+    out.push_back(std::move(f));
+  }
+  frames = std::move(out);
+}
+
 }  // namespace
 
 std::vector<Frame> SymbolizedStacks::State::symbolize(StackKey key, StackUse use) {
@@ -164,6 +199,7 @@ std::vector<Frame> SymbolizedStacks::State::symbolize(StackKey key, StackUse use
   if (stack == nullptr) return out;
   for (size_t i = 0; i < stack->size(); ++i) append(stack_image(key), (*stack)[i], !(i == 0 && use == StackUse::sample), out);
   collapse_tracer_frames(out);
+  collapse_unnamed_kernel_frames(out);
   return out;
 }
 

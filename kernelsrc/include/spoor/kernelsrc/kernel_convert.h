@@ -10,6 +10,7 @@
 #include <functional>
 #include <map>
 #include <string>
+#include <unordered_set>
 #include <vector>
 
 #include "spoor/kernelsrc/attr_plan.h"
@@ -59,6 +60,11 @@ class KernelConvert {
 
   uint64_t corrupt() const { return corrupt_; }
 
+  // Every kernel address converted so far: the kernel frames of CPU
+  // samples and the kernel instructions page faults hit, each once
+  // (kernel_symbols.h names them at the end).
+  const std::unordered_set<uint64_t>& kernel_addresses() const { return kernel_addresses_; }
+
  private:
   bool sample(const EventMeta& m, Bytes record, TraceWriter& w, KernelStream& out,
               const std::function<uint64_t(uint64_t)>& ticks);
@@ -85,6 +91,7 @@ class KernelConvert {
   OnMmap on_mmap_;
   uint64_t corrupt_ = 0;
   std::vector<uint64_t> user_, kernel_;  // callchain scratch
+  std::unordered_set<uint64_t> kernel_addresses_;
 };
 
 // The name of x86-64 (this build's) syscall `nr`, or "" when unknown.

@@ -76,6 +76,14 @@ SPOOR_KERNEL_EVENT(kSession, (EventInfo{.name = "Session", .id = 14}), FieldU32{
 // one per device the machine has then. Traces before it have none: their
 // readers show devices as major:minor.
 SPOOR_KERNEL_EVENT(kBlockDevice, (EventInfo{.name = "BlockDevice", .id = 15}), FieldU32{"dev"}, Field<Str>{"name"});
+// A kernel function the recording saw (kernel_symbols.h): its start
+// address, name and module ("" for the kernel image), from /proc/kallsyms
+// at the recording's end, once per function that holds a kernel frame of a
+// CpuSample's kernel_callchain or a PageFault's ip. Traces before it, and
+// machines whose kallsyms hides addresses, have none: their readers show
+// kernel addresses as they are.
+SPOOR_KERNEL_EVENT(kKernelSymbol, (EventInfo{.name = "KernelSymbol", .id = 16}), FieldU64{"address"},
+                   Field<Str>{"name"}, Field<Str>{"module"});
 
 #undef SPOOR_KERNEL_EVENT
 

@@ -72,8 +72,10 @@ class KernelSession {
   void drain(TraceWriter& writer, const TickConversion& clock);
   // Writes the open packets (the recorder does every 250 ms, as for its rings).
   void flush(TraceWriter& writer);
-  // Last drain (everything held too), then the streams' ends with their
-  // lost counts.
+  // Last drain (everything held too), the names of the kernel functions
+  // the recording saw (KernelSymbol: /proc/kallsyms read once, ~35 ms
+  // here, only when a kernel address was seen), then the streams' ends
+  // with their lost counts.
   void end(TraceWriter& writer, const TickConversion& clock);
 
   KernelTotals totals() const;
@@ -81,6 +83,7 @@ class KernelSession {
  private:
   // Converts what is stamped at or before up_to_ns (CLOCK_MONOTONIC).
   void drain_up_to(TraceWriter& writer, const TickConversion& clock, uint64_t up_to_ns, uint64_t now_ns);
+  void write_kernel_symbols(TraceWriter& writer, const TickConversion& clock);
 
   struct State;
   std::unique_ptr<State> state_;

@@ -41,10 +41,11 @@ enum class EventKind : uint8_t {
   kernel_comm, kernel_fork, kernel_exit, kernel_lost,
   // Spoor.Kernel, machine-wide (privileged): tasks named by kernel pid (a tid)
   kernel_sched_switch, kernel_sched_waking, kernel_block,
-  // Spoor.Kernel: the recording's settings, once; the block devices' names
-  kernel_session, kernel_block_device,  // kernel_block_device: keep last
+  // Spoor.Kernel: the recording's settings, once; the block devices' names;
+  // the kernel functions it saw
+  kernel_session, kernel_block_device, kernel_symbol,  // kernel_symbol: keep last
 };
-inline constexpr size_t kEventKindCount = static_cast<size_t>(EventKind::kernel_block_device) + 1;
+inline constexpr size_t kEventKindCount = static_cast<size_t>(EventKind::kernel_symbol) + 1;
 
 // Field slots: the i-th name of the kind's field list (known_events.cpp),
 // e.g. for heap_alloc 0 = ptr, 1 = size, 2 = stack.
@@ -139,6 +140,8 @@ inline constexpr int kKBlockCpu = 0, kKBlockPid = 1, kKDev = 2, kKSector = 3, kK
 inline constexpr int kKSessionHz = 0, kKSessionEvent = 1, kKSessionSources = 2;
 // kernel_block_device: dev, name
 inline constexpr int kKDeviceDev = 0, kKDeviceName = 1;
+// kernel_symbol: address, name, module
+inline constexpr int kKSymbolAddress = 0, kKSymbolName = 1, kKSymbolModule = 2;
 }  // namespace field
 
 // The field at `slot` as an unsigned number: unsigned and signed integers

@@ -191,6 +191,19 @@ struct KernelUnwindSummary {
 // above the preload's per-process counters, so the keys never collide.
 inline constexpr uint32_t kUnwoundStackIdBase = 0x80000000u;
 
+// A kernel function the recorder named (Spoor.Kernel KernelSymbol, from
+// /proc/kallsyms at the recording's end): it holds the addresses from its
+// start to the next one's.
+struct KernelSymbolEntry {
+  uint64_t address = 0;
+  std::string name;
+  std::string module;  // "" for the kernel image
+};
+
+// Kernel addresses are the top half of the address space (x86-64,
+// aarch64, riscv64 alike); user space never reaches them.
+inline bool is_kernel_address(uint64_t address) { return (address >> 63) != 0; }
+
 struct TraceModel {
   std::vector<ProcessInfo> processes;  // PROCESS block order, then first seen
   std::vector<Image> images;
@@ -217,6 +230,8 @@ struct TraceModel {
   // not say (sampling off, or a trace older than the event).
   uint32_t sample_hz = 0;
   KernelUnwindSummary kernel_unwind;
+  // Sorted by address; empty for a trace that names none.
+  std::vector<KernelSymbolEntry> kernel_symbols;
   // The bytes behind `stacks`: Stack events' frames copied out of the
   // trace (whose expanded blocks come and go while it is read) and the
   // unwound stacks of kernel samples. Chunks that never grow past their
@@ -231,6 +246,8 @@ struct TraceModel {
   const StackFrames* stack(StackKey key) const;
   // The module holding `address` in the image of `key`, or nullptr.
   const Module* module_of(StackKey key, uint64_t address) const;
+  // The kernel function holding `address`, or nullptr.
+  const KernelSymbolEntry* kernel_symbol_at(uint64_t address) const;
 
   // Built while loading.
   std::unordered_map<uint32_t, ProcessIndex> process_by_pid;

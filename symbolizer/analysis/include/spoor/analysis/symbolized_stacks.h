@@ -2,7 +2,9 @@
 // through the symbolizer (spoor/symbolizer/symbolizer.h), inline frames
 // expanded, memoized per stack. An address the symbolizer cannot name
 // shows as `module+0xoffset` (the offset is the ELF file address), or as
-// the raw address when no module holds it: it never disappears.
+// the raw address when no module holds it: it never disappears. A kernel
+// address is named by the trace's KernelSymbol events (module "[kernel]"
+// or "[module]"); a stack's unnamed kernel frames are one "[kernel]".
 #ifndef SPOOR_ANALYSIS_SYMBOLIZED_STACKS_H
 #define SPOOR_ANALYSIS_SYMBOLIZED_STACKS_H
 
@@ -41,6 +43,10 @@ struct Frame {
 // The one frame that stands for the preloaded library's own innermost
 // frames (the time a sample shows spent recording an event).
 inline constexpr std::string_view kTracerFrameName = "[spoor: recording the event]";
+
+// The one frame that stands for a stack's kernel frames where the trace
+// does not name kernel functions (no KernelSymbol events).
+inline constexpr std::string_view kUnnamedKernelFrame = "[kernel]";
 
 // How a stack was captured. A sampled stack's first frame is the
 // interrupted instruction itself; every other frame is a return address,
