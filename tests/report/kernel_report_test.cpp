@@ -97,6 +97,39 @@ TEST(KernelReport, FaultsTakenInTheKernelAreNamedByTheCallThatGotThemThere) {
   std::remove(path.c_str());
 }
 
+// With the kernel's functions named in the trace (KernelSymbol), a fault
+// taken in the kernel for a call names both: the kernel function and the
+// call; one with no user frame, the kernel function alone.
+TEST(KernelReport, FaultsTakenInTheKernelNameTheKernelFunctionWhereTheTraceHasIt) {
+  spoor::testing::KernelTrace t;
+  t.process(100, 1, "prog", {"prog"});
+  t.module_load(100, 1, 0x400000, 0x400000, 0x10000, "/nonexistent/prog");
+  for (uint64_t i = 0; i < 3; ++i)
+    t.page_fault(100, 100, 5100 + i, 0x7f0000001000 + i * 4096, 0xffffffff81baf6b0, false, {0x403031});
+  t.page_fault(100, 100, 5150, 0x7f0000009000, 0xffffffff81c00010, false, {0x403031});  // another kernel function
+  t.page_fault(100, 100, 5200, 0x7f0000100000, 0xffffffff81baf6c0, false);              // no user frame
+  t.kernel_symbol(9000, 0xffffffff81baf600, "_copy_to_iter");
+  t.kernel_symbol(9000, 0xffffffff81c00000, "clear_user_erms");
+  t.tick(100, 100, 10000);
+  const std::string path = spoor::test::temp_path("kernel-faults-named.spoor");
+  const spoor::testing::Bytes b = t.bytes();
+  std::ofstream(path, std::ios::binary).write(reinterpret_cast<const char*>(b.data()), static_cast<std::streamsize>(b.size()));
+  const Process p = run(kSpoor + " report --kernel --format json " + path);
+  ASSERT_EQ(p.status, 0) << p.err;
+  const json functions = json::parse(p.out)["kernel"]["faults"]["top_functions"];
+  ASSERT_EQ(functions.size(), 3u) << functions.dump(1);
+  EXPECT_EQ(functions[0]["function"], "_copy_to_iter [kernel] under prog+0x3031");
+  EXPECT_EQ(functions[0]["minor"], 3u);
+  bool other = false, bare = false;
+  for (const json& f : functions) {
+    other |= f["function"] == "clear_user_erms [kernel] under prog+0x3031" && f["minor"] == 1u;
+    bare |= f["function"] == "_copy_to_iter [kernel]" && f["minor"] == 1u;
+  }
+  EXPECT_TRUE(other) << functions.dump(1);
+  EXPECT_TRUE(bare) << functions.dump(1);
+  std::remove(path.c_str());
+}
+
 TEST(KernelReport, SectionHasTheKnownSwitchFaultAndSyscallFigures) {
   const std::string path = kernel_trace_file("kernel-report.spoor");
   const Process p = run(kSpoor + " report --kernel --format json " + path);

@@ -87,10 +87,12 @@ void KernelAnalysis::on_event(const reader::Event& e, const EventContext& c) {
           in_kernel = true;
         }
       }
-      FaultSite& site = sites_[{c.image, site_ip, in_kernel}];
+      const uint64_t kernel_ip = in_kernel ? ip : 0;
+      FaultSite& site = sites_[{c.image, site_ip, in_kernel, kernel_ip}];
       site.image = c.image;
       site.ip = site_ip;
       site.in_kernel = in_kernel;
+      site.kernel_ip = kernel_ip;
       ++(major ? site.major : site.minor);
       return;
     }
