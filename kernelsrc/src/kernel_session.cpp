@@ -345,9 +345,9 @@ void KernelSession::drain_up_to(TraceWriter& writer, const TickConversion& clock
 void KernelSession::write_kernel_symbols(TraceWriter& writer, const TickConversion& clock) {
   const std::unordered_set<uint64_t>& seen = state_->convert.kernel_addresses();
   if (seen.empty() || !state_->session_stream) return;
-  const std::vector<KernelSymbol> table = read_kallsyms();
+  const std::string kallsyms = read_kallsyms();
   const uint64_t at = clock.ticks(monotonic_ns());
-  for (const KernelSymbol& k : symbols_holding(table, std::vector<uint64_t>(seen.begin(), seen.end())))
+  for (const KernelSymbol& k : kernel_symbols_holding(kallsyms, std::vector<uint64_t>(seen.begin(), seen.end())))
     state_->session_stream->append(writer, kKernelSymbol, at, k.address, Str(k.name.data(), k.name.size()),
                                    Str(k.module.data(), k.module.size()));
 }

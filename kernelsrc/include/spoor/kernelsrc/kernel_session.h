@@ -73,7 +73,7 @@ class KernelSession {
   // Writes the open packets (the recorder does every 250 ms, as for its rings).
   void flush(TraceWriter& writer);
   // Last drain (everything held too), the names of the kernel functions
-  // the recording saw (KernelSymbol: /proc/kallsyms read once, ~35 ms
+  // the recording saw (KernelSymbol: /proc/kallsyms read once, ~60 ms
   // here, only when a kernel address was seen), then the streams' ends
   // with their lost counts.
   void end(TraceWriter& writer, const TickConversion& clock);
