@@ -4,6 +4,7 @@
 #include <linux/perf_event.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -13,14 +14,15 @@
 #include <ctime>
 #include <fstream>
 #include <functional>
+#include <future>
 #include <limits>
 #include <set>
 
 #include "spoor/kernelsrc/block_devices.h"
 #include "spoor/kernelsrc/kernel_convert.h"
-#include "spoor/kernelsrc/kernel_symbols.h"
 #include "spoor/kernelsrc/kernel_events.h"
 #include "spoor/kernelsrc/kernel_stream.h"
+#include "spoor/kernelsrc/kernel_symbols.h"
 #include "spoor/kernelsrc/perf_ring.h"
 #include "spoor/kernelsrc/proc_maps.h"
 #include "spoor/kernelsrc/time_order.h"
@@ -160,6 +162,11 @@ struct KernelSession::State {
   // reader's merge: other CPUs' later switches were read first, and
   // off-CPU times came out negative.
   std::unique_ptr<KernelStream> session_stream;
+  // /proc/kallsyms, read while the program runs where samples or faults
+  // can see the kernel (~60 ms here: at the end it was the whole wait
+  // after a short program), on a thread at nice 19 so that it takes idle
+  // CPU; invalid where they cannot.
+  std::future<std::string> kallsyms;
 
   ~State() {
     for (CpuRing& c : cpus)
@@ -236,6 +243,12 @@ bool KernelSession::open(const PlanOptions& requested, pid_t pid, uint32_t ncpus
         s->sources += (s->sources.empty() ? "" : ",") + e.source;
       meta.sample_type = attr.sample_type;
       meta.regs_mask = attr.sample_regs_user;
+      const bool sees_kernel = e.role == Role::cpu_sample || e.role == Role::fault_minor || e.role == Role::fault_major;
+      if (sees_kernel && !attr.exclude_kernel && !s->kallsyms.valid())
+        s->kallsyms = std::async(std::launch::async, [] {
+          (void)setpriority(PRIO_PROCESS, static_cast<id_t>(syscall(SYS_gettid)), 19);
+          return read_kallsyms();
+        });
       for (auto& [cpu, fd] : opened) {
         s->fds.push_back(fd);
         CpuRing& ring = s->cpus[cpu];
@@ -340,12 +353,14 @@ void KernelSession::drain_up_to(TraceWriter& writer, const TickConversion& clock
   }
 }
 
-// The kernel functions the recording saw, named now: kallsyms is this
-// machine's, and a module loaded later may take an address over.
+// The kernel functions the recording saw, named from the kallsyms read
+// while it ran (this machine's: a report elsewhere could not). A module
+// loaded after the read is not in it: its addresses take the name of the
+// symbol below them, as in a perf report whose kallsyms is older.
 void KernelSession::write_kernel_symbols(TraceWriter& writer, const TickConversion& clock) {
   const std::unordered_set<uint64_t>& seen = state_->convert.kernel_addresses();
   if (seen.empty() || !state_->session_stream) return;
-  const std::string kallsyms = read_kallsyms();
+  const std::string kallsyms = state_->kallsyms.valid() ? state_->kallsyms.get() : read_kallsyms();
   const uint64_t at = clock.ticks(monotonic_ns());
   for (const KernelSymbol& k : kernel_symbols_holding(kallsyms, std::vector<uint64_t>(seen.begin(), seen.end())))
     state_->session_stream->append(writer, kKernelSymbol, at, k.address, Str(k.name.data(), k.name.size()),

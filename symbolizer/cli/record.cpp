@@ -300,10 +300,12 @@ options:
                           with arguments and return values; "syscalls"
                           alone: all), sched and block (machine-wide
                           sched_switch/sched_waking and block requests:
-                          root or CAP_PERFMON). Events: Spoor.Kernel, on
-                          the same timeline as the program's. What this
-                          machine does not allow is said on stderr, with
-                          what would enable it
+                          root or CAP_PERFMON; so are kernel stacks in
+                          samples, whose functions the end of the
+                          recording names from /proc/kallsyms). Events:
+                          Spoor.Kernel, on the same timeline as the
+                          program's. What this machine does not allow is
+                          said on stderr, with what would enable it
   --kernel-all            every kernel source this machine allows
   --kernel-stack-size N   user stack bytes copied per kernel CPU sample,
                           0-65528 (default 32768 as root or with
