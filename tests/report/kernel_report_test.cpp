@@ -31,6 +31,23 @@ const std::string kSpoor = SPOOR_TOOL;
 // preempted 100 ns, three minor faults, two reads (one fails); thread 101:
 // blocked 1000 ns, one major fault, one write. 7 samples lost; 3 samples
 // with the kernel's callchain.
+// `t` written to a temporary file named `name`; its path.
+std::string written(spoor::testing::KernelTrace& t, const std::string& name) {
+  const std::string path = spoor::test::temp_path(name);
+  const spoor::testing::Bytes b = t.bytes();
+  std::ofstream(path, std::ios::binary).write(reinterpret_cast<const char*>(b.data()), static_cast<std::streamsize>(b.size()));
+  return path;
+}
+
+// The "functions where page faults hit" rows of `spoor report --kernel
+// --format json` for the trace at `path`.
+json fault_functions(const std::string& path) {
+  const Process p = run(kSpoor + " report --kernel --format json " + path);
+  EXPECT_EQ(p.status, 0) << p.err;
+  if (p.status != 0) return json::array();
+  return json::parse(p.out)["kernel"]["faults"]["top_functions"];
+}
+
 std::string kernel_trace_file(const std::string& name) {
   spoor::testing::KernelTrace t;
   t.process(100, 1, "prog", {"prog"});
@@ -50,10 +67,7 @@ std::string kernel_trace_file(const std::string& name) {
   t.klost(8100, "samples", 7);
   for (uint64_t i = 0; i < 3; ++i) t.cpu_sample(100, 100, 9000 + i, 0x401010, 0, {}, {}, {0x401010, 0x402020, 0x403030});
   t.tick(100, 100, 10000);
-  const std::string path = spoor::test::temp_path(name);
-  const spoor::testing::Bytes b = t.bytes();
-  std::ofstream(path, std::ios::binary).write(reinterpret_cast<const char*>(b.data()), static_cast<std::streamsize>(b.size()));
-  return path;
+  return written(t, name);
 }
 
 const json* thread_of(const json& threads, uint32_t tid) {
@@ -76,12 +90,8 @@ TEST(KernelReport, FaultsTakenInTheKernelAreNamedByTheCallThatGotThemThere) {
   t.page_fault(100, 100, 5200, 0x7f0000100000, kKernelCopy, false);  // no user frame: left as it is
   t.page_fault(100, 100, 5300, 0x7f0000200000, 0x401010, false);
   t.tick(100, 100, 10000);
-  const std::string path = spoor::test::temp_path("kernel-faults-in-kernel.spoor");
-  const spoor::testing::Bytes b = t.bytes();
-  std::ofstream(path, std::ios::binary).write(reinterpret_cast<const char*>(b.data()), static_cast<std::streamsize>(b.size()));
-  const Process p = run(kSpoor + " report --kernel --format json " + path);
-  ASSERT_EQ(p.status, 0) << p.err;
-  const json functions = json::parse(p.out)["kernel"]["faults"]["top_functions"];
+  const std::string path = written(t, "kernel-faults-in-kernel.spoor");
+  const json functions = fault_functions(path);
   ASSERT_EQ(functions.size(), 3u) << functions.dump(1);
   EXPECT_EQ(functions[0]["function"], "[kernel] under prog+0x3031") << "the call site, by its return address";
   EXPECT_EQ(functions[0]["minor"], 2u);
@@ -111,12 +121,8 @@ TEST(KernelReport, FaultsTakenInTheKernelNameTheKernelFunctionWhereTheTraceHasIt
   t.kernel_symbol(9000, 0xffffffff81baf600, "_copy_to_iter");
   t.kernel_symbol(9000, 0xffffffff81c00000, "clear_user_erms");
   t.tick(100, 100, 10000);
-  const std::string path = spoor::test::temp_path("kernel-faults-named.spoor");
-  const spoor::testing::Bytes b = t.bytes();
-  std::ofstream(path, std::ios::binary).write(reinterpret_cast<const char*>(b.data()), static_cast<std::streamsize>(b.size()));
-  const Process p = run(kSpoor + " report --kernel --format json " + path);
-  ASSERT_EQ(p.status, 0) << p.err;
-  const json functions = json::parse(p.out)["kernel"]["faults"]["top_functions"];
+  const std::string path = written(t, "kernel-faults-named.spoor");
+  const json functions = fault_functions(path);
   ASSERT_EQ(functions.size(), 3u) << functions.dump(1);
   EXPECT_EQ(functions[0]["function"], "_copy_to_iter [kernel] under prog+0x3031");
   EXPECT_EQ(functions[0]["minor"], 3u);
