@@ -565,7 +565,8 @@ json kernel_json(const Context& c) {
   const uint64_t samples = u.dwarf + u.frame_pointer + u.pc_only;
   json sj = {{"samples", samples}, {"source", "kernel"},
              {"unwound", {{"dwarf", u.dwarf}, {"frame_pointer", u.frame_pointer}, {"pc_only", u.pc_only},
-                          {"frames", u.frames}}}};
+                          {"frames", u.frames}}},
+             {"in_kernel", u.in_kernel}};
   json stops = json::array();
   for (const auto& [reason, n] : u.stops) stops.push_back({{"reason", reason}, {"count", n}});
   sj["stops"] = std::move(stops);

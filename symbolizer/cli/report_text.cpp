@@ -663,6 +663,9 @@ void print_kernel(const json& k, std::string& out) {
              ms_text(static_cast<int64_t>(cpu.value("cpu_ms", 0.0) * 1e6)) + " in all\n";
     else if (!cpu.value("sample_hz_recorded", false))
       out += "    CPU time per sample unknown: the trace does not say the sampler's rate (recorded before spoor wrote it)\n";
+    if (const uint64_t in_kernel = cpu.value("in_kernel", uint64_t{0}); in_kernel > 0)
+      out += "    " + count_text(in_kernel) + " (" + percent_text(in_kernel, u(cpu, "samples")) +
+             ") taken in the kernel, " + count_text(u(cpu, "samples") - in_kernel) + " in user space\n";
     for (const json& s : cpu["stops"])
       out += "    " + count_text(u(s, "count")) + " stopped early: " + str(s, "reason") + "\n";
     out += stack_copy_hint(cpu);

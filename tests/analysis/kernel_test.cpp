@@ -215,6 +215,7 @@ TEST(Kernel, KernelFramesAreNamedByTheTracesKernelSymbols) {
   an::KernelAnalysis k;
   Loaded l = load(t, {&kernel, &k});
   ASSERT_EQ(l.model.kernel_symbols.size(), 3u);
+  EXPECT_EQ(l.model.kernel_unwind.in_kernel, 4u) << "the samples with kernel frames";
   an::SymbolizedStacks symbols(l.model);
   const an::CpuProfile p = kernel.profile(symbols);
   ASSERT_GE(p.functions.size(), 3u);

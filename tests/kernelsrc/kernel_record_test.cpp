@@ -348,6 +348,7 @@ TEST(KernelRecord, KernelFramesOfSamplesAreNamedFromKallsyms) {
   const Process report = run(kSpoor + " report --kernel " + path);
   ASSERT_EQ(report.status, 0) << report.err;
   EXPECT_NE(report.out.find(" [kernel]"), std::string::npos) << report.out;
+  EXPECT_NE(report.out.find(") taken in the kernel, "), std::string::npos) << report.out;
 }
 
 TEST(KernelRecord, SamplesWithoutFramePointersCarryRegistersAndStack) {

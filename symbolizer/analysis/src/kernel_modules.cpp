@@ -130,6 +130,7 @@ StackKey KernelModules::unwind(const reader::Event& e, const KnownEvent& k, Imag
   // spent copying under read().
   const std::span<const uint8_t> kernel_chain = field_blob(e, k, f::kKKernelCallchain);
   const size_t kernel_frames = kernel_chain.size() / 8;
+  if (kernel_frames > 0) ++sum.in_kernel;
   if (r.pcs.empty() && kernel_frames == 0) return 0;
   std::string bytes((kernel_frames + r.pcs.size()) * 8, '\0');
   if (kernel_frames > 0) std::memcpy(bytes.data(), kernel_chain.data(), kernel_frames * 8);

@@ -175,6 +175,7 @@ struct KernelUnwindSummary {
   uint64_t frame_pointer = 0;  // by the kernel's frame-pointer callchain
   uint64_t pc_only = 0;        // nothing to unwind: the sampled pc alone
   uint64_t frames = 0;         // over every sample
+  uint64_t in_kernel = 0;      // samples taken in the kernel (with kernel frames)
   // Why DWARF walks stopped before the outermost frame, addresses masked
   // ("the stack copy (N bytes from sp 0x…) ends before the caller's frame at 0x…: …"), with how often.
   std::map<std::string, uint64_t> stops;
@@ -192,7 +193,7 @@ struct KernelUnwindSummary {
 inline constexpr uint32_t kUnwoundStackIdBase = 0x80000000u;
 
 // A kernel function the recorder named (Spoor.Kernel KernelSymbol, from
-// /proc/kallsyms at the recording's end): it holds the addresses from its
+// /proc/kallsyms, read while it recorded): it holds the addresses from its
 // start to the next one's.
 struct KernelSymbolEntry {
   uint64_t address = 0;
