@@ -1276,17 +1276,19 @@ TEST(Record, AProcessWhoseCapturesAreAllCutStillLoadsLibdw) {
 // The unwind rules a recording built are kept for the next one
 // (preload/record/rule_cache_file.h): a later recording's cat finds its
 // rules and never maps libdw. --no-rule-cache neither reads nor writes the
-// file; a damaged file is ignored and replaced. (Which rules a run builds
-// varies by a few, with where its CPU samples land: one later recording of
-// two that finds them all shows the rules were kept; without them every
-// recording maps libdw.)
+// file; a damaged file is ignored and replaced. Recorded without CPU
+// samples: a sample needs the rule of whatever instruction it interrupts,
+// so which rules a run builds varied by a few with where its samples
+// landed, and a later cat now and then needed one no earlier run built.
+// (One later recording of two that finds them all shows the rules were
+// kept; without them every recording maps libdw.)
 TEST(Record, UnwindRulesAreKeptForTheNextRecording) {
   const std::string dir = spoor::test::temp_path("rule-cache");
   std::filesystem::remove_all(dir);
   const std::string cache = dir + "/cache/unwind-rules";
   const std::string with_cache = "SPOOR_RULE_CACHE=" + cache + " ";
   auto maps_libdw = [&](const std::string& env, const std::string& options) {
-    const Process r = run(env + kSpoor + " record " + options + " -o " + trace_path("rule-cache") +
+    const Process r = run(env + kSpoor + " record --sample-hz 0 " + options + " -o " + trace_path("rule-cache") +
                           " -- cat /proc/self/maps");
     EXPECT_EQ(r.status, 0) << r.err;
     EXPECT_NE(r.out.find("libspoor-preload"), std::string::npos) << "cat is traced\n" << r.out;
