@@ -96,6 +96,12 @@ struct KeptRule {
 };
 static_assert(sizeof(KeptRule) == 24);
 
+// The order kept rules are written in (record/rule_cache_file.cpp) and
+// searched in (shim/shared_rule_store.cpp): by module, then offset.
+inline bool kept_rule_before(const KeptRule& a, const KeptRule& b) {
+  return a.module != b.module ? a.module < b.module : a.offset < b.offset;
+}
+
 inline constexpr size_t shared_rules_bytes() {
   return sizeof(SharedRulesHeader) + (size_t{1} << kSharedRuleSlotsLog2) * sizeof(SharedRuleSlot);
 }

@@ -41,7 +41,7 @@ uint64_t checksum(const Entry* entries, size_t count) {
   return h;
 }
 
-bool before(const Entry& a, const Entry& b) { return a.module != b.module ? a.module < b.module : a.offset < b.offset; }
+constexpr auto before = preload::kept_rule_before;
 
 // Where the store's slots end and its kept rules begin, from the start
 // of the memfd.

@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 
 #include "../shared_rules.h"
@@ -100,14 +101,9 @@ void publish_shared_rule(uint64_t module, uint64_t offset, uint64_t rule) {
 
 uint64_t find_kept_rule(uint64_t module, uint64_t offset) {
   if (g_slots.load(std::memory_order_acquire) == nullptr || g_kept == nullptr) return 0;
-  uint64_t lo = 0, hi = g_kept_count;  // the first entry not before (module, offset) is in [lo, hi]
-  while (lo < hi) {
-    const uint64_t mid = lo + (hi - lo) / 2;
-    const KeptRule& k = g_kept[mid];
-    if (k.module < module || (k.module == module && k.offset < offset)) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo < g_kept_count && g_kept[lo].module == module && g_kept[lo].offset == offset ? g_kept[lo].rule : 0;
+  const KeptRule* const end = g_kept + g_kept_count;
+  const KeptRule* const at = std::lower_bound(g_kept, end, KeptRule{module, offset, 0}, kept_rule_before);
+  return at != end && at->module == module && at->offset == offset ? at->rule : 0;
 }
 
 }  // namespace spoor::preload

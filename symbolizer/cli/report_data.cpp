@@ -522,17 +522,17 @@ json kernel_json(const Context& c) {
   for (const an::FaultSite& s : k.fault_sites()) {
     // A site in the kernel is the call that got it there: its ip is a
     // return address (after the syscall instruction), so looked up as one.
-    const std::vector<an::Frame> frames = c.in.symbols->frames_at(s.image, s.ip, s.in_kernel);
+    const std::vector<an::Frame> frames = c.in.symbols->frames_at(s.image, s.ip, s.in_kernel());
     const an::Frame& f = frames.back();  // the function that owns the instruction
     const an::Frame& inner = frames.front();
     // The kernel's function too, where the trace names it ("_copy_to_iter
     // [kernel] under __GI___libc_read").
     std::string kernel = "[kernel]";
-    if (s.in_kernel)
+    if (s.in_kernel())
       if (const std::vector<an::Frame> named = c.in.symbols->frames_at(s.image, s.kernel_ip, false);
           !named.empty() && !named.front().function.empty())
         kernel = named.front().function;
-    const std::string function = (s.in_kernel ? kernel + " under " : "") + f.function_or_location();
+    const std::string function = (s.in_kernel() ? kernel + " under " : "") + f.function_or_location();
     auto [it, inserted] = index.try_emplace(function, by_function.size());
     if (inserted) {
       by_function.push_back({function,

@@ -74,24 +74,21 @@ void KernelAnalysis::on_event(const reader::Event& e, const EventContext& c) {
       ++(major ? major_ : minor_);
       const uint64_t ip = field_u64(e, k, f::kKFaultIp);
       faults_.push_back({c.thread, c.image, e.time_ns, field_u64(e, k, f::kKFaultAddress), ip, major});
-      // Kernel addresses have the top bit set (x86-64, AArch64); so do
-      // the callchain's context markers, never a user frame.
-      uint64_t site_ip = ip;
-      bool in_kernel = false;
-      if (ip >> 63) {
+      // The callchain's context markers are kernel addresses too, never a
+      // user frame.
+      uint64_t site_ip = ip, kernel_ip = 0;
+      if (is_kernel_address(ip)) {
         const std::span<const uint8_t> chain = field_blob(e, k, f::kKFaultCallchain);
         uint64_t user = 0;
         if (chain.size() >= 8) std::memcpy(&user, chain.data(), 8);
-        if (user != 0 && (user >> 63) == 0) {
+        if (user != 0 && !is_kernel_address(user)) {
           site_ip = user;
-          in_kernel = true;
+          kernel_ip = ip;
         }
       }
-      const uint64_t kernel_ip = in_kernel ? ip : 0;
-      FaultSite& site = sites_[{c.image, site_ip, in_kernel, kernel_ip}];
+      FaultSite& site = sites_[{c.image, site_ip, kernel_ip}];
       site.image = c.image;
       site.ip = site_ip;
-      site.in_kernel = in_kernel;
       site.kernel_ip = kernel_ip;
       ++(major ? site.major : site.minor);
       return;

@@ -63,13 +63,13 @@ struct PageFaultEvent {
 // touching user memory for a system call (read() copying into its buffer)
 // has the kernel's instruction, which only a trace with KernelSymbol
 // events names: its site is the user-space instruction that made the call,
-// the fault's callchain's first frame, with in_kernel set (and the kernel's
-// instruction beside it).
+// the fault's callchain's first frame, with the kernel's instruction
+// beside it (kernel_ip).
 struct FaultSite {
   ImageIndex image = kNone;
   uint64_t ip = 0;
-  bool in_kernel = false;
-  uint64_t kernel_ip = 0;  // with in_kernel: the kernel's instruction (KernelSymbol may name it)
+  uint64_t kernel_ip = 0;  // a fault in the kernel: its instruction (KernelSymbol may name it); else 0
+  bool in_kernel() const { return kernel_ip != 0; }
   uint64_t minor = 0;
   uint64_t major = 0;
 };
@@ -144,7 +144,7 @@ class KernelAnalysis final : public EventVisitor {
   std::unordered_map<ThreadIndex, PerThread> per_thread_;
   std::vector<OffCpuInterval> off_cpu_;
   std::vector<PageFaultEvent> faults_;
-  std::map<std::tuple<ImageIndex, uint64_t, bool, uint64_t>, FaultSite> sites_;  // (image, ip, in_kernel, kernel_ip)
+  std::map<std::tuple<ImageIndex, uint64_t, uint64_t>, FaultSite> sites_;  // (image, ip, kernel_ip)
   std::vector<SyscallStats> syscalls_;
   std::unordered_map<uint32_t, uint32_t> syscall_by_nr_;
   std::vector<SyscallInterval> syscall_intervals_;
