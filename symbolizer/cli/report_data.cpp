@@ -139,9 +139,10 @@ json process_json(const Context& c, const an::ProcessInfo& p) {
     j["exit"] = {{"time_ns", c.rel(p.end->time_ns)}, {"exit_code", p.end->exit_code},
                  {"signal", p.end->signal}, {"core_dumped", p.end->core_dumped}};
     if (p.end->signal != 0) j["exit"]["signal_name"] = signal_name(p.end->signal);
-    j["ended"] = p.end->signal != 0
-                     ? "killed by " + signal_name(p.end->signal) + (p.end->core_dumped ? " (core dumped)" : "")
-                     : "exit " + std::to_string(p.end->exit_code);
+    if (!p.end->how_known) j["exit"]["exit_code"] = nullptr;
+    j["ended"] = !p.end->how_known    ? "ended"
+                 : p.end->signal != 0 ? "killed by " + signal_name(p.end->signal) + (p.end->core_dumped ? " (core dumped)" : "")
+                                      : "exit " + std::to_string(p.end->exit_code);
   } else {
     j["exit"] = nullptr;
     j["ended"] = "no exit recorded";
@@ -150,7 +151,7 @@ json process_json(const Context& c, const an::ProcessInfo& p) {
   json images = json::array();
   for (an::ImageIndex i : p.images) {
     const an::Image& im = m.images[i];
-    images.push_back({{"exec_count", im.exec_count}, {"exe", im.exe}, {"cwd", im.cwd},
+    images.push_back({{"exec_count", im.exec_count}, {"exe", im.exe}, {"comm", im.comm}, {"cwd", im.cwd},
                       {"command_line", joined(im.command_line)}, {"modules", distinct_files(im.modules)},
                       {"start_ns", c.rel(im.start_ns)}, {"end_ns", c.rel(im.end_ns)}});
   }

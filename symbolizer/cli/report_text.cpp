@@ -149,6 +149,14 @@ std::string thread_name_text(const json& th) {
   return image.empty() ? name : name + " (" + image + ")";
 }
 
+// What an image ran: its command line, else its executable, else the
+// kernel's name for it (a recording without the preload knows only that).
+std::string image_named(const json& image) {
+  for (const char* key : {"command_line", "exe", "comm"})
+    if (!str(image, key).empty()) return str(image, key);
+  return "";
+}
+
 // What a process was started as: its first image's command line when it
 // execs (the row's exec notes then list the images that followed, each with
 // its own), else the process's.
@@ -188,7 +196,7 @@ void print_processes(const json& procs, std::string& out) {
     const json& images = p["images"];
     for (size_t i = 1; i < images.size(); ++i)
       t.note("exec #" + std::to_string(u(images[i], "exec_count")) + " at " + ms_text(i64(images[i], "start_ns")) + ": " +
-             clipped(str(images[i], "command_line").empty() ? str(images[i], "exe") : str(images[i], "command_line"), 90));
+             clipped(image_named(images[i]), 90));
     if (p.contains("exec_failures"))
       for (const json& f : p["exec_failures"]) t.note("exec failed: " + f.get<std::string>());
     if (p.contains("untraceable_exec")) t.note("exec not traced: " + str(p, "untraceable_exec"));

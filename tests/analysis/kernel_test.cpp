@@ -290,6 +290,65 @@ TEST(Kernel, MmapRecordsAreTheModulesWithoutPreload) {
   EXPECT_EQ(prof.functions[0].function, "kernel_test_marker");
 }
 
+// Without the preload only the kernel sees a child end: its main thread's
+// Exit record, with exit_group's status where syscalls were recorded (a
+// waiting parent's low 8 bits), "how unknown" where not. A thread's exit
+// ends no process; an ending the recorder reaped keeps its own word.
+TEST(Kernel, AProcessOnlyTheKernelSawEndEndsWithItsExitGroupStatus) {
+  KernelTrace t;
+  t.comm(700, 700, 5, "parent", true);
+  t.kfork(701, 701, 10, 700, 700);
+  t.syscall_enter(701, 701, 20, 231, "exit_group", {0x1ff});
+  t.kexit(701, 701, 21);
+  t.kfork(702, 702, 30, 700, 700);
+  t.kfork(702, 703, 35, 702, 702);
+  t.kexit(702, 703, 38);  // a thread of 702
+  t.kexit(702, 702, 40);  // killed: no exit_group
+  t.kfork(704, 704, 50, 700, 700);
+  t.tick(704, 704, 55);
+  Loaded l = load(t);
+  const an::ProcessInfo* exited = l.model.process(701);
+  ASSERT_NE(exited, nullptr);
+  ASSERT_TRUE(exited->end.has_value());
+  EXPECT_TRUE(exited->end->how_known);
+  EXPECT_EQ(exited->end->exit_code, 0xff);
+  EXPECT_EQ(exited->end->time_ns, 21);
+  const an::ProcessInfo* killed = l.model.process(702);
+  ASSERT_NE(killed, nullptr);
+  ASSERT_TRUE(killed->end.has_value());
+  EXPECT_FALSE(killed->end->how_known);
+  EXPECT_EQ(killed->end->time_ns, 40) << "the main thread's exit, not the other thread's";
+  const an::ProcessInfo* running = l.model.process(704);
+  ASSERT_NE(running, nullptr);
+  EXPECT_FALSE(running->end.has_value()) << "no Exit record: no end";
+  EXPECT_FALSE(l.model.process(700)->end.has_value());
+}
+
+// An exec only the kernel saw names its image by the Comm record, and by
+// the first mapped file whose name begins with it: the program, not its
+// interpreter. A script's interpreter, mapped under another name, is not
+// taken for it.
+TEST(Kernel, AnImageOnlyTheKernelSawIsNamedByItsCommAndItsProgramsFile) {
+  KernelTrace t;
+  t.comm(800, 800, 5, "a-very-long-pro", true);  // comm: 15 bytes of the file's name
+  t.mmap(800, 6, 0x400000, 0x1000, 0, 5, "/opt/bin/a-very-long-program-name");
+  t.mmap(800, 7, 0x7f0000000000, 0x1000, 0, 5, "/lib64/ld-linux-x86-64.so.2");
+  t.kfork(801, 801, 10, 800, 800);
+  t.comm(801, 801, 11, "myscript.sh", true);
+  t.mmap(801, 12, 0x500000, 0x1000, 0, 5, "/usr/bin/dash");
+  Loaded l = load(t);
+  const an::ProcessInfo* p = l.model.process(800);
+  ASSERT_NE(p, nullptr);
+  const an::Image& program = l.model.images[p->images.back()];
+  EXPECT_EQ(program.comm, "a-very-long-pro");
+  EXPECT_EQ(program.exe, "/opt/bin/a-very-long-program-name");
+  const an::ProcessInfo* script = l.model.process(801);
+  ASSERT_NE(script, nullptr);
+  const an::Image& ran = l.model.images[script->images.back()];
+  EXPECT_EQ(ran.comm, "myscript.sh");
+  EXPECT_EQ(ran.exe, "") << "dash is the script's interpreter, not a file of its name";
+}
+
 TEST(Kernel, ForkedProcessKeepsItsParentsModules) {
   KernelTrace t;
   t.mmap(300, 10, 0x400000, 0x1000, 0, 5, "/nonexistent/prog");

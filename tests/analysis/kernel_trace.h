@@ -99,8 +99,11 @@ class KernelTrace : public SpoorTrace {
     syscall_enter(pid, tid, enter, nr, name);
     syscall_exit(pid, tid, exit, nr, name, ret);
   }
-  void syscall_enter(uint32_t pid, uint32_t tid, uint64_t t, uint32_t nr, const std::string& name) {
-    kadd(t, K(kKSyscallEnter, t).u32(pid).u32(tid).u32(0).u32(nr).string(name).blob(Bytes(48, 0)));
+  void syscall_enter(uint32_t pid, uint32_t tid, uint64_t t, uint32_t nr, const std::string& name,
+                     const std::vector<uint64_t>& args = {}) {
+    Bytes raw(48, 0);
+    for (size_t i = 0; i < args.size() && i < 6; ++i) std::memcpy(raw.data() + 8 * i, &args[i], 8);
+    kadd(t, K(kKSyscallEnter, t).u32(pid).u32(tid).u32(0).u32(nr).string(name).blob(raw));
   }
   void syscall_exit(uint32_t pid, uint32_t tid, uint64_t t, uint32_t nr, const std::string& name, int64_t ret) {
     kadd(t, K(kKSyscallExit, t).u32(pid).u32(tid).u32(0).u32(nr).string(name).i64(ret));

@@ -10,6 +10,8 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -340,6 +342,38 @@ TEST(KernelRecord, SamplesOfAProgramWithoutFramePointersUnwindToMain) {
     EXPECT_GE(k["switches"]["blocked"].get<uint64_t>(), 1u) << "its sleep";
     std::filesystem::remove(path);
   }
+}
+
+// A --no-preload recording: the children's endings and programs come from
+// the kernel alone. exit_group's status where syscalls were recorded,
+// "ended" where the process left none (killed); an exec is named by the
+// program's file.
+TEST(KernelRecord, ChildrenWithoutThePreloadEndWithTheirExitGroupStatus) {
+  if (const std::string why = perf_unavailable(); !why.empty()) GTEST_SKIP() << why;
+  const std::string path = spoor::test::temp_path("kernel-exits.spoor");
+  const Process rec = run(kSpoor + " record --no-preload --kernel=syscalls:exit_group -o " + path +
+                          " -- sh -c '/bin/true; sh -c \"exit 7\"; sh -c \"kill -9 \\$\\$\"; exit 3'");
+  ASSERT_EQ(rec.status, 3) << rec.err;
+  if (rec.err.find("unavailable") != std::string::npos) GTEST_SKIP() << rec.err;
+  const Process p = run(kSpoor + " report --format json " + path);
+  ASSERT_EQ(p.status, 0) << p.err;
+  // Each process: what its last image ran, how it ended.
+  std::vector<std::pair<std::string, std::string>> ended;
+  const json report = json::parse(p.out);
+  for (const json& proc : report["processes"]) {
+    const json& last = proc["images"].back();
+    ended.emplace_back(last["exe"].get<std::string>().empty() ? last["comm"].get<std::string>() : last["exe"].get<std::string>(),
+                       proc["ended"].get<std::string>());
+  }
+  auto count = [&](const std::string& name, const std::string& how) {
+    return std::count(ended.begin(), ended.end(), std::make_pair(name, how));
+  };
+  EXPECT_EQ(count("/usr/bin/true", "exit 0"), 1) << "named by its file: " << p.out;
+  EXPECT_EQ(count("sh", "exit 7"), 1) << p.out;
+  EXPECT_EQ(count("sh", "ended"), 1) << "the killed shell: " << p.out;
+  EXPECT_EQ(count("sh", "exit 3"), 1) << "the program, as the recorder reaped it: " << p.out;
+  EXPECT_EQ(ended.size(), 4u) << p.out;
+  std::filesystem::remove(path);
 }
 
 // A stack copy of 8 bytes is too short for every caller: the report says

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cstring>
 #include <map>
 
 #include "kernel_modules.h"
@@ -317,9 +318,12 @@ class Loader {
         if (key != 0) m_.stacks[key] = m_.keep_frames(field_blob(e, k, f::kFrames));
         return;
       }
-      case EventKind::kernel_mmap:
-        kernel_.mmap(e, k, current_image(process, e.time_ns));
+      case EventKind::kernel_mmap: {
+        const ImageIndex image = current_image(process, e.time_ns);
+        kernel_.mmap(e, k, image);
+        kernel_exe(m_.images[image], field_str(e, k, f::kKMmapPath));
         return;
+      }
       case EventKind::kernel_symbol:
         m_.kernel_symbols.push_back({field_u64(e, k, f::kKSymbolAddress), std::string(field_str(e, k, f::kKSymbolName)),
                                      std::string(field_str(e, k, f::kKSymbolModule))});
@@ -333,6 +337,18 @@ class Loader {
           th.ended = true;
           th.end_ns = e.time_ns;
         }
+        ProcessInfo& p = m_.processes[process];
+        if (tid == p.pid) p.kernel_exit_ns = e.time_ns;
+        return;
+      }
+      case EventKind::kernel_syscall_enter: {
+        // exit_group's status: how a process ended when nothing else says.
+        if (field_str(e, k, f::kKSyscallName) != "exit_group") return;
+        const auto args = field_blob(e, k, f::kKSyscallArgs);
+        uint64_t status = 0;
+        if (args.size() < sizeof status) return;
+        std::memcpy(&status, args.data(), sizeof status);
+        m_.processes[process].exit_group_status = static_cast<int32_t>(status & 0xff);
         return;
       }
       default:
@@ -351,11 +367,22 @@ class Loader {
       const Image& im = m_.images[current];
       if (im.started || !im.modules.empty()) new_image(process, im.exec_count + 1, e.time_ns);
       if (p.name.empty() || !p.recorder) p.name = comm;
+      m_.images[current_image(process, e.time_ns)].comm = comm;
     }
     const auto tid = static_cast<uint32_t>(field_u64(e, k, f::kKernelTid));
     ThreadInfo& th = m_.threads[thread_of(process, tid, e.time_ns)];
     if (!comm.empty() && (th.names.empty() || th.names.back() != comm)) th.names.emplace_back(comm);
     if (p.name.empty()) p.name = comm;
+  }
+
+  // An image that only the kernel describes (no ProcessStart) takes as
+  // its exe the first mapped file whose name its comm begins: the program
+  // the exec loaded, before its interpreter and libraries. A script keeps
+  // none (the kernel maps its interpreter, under another name).
+  static void kernel_exe(Image& im, std::string_view path) {
+    if (im.started || !im.exe.empty() || im.comm.empty() || path.empty() || path.front() != '/') return;
+    const std::string_view file = path.substr(path.rfind('/') + 1);
+    if (file.substr(0, im.comm.size()) == im.comm) im.exe = path;
   }
 
   // A new process (pid != parent_pid) starts with its parent's mappings,
@@ -454,6 +481,16 @@ class Loader {
 
   void finish(const reader::EventReader& events) {
     end_commands();
+    // Only the kernel saw these end: a process without the preload.
+    for (ProcessInfo& p : m_.processes) {
+      if (p.end || p.kernel_exit_ns == kNeverNs) continue;
+      ProcessEnd end;
+      end.time_ns = p.kernel_exit_ns;
+      end.exit_code = p.exit_group_status.value_or(0);
+      end.how_known = p.exit_group_status.has_value();
+      end.by_itself = true;
+      p.end = end;
+    }
     // An exec that neither failed nor brought a traced image: the new
     // program ran without reaching the recorder (in another network
     // namespace its abstract socket is out of sight, and a program that

@@ -122,7 +122,7 @@ inline constexpr int kKOut = 3, kKPreempted = 4;
 // kernel_fault: pid, tid, cpu, address, ip, major, callchain
 inline constexpr int kKFaultAddress = 3, kKFaultIp = 4, kKMajor = 5, kKFaultCallchain = 6;
 // kernel_syscall_enter: pid, tid, cpu, nr, name, args; kernel_syscall_exit: pid, tid, cpu, nr, name, ret
-inline constexpr int kKNr = 3, kKSyscallName = 4, kKRet = 5;
+inline constexpr int kKNr = 3, kKSyscallName = 4, kKSyscallArgs = 5, kKRet = 5;
 // kernel_mmap: pid, tid, start, length, pgoff, prot, flags, path, build_id
 inline constexpr int kKMmapStart = 2, kKMmapLength = 3, kKPgoff = 4, kKProt = 5, kKMmapFlags = 6, kKMmapPath = 7,
                      kKMmapBuildId = 8;

@@ -75,6 +75,11 @@ struct Image {
   // the blocks and images of a pid do not pair up one to one, only the
   // last image has one (the last block) and exe says what the others ran.
   std::vector<std::string> command_line;
+  // The kernel's name for the program at the exec that started this image
+  // (a Comm record of --kernel: the file name, cut to 15 bytes); "" when
+  // none came. With --no-preload it is all that names an image; exe is
+  // then the first mapped file whose name it begins, when one is.
+  std::string comm;
   int64_t start_ns = 0;
   int64_t end_ns = 0;
   std::vector<Module> modules;  // in load order
@@ -92,6 +97,10 @@ struct ProcessEnd {
   uint8_t signal = 0;
   bool core_dumped = false;
   bool by_itself = false;  // only the process's own word so far (no reaper's)
+  // False when only the kernel saw it end (the Exit record of its main
+  // thread, --kernel without the preload) and no exit_group call of it
+  // was recorded: ended, how unknown (exit_code and signal are 0).
+  bool how_known = true;
 };
 
 struct ProcessInfo {
@@ -107,6 +116,11 @@ struct ProcessInfo {
   int64_t start_ns = kNeverNs;            // first event or ProcessStart
   int64_t end_ns = 0;                     // ProcessExit, else its last event
   std::optional<ProcessEnd> end;
+  // What --kernel recorded of its end, used when nothing else tells it:
+  // its main thread's Exit record, and the status its exit_group call
+  // passed (the low 8 bits, as a waiting parent sees them).
+  int64_t kernel_exit_ns = kNeverNs;
+  std::optional<int32_t> exit_group_status;
   uint64_t events = 0;
   // The recorder's own process ("spoor record"): it writes the ProcessExit
   // events of the processes it reaps and nothing else.
