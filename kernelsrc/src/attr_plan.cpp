@@ -9,15 +9,16 @@ namespace spoor::kernelsrc {
 namespace {
 
 // What every event shares: disabled until the program execs (then on for
-// it and, through inherit, every thread and process it starts), stamped on
-// CLOCK_MONOTONIC like the core's ticks, a sample_id trailer on side-band
-// records, and a wakeup at half a ring for a drainer that polls.
-perf_event_attr base_attr(const Privilege& p, uint32_t data_pages) {
+// it and, through inherit, every thread and process it starts; a process
+// attached to is on at once), stamped on CLOCK_MONOTONIC like the core's
+// ticks, a sample_id trailer on side-band records, and a wakeup at half a
+// ring for a drainer that polls.
+perf_event_attr base_attr(const Privilege& p, uint32_t data_pages, bool attach) {
   perf_event_attr a{};
   a.size = sizeof a;
-  a.disabled = 1;
+  a.disabled = attach ? 0 : 1;
   a.inherit = 1;
-  a.enable_on_exec = 1;
+  a.enable_on_exec = attach ? 0 : 1;
   a.use_clockid = 1;
   a.clockid = CLOCK_MONOTONIC;
   a.sample_id_all = 1;
@@ -80,7 +81,7 @@ AttrPlan plan_attrs(const PlanOptions& o, const TracepointLookup& lookup) {
   const uint32_t stack_pages = (o.stack_copy_bytes() + 4095) / 4096;
   plan.ring_data_pages = priv.perfmon ? std::max(512u, round_up_pow2(128 * stack_pages)) : 128;
   plan.ring_min_data_pages = std::min(plan.ring_data_pages, std::max(8u, round_up_pow2(2 * sample_ring_pages(o))));
-  const perf_event_attr base = base_attr(priv, plan.ring_data_pages);
+  const perf_event_attr base = base_attr(priv, plan.ring_data_pages, o.attach);
 
   // The side-band event is always there: the mappings, names, forks and
   // exits are what every other record is read against.

@@ -12,6 +12,7 @@
 #include <cerrno>
 #include <cstring>
 #include <ctime>
+#include <filesystem>
 #include <fstream>
 #include <functional>
 #include <future>
@@ -44,13 +45,18 @@ int read_int_file(const char* path, int fallback) {
 }
 
 // Why opening `e` failed, and what would make it work.
-std::string open_failure(const PlannedEvent& e, int err, const Privilege& p) {
+std::string open_failure(const PlannedEvent& e, int err, const Privilege& p, bool attach) {
   std::string what = e.source + (e.tracepoint.empty() ? "" : " (" + e.tracepoint + ")") + ": perf_event_open: " +
                      std::strerror(err);
   const int needed = e.machine_wide ? (e.tracepoint.empty() ? 0 : -1) : (e.attr.exclude_kernel ? 2 : 1);
   switch (err) {
     case EACCES:
     case EPERM:
+      // The kernel asks what ptrace would: a process of another user, or
+      // one that changed credentials (setuid), is not this user's to watch.
+      if (attach && !e.machine_wide && !p.perfmon)
+        return what + "; a process attached to must be this user's own and not setuid (or record as root or "
+                      "with CAP_PERFMON)";
       return what + "; " + paranoid_hint(p, needed);
     case ENOENT:
     case EOPNOTSUPP:
@@ -143,12 +149,17 @@ struct KernelSession::State {
   std::vector<int> fds;  // every fd opened (ring owners included)
   std::vector<CpuRing> cpus;
   KernelConvert convert;
-  // The mappings snapshot_maps() read, until the first drain writes them;
+  // What snapshot_maps() read of each process, until a drain writes it;
   // meanwhile, the (start, path) of every MMAP2 the kernel reported.
-  std::vector<Mapping> snapshot;
+  struct Snapshot {
+    uint32_t pid = 0;
+    uint64_t ticks = 0;
+    std::vector<Mapping> mappings;
+    std::vector<std::pair<uint32_t, std::string>> threads;  // (tid, comm) of a process attached to
+  };
+  std::vector<Snapshot> snapshots;
   std::set<std::pair<uint64_t, std::string>> kernel_mmaps;
-  uint64_t snapshot_ticks = 0;
-  uint32_t snapshot_pid = 0;
+  uint64_t first_snapshot_ticks = 0;
   // The Session event's fields, written at the first drain.
   uint32_t sample_hz = 0;
   std::string sample_event;
@@ -167,6 +178,31 @@ struct KernelSession::State {
   // after a short program), on a thread at nice 19 so that it takes idle
   // CPU; invalid where they cannot.
   std::future<std::string> kallsyms;
+  // The events opened for each task, to open for a thread found later.
+  struct PerTask {
+    perf_event_attr attr;
+    EventMeta meta;
+  };
+  std::vector<PerTask> per_task;
+  uint32_t ring_data_pages = 0, ring_min_data_pages = 0;
+
+  // Puts `fd` (an event on `cpu`) in the CPU's ring: the first one owns it.
+  // False (errno set) when the ring cannot be mapped; a ring it cannot
+  // share is said in `messages`, the recording goes on without it.
+  bool connect(int fd, uint32_t cpu, const EventMeta& meta, std::vector<std::string>& messages) {
+    fds.push_back(fd);
+    CpuRing& ring = cpus[cpu];
+    if (ring.fd < 0) {
+      if (!map_ring(ring, fd, ring_data_pages, ring_min_data_pages)) return false;
+    } else if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, ring.fd) != 0) {
+      messages.push_back("kernel: " + meta.source + " on CPU " + std::to_string(cpu) +
+                         ": cannot share the CPU's ring: " + std::strerror(errno));
+      return true;
+    }
+    uint64_t id = 0;
+    if (ioctl(fd, PERF_EVENT_IOC_ID, &id) == 0) convert.add_event(id, meta);
+    return true;
+  }
 
   ~State() {
     for (CpuRing& c : cpus)
@@ -181,6 +217,40 @@ KernelSession::~KernelSession() = default;
 bool KernelSession::opened() const { return state_ != nullptr; }
 
 bool KernelSession::open(const PlanOptions& requested, pid_t pid, uint32_t ncpus, std::string* error) {
+  return open_tasks(requested, {pid}, ncpus, error);
+}
+
+bool KernelSession::attach(const PlanOptions& requested, const std::vector<pid_t>& pids, uint32_t ncpus,
+                           std::string* error) {
+  PlanOptions options = requested;
+  options.attach = true;
+  std::set<pid_t> tasks;
+  for (const pid_t pid : pids) {
+    const std::vector<pid_t> threads = task_ids(pid);
+    if (threads.empty()) {
+      *error = "no process " + std::to_string(pid) + " (it is not running, or not visible from here)";
+      return false;
+    }
+    tasks.insert(threads.begin(), threads.end());
+  }
+  if (!open_tasks(options, std::vector<pid_t>(tasks.begin(), tasks.end()), ncpus, error)) return false;
+  // A thread started between the listing and the opening was started by
+  // one that had no events yet, so none were inherited: until a listing
+  // finds no new one (a program starting threads without pause could
+  // outrun a few rounds: the ones after that go unseen).
+  for (int round = 0; round < 8; ++round) {
+    std::vector<pid_t> fresh;
+    for (const pid_t pid : pids)
+      for (const pid_t tid : task_ids(pid))
+        if (tasks.insert(tid).second) fresh.push_back(tid);
+    if (fresh.empty()) break;
+    for (const pid_t tid : fresh) open_task(tid);
+  }
+  return true;
+}
+
+bool KernelSession::open_tasks(const PlanOptions& requested, const std::vector<pid_t>& tasks, uint32_t ncpus,
+                               std::string* error) {
   auto s = std::make_unique<State>();
   PlanOptions options = requested;
   options.privilege = s->privilege = current_privilege();
@@ -192,6 +262,8 @@ bool KernelSession::open(const PlanOptions& requested, pid_t pid, uint32_t ncpus
     for (const Unavailable& u : plan.unavailable) messages_.push_back("kernel: " + u.source + " unavailable: " + u.reason);
 
     s->cpus.resize(ncpus);
+    s->ring_data_pages = plan.ring_data_pages;
+    s->ring_min_data_pages = plan.ring_min_data_pages;
     for (const PlannedEvent& e : plan.events) {
       EventMeta meta;
       meta.role = e.role;
@@ -211,28 +283,35 @@ bool KernelSession::open(const PlanOptions& requested, pid_t pid, uint32_t ncpus
       perf_event_attr attr = e.attr;
       std::vector<std::pair<uint32_t, int>> opened;  // (cpu, fd)
       int failure = 0;
-      for (uint32_t cpu = 0; cpu < ncpus; ++cpu) {
-        int fd = perf_event_open(&attr, e.machine_wide ? -1 : pid, static_cast<int>(cpu));
-        if (fd < 0 && opened.empty() && e.fallback &&
-            std::find(e.fallback_errnos.begin(), e.fallback_errnos.end(), errno) != e.fallback_errnos.end()) {
-          attr = *e.fallback;
-          messages_.push_back("kernel: " + e.fallback_note);
-          fd = perf_event_open(&attr, e.machine_wide ? -1 : pid, static_cast<int>(cpu));
+      // A machine-wide event is opened once per CPU; the others for each
+      // task too. A task gone meanwhile (ESRCH) is skipped.
+      const std::vector<pid_t> targets = e.machine_wide ? std::vector<pid_t>{-1} : tasks;
+      for (const pid_t task : targets) {
+        for (uint32_t cpu = 0; cpu < ncpus && failure == 0; ++cpu) {
+          int fd = perf_event_open(&attr, task, static_cast<int>(cpu));
+          if (fd < 0 && opened.empty() && e.fallback &&
+              std::find(e.fallback_errnos.begin(), e.fallback_errnos.end(), errno) != e.fallback_errnos.end()) {
+            attr = *e.fallback;
+            messages_.push_back("kernel: " + e.fallback_note);
+            fd = perf_event_open(&attr, task, static_cast<int>(cpu));
+          }
+          if (fd < 0 && errno == ENODEV) continue;  // an offline CPU
+          if (fd < 0 && errno == ESRCH && options.attach) break;  // the thread ended
+          if (fd < 0) {
+            failure = errno;
+            break;
+          }
+          opened.emplace_back(cpu, fd);
         }
-        if (fd < 0 && errno == ENODEV) continue;  // an offline CPU
-        if (fd < 0) {
-          failure = errno;
-          break;
-        }
-        opened.emplace_back(cpu, fd);
+        if (failure != 0) break;
       }
       if (failure != 0) {
         for (auto& [cpu, fd] : opened) close(fd);
         if (e.role == Role::sideband) {
-          *error = "kernel sources unavailable: " + open_failure(e, failure, s->privilege);
+          *error = "kernel sources unavailable: " + open_failure(e, failure, s->privilege, options.attach);
           return false;
         }
-        messages_.push_back("kernel: " + e.source + " unavailable: " + open_failure(e, failure, s->privilege));
+        messages_.push_back("kernel: " + e.source + " unavailable: " + open_failure(e, failure, s->privilege, options.attach));
         continue;
       }
       if (e.role == Role::cpu_sample) {
@@ -250,39 +329,70 @@ bool KernelSession::open(const PlanOptions& requested, pid_t pid, uint32_t ncpus
           return read_kallsyms();
         });
       for (auto& [cpu, fd] : opened) {
-        s->fds.push_back(fd);
-        CpuRing& ring = s->cpus[cpu];
-        if (ring.fd < 0) {
-          if (!map_ring(ring, fd, plan.ring_data_pages, plan.ring_min_data_pages)) {
-            *error = "cannot map the kernel ring of CPU " + std::to_string(cpu) + ": " + std::strerror(errno) +
-                     " (locked memory: ulimit -l, sysctl kernel.perf_event_mlock_kb)";
-            return false;
-          }
-        } else if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, ring.fd) != 0) {
-          messages_.push_back("kernel: " + e.source + " on CPU " + std::to_string(cpu) +
-                              ": cannot share the CPU's ring: " + std::strerror(errno));
-          continue;
+        if (!s->connect(fd, cpu, meta, messages_)) {
+          *error = "cannot map the kernel ring of CPU " + std::to_string(cpu) + ": " + std::strerror(errno) +
+                   " (locked memory: ulimit -l, sysctl kernel.perf_event_mlock_kb)";
+          return false;
         }
-        uint64_t id = 0;
-        if (ioctl(fd, PERF_EVENT_IOC_ID, &id) == 0) s->convert.add_event(id, meta);
       }
+      if (!e.machine_wide) s->per_task.push_back({attr, meta});
     }
   }
   state_ = std::move(s);
   return true;
 }
 
-void KernelSession::snapshot_maps(pid_t pid, uint64_t ticks_now) {
+void KernelSession::open_task(pid_t tid) {
+  State& s = *state_;
+  for (const State::PerTask& e : s.per_task) {
+    perf_event_attr attr = e.attr;
+    for (uint32_t cpu = 0; cpu < s.cpus.size(); ++cpu) {
+      const int fd = perf_event_open(&attr, tid, static_cast<int>(cpu));
+      if (fd < 0) {
+        if (errno == ENODEV) continue;
+        if (errno != ESRCH)
+          messages_.push_back("kernel: " + e.meta.source + " for thread " + std::to_string(tid) + ": perf_event_open: " +
+                              std::strerror(errno));
+        break;
+      }
+      (void)s.connect(fd, cpu, e.meta, messages_);
+    }
+  }
+}
+
+std::vector<pid_t> task_ids(pid_t pid) {
+  std::vector<pid_t> ids;
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator("/proc/" + std::to_string(pid) + "/task", ec)) {
+    const std::string name = entry.path().filename().string();
+    char* end = nullptr;
+    const long id = std::strtol(name.c_str(), &end, 10);
+    if (end != name.c_str() && *end == '\0' && id > 0) ids.push_back(static_cast<pid_t>(id));
+  }
+  std::sort(ids.begin(), ids.end());
+  return ids;
+}
+
+void KernelSession::snapshot_maps(pid_t pid, uint64_t ticks_now, bool with_threads) {
   if (!state_) return;
-  state_->snapshot = executable_mappings(pid);
-  state_->snapshot_ticks = ticks_now;
-  state_->snapshot_pid = static_cast<uint32_t>(pid);
+  State::Snapshot snap;
+  snap.pid = static_cast<uint32_t>(pid);
+  snap.ticks = ticks_now;
+  snap.mappings = executable_mappings(pid);
+  if (with_threads)
+    for (const pid_t tid : task_ids(pid)) {
+      std::ifstream in("/proc/" + std::to_string(pid) + "/task/" + std::to_string(tid) + "/comm");
+      std::string comm;
+      if (std::getline(in, comm)) snap.threads.emplace_back(static_cast<uint32_t>(tid), comm);
+    }
+  if (state_->first_snapshot_ticks == 0) state_->first_snapshot_ticks = ticks_now;
   // The kernel's own MMAP2 records of them are in the rings (published
   // before this read), so the first drain still sees every one.
-  if (!state_->snapshot.empty()) {
+  if (!snap.mappings.empty()) {
     State* s = state_.get();
     s->convert.set_on_mmap([s](uint64_t start, std::string_view path) { s->kernel_mmaps.emplace(start, path); });
   }
+  state_->snapshots.push_back(std::move(snap));
 }
 
 uint32_t KernelSession::describe(TraceWriter& writer, uint32_t first_stream, uint32_t recorder_pid) {
@@ -310,7 +420,7 @@ void KernelSession::drain_up_to(TraceWriter& writer, const TickConversion& clock
   if (!s.session_written && s.session_stream) {
     // At the exec when snapshot_maps() saw it, so it comes before the
     // program's first record; else now.
-    const uint64_t at = s.snapshot_ticks != 0 ? s.snapshot_ticks : clock.ticks(now_ns);
+    const uint64_t at = s.first_snapshot_ticks != 0 ? s.first_snapshot_ticks : clock.ticks(now_ns);
     s.session_stream->append(writer, kSession, at, s.sample_hz, Str(s.sample_event.data(), s.sample_event.size()),
                              Str(s.sources.data(), s.sources.size()));
     // The devices' names beside it: the block records name devices by
@@ -339,15 +449,24 @@ void KernelSession::drain_up_to(TraceWriter& writer, const TickConversion& clock
   // MMAP2 records of them among those), then the MMAP2 records need no
   // more bookkeeping.
   const bool every_record = up_to_ns == kEveryRecord;
-  if (!s.snapshot.empty() && s.session_stream && (every_record || clock.ticks(up_to_ns) >= s.snapshot_ticks)) {
-    KernelStream& out = *s.session_stream;
-    for (const Mapping& m : s.snapshot) {
+  if (s.snapshots.empty() || !s.session_stream) return;
+  KernelStream& out = *s.session_stream;
+  auto due = [&](const State::Snapshot& snap) { return every_record || clock.ticks(up_to_ns) >= snap.ticks; };
+  for (const State::Snapshot& snap : s.snapshots) {
+    if (!due(snap)) continue;
+    // A process attached to: its threads' names, the kernel's Comm records
+    // as they would have come from its exec and renames.
+    for (const auto& [tid, comm] : snap.threads)
+      out.append(writer, kComm, snap.ticks, snap.pid, tid, Str(comm.data(), comm.size()), false);
+    for (const Mapping& m : snap.mappings) {
       if (s.kernel_mmaps.count({m.start, m.path})) continue;
       const std::vector<uint8_t> id = file_build_id(m.path);
-      out.append(writer, kMmap, s.snapshot_ticks, s.snapshot_pid, s.snapshot_pid, m.start, m.length, m.pgoff, m.prot,
-                 m.flags, Str(m.path.data(), m.path.size()), Blob{id.data(), static_cast<uint32_t>(id.size())});
+      out.append(writer, kMmap, snap.ticks, snap.pid, snap.pid, m.start, m.length, m.pgoff, m.prot, m.flags,
+                 Str(m.path.data(), m.path.size()), Blob{id.data(), static_cast<uint32_t>(id.size())});
     }
-    s.snapshot.clear();
+  }
+  std::erase_if(s.snapshots, due);
+  if (s.snapshots.empty()) {
     s.kernel_mmaps.clear();
     s.convert.set_on_mmap(nullptr);
   }

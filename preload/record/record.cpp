@@ -136,6 +136,12 @@ void on_interrupt(int sig, siginfo_t* info, void*) {
   else pass_to_program(sig);
 }
 
+// Attached to processes it did not start, spoor record stops at SIGINT,
+// SIGTERM or SIGHUP (Ctrl-C, timeout, a closing terminal) and leaves them
+// running: they are not its to signal.
+std::atomic<bool> g_stop_recording{false};
+void stop_recording(int) { g_stop_recording.store(true); }
+
 // The drain thread (the recorder's main thread, once the program is
 // started) runs at nice -5 where it may: a program whose threads keep
 // every CPU busy otherwise shares them evenly with the drain, and on a
@@ -249,6 +255,50 @@ class Recorder {
       }
     }
     return root_status_;
+  }
+
+  // A process attached to: its PROCESS block (name, parent, command line
+  // as /proc shows them now), as a traced process announces itself.
+  void describe_attached(pid_t pid) {
+    const std::string dir = "/proc/" + std::to_string(pid);
+    std::string comm, cmdline;
+    std::getline(std::ifstream(dir + "/comm"), comm);
+    std::ifstream in(dir + "/cmdline", std::ios::binary);
+    cmdline.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+    if (!cmdline.empty() && cmdline.back() == '\0') cmdline.pop_back();
+    writer_->process(static_cast<uint32_t>(pid), proc_stat(static_cast<uint32_t>(pid)).ppid, comm.c_str(),
+                     cmdline.data(), cmdline.size());
+  }
+
+  // Attached (spoor record --pid): drains the kernel's rings until every
+  // process attached to has ended, `seconds` have passed (0: no limit), or
+  // a signal stops the recording. Returns how many of them ended.
+  size_t run_attached(const std::vector<pid_t>& pids, double seconds) {
+    favour_the_drain();
+    std::vector<uint64_t> start_times;
+    for (const pid_t pid : pids) start_times.push_back(proc_stat(static_cast<uint32_t>(pid)).start_time);
+    const auto start = Clock::now();
+    auto last_flush = start;
+    size_t ended = 0;
+    for (;;) {
+      server_.poll(1, [](uint32_t, uint32_t) { return Reply{}; }, [](uint32_t) {});
+      drain_all(false);
+      const auto now = Clock::now();
+      if (now - last_flush >= std::chrono::milliseconds(250)) {
+        flush_ring(own_.ring());
+        kernel_.flush(*writer_);
+        last_flush = now;
+      }
+      ended = 0;
+      for (size_t i = 0; i < pids.size(); ++i) {
+        const ProcStat st = proc_stat(static_cast<uint32_t>(pids[i]));
+        ended += !st.running || st.start_time != start_times[i];
+      }
+      if (ended == pids.size() || g_stop_recording.load()) break;
+      if (seconds > 0 && std::chrono::duration<double>(now - start).count() >= seconds) break;
+    }
+    program_ended_ = Clock::now();
+    return ended;
   }
 
   // Drains everything that was committed, ends every stream, closes the file.
@@ -525,7 +575,62 @@ std::string find_preload_library() {
   return "";
 }
 
+namespace {
+
+// spoor record --pid: the kernel's sources for processes already running.
+bool run_attach(const RecordOptions& options, RecordResult* result, std::string* error) {
+  keep_freed_memory();
+  const long ncpu = sysconf(_SC_NPROCESSORS_CONF);
+  const uint32_t cpus = ncpu > 0 ? static_cast<uint32_t>(ncpu) : 1;
+  kernelsrc::KernelSession kernel;
+  Recorder recorder(options, cpus, kernel);
+  if (!recorder.start(error)) return false;
+  kernelsrc::PlanOptions plan;
+  plan.request = options.kernel;
+  plan.sample_hz = options.sample_hz;
+  plan.stack_bytes = options.kernel_stack_bytes;
+  // The mappings are read once the events are on (the kernel reports any
+  // made after that), and stamped before: the samples that come first
+  // find their modules.
+  const auto started = Clock::now();
+  const uint64_t before_open = spoor_port_ticks();
+  if (!kernel.attach(plan, options.attach_pids, cpus, error)) return false;
+  for (const std::string& m : kernel.messages()) std::fprintf(stderr, "spoor record: %s\n", m.c_str());
+  for (const pid_t pid : options.attach_pids) kernel.snapshot_maps(pid, before_open, true);
+  result->pid = options.attach_pids.front();
+  result->output_path = options.output_path.empty()
+                            ? "spoor-pid-" + std::to_string(options.attach_pids.front()) + ".spoor"
+                            : options.output_path;
+  if (!recorder.open_file(result->output_path, error)) return false;
+  for (const pid_t pid : options.attach_pids) recorder.describe_attached(pid);
+  if (options.output_path == "-") signal(SIGPIPE, SIG_IGN);
+  struct sigaction stop{}, old_int{}, old_term{}, old_hup{};
+  stop.sa_handler = stop_recording;
+  stop.sa_flags = SA_RESTART;
+  g_stop_recording.store(false);
+  sigaction(SIGINT, &stop, &old_int);
+  sigaction(SIGTERM, &stop, &old_term);
+  sigaction(SIGHUP, &stop, &old_hup);
+  const double drain_cpu_start = thread_cpu_seconds();
+  const size_t ended = recorder.run_attached(options.attach_pids, options.duration_seconds);
+  sigaction(SIGINT, &old_int, nullptr);
+  sigaction(SIGTERM, &old_term, nullptr);
+  sigaction(SIGHUP, &old_hup, nullptr);
+  if (!recorder.finish(result, error)) return false;
+  result->drain_cpu_seconds = thread_cpu_seconds() - drain_cpu_start;
+  result->attached_ended = ended;
+  result->how_it_ended = ended == options.attach_pids.size()     ? "ended"
+                         : g_stop_recording.load()                 ? "was still running when the recording was stopped"
+                                                                   : "was still running at the end of --duration";
+  result->seconds = std::chrono::duration<double>(Clock::now() - started).count();
+  result->program_seconds = std::chrono::duration<double>(recorder.program_ended() - started).count();
+  return true;
+}
+
+}  // namespace
+
 bool run_record(const RecordOptions& given, RecordResult* result, std::string* error) {
+  if (!given.attach_pids.empty()) return run_attach(given, result, error);
   if (given.command.empty()) {
     *error = "no command to record";
     return false;

@@ -5,6 +5,8 @@
 #ifndef SPOOR_PRELOAD_RECORD_H
 #define SPOOR_PRELOAD_RECORD_H
 
+#include <sys/types.h>
+
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -34,6 +36,11 @@ struct RecordOptions {
   bool no_preload = false;               // no shim: kernel sources only (static programs too)
   std::string perf_map_dir = "/tmp";    // where JIT runtimes write perf-PID.map (perf_map_copy.h)
   std::string rule_cache;                // unwind rules kept between recordings (rule_cache_file.h); "": none
+  // Processes already running to record instead of a command (--pid):
+  // kernel sources only, until they end, duration_seconds pass (0: no
+  // limit) or spoor record is interrupted.
+  std::vector<pid_t> attach_pids;
+  double duration_seconds = 0;
 };
 
 struct RecordResult {
@@ -71,6 +78,7 @@ struct RecordResult {
   // events were dropped by full rings).
   uint64_t handler_calls_lost = 0;
   uint64_t pre_attach_calls_lost = 0;  // of lost: allocations before attach, past the pre-attach log
+  size_t attached_ended = 0;  // of the processes attached to (--pid), how many ended while recorded
 };
 
 // Runs options.command to completion. Returns false with *error set when

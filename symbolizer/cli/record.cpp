@@ -1,5 +1,7 @@
 // spoor record: run a program under the preload shim and write its trace.
+#include <algorithm>
 #include <cstdio>
+#include <limits>
 #include <cstdlib>
 #include <unistd.h>
 #include <string>
@@ -69,6 +71,21 @@ std::string lost_reason(const record::RecordResult& r) {
   std::string text;
   for (const Cause* c : present) text += (text.empty() ? "" : "; ") + std::to_string(c->count) + " " + c->text;
   return " (" + text + ")";
+}
+
+// "1234" or "1234,5678" into `pids`; false when malformed.
+bool parse_pids(const std::string& text, std::vector<pid_t>& pids) {
+  size_t at = 0;
+  while (at <= text.size()) {
+    const size_t comma = std::min(text.find(',', at), text.size());
+    const std::string one = text.substr(at, comma - at);
+    char* end = nullptr;
+    const long pid = std::strtol(one.c_str(), &end, 10);
+    if (one.empty() || *end != '\0' || pid <= 0 || pid > std::numeric_limits<pid_t>::max()) return false;
+    pids.push_back(static_cast<pid_t>(pid));
+    at = comma + 1;
+  }
+  return !pids.empty();
 }
 
 std::string human_bytes(uint64_t b) {
@@ -160,12 +177,31 @@ int run_record_command(const std::vector<std::string>& words) {
       options.kernel_stack_bytes = static_cast<uint32_t>(n) & ~7u;
     } else if (w == "--no-preload") {
       options.no_preload = true;
+    } else if (w == "--pid") {
+      const std::string* v = value();
+      if (!v || !parse_pids(*v, options.attach_pids))
+        return usage_error("record", "--pid needs process IDs, like 1234 or 1234,5678");
+    } else if (w == "--duration") {
+      const std::string* v = value();
+      char* end = nullptr;
+      options.duration_seconds = v ? std::strtod(v->c_str(), &end) : 0;
+      if (!v || end == v->c_str() || *end != '\0' || !(options.duration_seconds > 0))
+        return usage_error("record", "--duration needs a number of seconds, like 10 or 0.5");
     } else {
       return usage_error("record", "unknown option '" + w + "'");
     }
   }
   options.command.assign(words.begin() + static_cast<long>(i), words.end());
-  if (options.command.empty()) return usage_error("record", "missing the command to run, as in: spoor record -- ./app");
+  if (!options.attach_pids.empty()) {
+    if (!options.command.empty())
+      return usage_error("record", "--pid records processes already running: give it no command");
+    // Nothing can be injected into a running process: the kernel's sources.
+    options.no_preload = true;
+  } else if (options.duration_seconds > 0) {
+    return usage_error("record", "--duration goes with --pid (a command is recorded until it ends)");
+  }
+  if (options.command.empty() && options.attach_pids.empty())
+    return usage_error("record", "missing the command to run, as in: spoor record -- ./app");
   if (!no_rule_cache) options.rule_cache = record::default_rule_cache_path();
   // Without the shim there is nothing but the kernel to record.
   if (options.no_preload && !options.kernel.any()) options.kernel.all = true;
@@ -176,9 +212,19 @@ int run_record_command(const std::vector<std::string>& words) {
     std::fprintf(stderr, "spoor record: %s\n", error.c_str());
     return 127;
   }
-  std::fprintf(stderr, "spoor record: '%s' (pid %d) %s after %.3f s; the trace was finished %.3f s later\n",
-               options.command[0].c_str(), r.pid, r.how_it_ended.c_str(), r.program_seconds,
-               r.seconds - r.program_seconds);
+  if (!options.attach_pids.empty()) {
+    std::string pids;
+    for (const pid_t pid : options.attach_pids) pids += (pids.empty() ? "" : ", ") + std::to_string(pid);
+    const bool one = options.attach_pids.size() == 1;
+    std::fprintf(stderr, "spoor record: recorded pid%s %s for %.3f s: %s%s; the trace was finished %.3f s later\n",
+                 one ? "" : "s", pids.c_str(), r.program_seconds,
+                 one ? "it " : (r.attached_ended == options.attach_pids.size() ? "all " : "some "),
+                 r.how_it_ended.c_str(), r.seconds - r.program_seconds);
+  } else {
+    std::fprintf(stderr, "spoor record: '%s' (pid %d) %s after %.3f s; the trace was finished %.3f s later\n",
+                 options.command[0].c_str(), r.pid, r.how_it_ended.c_str(), r.program_seconds,
+                 r.seconds - r.program_seconds);
+  }
   if (!r.preload_attached && !options.no_preload)
     std::fprintf(stderr, "spoor record: the program never loaded libspoor-preload.so (%s): no events from it; "
                  "to still profile it, record with --no-preload --kernel=samples,switches,faults\n",
@@ -237,6 +283,8 @@ const Command kRecordCommand{
                     [--sample-clock task|timer] [--buffer-size SIZE] [--wait-when-full] [--no-follow]
                     [--kernel LIST] [--kernel-all] [--kernel-stack-size N]
                     [--no-preload] [--compress zstd|none] [--no-rule-cache] [--] CMD [ARGS...]
+       spoor record --pid PID[,PID...] [--duration SECONDS] [-o FILE] [--kernel LIST] [--sample-hz N]
+                    [--kernel-stack-size N] [--compress zstd|none]
 
 Runs CMD with libspoor-preload.so injected and records its events, and
 those of every process it starts (fork, posix_spawn, exec), into FILE
@@ -249,6 +297,13 @@ program (and once it has ended, stops waiting for processes it left
 running); SIGTERM and SIGHUP sent to spoor, and SIGINT and SIGQUIT sent to
 spoor alone (kill, pkill, timeout -s INT), are passed on to the program.
 Either way spoor finishes the file after the program ends.
+
+With --pid, spoor records processes that are already running, through the
+kernel's sources alone (nothing can be injected into them; --kernel-all
+unless --kernel says): their threads and the threads and processes they
+start from then on, until they end, --duration SECONDS pass, or Ctrl-C
+(SIGINT, SIGTERM, SIGHUP) stops the recording, which leaves them running.
+Default FILE: spoor-pid-<pid>.spoor; spoor exits 0.
 
 Events: heap (Spoor.Heap: Alloc, Free, Realloc with address, size and the
 caller's stack; Mmap, Munmap, Mremap), file I/O (Spoor.IO: keyword 0x1 the
@@ -314,6 +369,9 @@ options:
   --no-preload            do not inject libspoor-preload.so: kernel sources
                           only (--kernel-all unless --kernel says), which
                           works for static and Go programs too
+  --pid PID[,PID...]      record these running processes instead of a
+                          command (see above)
+  --duration SECONDS      with --pid: stop after this long
   --compress zstd|none    zstd (the default) packs runs of about 16 MiB of
                           blocks into COMPRESSED blocks, on a thread of the
                           recorder; none writes the blocks as they are
@@ -328,9 +386,9 @@ options:
                           building them: a program's first process in a
                           recording starts faster (node -e 0: ~30%)
 
-exit status: the program's; 127 when it cannot be recorded (not found,
-cannot create FILE, writing the trace failed: a full disk, a reader of -o -
-that went away); 2 for a usage error.
+exit status: the program's (0 with --pid); 127 when it cannot be recorded
+(not found, no such pid, cannot create FILE, writing the trace failed: a
+full disk, a reader of -o - that went away); 2 for a usage error.
 )",
     run_record_command};
 

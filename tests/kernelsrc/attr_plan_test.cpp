@@ -35,6 +35,19 @@ bool mentions(const std::vector<Unavailable>& list, const std::string& source, c
                      [&](auto& u) { return u.source == source && u.reason.find(text) != std::string::npos; });
 }
 
+// Attached to a running process, the events are on from their opening
+// and still follow what it starts.
+TEST(AttrPlan, AnAttachedProcessesEventsAreOnAtOnce) {
+  PlanOptions options = request("samples,switches,faults,syscalls:read");
+  options.attach = true;
+  const AttrPlan plan = plan_attrs(options, known_ids);
+  ASSERT_GE(plan.events.size(), 5u);
+  for (const PlannedEvent& e : plan.events) {
+    EXPECT_FALSE(e.attr.disabled || e.attr.enable_on_exec) << e.source;
+    EXPECT_TRUE(e.attr.inherit) << e.source;
+  }
+}
+
 TEST(AttrPlan, EveryEventFollowsTheProgramTreeFromItsExecOnTheMonotonicClock) {
   const AttrPlan plan = plan_attrs(request("samples,switches,faults,syscalls:read"), known_ids);
   ASSERT_GE(plan.events.size(), 5u);

@@ -373,6 +373,10 @@ class Loader {
     ThreadInfo& th = m_.threads[thread_of(process, tid, e.time_ns)];
     if (!comm.empty() && (th.names.empty() || th.names.back() != comm)) th.names.emplace_back(comm);
     if (p.name.empty()) p.name = comm;
+    // A process attached to running (no exec seen): its main thread's name
+    // names the image.
+    Image& im = m_.images[current_image(process, e.time_ns)];
+    if (tid == p.pid && im.comm.empty()) im.comm = comm;
   }
 
   // An image that only the kernel describes (no ProcessStart) takes as
@@ -504,7 +508,13 @@ class Loader {
       if (p.start_ns == kNeverNs) p.start_ns = p.end ? p.end->time_ns : 0;
       if (!p.images.empty()) {
         m_.images[p.images.back()].end_ns = p.end_ns;
-        m_.images[p.images.back()].command_line = p.command_line;
+        // A traced image announces itself: the last block is the last
+        // image's. A process the recorder attached to was announced once,
+        // as it ran then: its first image, when only the kernel saw the
+        // execs after it.
+        const Image& last = m_.images[p.images.back()];
+        const bool announced_before_execs = !last.started && last.exec_count > 0 && !last.comm.empty();
+        m_.images[announced_before_execs ? p.images.front() : p.images.back()].command_line = p.command_line;
         image_command_lines(p);
       }
       for (ThreadIndex t : p.threads)

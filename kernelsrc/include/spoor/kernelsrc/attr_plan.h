@@ -118,6 +118,9 @@ struct PlanOptions {
   int sample_hz = 1000;           // 1..100000
   uint32_t stack_bytes = kStackBytesByPrivilege;  // user stack copied per sample, multiple of 8; 0: none
   Privilege privilege;
+  // The processes already run (spoor record --pid): the events are on from
+  // the moment they are opened, not from an exec.
+  bool attach = false;
 
   // The copy asked for: stack_bytes, or the default for the privilege.
   uint32_t stack_copy_bytes() const {

@@ -39,6 +39,10 @@ struct KernelTotals {
   uint64_t corrupt = 0;   // of those, records whose layout was not as expected
 };
 
+// The thread IDs of process `pid` (/proc/PID/task), in order; empty when
+// there is no such process.
+std::vector<pid_t> task_ids(pid_t pid);
+
 class KernelSession {
  public:
   KernelSession();
@@ -56,10 +60,18 @@ class KernelSession {
   const std::vector<std::string>& messages() const { return messages_; }
   bool opened() const;
 
-  // Reads /proc/<pid>/maps now (right after the exec): the mappings made
-  // before the events were enabled, written as Mmap events at the next
-  // drain unless the kernel reported them itself.
-  void snapshot_maps(pid_t pid, uint64_t ticks_now);
+  // Attaches to processes already running (spoor record --pid): the
+  // planned events for each of their threads, on at once, and through
+  // inherit for the threads and processes they start from then on. False
+  // with *error when a pid names no process or nothing could be opened.
+  bool attach(const PlanOptions& options, const std::vector<pid_t>& pids, uint32_t cpus, std::string* error);
+
+  // Reads /proc/<pid>/maps now (right after the exec, or the attach): the
+  // mappings made before the events were enabled, written as Mmap events
+  // at the next drain unless the kernel reported them itself; with
+  // `with_threads`, its threads' names too, as Comm records. Once per
+  // process.
+  void snapshot_maps(pid_t pid, uint64_t ticks_now, bool with_threads = false);
 
   // STREAM blocks of the kernel streams first_stream.. (one per CPU, then
   // one for the Session, BlockDevice and snapshot Mmap records), owned by
@@ -81,6 +93,9 @@ class KernelSession {
   KernelTotals totals() const;
 
  private:
+  bool open_tasks(const PlanOptions& options, const std::vector<pid_t>& tasks, uint32_t cpus, std::string* error);
+  // The events every task has, for a thread found after the others.
+  void open_task(pid_t tid);
   // Converts what is stamped at or before up_to_ns (CLOCK_MONOTONIC).
   void drain_up_to(TraceWriter& writer, const TickConversion& clock, uint64_t up_to_ns, uint64_t now_ns);
   void write_kernel_symbols(TraceWriter& writer, const TickConversion& clock);
