@@ -4,9 +4,9 @@
 //
 //   spoor_bench_compress TRACE [LEVEL...]     (default levels 1 3 6 9)
 //
-// SPOOR_BENCH_LAYOUT=1 or 2 packs in format 1.1's record-columns layout or
-// 1.2's reference columns instead of layout 3 (the reference columns with
-// time differences in their step). Every run is also expanded again (the
+// SPOOR_BENCH_LAYOUT=1, 2 or 3 packs in format 1.1's record-columns layout,
+// 1.2's reference columns or 1.5's (time differences in their step) instead
+// of layout 4 (1.5's with bodies over 256 bytes in rows). Every run is also expanded again (the
 // reader's work, timed by its CPU time) and compared with its blocks.
 //
 // TRACE must be uncompressed (spoor record --compress=none). Its blocks are
@@ -85,7 +85,7 @@ int main(int argc, char** argv) {
   for (int level : levels) {
     const char* layout = std::getenv("SPOOR_BENCH_LAYOUT");
     spoor::compress::Packer packer(level, layout != nullptr ? static_cast<uint16_t>(std::atoi(layout))
-                                                            : fmt::kLayoutStepTimes);
+                                                            : fmt::kLayoutWideRows);
     std::vector<uint8_t> payload;
     std::vector<std::vector<uint8_t>> payloads;  // each run's, for the expansion below
     uint64_t packed = sizeof(fmt::FileHeader);

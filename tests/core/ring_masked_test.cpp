@@ -401,7 +401,8 @@ TEST_F(SingleCoreRing, CompressionKeepsPacketsWithShortRecordsAsBlocks) {
   const std::vector<uint8_t> bytes = trace_bytes();
   const size_t header = sizeof(fmt::FileHeader);
   const std::span<const uint8_t> blocks(bytes.data() + header, bytes.size() - header);
-  for (uint16_t layout : {fmt::kLayoutRecordColumns, fmt::kLayoutReferenceColumns, fmt::kLayoutStepTimes}) {
+  for (uint16_t layout : {fmt::kLayoutRecordColumns, fmt::kLayoutReferenceColumns, fmt::kLayoutStepTimes,
+                          fmt::kLayoutWideRows}) {
     SCOPED_TRACE("layout " + std::to_string(layout));
     spoor::compress::Packer packer(3, layout);
     std::vector<uint8_t> payload;

@@ -275,7 +275,7 @@ TEST_F(Cli, InfoSummarizesTheTrace) {
   Outcome r = spoor("info " + file);
   EXPECT_EQ(r.status, 0) << r.err;
   for (const char* part :
-       {"format     1.5", "clock      CLOCK_MONOTONIC", "time span  1000 .. 4000 ns (3.000 us), 8 events",
+       {"format     1.6", "clock      CLOCK_MONOTONIC", "time span  1000 .. 4000 ns (3.000 us), 8 events",
         "pid 100 (ppid 1, 64-bit) demo: demo --fast", "Demo.Provider {10111213-",
         "4 events lost on cpu 0 between 1500 and 3100 ns", "stream 1 (pid 100, cpu 0): 4 lost",
         "Read ", "damage\n  (none)"})

@@ -1,4 +1,4 @@
-// The reference-columns layouts (COMPRESSED layouts 2 and 3): heap-like records,
+// The reference-columns layouts (COMPRESSED layouts 2, 3 and 4): heap-like records,
 // whose pointers come back as references to earlier values, expand to
 // exactly what was packed, whatever the values (repeats within a record,
 // across columns, values never seen, more pointer columns than can be
@@ -142,6 +142,40 @@ Bytes heap_trace(uint32_t seed, int packets, int records_per_packet, uint64_t ti
   }
   t.stream_end(1, 0, 0, 1);
   return blocks_of(t);
+}
+
+// Kernel samples' stack copies: bodies of one size, 1 KiB each, the same
+// words at an offset that moves (the sampled stack pointer does) and a few
+// that differ. Layout 4 keeps them in rows, where zstd finds each copy in
+// the one before; layout 3's byte planes scatter them. Narrow bodies pack
+// to the same columns in both.
+TEST(ReferenceColumns, Layout4KeepsWideBodiesInRows) {
+  std::mt19937_64 rng(7);
+  std::vector<uint64_t> pattern(256);
+  for (uint64_t& w : pattern) w = rng();
+  TraceBuilder t;
+  add_sample_metadata(t);
+  uint64_t now = 0;
+  constexpr uint16_t kStackCopy = 14;
+  for (uint64_t p = 0; p < 20; ++p) {
+    PacketBuilder packet(1, 0, p);
+    for (int r = 0; r < 50; ++r) {
+      RecordBuilder rec(kStackCopy, now += 1000 + rng() % 50);
+      const size_t shift = rng() % 4;
+      for (size_t w = 0; w < 128; ++w) rec.u64(w < 2 ? rng() : pattern[w + shift]);
+      packet.add(rec);
+    }
+    t.packet(packet);
+  }
+  const Bytes blocks = blocks_of(t);
+  const Bytes planes = pack(blocks, fmt::kLayoutStepTimes);
+  const Bytes rows = pack(blocks, fmt::kLayoutWideRows);
+  EXPECT_EQ(unpack_ok(rows), blocks);
+  EXPECT_EQ(unpack_ok(planes), blocks);
+  EXPECT_LT(rows.size() * 3, planes.size()) << "rows " << rows.size() << ", planes " << planes.size();
+  const Bytes heap = heap_trace(3, 40, 200);
+  EXPECT_EQ(columns_of(pack(heap, fmt::kLayoutWideRows)), columns_of(pack(heap, fmt::kLayoutStepTimes)));
+  EXPECT_EQ(unpack_ok(pack(heap, fmt::kLayoutWideRows)), heap);
 }
 
 TEST(ReferenceColumns, HeapRecordsRoundTrip) {

@@ -26,11 +26,18 @@ inline constexpr size_t kTimeBytes = 6;
 inline constexpr uint32_t kWordsChecked = 8;
 inline constexpr size_t kMaxColumns = 255;
 
+// Layout 4 keeps bodies wider than this in rows: byte planes pay for
+// records of numeric fields; a kernel sample's 8 KiB stack copies, each
+// its neighbour's bytes a few words apart, packed 10x larger in planes
+// than in rows (bench/RESULTS.md).
+inline constexpr uint32_t kMaxPlanarWidth = 256;
+
 // Whether a key word's bodies are stored byte plane by byte plane: worth
-// it only for several records of one multi-byte size. Writer and reader
-// must agree, so both ask here.
-inline bool planar_bodies(bool uniform, uint64_t count, uint32_t width) {
-  return uniform && count > 1 && width > 1;
+// it only for several records of one multi-byte size (in layout 4, of at
+// most kMaxPlanarWidth bytes: `wide_in_rows`). Writer and reader must
+// agree, so both ask here.
+inline bool planar_bodies(bool uniform, uint64_t count, uint32_t width, bool wide_in_rows) {
+  return uniform && count > 1 && width > 1 && !(wide_in_rows && width > kMaxPlanarWidth);
 }
 
 // The bodies of one key word's records, as the readers measure them.
@@ -39,6 +46,7 @@ struct BodyShape {
   uint64_t total = 0;     // body bytes
   uint32_t width = 0;     // body size of the first record
   bool uniform = true;    // every body is `width` bytes
+  bool wide_in_rows = false;  // layout 4 (planar_bodies)
 
   void note(uint32_t body) {
     if (count == 0) width = body;
@@ -46,7 +54,7 @@ struct BodyShape {
     ++count;
     total += body;
   }
-  bool planar() const { return planar_bodies(uniform, count, width); }
+  bool planar() const { return planar_bodies(uniform, count, width, wide_in_rows); }
 };
 
 // Rebuilds `section_size` bytes of blocks from `section` into `out`, which

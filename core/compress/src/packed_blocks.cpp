@@ -17,7 +17,7 @@ namespace fmt = spoor::format;
 
 struct Packer::Impl {
   ZSTD_CCtx* context = nullptr;
-  uint16_t layout = fmt::kLayoutStepTimes;
+  uint16_t layout = fmt::kLayoutWideRows;
   PageBuffer columns;          // scratch: the record-columns layout
   ReferenceSplitter splitter;  // keeps its scratch between runs
   // zstd writes here, then the frame (a tenth of the bound on traces) is
@@ -91,11 +91,14 @@ bool Packer::pack(std::span<const uint8_t> blocks, std::vector<uint8_t>& payload
   h.codec = fmt::kCodecZstd;
   h.raw_size = static_cast<uint32_t>(blocks.size());
   ColumnsInfo info;
-  const bool referenced = s.layout == fmt::kLayoutReferenceColumns || s.layout == fmt::kLayoutStepTimes;
+  const bool referenced = s.layout == fmt::kLayoutReferenceColumns || s.layout == fmt::kLayoutStepTimes ||
+                          s.layout == fmt::kLayoutWideRows;
   bool split = false;
   size_t size = 0;
   if (s.layout != fmt::kLayoutBlocks) {
-    split = referenced ? s.splitter.split(blocks, info, s.layout == fmt::kLayoutStepTimes) : split_records(blocks, s.columns, info);
+    split = referenced ? s.splitter.split(blocks, info, s.layout >= fmt::kLayoutStepTimes,
+                                          s.layout == fmt::kLayoutWideRows)
+                       : split_records(blocks, s.columns, info);
     if (split) size = referenced ? s.splitter.bytes() : s.columns.size();
   }
   if (split && size <= fmt::kMaxCompressedRaw) {
@@ -140,7 +143,7 @@ bool read_header(std::span<const uint8_t> payload, fmt::CompressedBlock& h, std:
     return false;
   }
   if (h.layout != fmt::kLayoutBlocks && h.layout != fmt::kLayoutRecordColumns &&
-      h.layout != fmt::kLayoutReferenceColumns && h.layout != fmt::kLayoutStepTimes) {
+      h.layout != fmt::kLayoutReferenceColumns && h.layout != fmt::kLayoutStepTimes && h.layout != fmt::kLayoutWideRows) {
     problem = "it uses layout " + std::to_string(h.layout) + ", which this reader does not know";
     return false;
   }
@@ -234,8 +237,8 @@ bool unpack(std::span<const uint8_t> payload, ExpandedBytes& blocks, std::string
   const ColumnsInfo info{h.blocks_size, h.record_count};
   const bool joined = h.layout == fmt::kLayoutRecordColumns
                           ? join_records(packed, info, h.raw_size, blocks, problem)
-                          : join_referenced(packed, info, h.raw_size, h.layout == fmt::kLayoutStepTimes, blocks,
-                                            problem);
+                          : join_referenced(packed, info, h.raw_size, h.layout >= fmt::kLayoutStepTimes,
+                                            h.layout == fmt::kLayoutWideRows, blocks, problem);
   if (!joined) {
     problem = "its record columns do not add up: " + problem;
     return false;

@@ -169,7 +169,7 @@ class GroupFinder {
 }  // namespace
 
 bool join_referenced(std::span<const uint8_t> packed, const ColumnsInfo& info, uint32_t raw_size,
-                     bool time_steps, ExpandedBytes& out, std::string& problem) {
+                     bool time_steps, bool wide_in_rows, ExpandedBytes& out, std::string& problem) {
   // No clear(): rebuild_block_section sizes `out` and writes every byte of
   // it, so a reused buffer is neither zero-filled nor faulted in again.
   const uint64_t n = info.record_count;
@@ -205,6 +205,7 @@ bool join_referenced(std::span<const uint8_t> packed, const ColumnsInfo& info, u
     return false;
   }
 
+  for (auto& [key, g] : groups) g.wide_in_rows = wide_in_rows;
   // Find every section: each group's times, then each group's bodies.
   const uint8_t* cursor = data + times_at;
   for (auto& [key, g] : groups) {

@@ -6,7 +6,9 @@
 //             stream, as a zigzag LEB128 varint, grouped by key word (a
 //             Free follows an Alloc after about as long each time); in
 //             layout 3 (since format 1.5) divided by the step all of a key
-//             word's differences are multiples of (time_steps.h)
+//             word's differences are multiples of (time_steps.h); layout 4
+//             (since 1.6) keeps bodies over kMaxPlanarWidth bytes in rows
+//             (column_layout.h)
 //   pointers  an 8-byte word of a fixed-size body whose first value is at
 //             least 2^32 becomes a reference column: a value seen before in
 //             the run is written as the rank of its last occurrence among
@@ -55,12 +57,12 @@ class ReferenceSplitter {
   ReferenceSplitter(const ReferenceSplitter&) = delete;
   ReferenceSplitter& operator=(const ReferenceSplitter&) = delete;
 
-  // Rearranges `blocks` (complete blocks back to back) into layout 2, or
-  // layout 3 with `time_steps`. Returns false when some block is cut short
-  // or some packet's records do not walk exactly to its end. After true,
-  // bytes() is the layout's size and write() passes it on, until the next
-  // split().
-  bool split(std::span<const uint8_t> blocks, ColumnsInfo& info, bool time_steps);
+  // Rearranges `blocks` (complete blocks back to back) into layout 2,
+  // layout 3 with `time_steps`, or layout 4 with both. Returns false when
+  // some block is cut short or some packet's records do not walk exactly
+  // to its end. After true, bytes() is the layout's size and write()
+  // passes it on, until the next split().
+  bool split(std::span<const uint8_t> blocks, ColumnsInfo& info, bool time_steps, bool wide_in_rows);
   size_t bytes() const;
   // False when the sink said so.
   bool write(const PieceSink& sink);
@@ -70,12 +72,12 @@ class ReferenceSplitter {
   std::unique_ptr<State> state_;
 };
 
-// The inverse: rebuilds the blocks of layout 2, or 3 with `time_steps`,
-// exactly `raw_size` bytes, into `out`. Returns false with `problem` saying
-// what does not add up (a section running past the data, a reference to no
-// live value, bytes left over).
+// The inverse: rebuilds the blocks of layout 2, 3 (`time_steps`) or 4
+// (`time_steps` and `wide_in_rows`), exactly `raw_size` bytes, into `out`.
+// Returns false with `problem` saying what does not add up (a section
+// running past the data, a reference to no live value, bytes left over).
 bool join_referenced(std::span<const uint8_t> packed, const ColumnsInfo& info, uint32_t raw_size,
-                     bool time_steps, ExpandedBytes& out, std::string& problem);
+                     bool time_steps, bool wide_in_rows, ExpandedBytes& out, std::string& problem);
 
 }  // namespace spoor::compress
 

@@ -127,7 +127,8 @@ struct ReferenceSplitter::State {
   Scratch<uint64_t> literals;
   Scratch<uint8_t> planes;  // one column's codes or literals as byte planes, while written
   ReferenceModel model{ReferenceModel::Side::kWriter};
-  bool time_steps = false;  // layout 3
+  bool time_steps = false;  // layouts 3 and 4
+  bool wide_in_rows = false;  // layout 4
 
   Group& group_for(uint16_t key, uint32_t& index) {
     uint32_t& slot = group_of_key[key];
@@ -268,7 +269,7 @@ void ReferenceSplitter::State::plan() {
   size_t code_count = 0;
   for (uint32_t i : order) {
     Group& g = groups[i];
-    g.planar = planar_bodies(g.uniform, g.count, g.width);
+    g.planar = planar_bodies(g.uniform, g.count, g.width, wide_in_rows);
     g.mask = 0;
     g.first_column = static_cast<uint32_t>(columns.size());
     g.class_word = -1;
@@ -419,9 +420,11 @@ bool ReferenceSplitter::State::write(const PieceSink& sink) {
 ReferenceSplitter::ReferenceSplitter() : state_(std::make_unique<State>()) {}
 ReferenceSplitter::~ReferenceSplitter() = default;
 
-bool ReferenceSplitter::split(std::span<const uint8_t> blocks, ColumnsInfo& info, bool time_steps) {
+bool ReferenceSplitter::split(std::span<const uint8_t> blocks, ColumnsInfo& info, bool time_steps,
+                              bool wide_in_rows) {
   State& s = *state_;
   s.time_steps = time_steps;
+  s.wide_in_rows = wide_in_rows;
   s.forget_groups();
   s.section.clear();
   s.sizes.clear();

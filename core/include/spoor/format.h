@@ -18,7 +18,7 @@ namespace spoor::format {
 // ---------------------------------------------------------------------------
 SPOOR_FMT_CONST char kFileMagic[8] = {'S', 'P', 'O', 'O', 'R', 'T', 'R', 'C'};
 SPOOR_FMT_CONST uint16_t kVersionMajor = 1;  // a reader rejects any other major
-SPOOR_FMT_CONST uint16_t kVersionMinor = 5;  // minor bumps only add block types, layouts or record forms
+SPOOR_FMT_CONST uint16_t kVersionMinor = 6;  // minor bumps only add block types, layouts or record forms
                                              // (1: COMPRESSED; 2: its reference-columns layout;
                                              // 3: short records; 4: SYMBOL_MAP; 5: layout 3)
 
@@ -189,11 +189,12 @@ SPOOR_FMT_CONST uint16_t kLayoutBlocks = 0;       // the frame holds the blocks 
 SPOOR_FMT_CONST uint16_t kLayoutRecordColumns = 1;  // packets' records moved to columns
 SPOOR_FMT_CONST uint16_t kLayoutReferenceColumns = 2;  // columns, times per stream, pointers as references (since 1.2)
 SPOOR_FMT_CONST uint16_t kLayoutStepTimes = 3;  // layout 2 with each key word's times in their common step (since 1.5)
+SPOOR_FMT_CONST uint16_t kLayoutWideRows = 4;  // layout 3 with bodies over 256 bytes in rows, not byte planes (since 1.6)
 SPOOR_FMT_CONST uint32_t kMaxCompressedRaw = 64u << 20;  // raw_size and packed_size bound
 
 struct CompressedBlock {
   uint16_t codec;          // kCodecZstd
-  uint16_t layout;         // kLayoutBlocks, kLayoutRecordColumns, kLayoutReferenceColumns or kLayoutStepTimes
+  uint16_t layout;         // kLayoutBlocks, kLayoutRecordColumns, kLayoutReferenceColumns, kLayoutStepTimes or kLayoutWideRows
   uint32_t raw_size;       // bytes of the blocks it holds, expanded
   uint32_t packed_size;    // bytes the frame decompresses to
   uint32_t blocks_size;    // layouts 1 and 2: bytes of the block section

@@ -23,10 +23,11 @@ inline constexpr int kDefaultLevel = 6;
 // part) and scratch space between calls: one Packer per thread.
 class Packer {
  public:
-  // `layout`: kLayoutStepTimes (what writers use since format 1.5),
-  // kLayoutReferenceColumns (1.2's) and kLayoutRecordColumns (1.1's), kept
+  // `layout`: kLayoutWideRows (what writers use since format 1.6),
+  // kLayoutStepTimes (1.5's), kLayoutReferenceColumns (1.2's) and
+  // kLayoutRecordColumns (1.1's), kept
   // to test that readers still read them, or kLayoutBlocks.
-  explicit Packer(int level = kDefaultLevel, uint16_t layout = format::kLayoutStepTimes);
+  explicit Packer(int level = kDefaultLevel, uint16_t layout = format::kLayoutWideRows);
   ~Packer();
   Packer(const Packer&) = delete;
   Packer& operator=(const Packer&) = delete;
