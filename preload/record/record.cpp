@@ -278,7 +278,7 @@ class Recorder {
     std::vector<uint64_t> start_times;
     for (const pid_t pid : pids) start_times.push_back(proc_stat(static_cast<uint32_t>(pid)).start_time);
     const auto start = Clock::now();
-    auto last_flush = start;
+    auto last_flush = start, last_check = start;
     size_t ended = 0;
     for (;;) {
       server_.poll(1, [](uint32_t, uint32_t) { return Reply{}; }, [](uint32_t) {});
@@ -289,10 +289,15 @@ class Recorder {
         kernel_.flush(*writer_);
         last_flush = now;
       }
-      ended = 0;
-      for (size_t i = 0; i < pids.size(); ++i) {
-        const ProcStat st = proc_stat(static_cast<uint32_t>(pids[i]));
-        ended += !st.running || st.start_time != start_times[i];
+      // Every 20 ms, as for the processes a recording starts: /proc reads
+      // each drain would cost more than the drain.
+      if (now - last_check >= std::chrono::milliseconds(20)) {
+        ended = 0;
+        for (size_t i = 0; i < pids.size(); ++i) {
+          const ProcStat st = proc_stat(static_cast<uint32_t>(pids[i]));
+          ended += !st.running || st.start_time != start_times[i];
+        }
+        last_check = now;
       }
       if (ended == pids.size() || g_stop_recording.load()) break;
       if (seconds > 0 && std::chrono::duration<double>(now - start).count() >= seconds) break;
@@ -619,9 +624,9 @@ bool run_attach(const RecordOptions& options, RecordResult* result, std::string*
   if (!recorder.finish(result, error)) return false;
   result->drain_cpu_seconds = thread_cpu_seconds() - drain_cpu_start;
   result->attached_ended = ended;
-  result->how_it_ended = ended == options.attach_pids.size()     ? "ended"
-                         : g_stop_recording.load()                 ? "was still running when the recording was stopped"
-                                                                   : "was still running at the end of --duration";
+  result->how_it_ended = ended == options.attach_pids.size() ? ""
+                         : g_stop_recording.load()             ? "still running when the recording was stopped"
+                                                               : "still running at the end of --duration";
   result->seconds = std::chrono::duration<double>(Clock::now() - started).count();
   result->program_seconds = std::chrono::duration<double>(recorder.program_ended() - started).count();
   return true;

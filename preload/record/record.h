@@ -78,7 +78,9 @@ struct RecordResult {
   // events were dropped by full rings).
   uint64_t handler_calls_lost = 0;
   uint64_t pre_attach_calls_lost = 0;  // of lost: allocations before attach, past the pre-attach log
-  size_t attached_ended = 0;  // of the processes attached to (--pid), how many ended while recorded
+  // Of the processes attached to (--pid), how many ended while recorded;
+  // how_it_ended then says why the others were not waited for.
+  size_t attached_ended = 0;
 };
 
 // Runs options.command to completion. Returns false with *error set when

@@ -215,11 +215,14 @@ int run_record_command(const std::vector<std::string>& words) {
   if (!options.attach_pids.empty()) {
     std::string pids;
     for (const pid_t pid : options.attach_pids) pids += (pids.empty() ? "" : ", ") + std::to_string(pid);
-    const bool one = options.attach_pids.size() == 1;
-    std::fprintf(stderr, "spoor record: recorded pid%s %s for %.3f s: %s%s; the trace was finished %.3f s later\n",
-                 one ? "" : "s", pids.c_str(), r.program_seconds,
-                 one ? "it " : (r.attached_ended == options.attach_pids.size() ? "all " : "some "),
-                 r.how_it_ended.c_str(), r.seconds - r.program_seconds);
+    const size_t n = options.attach_pids.size();
+    const std::string outcome =
+        r.how_it_ended.empty() ? (n == 1 ? "it ended" : "all ended")
+        : n == 1               ? "it was " + r.how_it_ended
+                               : std::to_string(n - r.attached_ended) + " of " + std::to_string(n) +
+                       (n - r.attached_ended == 1 ? " was " : " were ") + r.how_it_ended;
+    std::fprintf(stderr, "spoor record: recorded pid%s %s for %.3f s: %s; the trace was finished %.3f s later\n",
+                 n == 1 ? "" : "s", pids.c_str(), r.program_seconds, outcome.c_str(), r.seconds - r.program_seconds);
   } else {
     std::fprintf(stderr, "spoor record: '%s' (pid %d) %s after %.3f s; the trace was finished %.3f s later\n",
                  options.command[0].c_str(), r.pid, r.how_it_ended.c_str(), r.program_seconds,
