@@ -582,18 +582,29 @@ std::string find_preload_library() {
 
 namespace {
 
-// spoor record --pid: the kernel's sources for processes already running.
-bool run_attach(const RecordOptions& options, RecordResult* result, std::string* error) {
-  keep_freed_memory();
+// Every CPU the machine may bring online: rings for each.
+uint32_t configured_cpus() {
   const long ncpu = sysconf(_SC_NPROCESSORS_CONF);
-  const uint32_t cpus = ncpu > 0 ? static_cast<uint32_t>(ncpu) : 1;
-  kernelsrc::KernelSession kernel;
-  Recorder recorder(options, cpus, kernel);
-  if (!recorder.start(error)) return false;
+  return ncpu > 0 ? static_cast<uint32_t>(ncpu) : 1;
+}
+
+// The kernel sources `options` ask for.
+kernelsrc::PlanOptions kernel_plan(const RecordOptions& options) {
   kernelsrc::PlanOptions plan;
   plan.request = options.kernel;
   plan.sample_hz = options.sample_hz;
   plan.stack_bytes = options.kernel_stack_bytes;
+  return plan;
+}
+
+// spoor record --pid: the kernel's sources for processes already running.
+bool run_attach(const RecordOptions& options, RecordResult* result, std::string* error) {
+  keep_freed_memory();
+  const uint32_t cpus = configured_cpus();
+  kernelsrc::KernelSession kernel;
+  Recorder recorder(options, cpus, kernel);
+  if (!recorder.start(error)) return false;
+  const kernelsrc::PlanOptions plan = kernel_plan(options);
   // The mappings are read once the events are on (the kernel reports any
   // made after that), and stamped before: the samples that come first
   // find their modules.
@@ -650,8 +661,7 @@ bool run_record(const RecordOptions& given, RecordResult* result, std::string* e
     return false;
   }
   keep_freed_memory();
-  const long ncpu = sysconf(_SC_NPROCESSORS_CONF);
-  const uint32_t cpus = ncpu > 0 ? static_cast<uint32_t>(ncpu) : 1;
+  const uint32_t cpus = configured_cpus();
   kernelsrc::KernelSession kernel;
   Recorder recorder(options, cpus, kernel);
   if (!recorder.start(error)) return false;
@@ -715,12 +725,8 @@ bool run_record(const RecordOptions& given, RecordResult* result, std::string* e
   close(exec_pipe[1]);
   close(go_pipe[0]);
   if (options.kernel.any()) {
-    kernelsrc::PlanOptions plan;
-    plan.request = options.kernel;
-    plan.sample_hz = options.sample_hz;
-    plan.stack_bytes = options.kernel_stack_bytes;
     std::string kernel_error;
-    if (!kernel.open(plan, pid, cpus, &kernel_error))
+    if (!kernel.open(kernel_plan(options), pid, cpus, &kernel_error))
       std::fprintf(stderr, "spoor record: %s; recording without them\n", kernel_error.c_str());
     for (const std::string& m : kernel.messages()) std::fprintf(stderr, "spoor record: %s\n", m.c_str());
   }

@@ -29,17 +29,10 @@ namespace {
 
 using nlohmann::json;
 using spoor::test::Process;
-using spoor::test::perf_unavailable;
 using spoor::test::run;
 
 const std::string kSpoor = SPOOR_TOOL;
 const std::string kSpin = SPOOR_SPIN;
-
-#define SKIP_WITHOUT_PERF()                \
-  do {                                     \
-    const std::string why = perf_unavailable(); \
-    if (!why.empty()) GTEST_SKIP() << why; \
-  } while (0)
 
 // A child running `args` with its output to /dev/null, given a moment to
 // start; its pid (0 when it could not be started).

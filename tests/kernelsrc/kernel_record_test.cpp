@@ -25,16 +25,9 @@ namespace {
 
 namespace reader = spoor::reader;
 using spoor::test::Process;
-using spoor::test::perf_unavailable;
 using spoor::test::run;
 
 const std::string kSpoor = SPOOR_TOOL;
-
-#define SKIP_WITHOUT_PERF()                                        \
-  do {                                                             \
-    const std::string why = perf_unavailable();                    \
-    if (!why.empty()) GTEST_SKIP() << why;                         \
-  } while (0)
 
 struct KernelEvent {
   std::string name;

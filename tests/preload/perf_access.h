@@ -31,4 +31,11 @@ inline std::string perf_unavailable() {
 
 }  // namespace spoor::test
 
+// In a gtest test: skip it, saying why, where perf_event_open is refused.
+#define SKIP_WITHOUT_PERF()                                        \
+  do {                                                             \
+    const std::string why = spoor::test::perf_unavailable();       \
+    if (!why.empty()) GTEST_SKIP() << why;                         \
+  } while (0)
+
 #endif  // SPOOR_TESTS_PRELOAD_PERF_ACCESS_H
