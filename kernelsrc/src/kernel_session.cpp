@@ -2,6 +2,7 @@
 
 #include <linux/capability.h>
 #include <linux/perf_event.h>
+#include <sys/auxv.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
@@ -18,6 +19,8 @@
 #include <future>
 #include <limits>
 #include <set>
+#include <span>
+#include <sstream>
 
 #include "spoor/kernelsrc/block_devices.h"
 #include "spoor/kernelsrc/kernel_convert.h"
@@ -96,6 +99,20 @@ struct CpuRing {
 constexpr uint64_t kHoldNs = 4'000'000;
 // drain_up_to's bound for the last drain.
 constexpr uint64_t kEveryRecord = std::numeric_limits<uint64_t>::max();
+
+// This process's vDSO, the same image every process of its ABI maps; empty
+// where it has none or it would not fit one Blob.
+std::span<const uint8_t> own_vdso() {
+  const auto* base = reinterpret_cast<const uint8_t*>(getauxval(AT_SYSINFO_EHDR));
+  if (base == nullptr) return {};
+  std::ifstream in("/proc/self/maps");
+  std::ostringstream text;
+  text << in.rdbuf();
+  for (const Mapping& m : parse_proc_maps(text.str()))
+    if (m.path == "[vdso]" && m.start == reinterpret_cast<uintptr_t>(base) && m.length <= kStackChunkBytes)
+      return {base, static_cast<size_t>(m.length)};
+  return {};
+}
 
 uint64_t monotonic_ns() {
   timespec now{};
@@ -421,6 +438,10 @@ void KernelSession::drain_up_to(TraceWriter& writer, const TickConversion& clock
     // At the exec when snapshot_maps() saw it, so it comes before the
     // program's first record; else now.
     const uint64_t at = s.first_snapshot_ticks != 0 ? s.first_snapshot_ticks : clock.ticks(now_ns);
+    // Samples may land in the vDSO, of which no file can be read later.
+    if (s.sample_hz != 0)
+      if (const std::span<const uint8_t> vdso = own_vdso(); !vdso.empty())
+        s.session_stream->append(writer, kVdsoImage, at, Blob{vdso.data(), static_cast<uint32_t>(vdso.size())});
     s.session_stream->append(writer, kSession, at, s.sample_hz, Str(s.sample_event.data(), s.sample_event.size()),
                              Str(s.sources.data(), s.sources.size()));
     // The devices' names beside it: the block records name devices by

@@ -17,6 +17,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "perf_access.h"
 #include "run_command.h"
 #include "spoor_trace.h"
 
@@ -545,11 +546,15 @@ TEST(ReportThreads, ProcessTreeExitCodesAndThreadNames) {
   std::filesystem::remove(threads);
 }
 
-// The [start, end) offsets of the functions this kernel's vDSO exports,
-// read from this test's own vDSO (the kernel maps the same image into every
-// process).
-std::vector<std::pair<uint64_t, uint64_t>> vdso_function_ranges() {
-  std::vector<std::pair<uint64_t, uint64_t>> ranges;
+struct VdsoFunction {
+  uint64_t start, end;  // offsets in the image
+  std::string name;
+};
+
+// The functions this kernel's vDSO exports, read from this test's own vDSO
+// (the kernel maps the same image into every process).
+std::vector<VdsoFunction> vdso_functions() {
+  std::vector<VdsoFunction> ranges;
   auto* image = reinterpret_cast<char*>(getauxval(AT_SYSINFO_EHDR));
   if (image == nullptr || elf_version(EV_CURRENT) == EV_NONE) return ranges;
   // The image's size: its section headers are the last thing in it.
@@ -561,8 +566,10 @@ std::vector<std::pair<uint64_t, uint64_t>> vdso_function_ranges() {
     Elf_Data* data = elf_getdata(section, nullptr);
     for (size_t i = 0; data != nullptr && i < sh.sh_size / sh.sh_entsize; ++i) {
       GElf_Sym sym;
-      if (gelf_getsym(data, static_cast<int>(i), &sym) != nullptr && GELF_ST_TYPE(sym.st_info) == STT_FUNC)
-        ranges.emplace_back(sym.st_value, sym.st_value + sym.st_size);
+      if (gelf_getsym(data, static_cast<int>(i), &sym) != nullptr && GELF_ST_TYPE(sym.st_info) == STT_FUNC) {
+        const char* name = elf_strptr(elf, sh.sh_link, sym.st_name);
+        ranges.push_back({sym.st_value, sym.st_value + sym.st_size, name != nullptr ? name : ""});
+      }
     }
   }
   if (elf != nullptr) elf_end(elf);
@@ -574,7 +581,7 @@ std::vector<std::pair<uint64_t, uint64_t>> vdso_function_ranges() {
 // (without it they read "linux-vdso.so.1+0x..."). Code the vDSO exports no
 // symbol for (some kernels outline a helper) keeps the module+offset form.
 TEST(ReportCpu, VdsoFunctionsAreNamedFromTheRecordedImage) {
-  const auto exported = vdso_function_ranges();
+  const auto exported = vdso_functions();
   ASSERT_FALSE(exported.empty()) << "this test's own vDSO lists its functions";
   const std::string path = record("clock", SPOOR_REPORT_CLOCK, "--sample-hz 1000");
   const json r = report_json(path, "--cpu --top 10");
@@ -585,13 +592,35 @@ TEST(ReportCpu, VdsoFunctionsAreNamedFromTheRecordedImage) {
     const std::string name = f["function"];
     if (name.starts_with("linux-vdso.so.1+0x")) {
       const uint64_t offset = std::stoull(name.substr(sizeof "linux-vdso.so.1+0x" - 1), nullptr, 16);
-      for (const auto& [start, end] : exported)
-        EXPECT_FALSE(offset >= start && offset < end)
+      for (const VdsoFunction& v : exported)
+        EXPECT_FALSE(offset >= v.start && offset < v.end)
             << "an unnamed frame inside an exported vDSO function: " << functions.dump(1);
     }
     if (name.find("clock_gettime") != std::string::npos) clock_self += f["self"].get<uint64_t>();
   }
   EXPECT_GT(clock_self, 0u) << functions.dump(1);
+  std::filesystem::remove(path);
+}
+
+// Without the preload, the kernel's samples in the vDSO are unwound and
+// named from the image the recording keeps of it (VdsoImage): the time is
+// under the vDSO's clock_gettime, and no unwinding stops for want of it.
+TEST(ReportCpu, KernelSamplesInTheVdsoAreNamedFromTheRecordedImage) {
+  if (const std::string why = spoor::test::perf_unavailable(); !why.empty()) GTEST_SKIP() << why;
+  const auto exported = vdso_functions();
+  ASSERT_FALSE(exported.empty()) << "this test's own vDSO lists its functions";
+  const std::string path = record("kernel-clock", SPOOR_REPORT_CLOCK, "--no-preload --kernel=samples --sample-hz 1000");
+  const json r = report_json(path, "--kernel --top 20");
+  ASSERT_TRUE(r.contains("kernel")) << r.dump(1).substr(0, 2000);
+  const json& cpu = r["kernel"]["cpu"];
+  ASSERT_GT(cpu["samples"].get<uint64_t>(), 100u) << cpu.dump(1);
+  uint64_t in_vdso = 0;
+  for (const json& f : cpu["functions"])
+    for (const VdsoFunction& v : exported)
+      if (f["function"] == v.name) in_vdso += f["self"].get<uint64_t>();
+  EXPECT_GT(in_vdso, 0u) << "the spinner's time in the vDSO, by name: " << cpu["functions"].dump(1);
+  for (const json& stop : cpu["stops"])
+    EXPECT_EQ(stop["reason"].get<std::string>().find("[vdso]"), std::string::npos) << stop.dump();
   std::filesystem::remove(path);
 }
 

@@ -57,6 +57,14 @@ void KernelModules::mmap(const reader::Event& e, const KnownEvent& k, ImageIndex
   if ((field_u64(e, k, f::kKProt) & kProtExec) == 0) return;
   const std::string_view path = field_str(e, k, f::kKMmapPath);
   const uint64_t start = field_u64(e, k, f::kKMmapStart);
+  if (path == "[vdso]") {
+    const VdsoMapping m{image, start, field_u64(e, k, f::kKMmapLength), e.time_ns};
+    if (!vdso_.empty()) return add_vdso(m);
+    // Named as a region until its image comes, if it does.
+    unwinder_of(image).add_unbacked(start, m.length, std::string(path));
+    vdso_mappings_.push_back(m);
+    return;
+  }
   if (path.empty() || path.front() != '/' || path.starts_with("//anon")) {
     // Anonymous (JIT code), [vdso], ...: no file, but the unwinder names
     // them when a walk ends there.
@@ -91,6 +99,30 @@ void KernelModules::mmap(const reader::Event& e, const KnownEvent& k, ImageIndex
   // A build ID read from the file (kernels before 5.12 record none) may
   // name a module known under another spelling.
   mod.path = !recorded_id && !mod.build_id.empty() ? paths_.canonical(path, mod.build_id) : spelling;
+  im.modules.push_back(std::move(mod));
+}
+
+void KernelModules::set_vdso(std::vector<uint8_t> image) {
+  vdso_ = std::move(image);
+  if (vdso_.empty()) return;
+  for (const VdsoMapping& m : vdso_mappings_) add_vdso(m);
+  vdso_mappings_.clear();
+}
+
+// Mapped whole from its ELF header: its addresses are offsets from the
+// mapping's start (its first segment is at 0), as the preload's ModuleLoad
+// has it. A module before the unwinder's unbacked region of it.
+void KernelModules::add_vdso(const VdsoMapping& m) {
+  Image& im = m_.images[m.image];
+  for (const Module& mod : im.modules)
+    if (mod.start == m.start && mod.path == "[vdso]") return;
+  Module mod;
+  mod.path = "[vdso]";
+  mod.start = m.start;
+  mod.size = m.length;
+  mod.bias = m.start;
+  mod.load_ns = m.ns;
+  mod.image = vdso_;
   im.modules.push_back(std::move(mod));
 }
 

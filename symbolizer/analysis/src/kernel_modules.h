@@ -31,10 +31,16 @@ class KernelModules {
   KernelModules(TraceModel& model, const LoadOptions& options, ModulePaths& paths);
 
   // An executable file mapping of `image` as a module (bias from the file's
-  // program headers); an executable one without a file (anonymous, [vdso])
-  // as a region the unwinder names; non-executable, unreadable and already
-  // known mappings change nothing.
+  // program headers); the [vdso] as a module too, with the trace's image of
+  // it (set_vdso) where it has one; any other executable one without a file
+  // (anonymous JIT code) as a region the unwinder names; non-executable,
+  // unreadable and already known mappings change nothing.
   void mmap(const reader::Event& e, const KnownEvent& k, ImageIndex image);
+
+  // The vDSO's bytes (a VdsoImage event): the [vdso] mappings met before
+  // it (the exec's, which the kernel reports first) and after it become
+  // modules with this image.
+  void set_vdso(std::vector<uint8_t> image);
 
   // The sample's stack (model.stacks), unwound with `image`'s modules;
   // identical stacks of one image share a key. 0 when the sample has no pc.
@@ -61,6 +67,14 @@ class KernelModules {
   unwind::MappingBias biases_;
   std::unordered_map<ImageIndex, ImageUnwinder> unwinders_;
   std::vector<uint8_t> stack_;  // a sample's stack joined from its Blobs (sample_stack)
+  std::vector<uint8_t> vdso_;   // the trace's VdsoImage; empty without one
+  struct VdsoMapping {
+    ImageIndex image;
+    uint64_t start, length;
+    int64_t ns;
+  };
+  std::vector<VdsoMapping> vdso_mappings_;  // met before the VdsoImage
+  void add_vdso(const VdsoMapping& m);
 };
 
 }  // namespace spoor::analysis

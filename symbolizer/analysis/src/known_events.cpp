@@ -101,6 +101,7 @@ const KindSpec kSpecs[] = {
     {"Spoor.Kernel", "Session", EventKind::kernel_session, {"sample_hz", "sample_event", "sources"}},
     {"Spoor.Kernel", "BlockDevice", EventKind::kernel_block_device, {"dev", "name"}},
     {"Spoor.Kernel", "KernelSymbol", EventKind::kernel_symbol, {"address", "name", "module"}},
+    {"Spoor.Kernel", "VdsoImage", EventKind::kernel_vdso_image, {"image"}},
 };
 
 #undef SPOOR_IO_FIELDS

@@ -328,6 +328,11 @@ class Loader {
         m_.kernel_symbols.push_back({field_u64(e, k, f::kKSymbolAddress), std::string(field_str(e, k, f::kKSymbolName)),
                                      std::string(field_str(e, k, f::kKSymbolModule))});
         return;
+      case EventKind::kernel_vdso_image: {
+        const auto image = field_blob(e, k, f::kKVdsoImage);
+        kernel_.set_vdso(std::vector<uint8_t>(image.begin(), image.end()));
+        return;
+      }
       case EventKind::kernel_comm: return kernel_comm(e, k, process);
       case EventKind::kernel_fork: return kernel_fork(e, k, process);
       case EventKind::kernel_exit: {

@@ -84,6 +84,13 @@ SPOOR_KERNEL_EVENT(kBlockDevice, (EventInfo{.name = "BlockDevice", .id = 15}), F
 // kernel addresses as they are.
 SPOOR_KERNEL_EVENT(kKernelSymbol, (EventInfo{.name = "KernelSymbol", .id = 16}), FieldU64{"address"},
                    Field<Str>{"name"}, Field<Str>{"module"});
+// The vDSO, as the recorder's own process has it mapped (every process of
+// the machine's ABI maps the same image), once beside Session when CPU
+// samples are recorded: a reader unwinds and names samples in it
+// (clock_gettime) from it, as from a module's file. Traces before it, and
+// machines whose vDSO exceeds one Blob, have none: their readers show
+// such samples as addresses.
+SPOOR_KERNEL_EVENT(kVdsoImage, (EventInfo{.name = "VdsoImage", .id = 17}), Field<Blob>{"image"});
 
 #undef SPOOR_KERNEL_EVENT
 

@@ -42,10 +42,10 @@ enum class EventKind : uint8_t {
   // Spoor.Kernel, machine-wide (privileged): tasks named by kernel pid (a tid)
   kernel_sched_switch, kernel_sched_waking, kernel_block,
   // Spoor.Kernel: the recording's settings, once; the block devices' names;
-  // the kernel functions it saw
-  kernel_session, kernel_block_device, kernel_symbol,  // kernel_symbol: keep last
+  // the kernel functions it saw; the vDSO's image
+  kernel_session, kernel_block_device, kernel_symbol, kernel_vdso_image,  // kernel_vdso_image: keep last
 };
-inline constexpr size_t kEventKindCount = static_cast<size_t>(EventKind::kernel_symbol) + 1;
+inline constexpr size_t kEventKindCount = static_cast<size_t>(EventKind::kernel_vdso_image) + 1;
 
 // Field slots: the i-th name of the kind's field list (known_events.cpp),
 // e.g. for heap_alloc 0 = ptr, 1 = size, 2 = stack.
@@ -142,6 +142,8 @@ inline constexpr int kKSessionHz = 0, kKSessionEvent = 1, kKSessionSources = 2;
 inline constexpr int kKDeviceDev = 0, kKDeviceName = 1;
 // kernel_symbol: address, name, module
 inline constexpr int kKSymbolAddress = 0, kKSymbolName = 1, kKSymbolModule = 2;
+// kernel_vdso_image: image
+inline constexpr int kKVdsoImage = 0;
 }  // namespace field
 
 // The field at `slot` as an unsigned number: unsigned and signed integers
