@@ -36,6 +36,7 @@ cmake --build "$BUILD" -j2 --target spoor spoor_workload_cpu_bound >/dev/null
 SPOOR=$BUILD/symbolizer/spoor
 WORK=$BUILD/bench/workloads/spoor_workload_cpu_bound
 command -v perf >/dev/null || { echo "perf is not installed (scripts/install-test-deps.sh)"; exit 1; }
+source bench/kernel_counts.sh
 
 echo "load before: $(cut -d' ' -f1-3 /proc/loadavg)"
 RESULTS=$DIR/results.txt
@@ -54,13 +55,12 @@ run_case() {
   local samples lost
   case $name in
     spoor)
-      samples=$("$SPOOR" dump "$out" | grep -c CpuSample || true)
-      lost=$(sed -n 's/.*kernel: [0-9]* records, \([0-9]*\) lost.*/\1/p' "$DIR/$name-$rep.err")
+      samples=$(spoor_samples "$out")
+      lost=$(spoor_lost "$DIR/$name-$rep.err")
       ;;
     perf*)
-      samples=$(perf report --stats -i "$out" 2>/dev/null | awk '/SAMPLE events:/{print $3}' | head -1)
-      lost=$(perf report -D -i "$out" 2>/dev/null |
-             sed -n 's/.*PERF_RECORD_LOST: .*lost:\([0-9]*\).*/\1/p' | awk '{n += $1} END {print n + 0}')
+      samples=$(perf_samples "$out")
+      lost=$(perf_lost "$out")
       ;;
   esac
   echo "$name $(awk '/^time/{print $2, $3 + $4}' "$DIR/$name-$rep.time") ${samples:-0} $(stat -c %s "$out") ${lost:-0}" \

@@ -38,6 +38,7 @@ cmake --build "$BUILD" -j2 --target spoor spoor_workload_cpu_bound >/dev/null
 SPOOR=$BUILD/symbolizer/spoor
 WORK=$BUILD/bench/workloads/spoor_workload_cpu_bound
 command -v perf >/dev/null || { echo "perf is not installed (scripts/install-test-deps.sh)"; exit 1; }
+source bench/kernel_counts.sh
 
 echo "load before: $(cut -d' ' -f1-3 /proc/loadavg)"
 RESULTS=$DIR/results.txt
@@ -55,15 +56,12 @@ run_case() {
   tree=$(awk '/^tree/{print $2 + $3}' "$DIR/$name-$rep.time")
   case $name in
     spoor*)
-      samples=$("$SPOOR" dump "$DIR/$name.spoor" | grep -c CpuSample || true)
-      lost=$(sed -n 's/.*kernel: [0-9]* records, \([0-9]*\) lost.*/\1/p' "$err")
+      samples=$(spoor_samples "$DIR/$name.spoor")
+      lost=$(spoor_lost "$err")
       ;;
     perf*)
-      local stats
-      stats=$(perf report --stats -i "$DIR/$name.data" 2>/dev/null)
-      samples=$(awk '/SAMPLE events:/{print $3}' <<<"$stats" | head -1)
-      lost=$(perf report -D -i "$DIR/$name.data" 2>/dev/null |
-             sed -n 's/.*PERF_RECORD_LOST: .*lost:\([0-9]*\).*/\1/p' | awk '{n += $1} END {print n + 0}')
+      samples=$(perf_samples "$DIR/$name.data")
+      lost=$(perf_lost "$DIR/$name.data")
       ;;
   esac
   echo "$name $wall $cpu $(awk -v t="$tree" -v c="$cpu" 'BEGIN{printf "%.4f", t - c}') ${samples:-0} ${lost:-0}" >> "$RESULTS"

@@ -24,7 +24,6 @@ namespace {
 
 using nlohmann::json;
 using spoor::test::Process;
-using spoor::test::perf_unavailable;
 using spoor::test::run;
 
 const std::string kSpoor = SPOOR_TOOL;
@@ -308,7 +307,7 @@ const json* function_named(const json& functions, const std::string& name) {
 // from their stack copies, put the leaf under kernel_chain_mid and main,
 // which no frame-pointer walk reaches in this program.
 TEST(KernelRecord, SamplesOfAProgramWithoutFramePointersUnwindToMain) {
-  if (const std::string why = perf_unavailable(); !why.empty()) GTEST_SKIP() << why;
+  SKIP_WITHOUT_PERF();
   for (const std::string preload : {"", "--no-preload "}) {
     const std::string path = spoor::test::temp_path("kernel-chain.spoor");
     const Process rec = run(kSpoor + " record " + preload + "--kernel=samples,switches,faults -o " + path + " -- " +
@@ -349,7 +348,7 @@ TEST(KernelRecord, SamplesOfAProgramWithoutFramePointersUnwindToMain) {
 // "ended" where the process left none (killed); an exec is named by the
 // program's file.
 TEST(KernelRecord, ChildrenWithoutThePreloadEndWithTheirExitGroupStatus) {
-  if (const std::string why = perf_unavailable(); !why.empty()) GTEST_SKIP() << why;
+  SKIP_WITHOUT_PERF();
   const std::string path = spoor::test::temp_path("kernel-exits.spoor");
   const Process rec = run(kSpoor + " record --no-preload --kernel=syscalls:exit_group -o " + path +
                           " -- sh -c '/bin/true; sh -c \"exit 7\"; sh -c \"kill -9 \\$\\$\"; exit 3'");
@@ -379,7 +378,7 @@ TEST(KernelRecord, ChildrenWithoutThePreloadEndWithTheirExitGroupStatus) {
 // A stack copy of 8 bytes is too short for every caller: the report says
 // how many samples stopped for it, and what would fix it.
 TEST(KernelRecord, ATooShortStackCopyGetsAHint) {
-  if (const std::string why = perf_unavailable(); !why.empty()) GTEST_SKIP() << why;
+  SKIP_WITHOUT_PERF();
   const std::string path = spoor::test::temp_path("kernel-short-stack.spoor");
   const Process rec = run(kSpoor + " record --no-preload --kernel=samples --kernel-stack-size 8 -o " + path + " -- " +
                           SPOOR_KERNEL_CHAIN);

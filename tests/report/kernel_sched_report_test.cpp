@@ -150,7 +150,7 @@ TEST(KernelSchedReport, BlockDevicesAreShownByNameAndMajorMinor) {
 // On a machine with block devices, a recording with the block source
 // names them (the names come from sysfs, at record time).
 TEST(KernelSchedRecord, TheRecorderNamesTheBlockDevices) {
-  if (const std::string why = perf_unavailable(); !why.empty()) GTEST_SKIP() << why;
+  SKIP_WITHOUT_PERF();
   std::error_code ec;
   if (std::filesystem::is_empty("/sys/dev/block", ec) || ec) GTEST_SKIP() << "no /sys/dev/block here";
   const std::string path = spoor::test::temp_path("kernel-block-names-record.spoor");

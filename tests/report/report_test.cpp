@@ -606,7 +606,7 @@ TEST(ReportCpu, VdsoFunctionsAreNamedFromTheRecordedImage) {
 // named from the image the recording keeps of it (VdsoImage): the time is
 // under the vDSO's clock_gettime, and no unwinding stops for want of it.
 TEST(ReportCpu, KernelSamplesInTheVdsoAreNamedFromTheRecordedImage) {
-  if (const std::string why = spoor::test::perf_unavailable(); !why.empty()) GTEST_SKIP() << why;
+  SKIP_WITHOUT_PERF();
   const auto exported = vdso_functions();
   ASSERT_FALSE(exported.empty()) << "this test's own vDSO lists its functions";
   const std::string path = record("kernel-clock", SPOOR_REPORT_CLOCK, "--no-preload --kernel=samples --sample-hz 1000");
