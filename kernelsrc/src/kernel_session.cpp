@@ -23,6 +23,7 @@
 #include <sstream>
 
 #include "spoor/kernelsrc/block_devices.h"
+#include "spoor/kernelsrc/event_release.h"
 #include "spoor/kernelsrc/kernel_convert.h"
 #include "spoor/kernelsrc/kernel_events.h"
 #include "spoor/kernelsrc/kernel_stream.h"
@@ -201,6 +202,7 @@ struct KernelSession::State {
     EventMeta meta;
   };
   std::vector<PerTask> per_task;
+  bool tracepoints = false;  // some event is a tracepoint's: slow to close (event_release.h)
   uint32_t ring_data_pages = 0, ring_min_data_pages = 0;
 
   // Puts `fd` (an event on `cpu`) in the CPU's ring: the first one owns it.
@@ -221,9 +223,16 @@ struct KernelSession::State {
     return true;
   }
 
-  ~State() {
+  void unmap_rings() {
     for (CpuRing& c : cpus)
-      if (c.map != MAP_FAILED) munmap(c.map, c.map_bytes);
+      if (c.map != MAP_FAILED) {
+        munmap(c.map, c.map_bytes);
+        c.map = MAP_FAILED;
+      }
+  }
+
+  ~State() {
+    unmap_rings();
     for (int fd : fds) close(fd);
   }
 };
@@ -232,6 +241,14 @@ KernelSession::KernelSession() = default;
 KernelSession::~KernelSession() = default;
 
 bool KernelSession::opened() const { return state_ != nullptr; }
+
+void KernelSession::close_events() {
+  if (!state_) return;
+  State& s = *state_;
+  s.unmap_rings();
+  release_events(std::move(s.fds), s.tracepoints);
+  s.fds.clear();
+}
 
 bool KernelSession::open(const PlanOptions& requested, pid_t pid, uint32_t ncpus, std::string* error) {
   return open_tasks(requested, {pid}, ncpus, error);
@@ -331,6 +348,7 @@ bool KernelSession::open_tasks(const PlanOptions& requested, const std::vector<p
         messages_.push_back("kernel: " + e.source + " unavailable: " + open_failure(e, failure, s->privilege, options.attach));
         continue;
       }
+      if (attr.type == PERF_TYPE_TRACEPOINT) s->tracepoints = true;
       if (e.role == Role::cpu_sample) {
         s->sample_hz = static_cast<uint32_t>(attr.freq ? attr.sample_freq : 0);
         s->sample_event = attr.type == PERF_TYPE_SOFTWARE ? "cpu-clock" : "cycles";

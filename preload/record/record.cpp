@@ -633,6 +633,7 @@ bool run_attach(const RecordOptions& options, RecordResult* result, std::string*
   sigaction(SIGTERM, &old_term, nullptr);
   sigaction(SIGHUP, &old_hup, nullptr);
   if (!recorder.finish(result, error)) return false;
+  kernel.close_events();
   result->drain_cpu_seconds = thread_cpu_seconds() - drain_cpu_start;
   result->attached_ended = ended;
   result->how_it_ended = ended == options.attach_pids.size() ? ""
@@ -777,6 +778,8 @@ bool run_record(const RecordOptions& given, RecordResult* result, std::string* e
   g_program_pid.store(0);
 
   if (!recorder.finish(result, error)) return false;
+  // Last: no process of the recording is waited for after this.
+  kernel.close_events();
   result->drain_cpu_seconds = thread_cpu_seconds() - drain_cpu_start;
   result->how_it_ended = describe_status(status, &result->exit_status);
   result->seconds = std::chrono::duration<double>(Clock::now() - started).count();

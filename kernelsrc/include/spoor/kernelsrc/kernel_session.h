@@ -92,6 +92,12 @@ class KernelSession {
 
   KernelTotals totals() const;
 
+  // Ends the events and unmaps the rings, after end(); the tracepoints'
+  // slow teardown happens in a child process once this one has gone
+  // (event_release.h), so call it when nothing else is left to wait for.
+  // The destructor closes them here otherwise.
+  void close_events();
+
  private:
   bool open_tasks(const PlanOptions& options, const std::vector<pid_t>& tasks, uint32_t cpus, std::string* error);
   // The events every task has, for a thread found after the others.
