@@ -2,7 +2,8 @@
 // about each traced process. The preloaded library writes most of these in
 // the process itself; spoor record writes ProcessExit for the processes it
 // reaps (the traced program, and orphans that re-parent to it), so a
-// process's end is in the trace however it ended.
+// process's end is in the trace however it ended, and ProcessRunning for
+// those still running when the recording ended.
 #ifndef SPOOR_PRELOAD_PROCESS_EVENTS_H
 #define SPOOR_PRELOAD_PROCESS_EVENTS_H
 
@@ -66,6 +67,15 @@ SPOOR_EVENT(kProcessExit, g_process,
             (EventInfo{.name = "ProcessExit", .id = 7, .level = Level::always, .keywords = kKeywordLifetime}),
             Field<uint32_t>{"pid"}, Field<int32_t>{"exit_code"}, Field<uint8_t>{"signal"},
             Field<bool>{"core_dumped"});
+
+// Written by spoor record as the recording ends, in its own stream, for
+// each process it recorded that was still running then (the user stopped
+// waiting for the processes a program left running; --pid's --duration
+// ran out, or Ctrl-C): a report says "running at the end" where it would
+// say "no exit recorded".
+SPOOR_EVENT(kProcessRunning, g_process,
+            (EventInfo{.name = "ProcessRunning", .id = 11, .level = Level::always, .keywords = kKeywordLifetime}),
+            Field<uint32_t>{"pid"});
 
 // system() or popen() ran a shell command. glibc's own waitpid reaps that
 // shell, where no wait hook sees its status: CommandEnd carries it

@@ -37,6 +37,7 @@ bool OwnStream::start(uint32_t cpus, std::string* error) {
   }
   register_provider(preload::g_process);
   register_event(preload::kProcessExit);
+  register_event(preload::kProcessRunning);
   EnableState on;
   on.enabled = true;
   apply_enable_state(*const_cast<ProviderControl*>(preload::g_process.control()), on);
@@ -58,5 +59,7 @@ void OwnStream::process_exited(pid_t pid, int status) {
                               static_cast<uint8_t>(WIFSIGNALED(status) ? WTERMSIG(status) : 0),
                               WIFSIGNALED(status) && WCOREDUMP(status));
 }
+
+void OwnStream::process_running(pid_t pid) { preload::kProcessRunning.write(static_cast<uint32_t>(pid)); }
 
 }  // namespace spoor::record

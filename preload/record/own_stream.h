@@ -1,7 +1,8 @@
 // The recorder's own stream: the ProcessExit events of the processes it
 // reaps (the traced program, and orphans that re-parent to it as the
-// subreaper), written through the core into a ring of its own and drained
-// with the others, so every process's end is in the trace.
+// subreaper), and ProcessRunning for those still running at the end,
+// written through the core into a ring of its own and drained with the
+// others, so every process's end is in the trace.
 #ifndef SPOOR_PRELOAD_RECORD_OWN_STREAM_H
 #define SPOOR_PRELOAD_RECORD_OWN_STREAM_H
 
@@ -29,6 +30,8 @@ class OwnStream {
   void describe(TraceWriter& writer, uint32_t first_stream);
 
   void process_exited(pid_t pid, int wait_status);
+  // `pid` was still running as the recording ended.
+  void process_running(pid_t pid);
 
   const RingView& ring() const { return ring_; }
 

@@ -25,6 +25,7 @@
 #include "../program_image.h"
 #include "drain_pace.h"
 #include "own_stream.h"
+#include "process_tree.h"
 #include "process_server.h"
 #include "provider_spec.h"
 #include "region.h"
@@ -71,32 +72,6 @@ std::string describe_status(int status, int* shell_status) {
   }
   *shell_status = 1;
   return "ended with status " + std::to_string(status);
-}
-
-// The start time of `pid` in clock ticks since boot (field 22 of
-// /proc/<pid>/stat), and whether it is still running (not a zombie). An
-// exec keeps the start time; a new process that reuses the pid has another.
-struct ProcStat {
-  bool running = false;
-  uint32_t ppid = 0;
-  uint64_t start_time = 0;
-};
-
-ProcStat proc_stat(uint32_t pid) {
-  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
-  std::string line;
-  if (!std::getline(in, line)) return {};
-  const size_t paren = line.rfind(')');  // the name may hold spaces and ')'
-  if (paren == std::string::npos || paren + 2 >= line.size()) return {};
-  ProcStat s;
-  const char state = line[paren + 2];
-  s.running = state != 'Z' && state != 'X';
-  // Fields after the name: 3 is the state, 4 the parent; 22 the start time.
-  s.ppid = static_cast<uint32_t>(std::strtoul(line.c_str() + paren + 4, nullptr, 10));
-  size_t at = paren + 2;
-  for (int field = 3; field < 22 && at != std::string::npos; ++field) at = line.find(' ', at + 1);
-  if (at != std::string::npos) s.start_time = std::strtoull(line.c_str() + at + 1, nullptr, 10);
-  return s;
 }
 
 // One traced process: its region and its streams in the file.
@@ -303,12 +278,17 @@ class Recorder {
       if (seconds > 0 && std::chrono::duration<double>(now - start).count() >= seconds) break;
     }
     program_ended_ = Clock::now();
-    return ended;
+    for (size_t i = 0; i < pids.size(); ++i) {
+      const ProcStat st = proc_stat(static_cast<uint32_t>(pids[i]));
+      if (st.running && st.start_time == start_times[i]) attached_running_.push_back(pids[i]);
+    }
+    return pids.size() - attached_running_.size();
   }
 
   // Drains everything that was committed, ends every stream, closes the file.
   bool finish(RecordResult* result, std::string* error) {
     finish_ended_processes(true);
+    note_running();
     // A cache: a recording whose rules cannot be kept is no worse for it.
     if (keeps_rules()) (void)save_rule_cache(server_.rule_store_fd(), options_.rule_cache);
     flush_ring(own_.ring());
@@ -396,6 +376,19 @@ class Recorder {
     }
   }
 
+  // ProcessRunning for the processes of the recording still running as it
+  // ends: those a program left and the user stopped waiting for (Ctrl-C),
+  // or attached ones --duration or Ctrl-C left, and what they started.
+  void note_running() {
+    std::vector<pid_t> roots = attached_running_;
+    if (roots.empty()) {
+      if (!has_children()) return;  // the usual end: every process was reaped
+      roots.push_back(getpid());
+    }
+    for (const pid_t pid : attached_running_) own_.process_running(pid);
+    for (const pid_t pid : running_below(roots)) own_.process_running(pid);
+  }
+
   // Children left (running, since reap() took the ended ones).
   static bool has_children() {
     siginfo_t info{};
@@ -478,6 +471,7 @@ class Recorder {
 
   const RecordOptions& options_;
   kernelsrc::KernelSession& kernel_;
+  std::vector<pid_t> attached_running_;  // --pid: those still running at the end
   RegionLayout layout_;
   Clock::time_point program_ended_{};
   ProcessServer server_;

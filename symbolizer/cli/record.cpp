@@ -313,7 +313,8 @@ caller's stack; Mmap, Munmap, Mremap), file I/O (Spoor.IO: keyword 0x1 the
 fd calls, 0x2 stdio, 0x4 stacks on reads and writes), the distinct stacks
 (Spoor.Stack: Stack, written once each), and each process's life
 (Spoor.Process: ProcessStart, ModuleLoad and ModuleUnload with build IDs,
-Fork, Exec, ProcessExit with the exit code or signal, CommandStart and
+Fork, Exec, ProcessExit with the exit code or signal, ProcessRunning for
+a process still running as the recording ended, CommandStart and
 CommandEnd around system() and popen()), threads (Spoor.Thread:
 ThreadStart, ThreadEnd, ThreadName) and CPU samples (Spoor.Samples:
 Sample, with the stack).

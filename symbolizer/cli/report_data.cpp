@@ -145,8 +145,9 @@ json process_json(const Context& c, const an::ProcessInfo& p) {
                                       : "exit " + std::to_string(p.end->exit_code);
   } else {
     j["exit"] = nullptr;
-    j["ended"] = "no exit recorded";
+    j["ended"] = p.running_at_end ? "running at the end" : "no exit recorded";
   }
+  j["running_at_end"] = !p.end && p.running_at_end;
   j["forked"] = p.forked;
   json images = json::array();
   for (an::ImageIndex i : p.images) {

@@ -120,6 +120,8 @@ TEST(KernelAttach, ADurationEndsTheRecordingAndLeavesTheProcessRunning) {
   ASSERT_NE(p, nullptr) << r.dump(1);
   EXPECT_EQ((*p)["command_line"], "/bin/sleep 5");
   EXPECT_TRUE((*p)["exit"].is_null()) << "it had not ended";
+  EXPECT_EQ((*p)["ended"], "running at the end");
+  EXPECT_EQ((*p)["running_at_end"], true);
   std::filesystem::remove(path);
 }
 

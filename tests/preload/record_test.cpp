@@ -570,6 +570,42 @@ TEST(Record, EveryChildsEndIsRecordedHoweverItWasReaped) {
   std::filesystem::remove(path);
 }
 
+// A program that leaves a process running (a daemon, a background job):
+// spoor record waits for it until told to stop (SIGTERM here, Ctrl-C at a
+// terminal), and the trace then says it was still running, not that its
+// exit went unrecorded.
+TEST(Record, AProcessLeftRunningWhenTheWaitIsStoppedIsSaidToBeRunning) {
+  const std::string path = trace_path("left-running"), out = spoor::test::temp_path("left-running.out");
+  const Process r = run("sh -c '" + kSpoor + " record -o " + path +
+                        " -- sh -c \"sleep 30 & echo started \\$!\" > " + out + " 2>&1 & s=$!; " +
+                        "n=0; until grep -q \"waiting for the processes\" " + out +
+                        " || [ $n -ge 600 ]; do sleep 0.05; n=$((n+1)); done; " +
+                        "kill -TERM $s; wait $s; echo status=$?; cat " + out + "'");
+  std::filesystem::remove(out);
+  unsigned long sleeper = 0;
+  const size_t at = r.out.find("started ");
+  ASSERT_NE(at, std::string::npos) << r.out << r.err;
+  sleeper = std::strtoul(r.out.c_str() + at + 8, nullptr, 10);
+  ASSERT_GT(sleeper, 0u) << r.out;
+  const bool was_running = kill(static_cast<pid_t>(sleeper), 0) == 0;
+  kill(static_cast<pid_t>(sleeper), SIGKILL);
+  EXPECT_TRUE(was_running) << "stopping the wait leaves the process running";
+  EXPECT_NE(r.out.find("status=0"), std::string::npos) << r.out;
+  const spoor::test::ReportJson report = spoor::test::report_json(kSpoor, "", path);
+  ASSERT_TRUE(report.failure.empty()) << report.failure;
+  std::map<std::string, std::string> ended;  // name -> how it ended
+  for (const nlohmann::json& p : report.report["processes"]) {
+    ended[p["name"].get<std::string>()] = p["ended"].get<std::string>();
+    if (p["pid"] == sleeper) {
+      EXPECT_EQ(p["running_at_end"], true);
+      EXPECT_TRUE(p["exit"].is_null());
+    }
+  }
+  EXPECT_EQ(ended["sh"], "exit 0") << report.report["processes"].dump(1);
+  EXPECT_EQ(ended["sleep"], "running at the end") << report.report["processes"].dump(1);
+  std::filesystem::remove(path);
+}
+
 class RecordCrash : public ::testing::TestWithParam<std::pair<const char*, int>> {};
 
 TEST_P(RecordCrash, EveryCommittedEventReachesTheFile) {

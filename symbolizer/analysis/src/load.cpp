@@ -248,6 +248,15 @@ class Loader {
         p.end = end;
         return;
       }
+      case EventKind::process_running: {
+        // Only of a process the trace knows; a pid reused since, by one
+        // that ended, keeps its end.
+        const auto pid = static_cast<uint32_t>(field_u64(e, k, f::kExitPid));
+        auto it = m_.process_by_pid.find(pid);
+        if (it != m_.process_by_pid.end() && !m_.processes[it->second].end)
+          m_.processes[it->second].running_at_end = true;
+        return;
+      }
       case EventKind::command_start: {
         Command& c = commands_[command_key(process, field_u64(e, k, f::kCommandCall))];
         c.process = process;

@@ -20,7 +20,7 @@ enum class EventKind : uint8_t {
   other,  // an event of the program's own providers, or one the analyses do not read
   // Spoor.Process
   module_load, module_unload, process_start, process_fork, process_exec, process_exec_failed, process_exit, module_image,
-  command_start, command_end,
+  command_start, command_end, process_running,
   // Spoor.Thread
   thread_start, thread_end, thread_name,
   // Spoor.Stack
@@ -77,6 +77,7 @@ inline constexpr int kPpid = 0, kExecCount = 1, kExe = 2, kCwd = 3;
 inline constexpr int kChildPid = 0, kForkSpawn = 1, kExecPath = 0, kUntraceable = 1, kExecCpuNs = 2, kErrno = 0;
 // process_exit: pid, exit_code, signal, core_dumped
 inline constexpr int kExitPid = 0, kExitCode = 1, kSignal = 2, kCoreDumped = 3;
+// process_running: pid (as process_exit's kExitPid)
 // command_start: call, command; command_end: call, exit_code, signal, core_dumped
 inline constexpr int kCommandCall = 0, kCommandLine = 1, kCommandExitCode = 1, kCommandSignal = 2, kCommandCore = 3;
 // thread_start: tid, parent_tid, start, stack, cpu_ns; thread_end: tid, with_process, cpu_ns; thread_name: tid, name

@@ -121,6 +121,9 @@ struct ProcessInfo {
   // passed (the low 8 bits, as a waiting parent sees them).
   int64_t kernel_exit_ns = kNeverNs;
   std::optional<int32_t> exit_group_status;
+  // No end, and the recorder found it still running as the recording
+  // ended (ProcessRunning).
+  bool running_at_end = false;
   uint64_t events = 0;
   // The recorder's own process ("spoor record"): it writes the ProcessExit
   // events of the processes it reaps and nothing else.
