@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <chrono>
@@ -591,6 +592,26 @@ kernelsrc::PlanOptions kernel_plan(const RecordOptions& options) {
   return plan;
 }
 
+// The events an attach opens follow what the processes start from then
+// on; the children they had started already are not theirs. Said, with
+// the --pid that would take them too, as a user attaching to a server's
+// master process expects its workers.
+void say_unfollowed_children(const std::vector<pid_t>& pids) {
+  std::vector<pid_t> children;
+  for (const pid_t pid : running_below(pids))
+    if (std::find(pids.begin(), pids.end(), pid) == pids.end()) children.push_back(pid);
+  if (children.empty()) return;
+  std::string all;
+  for (const pid_t pid : pids) all += (all.empty() ? "" : ",") + std::to_string(pid);
+  for (const pid_t pid : children) all += "," + std::to_string(pid);
+  const bool one = children.size() == 1;
+  const std::string by = pids.size() == 1 ? "pid " + std::to_string(pids.front()) : "them";
+  std::fprintf(stderr,
+               "spoor record: %zu process%s started before the recording by %s %s not recorded (only what "
+               "starts from now on is); to record %s too: --pid %s\n",
+               children.size(), one ? "" : "es", by.c_str(), one ? "is" : "are", one ? "it" : "them", all.c_str());
+}
+
 // spoor record --pid: the kernel's sources for processes already running.
 bool run_attach(const RecordOptions& options, RecordResult* result, std::string* error) {
   keep_freed_memory();
@@ -607,6 +628,7 @@ bool run_attach(const RecordOptions& options, RecordResult* result, std::string*
   if (!kernel.attach(plan, options.attach_pids, cpus, error)) return false;
   for (const std::string& m : kernel.messages()) std::fprintf(stderr, "spoor record: %s\n", m.c_str());
   for (const pid_t pid : options.attach_pids) kernel.snapshot_maps(pid, before_open, true);
+  say_unfollowed_children(options.attach_pids);
   result->pid = options.attach_pids.front();
   result->output_path = options.output_path.empty()
                             ? "spoor-pid-" + std::to_string(options.attach_pids.front()) + ".spoor"

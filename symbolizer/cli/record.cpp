@@ -306,7 +306,9 @@ kernel's sources alone (nothing can be injected into them; --kernel-all
 unless --kernel says): their threads and the threads and processes they
 start from then on, until they end, --duration SECONDS pass, or Ctrl-C
 (SIGINT, SIGTERM, SIGHUP) stops the recording, which leaves them running.
-Default FILE: spoor-pid-<pid>.spoor; spoor exits 0.
+Processes they had started before are not recorded: spoor names them,
+with the --pid list that would take them too. Default FILE:
+spoor-pid-<pid>.spoor; spoor exits 0.
 
 Events: heap (Spoor.Heap: Alloc, Free, Realloc with address, size and the
 caller's stack; Mmap, Munmap, Mremap), file I/O (Spoor.IO: keyword 0x1 the

@@ -125,6 +125,33 @@ TEST(KernelAttach, ADurationEndsTheRecordingAndLeavesTheProcessRunning) {
   std::filesystem::remove(path);
 }
 
+// The children a process had started before the attach are not recorded
+// (the events follow what it starts from then on): spoor record says so,
+// naming them in the --pid that would record them too.
+TEST(KernelAttach, ChildrenStartedBeforeTheAttachAreNamedWithTheirPid) {
+  SKIP_WITHOUT_PERF();
+  // The shell starts a sleep, then becomes another: its child stays its.
+  const pid_t pid = start_quietly({"/bin/sh", "-c", "/bin/sleep 5 & exec /bin/sleep 6"});
+  ASSERT_GT(pid, 0);
+  std::string children;
+  std::getline(std::ifstream("/proc/" + std::to_string(pid) + "/task/" + std::to_string(pid) + "/children"), children);
+  const pid_t child = static_cast<pid_t>(std::strtol(children.c_str(), nullptr, 10));
+  const std::string path = spoor::test::temp_path("attach-children.spoor");
+  const Process rec = run(kSpoor + " record --pid " + std::to_string(pid) + " --duration 0.2 -o " + path);
+  kill(pid, SIGKILL);
+  if (child > 0) kill(child, SIGKILL);
+  wait_for(pid);
+  ASSERT_GT(child, 0) << "no child in /proc/" << pid << "/task/" << pid << "/children";
+  ASSERT_EQ(rec.status, 0) << rec.err;
+  EXPECT_NE(rec.err.find("1 process started before the recording by pid " + std::to_string(pid) +
+                         " is not recorded"),
+            std::string::npos)
+      << rec.err;
+  EXPECT_NE(rec.err.find("--pid " + std::to_string(pid) + "," + std::to_string(child) + "\n"), std::string::npos)
+      << rec.err;
+  std::filesystem::remove(path);
+}
+
 // What the process attached to does next is followed: a child it forks
 // (inheriting the events) and the program it execs, named by its file.
 // The shell waits on a FIFO until the recording has begun (its file
