@@ -562,6 +562,12 @@ json kernel_json(const Context& c) {
     sarr.push_back({{"name", s.name}, {"nr", s.nr}, {"count", s.count}, {"errors", s.errors},
                     {"total_ns", s.total_ns}, {"max_ns", s.max_ns}});
   j["syscalls"] = std::move(sarr);
+  // The kernel counts every call of a traced thread, the preloaded
+  // library's own among them (its unwinder masks signals around each
+  // lookup, it talks to the recorder, reads its modules): said beside the
+  // table, as strace -c of the same program would count fewer.
+  j["syscalls_include_preload"] =
+      std::any_of(m.images.begin(), m.images.end(), [](const an::Image& im) { return im.started; });
 
   const an::KernelUnwindSummary& u = m.kernel_unwind;
   const uint64_t samples = u.dwarf + u.frame_pointer + u.pc_only;

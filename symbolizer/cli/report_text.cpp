@@ -657,6 +657,10 @@ void print_kernel(const json& k, std::string& out) {
       st.row({count_text(u(x, "count")), count_text(u(x, "errors")), duration_text(i64(x, "total_ns")),
               duration_text(i64(x, "max_ns")), str(x, "name")});
     st.print(out, "    ");
+    if (k.value("syscalls_include_preload", false))
+      out += "    (these include the calls Spoor's preloaded library makes in the process: its unwinder's signal\n"
+             "    masks, its connection to the recorder, reading modules; spoor record --no-preload counts the\n"
+             "    program's alone)\n";
   }
   const json& cpu = k["cpu"];
   if (u(cpu, "samples") > 0) {

@@ -184,6 +184,27 @@ TEST(KernelReport, SectionHasTheKnownSwitchFaultAndSyscallFigures) {
 
 // The preload's ModuleLoad and the kernel's mmap records of one file, its
 // two segments mapped apart, are one module of the image.
+// The kernel counts the preloaded library's own calls with the program's
+// (strace -c of the program alone counts fewer): said where a traced
+// image (a ProcessStart) shows the library was there, not without it.
+TEST(KernelReport, SyscallsOfAPreloadedProcessAreSaidToIncludeTheLibrarys) {
+  for (const bool preloaded : {true, false}) {
+    spoor::testing::KernelTrace t;
+    t.process(100, 1, "prog", {"prog"});
+    if (preloaded) t.process_start(100, 500, 1, 0, "/nonexistent/prog");
+    t.syscall(100, 100, 6000, 6300, 0, "read", 10);
+    t.tick(100, 100, 10000);
+    const std::string path = written(t, preloaded ? "kernel-syscalls-shim.spoor" : "kernel-syscalls-alone.spoor");
+    const Process p = run(kSpoor + " report --kernel --format json " + path);
+    ASSERT_EQ(p.status, 0) << p.err;
+    EXPECT_EQ(json::parse(p.out)["kernel"]["syscalls_include_preload"], preloaded);
+    const Process text = run(kSpoor + " report --kernel " + path);
+    EXPECT_EQ(text.out.find("these include the calls Spoor's preloaded library makes") != std::string::npos, preloaded)
+        << text.out;
+    std::remove(path.c_str());
+  }
+}
+
 TEST(KernelReport, AModuleMappedByBothSourcesCountsOnce) {
   spoor::testing::KernelTrace t;
   t.process(100, 1, "prog", {"prog"});
