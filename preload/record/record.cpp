@@ -601,15 +601,20 @@ void say_unfollowed_children(const std::vector<pid_t>& pids) {
   for (const pid_t pid : running_below(pids))
     if (std::find(pids.begin(), pids.end(), pid) == pids.end()) children.push_back(pid);
   if (children.empty()) return;
-  std::string all;
-  for (const pid_t pid : pids) all += (all.empty() ? "" : ",") + std::to_string(pid);
-  for (const pid_t pid : children) all += "," + std::to_string(pid);
   const bool one = children.size() == 1;
   const std::string by = pids.size() == 1 ? "pid " + std::to_string(pids.front()) : "them";
-  std::fprintf(stderr,
-               "spoor record: %zu process%s started before the recording by %s %s not recorded (only what "
-               "starts from now on is); to record %s too: --pid %s\n",
-               children.size(), one ? "" : "es", by.c_str(), one ? "is" : "are", one ? "it" : "them", all.c_str());
+  std::fprintf(stderr, "spoor record: %zu process%s started before the recording by %s %s not recorded (only what "
+               "starts from now on is)", children.size(), one ? "" : "es", by.c_str(), one ? "is" : "are");
+  // A whole machine's tree (--pid 1) would not fit on a line to copy.
+  constexpr size_t kMostListed = 16;
+  std::string all;
+  for (const pid_t pid : pids) all += (all.empty() ? "" : ",") + std::to_string(pid);
+  for (size_t i = 0; i < children.size() && i < kMostListed; ++i) all += "," + std::to_string(children[i]);
+  if (children.size() <= kMostListed)
+    std::fprintf(stderr, "; to record %s too: --pid %s\n", one ? "it" : "them", all.c_str());
+  else
+    std::fprintf(stderr, "; --pid takes them in a list (%s,... and %zu more)\n", all.c_str(),
+                 children.size() - kMostListed);
 }
 
 // spoor record --pid: the kernel's sources for processes already running.

@@ -122,6 +122,7 @@ TEST(KernelAttach, ADurationEndsTheRecordingAndLeavesTheProcessRunning) {
   EXPECT_TRUE((*p)["exit"].is_null()) << "it had not ended";
   EXPECT_EQ((*p)["ended"], "running at the end");
   EXPECT_EQ((*p)["running_at_end"], true);
+  EXPECT_GE((*p)["duration_ns"].get<int64_t>(), 250'000'000) << "it ran to the recording's end, 0.3 s after the attach";
   std::filesystem::remove(path);
 }
 

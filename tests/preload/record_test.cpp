@@ -599,6 +599,9 @@ TEST(Record, AProcessLeftRunningWhenTheWaitIsStoppedIsSaidToBeRunning) {
     if (p["pid"] == sleeper) {
       EXPECT_EQ(p["running_at_end"], true);
       EXPECT_TRUE(p["exit"].is_null());
+      // Its last event came at its start; it ran until the recording's
+      // end, over 2 s later (spoor says it waits after 2 s).
+      EXPECT_GE(p["duration_ns"].get<int64_t>(), 1'500'000'000) << p.dump();
     }
   }
   EXPECT_EQ(ended["sh"], "exit 0") << report.report["processes"].dump(1);

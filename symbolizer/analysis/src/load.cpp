@@ -253,8 +253,10 @@ class Loader {
         // that ended, keeps its end.
         const auto pid = static_cast<uint32_t>(field_u64(e, k, f::kExitPid));
         auto it = m_.process_by_pid.find(pid);
-        if (it != m_.process_by_pid.end() && !m_.processes[it->second].end)
-          m_.processes[it->second].running_at_end = true;
+        if (it == m_.process_by_pid.end() || m_.processes[it->second].end) return;
+        ProcessInfo& p = m_.processes[it->second];
+        p.running_at_end = true;
+        p.end_ns = std::max(p.end_ns, e.time_ns);  // it ran until here (its threads too)
         return;
       }
       case EventKind::command_start: {
