@@ -24,6 +24,7 @@
 
 #include "spoor/kernelsrc/block_devices.h"
 #include "spoor/kernelsrc/event_release.h"
+#include "spoor/kernelsrc/kallsyms_cache.h"
 #include "spoor/kernelsrc/kernel_convert.h"
 #include "spoor/kernelsrc/kernel_events.h"
 #include "spoor/kernelsrc/kernel_stream.h"
@@ -192,10 +193,12 @@ struct KernelSession::State {
   // off-CPU times came out negative.
   std::unique_ptr<KernelStream> session_stream;
   // /proc/kallsyms, read while the program runs where samples or faults
-  // can see the kernel (~60 ms here: at the end it was the whole wait
+  // can see the kernel (~42 ms here: at the end it was the whole wait
   // after a short program), on a thread at nice 19 so that it takes idle
-  // CPU; invalid where they cannot.
-  std::future<std::string> kallsyms;
+  // CPU, or the copy a recording kept (kallsyms_cache.h); invalid where
+  // they cannot see the kernel.
+  std::future<KallsymsText> kallsyms;
+  std::string kallsyms_cache;  // PlanOptions::kallsyms_cache
   // The events opened for each task, to open for a thread found later.
   struct PerTask {
     perf_event_attr attr;
@@ -288,6 +291,7 @@ bool KernelSession::open_tasks(const PlanOptions& requested, const std::vector<p
   auto s = std::make_unique<State>();
   PlanOptions options = requested;
   options.privilege = s->privilege = current_privilege();
+  s->kallsyms_cache = options.kallsyms_cache;
   AttrPlan plan;
   {
     Tracefs tracefs;  // a private mount, if any, is gone when planning is done
@@ -359,9 +363,10 @@ bool KernelSession::open_tasks(const PlanOptions& requested, const std::vector<p
       meta.regs_mask = attr.sample_regs_user;
       const bool sees_kernel = e.role == Role::cpu_sample || e.role == Role::fault_minor || e.role == Role::fault_major;
       if (sees_kernel && !attr.exclude_kernel && !s->kallsyms.valid())
-        s->kallsyms = std::async(std::launch::async, [] {
+        s->kallsyms = std::async(std::launch::async, [cache = options.kallsyms_cache] {
           (void)setpriority(PRIO_PROCESS, static_cast<id_t>(syscall(SYS_gettid)), 19);
-          return read_kallsyms();
+          if (std::optional<KallsymsText> kept = load_kallsyms_cache(cache)) return std::move(*kept);
+          return read_kallsyms_text();
         });
       for (auto& [cpu, fd] : opened) {
         if (!s->connect(fd, cpu, meta, messages_)) {
@@ -512,15 +517,19 @@ void KernelSession::drain_up_to(TraceWriter& writer, const TickConversion& clock
 }
 
 // The kernel functions the recording saw, named from the kallsyms read
-// while it ran (this machine's: a report elsewhere could not). A module
-// loaded after the read is not in it: its addresses take the name of the
-// symbol below them, as in a perf report whose kallsyms is older.
+// while it ran or kept from an earlier recording (this machine's: a report
+// elsewhere could not). Where an address lies outside what that text
+// covers (a module loaded since, a BPF program, a trampoline) it is read
+// again; the fresh text is kept for the next recording.
 void KernelSession::write_kernel_symbols(TraceWriter& writer, const TickConversion& clock) {
   const std::unordered_set<uint64_t>& seen = state_->convert.kernel_addresses();
   if (seen.empty() || !state_->session_stream) return;
-  const std::string kallsyms = state_->kallsyms.valid() ? state_->kallsyms.get() : read_kallsyms();
+  const std::vector<uint64_t> addresses(seen.begin(), seen.end());
+  KallsymsText kallsyms = state_->kallsyms.valid() ? state_->kallsyms.get() : read_kallsyms_text();
+  if (!kallsyms_cover(kallsyms, addresses)) kallsyms = read_kallsyms_text();
+  if (!kallsyms.from_cache) (void)store_kallsyms_cache(state_->kallsyms_cache, kallsyms);
   const uint64_t at = clock.ticks(monotonic_ns());
-  for (const KernelSymbol& k : kernel_symbols_holding(kallsyms, std::vector<uint64_t>(seen.begin(), seen.end())))
+  for (const KernelSymbol& k : kernel_symbols_holding(kallsyms.symbols, addresses))
     state_->session_stream->append(writer, kKernelSymbol, at, k.address, Str(k.name.data(), k.name.size()),
                                    Str(k.module.data(), k.module.size()));
 }

@@ -589,6 +589,9 @@ kernelsrc::PlanOptions kernel_plan(const RecordOptions& options) {
   plan.request = options.kernel;
   plan.sample_hz = options.sample_hz;
   plan.stack_bytes = options.kernel_stack_bytes;
+  // Beside the unwind rules' cache, and off with it (--no-rule-cache).
+  if (!options.rule_cache.empty())
+    plan.kallsyms_cache = std::filesystem::path(options.rule_cache).parent_path() / "kallsyms";
   return plan;
 }
 

@@ -390,7 +390,10 @@ options:
                           names another file, or "off"), so the next
                           recording's processes find them instead of
                           building them: a program's first process in a
-                          recording starts faster (node -e 0: ~30%)
+                          recording starts faster (node -e 0: ~30%). With
+                          kernel samples or faults, /proc/kallsyms is kept
+                          beside it (kallsyms, for this boot and these
+                          modules) and is skipped with it
 
 exit status: the program's (0 with --pid); 127 when it cannot be recorded
 (not found, no such pid, cannot create FILE, writing the trace failed: a

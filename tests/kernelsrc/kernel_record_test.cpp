@@ -344,6 +344,78 @@ TEST(KernelRecord, KernelFramesOfSamplesAreNamedFromKallsyms) {
   EXPECT_NE(report.out.find(") taken in the kernel, "), std::string::npos) << report.out;
 }
 
+// /proc/kallsyms kept between recordings (kallsyms_cache.h): the first
+// recording writes the copy beside the unwind rules' cache, the next one
+// names kernel functions from it (shown here by renaming every function
+// in the copy), and a copy from another boot is not used.
+TEST(KernelRecord, KernelFunctionsAreNamedFromTheKeptKallsymsInTheSameBoot) {
+  SKIP_WITHOUT_PERF();
+  if (geteuid() != 0) GTEST_SKIP() << "kernel stacks need root or CAP_PERFMON";
+  const std::string dir = spoor::test::temp_path("kallsyms-kept");
+  std::filesystem::remove_all(dir);
+  const std::string cache = dir + "/kallsyms", path = trace_path("kallsyms-kept");
+  auto record = [&](std::map<uint64_t, std::string>* named) {
+    const Process p = run("SPOOR_RULE_CACHE=" + dir + "/unwind-rules " + kSpoor + " record --no-preload -o " + path +
+                          " --kernel=samples -- dd if=/dev/zero of=/dev/null bs=1M count=300");
+    ASSERT_EQ(p.status, 0) << p.err;
+    for (const KernelEvent& e : read_trace(path).kernel)
+      if (e.name == "KernelSymbol") named->emplace(e.u("address"), e.s("name"));
+  };
+  std::map<uint64_t, std::string> first;
+  record(&first);
+  if (first.empty()) GTEST_SKIP() << "no kernel function named (kallsyms hides its addresses here)";
+  ASSERT_TRUE(std::filesystem::exists(cache)) << "the first recording keeps kallsyms";
+  // "spoor-kallsyms 1 BOOT MODULES_BYTES SYMBOLS_BYTES\n", the modules, the symbols.
+  std::string file;
+  {
+    std::ifstream in(cache, std::ios::binary);
+    std::ostringstream s;
+    s << in.rdbuf();
+    file = s.str();
+  }
+  std::istringstream header(file.substr(0, file.find('\n')));
+  std::string magic, version, boot;
+  size_t modules_bytes = 0, symbols_bytes = 0;
+  ASSERT_TRUE(header >> magic >> version >> boot >> modules_bytes >> symbols_bytes) << file.substr(0, 200);
+  const size_t body = file.find('\n') + 1;
+  const std::string modules = file.substr(body, modules_bytes);
+  std::string renamed;
+  {
+    std::istringstream lines(file.substr(body + modules_bytes));
+    std::string line;
+    while (std::getline(lines, line)) {
+      // "ADDRESS TYPE NAME...": every function becomes cached_NAME, but
+      // for the two that bound the kernel's text.
+      const size_t name = line.find(' ', line.find(' ') + 1) + 1;
+      const bool bound = line.substr(name) == "_stext" || line.substr(name) == "_etext";
+      renamed += line.substr(0, name) + (bound ? "" : "cached_") + line.substr(name) + "\n";
+    }
+  }
+  auto write_cache = [&](const std::string& boot_id) {
+    std::ofstream(cache, std::ios::binary | std::ios::trunc)
+        << magic << " " << version << " " << boot_id << " " << modules.size() << " " << renamed.size() << "\n"
+        << modules << renamed;
+  };
+  write_cache(boot);
+  std::map<uint64_t, std::string> second;
+  record(&second);
+  ASSERT_FALSE(second.empty());
+  size_t from_copy = 0;
+  for (const auto& [address, name] : second) from_copy += name.rfind("cached_", 0) == 0;
+  // Every function in the kernel's text comes from the copy; one outside
+  // it (a BPF program, a trampoline) would send the recording back to
+  // /proc/kallsyms, which names them all.
+  EXPECT_TRUE(from_copy == second.size() || from_copy == 0) << from_copy << " of " << second.size();
+  EXPECT_GT(from_copy, 0u) << "the second recording named its functions from the kept copy";
+
+  write_cache(std::string(boot.size(), '0'));  // another boot's
+  std::map<uint64_t, std::string> third;
+  record(&third);
+  for (const auto& [address, name] : third) EXPECT_NE(name.rfind("cached_", 0), 0u) << name;
+  std::filesystem::remove_all(dir);
+  std::filesystem::remove(path);
+}
+
 TEST(KernelRecord, SamplesWithoutFramePointersCarryRegistersAndStack) {
   SKIP_WITHOUT_PERF();
   expect_samples_in_spin_here(SPOOR_SPIN, "--kernel=samples");

@@ -121,6 +121,9 @@ struct PlanOptions {
   // The processes already run (spoor record --pid): the events are on from
   // the moment they are opened, not from an exec.
   bool attach = false;
+  // Where /proc/kallsyms is kept from one recording to the next
+  // (kallsyms_cache.h); "" for no copy.
+  std::string kallsyms_cache;
 
   // The copy asked for: stack_bytes, or the default for the privilege.
   uint32_t stack_copy_bytes() const {

@@ -85,9 +85,10 @@ class KernelSession {
   // Writes the open packets (the recorder does every 250 ms, as for its rings).
   void flush(TraceWriter& writer);
   // Last drain (everything held too), the names of the kernel functions
-  // the recording saw (KernelSymbol: /proc/kallsyms read once, ~60 ms
-  // here, only when a kernel address was seen), then the streams' ends
-  // with their lost counts.
+  // the recording saw (KernelSymbol: /proc/kallsyms read once, ~42 ms
+  // here, or the copy an earlier recording of this boot kept,
+  // kallsyms_cache.h; only when a kernel address was seen), then the
+  // streams' ends with their lost counts.
   void end(TraceWriter& writer, const TickConversion& clock);
 
   KernelTotals totals() const;
