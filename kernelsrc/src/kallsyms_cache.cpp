@@ -99,6 +99,11 @@ bool kallsyms_cover(const KallsymsText& k, const std::vector<uint64_t>& addresse
   return true;
 }
 
+bool kallsyms_stale_for(const KallsymsText& k, const std::vector<uint64_t>& addresses) {
+  if (kallsyms_cover(k, addresses)) return false;
+  return k.from_cache || k.modules != read_file("/proc/modules");
+}
+
 // The file: "spoor-kallsyms 1 BOOT_ID MODULES_BYTES SYMBOLS_BYTES\n", then
 // the two texts.
 std::optional<KallsymsText> load_kallsyms_cache(const std::string& path) {
@@ -120,7 +125,10 @@ std::optional<KallsymsText> load_kallsyms_cache(const std::string& path) {
   std::string id;
   size_t modules_bytes = 0, symbols_bytes = 0;
   if (!(header >> id >> modules_bytes >> symbols_bytes)) return std::nullopt;
-  if (file.size() != eol + 1 + modules_bytes + symbols_bytes || id != boot_id()) return std::nullopt;
+  // Sizes checked one by one first: a damaged header must not make them wrap.
+  if (modules_bytes > file.size() || symbols_bytes > file.size() ||
+      file.size() != eol + 1 + modules_bytes + symbols_bytes || id != boot_id())
+    return std::nullopt;
   KallsymsText k;
   k.modules = file.substr(eol + 1, modules_bytes);
   if (k.modules != read_file("/proc/modules")) return std::nullopt;

@@ -520,13 +520,13 @@ void KernelSession::drain_up_to(TraceWriter& writer, const TickConversion& clock
 // while it ran or kept from an earlier recording (this machine's: a report
 // elsewhere could not). Where an address lies outside what that text
 // covers (a module loaded since, a BPF program, a trampoline) it is read
-// again; the fresh text is kept for the next recording.
+// again (kallsyms_stale_for); a fresh text is kept for the next recording.
 void KernelSession::write_kernel_symbols(TraceWriter& writer, const TickConversion& clock) {
   const std::unordered_set<uint64_t>& seen = state_->convert.kernel_addresses();
   if (seen.empty() || !state_->session_stream) return;
   const std::vector<uint64_t> addresses(seen.begin(), seen.end());
   KallsymsText kallsyms = state_->kallsyms.valid() ? state_->kallsyms.get() : read_kallsyms_text();
-  if (!kallsyms_cover(kallsyms, addresses)) kallsyms = read_kallsyms_text();
+  if (kallsyms_stale_for(kallsyms, addresses)) kallsyms = read_kallsyms_text();
   if (!kallsyms.from_cache) (void)store_kallsyms_cache(state_->kallsyms_cache, kallsyms);
   const uint64_t at = clock.ticks(monotonic_ns());
   for (const KernelSymbol& k : kernel_symbols_holding(kallsyms.symbols, addresses))

@@ -55,6 +55,23 @@ TEST(KallsymsCache, CoversTheKernelsTextAndItsModulesOnly) {
   EXPECT_FALSE(kallsyms_cover(hidden, {0xffffffff81000150}));
 }
 
+// Read again only where that can name more: not a text just read (the
+// same would come back), but a kept copy, or one the modules changed since.
+TEST(KallsymsCache, ReadAgainForAnAddressOutsideOnlyWhereThatCanNameIt) {
+  KallsymsText fresh = sample_text();
+  fresh.modules = live_modules();
+  const std::vector<uint64_t> inside = {0xffffffff81000150}, outside = {0xffffffffc0103000};
+  EXPECT_FALSE(kallsyms_stale_for(fresh, inside));
+  EXPECT_FALSE(kallsyms_stale_for(fresh, outside)) << "read during the recording, modules as now";
+  KallsymsText kept = fresh;
+  kept.from_cache = true;
+  EXPECT_FALSE(kallsyms_stale_for(kept, inside));
+  EXPECT_TRUE(kallsyms_stale_for(kept, outside)) << "a kept copy knows no BPF program of today";
+  KallsymsText older = fresh;
+  older.modules += "spoor_gone 4096 0 - Live 0xffffffffc0100000\n";
+  EXPECT_TRUE(kallsyms_stale_for(older, outside)) << "the modules changed since the read";
+}
+
 TEST(KallsymsCache, ACopyIsReadBackInTheSameBootWithTheSameModules) {
   const std::string path = temp_path("kallsyms-cache/kallsyms");
   std::filesystem::remove_all(std::filesystem::path(path).parent_path());
@@ -76,6 +93,13 @@ TEST(KallsymsCache, ACopyIsReadBackInTheSameBootWithTheSameModules) {
   other[id] = other[id] == '0' ? '1' : '0';
   std::ofstream(path, std::ios::binary | std::ios::trunc) << other;
   EXPECT_FALSE(load_kallsyms_cache(path).has_value()) << "written in another boot";
+
+  // This boot's header whose sizes add up only by wrapping around: 2^64 - 1
+  // and 101 past a 100-byte body.
+  const std::string this_boot = file.substr(0, file.find(' ', file.find(' ', file.find(' ') + 1) + 1) + 1);
+  std::ofstream(path, std::ios::binary | std::ios::trunc)
+      << this_boot << "18446744073709551615 101\n" << std::string(100, 'x');
+  EXPECT_FALSE(load_kallsyms_cache(path).has_value()) << "a damaged header";
 
   // Cut short.
   std::ofstream(path, std::ios::binary | std::ios::trunc) << file.substr(0, file.size() - 10);

@@ -41,6 +41,13 @@ KallsymsText read_kallsyms_text();
 // when the addresses are hidden (kptr_restrict: every one reads 0).
 bool kallsyms_cover(const KallsymsText& k, const std::vector<uint64_t>& addresses);
 
+// Whether /proc/kallsyms must be read again to name `addresses`: one lies
+// outside what `k` covers, and `k` is a kept copy or the modules changed
+// since it was read. A text read during the recording names BPF programs
+// and trampolines as a second read would (unless they came since), and
+// one whose addresses are hidden would come back the same.
+bool kallsyms_stale_for(const KallsymsText& k, const std::vector<uint64_t>& addresses);
+
 // The copy at `path` when it was written in this boot (boot_id) and
 // /proc/modules reads as it did then; nothing otherwise (no file, another
 // boot, modules loaded or unloaded since, a damaged file).
