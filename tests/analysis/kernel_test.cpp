@@ -306,6 +306,10 @@ TEST(Kernel, AProcessOnlyTheKernelSawEndEndsWithItsExitGroupStatus) {
   t.kexit(702, 702, 40);  // killed: no exit_group
   t.kfork(704, 704, 50, 700, 700);
   t.tick(704, 704, 55);
+  // The recorder's word at the end: 704 still runs; 702's pid belongs to
+  // a process the trace never saw (702 had ended).
+  t.process_running(1, 60, 704);
+  t.process_running(1, 60, 702);
   Loaded l = load(t);
   const an::ProcessInfo* exited = l.model.process(701);
   ASSERT_NE(exited, nullptr);
@@ -318,9 +322,12 @@ TEST(Kernel, AProcessOnlyTheKernelSawEndEndsWithItsExitGroupStatus) {
   ASSERT_TRUE(killed->end.has_value());
   EXPECT_FALSE(killed->end->how_known);
   EXPECT_EQ(killed->end->time_ns, 40) << "the main thread's exit, not the other thread's";
+  EXPECT_FALSE(killed->running_at_end) << "its pid running at the end is another process";
   const an::ProcessInfo* running = l.model.process(704);
   ASSERT_NE(running, nullptr);
   EXPECT_FALSE(running->end.has_value()) << "no Exit record: no end";
+  EXPECT_TRUE(running->running_at_end);
+  EXPECT_EQ(running->end_ns, 60) << "it ran until the recording's end";
   EXPECT_FALSE(l.model.process(700)->end.has_value());
 }
 

@@ -19,7 +19,7 @@ enum Key : uint16_t {
   kModuleLoad = 1, kProcessStart, kFork, kProcessExit, kThreadStart, kThreadEnd, kThreadName, kStack,
   kAlloc, kFree, kRealloc, kOpen, kRead, kWrite, kClose, kDup, kSample, kJobStart, kJobStop, kTick,
   kModuleImage, kSamplerStart, kExec, kExecFailed, kFdCreated, kConnect, kChdir, kBind, kListen, kAccept, kSend,
-  kReceive, kSocket, kCommandStart, kCommandEnd,
+  kReceive, kSocket, kCommandStart, kCommandEnd, kProcessRunning,
 };
 
 class SpoorTrace {
@@ -43,6 +43,7 @@ class SpoorTrace {
     ev(kProcessStart, 0, "ProcessStart", {{kFieldU32, "ppid"}, {kFieldU32, "exec_count"}, {kFieldString, "exe"}, {kFieldString, "cwd"}});
     ev(kFork, 0, "Fork", {{kFieldU32, "child_pid"}, {kFieldBool, "spawn"}});
     ev(kProcessExit, 0, "ProcessExit", {{kFieldU32, "pid"}, {kFieldI32, "exit_code"}, {kFieldU8, "signal"}, {kFieldBool, "core_dumped"}});
+    ev(kProcessRunning, 0, "ProcessRunning", {{kFieldU32, "pid"}});
     ev(kThreadStart, 1, "ThreadStart", {{kFieldU32, "tid"}, {kFieldU32, "parent_tid"}, {kFieldPointer, "start"}, {kFieldU32, "stack"}}, kOpStart);
     ev(kThreadEnd, 1, "ThreadEnd", {{kFieldU32, "tid"}}, kOpStop);
     ev(kThreadName, 1, "ThreadName", {{kFieldU32, "tid"}, {kFieldString, "name"}});
@@ -129,6 +130,7 @@ class SpoorTrace {
   void process_exit(uint32_t writer, uint64_t t, uint32_t pid, int32_t code, uint8_t signal) {
     add(writer, R(kProcessExit, t, writer).u32(pid).i32(code).u8(signal).boolean(false));
   }
+  void process_running(uint32_t writer, uint64_t t, uint32_t pid) { add(writer, R(kProcessRunning, t, writer).u32(pid)); }
   void thread_start(uint32_t pid, uint32_t tid, uint64_t t, uint32_t parent) {
     add(pid, R(kThreadStart, t, tid).u32(tid).u32(parent).pointer(0).u32(0));
   }

@@ -250,10 +250,13 @@ class Loader {
       }
       case EventKind::process_running: {
         // Only of a process the trace knows; a pid reused since, by one
-        // that ended, keeps its end.
+        // that ended (its ProcessExit, or the kernel's Exit of it, read
+        // into its end after the events), keeps its end.
         const auto pid = static_cast<uint32_t>(field_u64(e, k, f::kExitPid));
         auto it = m_.process_by_pid.find(pid);
-        if (it == m_.process_by_pid.end() || m_.processes[it->second].end) return;
+        if (it == m_.process_by_pid.end() || m_.processes[it->second].end ||
+            m_.processes[it->second].kernel_exit_ns != kNeverNs)
+          return;
         ProcessInfo& p = m_.processes[it->second];
         p.running_at_end = true;
         p.end_ns = std::max(p.end_ns, e.time_ns);  // it ran until here (its threads too)
