@@ -26,17 +26,11 @@
 #   SPOOR_BENCH_PRESET the CMake preset to build with (release)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-PRESET=${SPOOR_BENCH_PRESET:-release}
-BUILD=build/$PRESET
 DIR=${SPOOR_BENCH_DIR:-/tmp/spoor-attach}
 REPS=${SPOOR_BENCH_REPS:-5}
 mkdir -p "$DIR"
-cmake --preset "$PRESET" -B "$BUILD" >/dev/null
-cmake --build "$BUILD" -j2 --target spoor spoor_workload_cpu_bound >/dev/null
-SPOOR=$BUILD/symbolizer/spoor
-WORK=$BUILD/bench/workloads/spoor_workload_cpu_bound
-command -v perf >/dev/null || { echo "perf is not installed (scripts/install-test-deps.sh)"; exit 1; }
 source bench/kernel_counts.sh
+kernel_bench_build
 
 echo "load before: $(cut -d' ' -f1-3 /proc/loadavg)"
 RESULTS=$DIR/results.txt

@@ -18,28 +18,8 @@ namespace {
 
 constexpr std::string_view kMagic = "spoor-kallsyms 1";
 
-// A small file (/proc/modules, boot_id) whole.
-std::string read_file(const char* path) {
-  std::string text;
-  const int fd = open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return text;
-  struct stat st{};
-  // /proc files report size 0: read in pieces until the end.
-  size_t piece = fstat(fd, &st) == 0 && st.st_size > 0 ? static_cast<size_t>(st.st_size) + 1 : 64 << 10;
-  for (;;) {
-    const size_t have = text.size();
-    text.resize(have + piece);
-    const ssize_t n = read(fd, text.data() + have, piece);
-    text.resize(have + (n > 0 ? static_cast<size_t>(n) : 0));
-    if (n <= 0) break;
-    piece = 64 << 10;
-  }
-  close(fd);
-  return text;
-}
-
 std::string boot_id() {
-  std::string id = read_file("/proc/sys/kernel/random/boot_id");
+  std::string id = read_text_file("/proc/sys/kernel/random/boot_id");
   while (!id.empty() && (id.back() == '\n' || id.back() == ' ')) id.pop_back();
   return id;
 }
@@ -81,7 +61,7 @@ std::vector<Range> module_ranges(const std::string& modules) {
 
 KallsymsText read_kallsyms_text() {
   KallsymsText k;
-  k.modules = read_file("/proc/modules");
+  k.modules = read_text_file("/proc/modules");
   auto text = std::make_shared<const std::string>(read_kallsyms());
   k.symbols = *text;
   k.storage = std::move(text);
@@ -101,7 +81,7 @@ bool kallsyms_cover(const KallsymsText& k, const std::vector<uint64_t>& addresse
 
 bool kallsyms_stale_for(const KallsymsText& k, const std::vector<uint64_t>& addresses) {
   if (kallsyms_cover(k, addresses)) return false;
-  return k.from_cache || k.modules != read_file("/proc/modules");
+  return k.from_cache || k.modules != read_text_file("/proc/modules");
 }
 
 // The file: "spoor-kallsyms 1 BOOT_ID MODULES_BYTES SYMBOLS_BYTES\n", then
@@ -131,7 +111,7 @@ std::optional<KallsymsText> load_kallsyms_cache(const std::string& path) {
     return std::nullopt;
   KallsymsText k;
   k.modules = file.substr(eol + 1, modules_bytes);
-  if (k.modules != read_file("/proc/modules")) return std::nullopt;
+  if (k.modules != read_text_file("/proc/modules")) return std::nullopt;
   k.symbols = file.substr(eol + 1 + modules_bytes);  // read where it lies, not copied
   k.storage = std::move(storage);
   k.from_cache = true;

@@ -20,7 +20,6 @@
 #include <limits>
 #include <set>
 #include <span>
-#include <sstream>
 
 #include "spoor/kernelsrc/block_devices.h"
 #include "spoor/kernelsrc/event_release.h"
@@ -107,10 +106,7 @@ constexpr uint64_t kEveryRecord = std::numeric_limits<uint64_t>::max();
 std::span<const uint8_t> own_vdso() {
   const auto* base = reinterpret_cast<const uint8_t*>(getauxval(AT_SYSINFO_EHDR));
   if (base == nullptr) return {};
-  std::ifstream in("/proc/self/maps");
-  std::ostringstream text;
-  text << in.rdbuf();
-  for (const Mapping& m : parse_proc_maps(text.str()))
+  for (const Mapping& m : executable_mappings(getpid()))
     if (m.path == "[vdso]" && m.start == reinterpret_cast<uintptr_t>(base) && m.length <= kStackChunkBytes)
       return {base, static_cast<size_t>(m.length)};
   return {};

@@ -87,14 +87,17 @@ std::vector<KernelSymbol> kernel_symbols_holding(std::string_view kallsyms, std:
   return out;
 }
 
-std::string read_kallsyms(const char* path) {
+// Room for this machine's 5.4 MB at once (no copy while it grows).
+std::string read_kallsyms(const char* path) { return read_text_file(path, 8 << 20); }
+
+std::string read_text_file(const char* path, size_t expected) {
   std::string text;
   const int fd = open(path, O_RDONLY | O_CLOEXEC);
   if (fd < 0) return text;
-  // Room for this machine's 5.4 MB at once (no copy while it grows), read
-  // in the pieces the kernel formats fastest (1 MiB reads took 2.5x as long).
+  // The pieces the kernel formats kallsyms fastest in (1 MiB reads took
+  // 2.5x as long).
   constexpr size_t kPiece = 128 << 10;
-  text.reserve(8 << 20);
+  text.reserve(expected);
   for (;;) {
     const size_t have = text.size();
     if (text.capacity() - have < kPiece) text.reserve(text.capacity() * 2);

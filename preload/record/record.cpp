@@ -253,6 +253,11 @@ class Recorder {
     favour_the_drain();
     std::vector<uint64_t> start_times;
     for (const pid_t pid : pids) start_times.push_back(proc_stat(static_cast<uint32_t>(pid)).start_time);
+    // Not ended, nor replaced by a new process with its pid.
+    const auto still_running = [&](size_t i) {
+      const ProcStat st = proc_stat(static_cast<uint32_t>(pids[i]));
+      return st.running && st.start_time == start_times[i];
+    };
     const auto start = Clock::now();
     auto last_flush = start, last_check = start;
     size_t ended = 0;
@@ -269,20 +274,15 @@ class Recorder {
       // each drain would cost more than the drain.
       if (now - last_check >= std::chrono::milliseconds(20)) {
         ended = 0;
-        for (size_t i = 0; i < pids.size(); ++i) {
-          const ProcStat st = proc_stat(static_cast<uint32_t>(pids[i]));
-          ended += !st.running || st.start_time != start_times[i];
-        }
+        for (size_t i = 0; i < pids.size(); ++i) ended += !still_running(i);
         last_check = now;
       }
       if (ended == pids.size() || g_stop_recording.load()) break;
       if (seconds > 0 && std::chrono::duration<double>(now - start).count() >= seconds) break;
     }
     program_ended_ = Clock::now();
-    for (size_t i = 0; i < pids.size(); ++i) {
-      const ProcStat st = proc_stat(static_cast<uint32_t>(pids[i]));
-      if (st.running && st.start_time == start_times[i]) attached_running_.push_back(pids[i]);
-    }
+    for (size_t i = 0; i < pids.size(); ++i)
+      if (still_running(i)) attached_running_.push_back(pids[i]);
     return pids.size() - attached_running_.size();
   }
 

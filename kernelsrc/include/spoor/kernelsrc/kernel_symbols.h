@@ -37,6 +37,11 @@ std::vector<KernelSymbol> kernel_symbols_holding(std::string_view kallsyms, std:
 // cannot be read.
 std::string read_kallsyms(const char* path = "/proc/kallsyms");
 
+// The whole text of the file at `path` (a /proc file, which tells no size
+// ahead), read in 128 KiB pieces with `expected` bytes reserved; "" when
+// it cannot be read.
+std::string read_text_file(const char* path, size_t expected = 0);
+
 }  // namespace spoor::kernelsrc
 
 #endif  // SPOOR_KERNELSRC_KERNEL_SYMBOLS_H
