@@ -598,11 +598,10 @@ kernelsrc::PlanOptions kernel_plan(const RecordOptions& options) {
 // The events an attach opens follow what the processes start from then
 // on; the children they had started already are not theirs. Said, with
 // the --pid that would take them too, as a user attaching to a server's
-// master process expects its workers.
-void say_unfollowed_children(const std::vector<pid_t>& pids) {
-  std::vector<pid_t> children;
-  for (const pid_t pid : running_below(pids))
-    if (std::find(pids.begin(), pids.end(), pid) == pids.end()) children.push_back(pid);
+// master process expects its workers. `children`: running_below(pids),
+// read before the attach (a child started after it is followed).
+void say_unfollowed_children(const std::vector<pid_t>& pids, std::vector<pid_t> children) {
+  std::erase_if(children, [&](pid_t pid) { return std::find(pids.begin(), pids.end(), pid) != pids.end(); });
   if (children.empty()) return;
   const bool one = children.size() == 1;
   const std::string by = pids.size() == 1 ? "pid " + std::to_string(pids.front()) : "them";
@@ -633,10 +632,11 @@ bool run_attach(const RecordOptions& options, RecordResult* result, std::string*
   // find their modules.
   const auto started = Clock::now();
   const uint64_t before_open = spoor_port_ticks();
+  const std::vector<pid_t> children_before = running_below(options.attach_pids);
   if (!kernel.attach(plan, options.attach_pids, cpus, error)) return false;
   for (const std::string& m : kernel.messages()) std::fprintf(stderr, "spoor record: %s\n", m.c_str());
   for (const pid_t pid : options.attach_pids) kernel.snapshot_maps(pid, before_open, true);
-  say_unfollowed_children(options.attach_pids);
+  say_unfollowed_children(options.attach_pids, children_before);
   result->pid = options.attach_pids.front();
   result->output_path = options.output_path.empty()
                             ? "spoor-pid-" + std::to_string(options.attach_pids.front()) + ".spoor"
