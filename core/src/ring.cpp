@@ -76,6 +76,55 @@ inline int64_t signed48(uint64_t d) {
   return static_cast<int64_t>(d << 16) >> 16;
 }
 
+#if !SPOOR_SINGLE_CORE
+constexpr uint64_t kNoSkip = ~uint64_t{0};
+
+// Where a writer opening the packet at `start` puts it: at the start of the
+// next lap when the drainer is right behind, else at `start`.
+//
+// A ring is sized for bursts (a drainer stalled on fresh pages: 16 MiB per
+// CPU under spoor record), but most of the time the drainer is a packet or
+// two behind. Going round the whole ring anyway spreads the writes over
+// megabytes the caches cannot hold, and every page of it stays in the
+// traced process's memory: with 4 MiB rings instead of 16, malloc_heavy's
+// loop ran ~20% faster (bench/RESULTS.md, "Tried and left out: 4 MiB rings
+// by default"), but overflowed when the drainer stalled. Going back to the
+// lap's start keeps the writes in the ring's first quarter while the
+// drainer keeps up, and the whole ring for when it does not.
+//
+// The writer goes back once it is a quarter of the ring in, and only if
+// the drainer has released everything before the packet being closed
+// (at most one packet from `consumed` to `start`). Until the drainer has
+// taken that packet and passed the skipped rest of the lap, the writer has
+// the quarter before `consumed` (4 MiB of a 16 MiB ring): going back at an
+// eighth, or with the drainer two packets behind, lost events where the
+// drainer stalled (bench/RESULTS.md, "The writers go back to the ring's
+// start"). Rings of fewer than 16 packets never go back. The skipped packets
+// were released (zeroed) or never written; the first of them gets
+// kSkipToNextLap as its end, which sends ring_peek on to the next lap.
+inline uint64_t rewind_target(const RingView& v, uint64_t start, uint64_t consumed) {
+  if (v.subbuf_count < 16) return start;
+  const uint64_t ring_bytes = uint64_t{1} << v.ring_shift;
+  const uint64_t into_lap = start & (ring_bytes - 1);
+  if (into_lap < ring_bytes / 4 || ((start - consumed) & kPosMask) > v.subbuf_size) return start;
+  // Free: consumed is at most a packet back, in this lap, so the next lap's
+  // first packet (this lap's, a quarter or more before it) is released.
+  return (start - into_lap + ring_bytes) & kPosMask;
+}
+
+// Raises the CPU's high-water mark (bytes into a lap any packet has reached)
+// to `reach`; true if it was below. Two writers racing may both see true:
+// first_use is then called twice for a packet, which costs a system call.
+inline bool reaches_further(CpuControl& c, uint64_t reach) {
+  uint64_t seen = __atomic_load_n(&c.furthest, __ATOMIC_RELAXED);
+  while (seen < reach) {
+    if (__atomic_compare_exchange_n(&c.furthest, &seen, reach, true, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+      return true;
+  }
+  return false;
+}
+#endif
+
 }  // namespace
 
 size_t ring_bytes_needed(uint32_t cpu_count, uint32_t subbuf_size, uint32_t subbuf_count) {
@@ -194,10 +243,16 @@ Reservation ring_reserve_slow(uint32_t body_size) {
       c.lost.fetch_add(1, std::memory_order_relaxed);  // can never fit
       return Reservation{};
     }
+    uint64_t skipped = kNoSkip;  // where a rewind leaves the lap: its packet_end gets kSkipToNextLap
     if (opening) {
       // The packet at `start` is free once the drainer released it. Acquire
       // pairs with the drainer's release: its zeroing happened before we write.
       const uint64_t consumed = c.consumed.load(std::memory_order_acquire);
+      const uint64_t lap_start = rewind_target(v, start, consumed);
+      if (lap_start != start) {
+        skipped = start;
+        start = lap_start;
+      }
       if (((start - consumed) & kPosMask) >= ring_bytes) {
         // Ring full: drop, unless the host waits for its drainer (and then
         // the head may have moved meanwhile).
@@ -218,10 +273,13 @@ Reservation ring_reserve_slow(uint32_t body_size) {
     // Closing stores release: the drainer that reads a packet's end with
     // acquire also sees the reservation that closed it.
     if (closes_current) __atomic_store_n(packet_end_slot(v, cpu, pos), off, __ATOMIC_RELEASE);
+    if (skipped != kNoSkip) __atomic_store_n(packet_end_slot(v, cpu, skipped), kSkipToNextLap, __ATOMIC_RELEASE);
     if ((end & (S - 1)) == 0) __atomic_store_n(packet_end_slot(v, cpu, start), S, __ATOMIC_RELEASE);
     uint8_t* rec = packet_data(v, cpu, start) + (start & (S - 1));
-    // Once per packet, on the first lap only: afterwards its pages are mapped.
-    if (opening && start < ring_bytes && v.first_use != nullptr) v.first_use(packet_data(v, cpu, start), S);
+    // Once per packet, the first time a writer goes that far into the ring:
+    // afterwards its pages are mapped.
+    if (opening && reaches_further(c, (start & (ring_bytes - 1)) + S) && v.first_use != nullptr)
+      v.first_use(packet_data(v, cpu, start), S);
     return Reservation{rec, rec + format::kRecordHeaderSize + (with_tid ? 4u : 0u), size, tid,
                        with_tid, ticks};
   }
@@ -250,8 +308,17 @@ Status ring_peek(const RingView& v, uint32_t cpu, uint64_t now_ticks, bool final
   if (cpu >= v.cpu_count || packet == nullptr) return Status::invalid_argument;
   CpuControl& c = v.cpus[cpu];
   const uint32_t S = v.subbuf_size;
-  const uint64_t consumed = c.consumed.load(std::memory_order_relaxed);  // ours alone
+  uint64_t consumed = c.consumed.load(std::memory_order_relaxed);  // ours alone
   uint32_t end = __atomic_load_n(packet_end_slot(v, cpu, consumed), __ATOMIC_ACQUIRE);
+  if (end == kSkipToNextLap) {
+    // The writers went back to the start of the ring (rewind_target): the
+    // rest of this lap holds nothing. Its packets are zero already.
+    __atomic_store_n(packet_end_slot(v, cpu, consumed), 0u, __ATOMIC_RELAXED);
+    const uint64_t ring_bytes = uint64_t{1} << v.ring_shift;
+    consumed = ((consumed | (ring_bytes - 1)) + 1) & kPosMask;
+    c.consumed.store(consumed, std::memory_order_release);
+    end = __atomic_load_n(packet_end_slot(v, cpu, consumed), __ATOMIC_ACQUIRE);
+  }
   if (end == 0) {
     const uint64_t pos = c.head.load(std::memory_order_acquire) & kPosMask;
     const uint64_t written = (pos - consumed) & kPosMask;

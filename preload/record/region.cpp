@@ -50,15 +50,24 @@ Region::~Region() {
   if (fd_ >= 0) close(fd_);
 }
 
+uint64_t Region::writers_reach(uint32_t cpu) const {
+  // Relaxed: a stale value only makes populate_ahead do less.
+  const uint64_t ring_bytes = uint64_t{1} << ring_.ring_shift;
+  const uint64_t head = ring_.cpus[cpu].head.load(std::memory_order_relaxed) & kPosMask;
+  if (head < ring_bytes) return head;  // the first lap: exactly where they are
+  // Past it, because they went round or went back to the start
+  // (ring.cpp's rewind_target): as far as any packet they opened.
+  const uint64_t furthest = __atomic_load_n(&ring_.cpus[cpu].furthest, __ATOMIC_RELAXED);
+  return furthest < ring_bytes ? furthest : ring_bytes;
+}
+
 size_t Region::touched_bytes() const {
   // The header, control block and metadata log's pages written, then each
   // CPU's ring as far as its writers or populate_ahead went.
   if (header_ == nullptr) return size_;
   uint64_t bytes = kPage + header_->control_size + header_->metadata_length.load(std::memory_order_relaxed);
-  const uint64_t ring_bytes = uint64_t{1} << ring_.ring_shift;
   for (uint32_t cpu = 0; cpu < ring_.cpu_count && cpu < populated_.size(); ++cpu) {
-    const uint64_t head = ring_.cpus[cpu].head.load(std::memory_order_relaxed) & kPosMask;
-    const uint64_t written = head < ring_bytes ? head : ring_bytes;
+    const uint64_t written = writers_reach(cpu);
     bytes += written > populated_[cpu] ? written : populated_[cpu];
   }
   return static_cast<size_t>(bytes < size_ ? bytes : size_);
@@ -118,8 +127,7 @@ void Region::populate_ahead() {
   for (uint32_t cpu = 0; cpu < ring_.cpu_count; ++cpu) {
     uint64_t& done = populated_[cpu];
     if (done >= ring_bytes) continue;  // past the first lap: every page exists
-    // Relaxed: a stale position only makes this call do less.
-    const uint64_t pos = ring_.cpus[cpu].head.load(std::memory_order_relaxed) & kPosMask;
+    const uint64_t pos = writers_reach(cpu);
     if (pos == 0) continue;  // nothing written on this CPU yet
     if (pos >= ring_bytes) {  // the writers went round: they faulted the rest
       done = ring_bytes;

@@ -55,6 +55,8 @@ class Region {
   // How much of the region may hold pages: what its header, metadata and
   // rings' writers and populate_ahead reached.
   size_t touched_bytes() const;
+  // Bytes into `cpu`'s ring its writers have reached (at most the ring).
+  uint64_t writers_reach(uint32_t cpu) const;
 
   int fd_ = -1;
   uint8_t* base_ = nullptr;

@@ -103,4 +103,27 @@ TEST(Region, PopulatesAheadOfTheWritersOfEachCpuOnly) {
   EXPECT_TRUE(none_resident(region, 1, 0, ring_bytes - (128u << 10)));
 }
 
+// Writers that went back to the start of the ring (ring.cpp's
+// rewind_target) are in a later lap but have reached only as far as the
+// furthest packet they opened: populate_ahead goes on from there, instead
+// of taking the ring as faulted in whole.
+TEST(Region, PopulatesAheadOfTheFurthestPacketOnceTheWritersWentBackToTheStart) {
+  std::string error;
+  Region region;
+  ASSERT_TRUE(region.create({.cpus = 2, .buffer_bytes_per_cpu = 16u << 20, .packet_bytes = 128u << 10}, &error))
+      << error;
+  const uint64_t ring_bytes = uint64_t{1} << region.ring().ring_shift;
+  ASSERT_GE(ring_bytes, 8u << 20);
+  move_writers(region, 0, ring_bytes + (8u << 10));
+  region.ring().cpus[0].furthest = 2u << 20;
+  region.populate_ahead();
+  EXPECT_TRUE(all_resident(region, 0, 2u << 20, 1u << 20));
+  EXPECT_TRUE(none_resident(region, 0, 3u << 20, ring_bytes - (3u << 20)));
+  EXPECT_TRUE(none_resident(region, 1, 0, ring_bytes));
+  // Once they went round the whole ring, there is nothing left to do.
+  region.ring().cpus[0].furthest = ring_bytes;
+  region.populate_ahead();
+  EXPECT_TRUE(none_resident(region, 0, 4u << 20, ring_bytes - (4u << 20)));
+}
+
 }  // namespace

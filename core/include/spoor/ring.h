@@ -17,7 +17,10 @@
 // head packs a 40-bit byte position (modulo 2^40; positions index a virtual
 // space where each ring repeats) and the 24-bit id of the last thread that
 // wrote, so the "thread changed, write the tid" decision is made atomically
-// with the reservation.
+// with the reservation. A writer opening a packet when the drainer has
+// nearly caught up may go on at the start of the next lap instead
+// (ring.cpp's rewind_target), so the writes stay in the part of the ring
+// the caches hold; the packets it skips get kSkipToNextLap as their end.
 //
 // On a single-core target (SPOOR_SINGLE_CORE: a Cortex-M, with no 64-bit
 // atomics and on an M0+ no exclusive loads at all) the reservation instead
@@ -40,12 +43,15 @@
 namespace spoor {
 
 inline constexpr uint32_t kRingMagic = 0x474E4952u;  // "RING"
-inline constexpr uint32_t kRingVersion = 1;
+inline constexpr uint32_t kRingVersion = 2;  // 2: writers go back to a lap's start (kSkipToNextLap)
 inline constexpr int kPosBits = 40;
 inline constexpr uint64_t kPosMask = (uint64_t{1} << kPosBits) - 1;
 inline constexpr uint32_t kTidMask = 0xFFFFFF;
 inline constexpr uint32_t kMinSubbufSize = 256;
 inline constexpr uint32_t kMaxSubbufSize = 1u << 20;
+// A packet_end that says the writers left this lap here for the start of
+// the next one: the packets from this one to the lap's end hold nothing.
+inline constexpr uint32_t kSkipToNextLap = 0xFFFFFFFFu;
 
 struct RingHeader {
   uint32_t magic;
@@ -75,7 +81,8 @@ struct alignas(64) CpuControl {
   RingWord head;                   // [position:40][last tid:24]
   RingWord lost;                   // events dropped on this CPU
   uint64_t last_ticks;             // masked writers only: the time of the last record reserved
-  uint64_t pad0[5];
+  uint64_t furthest;               // lock-free writers only: bytes into a lap any packet reached
+  uint64_t pad0[4];
   // Written by the drainer; writers read `consumed` only when they open a packet.
   RingWord consumed;               // position of the oldest packet not yet released
   uint64_t packets;                // packets released so far (the next sequence number)
@@ -97,9 +104,10 @@ struct RingView {
   uint32_t ring_mask = 0;           // (1 << ring_shift) - 1: a position's offset in its CPU's ring
   uint32_t subbuf_mask = 0;         // subbuf_size - 1: a position's offset in its packet
   // Hosted writers only (null elsewhere): called by the writer that opens a
-  // packet in its CPU's first lap, before it writes there, with the
-  // packet's bytes. The preloaded library maps them in one system call
-  // instead of a page fault per page.
+  // packet further into its CPU's ring than any before (on the first lap,
+  // or past where the writers went back to the start), before it writes
+  // there, with the packet's bytes. The preloaded library maps them in one
+  // system call instead of a page fault per page.
   void (*first_use)(uint8_t* packet, uint32_t bytes) = nullptr;
   // Hosted writers only (null elsewhere: full means drop): called by a
   // writer that found the next packet still the drainer's, with how many
