@@ -92,21 +92,28 @@ constexpr uint64_t kNoSkip = ~uint64_t{0};
 // lap's start keeps the writes in the ring's first quarter while the
 // drainer keeps up, and the whole ring for when it does not.
 //
-// The writer goes back once it is a quarter of the ring in, and only if
-// the drainer has released everything before the packet being closed
-// (at most one packet from `consumed` to `start`). Until the drainer has
-// taken that packet and passed the skipped rest of the lap, the writer has
-// the quarter before `consumed` (4 MiB of a 16 MiB ring): going back at an
-// eighth, or with the drainer two packets behind, lost events where the
-// drainer stalled (bench/RESULTS.md, "The writers go back to the ring's
-// start"). Rings of fewer than 16 packets never go back. The skipped packets
-// were released (zeroed) or never written; the first of them gets
-// kSkipToNextLap as its end, which sends ring_peek on to the next lap.
+// The writer goes back once it is a quarter of the ring and at least
+// kRewindAfter in, and only if the drainer has released everything before
+// the packet being closed (at most one packet from `consumed` to `start`).
+// Until the drainer has taken that packet and passed the skipped rest of
+// the lap, the writer has only what lies before `consumed`: that much of a
+// stall is all it then rides out without dropping. Going back at an
+// eighth of a 16 MiB ring, or with the drainer two packets behind, lost
+// events where the drainer stalled, and so did a 4 MiB ring going back
+// at 1 MiB at 10 M events/s (bench/RESULTS.md, "The writers go back to the
+// ring's start"). Rings of fewer than 16 packets never go back. The
+// skipped packets were released (zeroed) or never written; the first of
+// them gets kSkipToNextLap as its end, which sends ring_peek on to the
+// next lap.
+constexpr uint64_t kRewindAfter = uint64_t{4} << 20;
+
 inline uint64_t rewind_target(const RingView& v, uint64_t start, uint64_t consumed) {
   if (v.subbuf_count < 16) return start;
   const uint64_t ring_bytes = uint64_t{1} << v.ring_shift;
   const uint64_t into_lap = start & (ring_bytes - 1);
-  if (into_lap < ring_bytes / 4 || ((start - consumed) & kPosMask) > v.subbuf_size) return start;
+  if (into_lap < ring_bytes / 4 || into_lap < kRewindAfter ||
+      ((start - consumed) & kPosMask) > v.subbuf_size)
+    return start;
   // Free: consumed is at most a packet back, in this lap, so the next lap's
   // first packet (this lap's, a quarter or more before it) is released.
   return (start - into_lap + ring_bytes) & kPosMask;
