@@ -313,120 +313,64 @@ TEST_F(RingTest, NoRingInstalledWritesNothing) {
   SUCCEED();
 }
 
-// Threads writing with a drainer running alongside: no corrupt record,
-// per-thread order kept, received + lost == written. Six threads flat out
-// outrun the drainer (most events are dropped: the full-ring path); two
-// that pause a few microseconds after each event mostly let it keep up.
-struct StressCase {
-  uint32_t packets;   // per CPU, of 128 KiB / packets bytes
-  uint32_t threads;
-  uint64_t per_thread;
-  uint32_t pause_ns;  // after each event
-};
-
-class RingStress : public RingTest, public ::testing::WithParamInterface<StressCase> {};
-
 void pause_for(uint32_t ns) {
   const auto until = std::chrono::steady_clock::now() + std::chrono::nanoseconds(ns);
   while (std::chrono::steady_clock::now() < until) {
   }
 }
 
-TEST_P(RingStress, ThreadsWithConcurrentDrainer) {
-  const StressCase p = GetParam();
-  TestRing ring(kCpus, 131072 / p.packets, p.packets);
-  const uint32_t kThreads = p.threads;
-  const uint64_t kPerThread = p.per_thread;
+// What a concurrent run wrote: `threads` threads, each calling write(t, i)
+// for i < per_thread, pausing pause_ns after each.
+struct Writers {
+  uint32_t threads;
+  uint64_t per_thread;
+  uint32_t pause_ns;
+  void (*write)(uint32_t thread, uint64_t seq);
+  bool (*read)(const spoor::test::Record& r, uint32_t* thread, uint64_t* seq);
+};
+
+// Runs the writers with a drainer running alongside, drains what is left,
+// and checks the run: no corrupt record, received + lost == written, no
+// record twice, one tid per thread, each thread's records in order per CPU.
+void run_beside_a_drainer(const spoor::RingView& view, const Writers& w) {
   std::atomic<bool> done{false};
   DrainResult got;
   std::thread drainer([&] {
-    while (!done.load()) spoor::test::drain(ring.view(), got, false);
+    while (!done.load()) spoor::test::drain(view, got, false);
   });
   std::vector<std::thread> writers;
-  for (uint32_t t = 0; t < kThreads; ++t)
-    writers.emplace_back([t, p] {
-      for (uint64_t i = 0; i < p.per_thread; ++i) {
-        write_seq(t, i);
-        if (p.pause_ns != 0) pause_for(p.pause_ns);
+  for (uint32_t t = 0; t < w.threads; ++t)
+    writers.emplace_back([t, &w] {
+      for (uint64_t i = 0; i < w.per_thread; ++i) {
+        w.write(t, i);
+        if (w.pause_ns != 0) pause_for(w.pause_ns);
       }
     });
-  for (auto& w : writers) w.join();
+  for (auto& thread : writers) thread.join();
   done.store(true);
   drainer.join();
-  spoor::test::drain(ring.view(), got, true);
+  spoor::test::drain(view, got, true);
   ASSERT_TRUE(got.ok) << got.problem;
-  const uint64_t lost = spoor::test::total_lost(ring.view());
-  EXPECT_EQ(got.records.size() + lost, kThreads * kPerThread);
-  RecordProperty("received", std::to_string(got.records.size()));
-  RecordProperty("lost", std::to_string(lost));
-  uint64_t furthest = 0;  // below the ring's bytes: the writers went back to its start
-  for (uint32_t cpu = 0; cpu < kCpus; ++cpu) furthest = std::max(furthest, ring.view().cpus[cpu].furthest);
-  RecordProperty("furthest", std::to_string(furthest));
-  // Per (thread, cpu) the sequence only increases; no duplicates overall.
+  const uint64_t lost = spoor::test::total_lost(view);
+  EXPECT_EQ(got.records.size() + lost, w.threads * w.per_thread);
+  uint64_t furthest = 0;  // under the ring's bytes: the writers went back to its start
+  for (uint32_t cpu = 0; cpu < view.cpu_count; ++cpu) furthest = std::max(furthest, view.cpus[cpu].furthest);
+  ::testing::Test::RecordProperty("received", std::to_string(got.records.size()));
+  ::testing::Test::RecordProperty("lost", std::to_string(lost));
+  ::testing::Test::RecordProperty("furthest", std::to_string(furthest));
   std::map<std::pair<uint32_t, uint32_t>, uint64_t> last;
-  std::vector<std::vector<bool>> seen(kThreads, std::vector<bool>(kPerThread));
+  std::vector<std::vector<bool>> seen(w.threads, std::vector<bool>(w.per_thread));
   std::map<uint32_t, uint32_t> tid_of_thread;
   for (const auto& r : got.records) {
     uint32_t thread;
     uint64_t seq;
-    ASSERT_TRUE(parse_seq(r, &thread, &seq));
-    ASSERT_LT(thread, kThreads);
-    ASSERT_LT(seq, kPerThread);
+    ASSERT_TRUE(w.read(r, &thread, &seq));
+    ASSERT_LT(thread, w.threads);
+    ASSERT_LT(seq, w.per_thread);
     ASSERT_FALSE(seen[thread][seq]) << "duplicate record";
     seen[thread][seq] = true;
     auto [it, inserted] = tid_of_thread.emplace(thread, r.tid);
     EXPECT_EQ(it->second, r.tid) << "records of one thread carry one tid";
-    auto key = std::make_pair(thread, r.cpu);
-    auto l = last.find(key);
-    if (l != last.end()) {
-      EXPECT_LT(l->second, seq);
-    }
-    last[key] = seq;
-  }
-}
-
-INSTANTIATE_TEST_SUITE_P(Rings, RingStress,
-                         ::testing::Values(StressCase{8, 6, 500000, 0}, StressCase{8, 2, 100000, 3000}));
-
-// Two threads writing 2000-byte events into 16 MiB rings with a drainer
-// close behind: the writers go back to the start of the ring again and
-// again while the drainer walks over the skipped laps, and every event is
-// either read back, once and in order, or counted as lost.
-TEST_F(RingTest, ConcurrentWritersGoingBackToTheStartLoseNothingUncounted) {
-  constexpr uint32_t kPacket = 1u << 20;
-  TestRing ring(kCpus, kPacket, 16);
-  constexpr uint32_t kThreads = 2;
-  constexpr uint64_t kPerThread = 10000;  // ~20 MB each
-  std::atomic<bool> done{false};
-  DrainResult got;
-  std::thread drainer([&] {
-    while (!done.load()) spoor::test::drain(ring.view(), got, false);
-  });
-  std::vector<std::thread> writers;
-  for (uint32_t t = 0; t < kThreads; ++t)
-    writers.emplace_back([t] {
-      for (uint64_t i = 0; i < kPerThread; ++i) {
-        write_numbered_blob((uint64_t{t} << 32) | i);
-        pause_for(20000);
-      }
-    });
-  for (auto& w : writers) w.join();
-  done.store(true);
-  drainer.join();
-  spoor::test::drain(ring.view(), got, true);
-  ASSERT_TRUE(got.ok) << got.problem;
-  const uint64_t lost = spoor::test::total_lost(ring.view());
-  EXPECT_EQ(got.records.size() + lost, kThreads * kPerThread);
-  std::map<std::pair<uint32_t, uint32_t>, uint64_t> last;
-  std::vector<std::vector<bool>> seen(kThreads, std::vector<bool>(kPerThread));
-  for (const auto& r : got.records) {
-    const uint64_t n = blob_number(r);
-    const uint32_t thread = static_cast<uint32_t>(n >> 32);
-    const uint64_t seq = n & 0xFFFFFFFFu;
-    ASSERT_LT(thread, kThreads);
-    ASSERT_LT(seq, kPerThread);
-    ASSERT_FALSE(seen[thread][seq]) << "duplicate record";
-    seen[thread][seq] = true;
     const auto key = std::make_pair(thread, r.cpu);
     const auto l = last.find(key);
     if (l != last.end()) {
@@ -434,10 +378,39 @@ TEST_F(RingTest, ConcurrentWritersGoingBackToTheStartLoseNothingUncounted) {
     }
     last[key] = seq;
   }
-  uint64_t furthest = 0;  // under the ring's 16 MiB: the writers went back to its start
-  for (uint32_t cpu = 0; cpu < kCpus; ++cpu) furthest = std::max(furthest, ring.view().cpus[cpu].furthest);
-  RecordProperty("lost", std::to_string(lost));
-  RecordProperty("furthest", std::to_string(furthest));
+}
+
+// Six threads flat out outrun the drainer (most events are dropped: the
+// full-ring path); two that pause a few microseconds after each event
+// mostly let it keep up.
+class RingStress : public RingTest, public ::testing::WithParamInterface<Writers> {};
+
+TEST_P(RingStress, ThreadsWithConcurrentDrainer) {
+  TestRing ring(kCpus, 16384, 8);
+  run_beside_a_drainer(ring.view(), GetParam());
+}
+
+void write_seq_of(uint32_t thread, uint64_t seq) { write_seq(thread, seq); }
+
+INSTANTIATE_TEST_SUITE_P(Rings, RingStress,
+                         ::testing::Values(Writers{6, 500000, 0, write_seq_of, parse_seq},
+                                           Writers{2, 100000, 3000, write_seq_of, parse_seq}));
+
+// Two threads writing 2000-byte events into 16 MiB rings with a drainer
+// close behind: the writers go back to the start of the ring again and
+// again (furthest 5-8 MiB of 16 in three runs on an idle machine) while
+// the drainer walks over the skipped laps.
+void write_numbered_blob_of(uint32_t thread, uint64_t seq) { write_numbered_blob((uint64_t{thread} << 32) | seq); }
+bool read_numbered_blob(const spoor::test::Record& r, uint32_t* thread, uint64_t* seq) {
+  const uint64_t n = blob_number(r);
+  *thread = static_cast<uint32_t>(n >> 32);
+  *seq = n & 0xFFFFFFFFu;
+  return n != ~uint64_t{0};
+}
+
+TEST_F(RingTest, ConcurrentWritersGoingBackToTheStartLoseNothingUncounted) {
+  TestRing ring(kCpus, 1u << 20, 16);
+  run_beside_a_drainer(ring.view(), Writers{2, 10000, 20000, write_numbered_blob_of, read_numbered_blob});
 }
 
 }  // namespace

@@ -51,23 +51,26 @@ void move_writers(const Region& region, uint32_t cpu, uint64_t position) {
   region.ring().cpus[cpu].head.store(position & spoor::kPosMask, std::memory_order_relaxed);
 }
 
-TEST(Region, RingPagesStayUntouchedUntilAWriterMoves) {
-  std::string error;
+// A region as spoor record makes it: 2 CPUs, 16 MiB rings, 128 KiB packets.
+class RegionTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::string error;
+    ASSERT_TRUE(region.create({.cpus = 2, .buffer_bytes_per_cpu = 16u << 20, .packet_bytes = 128u << 10}, &error))
+        << error;
+    ring_bytes = uint64_t{1} << region.ring().ring_shift;
+  }
   Region region;
-  ASSERT_TRUE(region.create({.cpus = 2, .buffer_bytes_per_cpu = 16u << 20, .packet_bytes = 128u << 10}, &error))
-      << error;
-  const uint64_t ring_bytes = uint64_t{1} << region.ring().ring_shift;
+  uint64_t ring_bytes = 0;
+};
+
+TEST_F(RegionTest, RingPagesStayUntouchedUntilAWriterMoves) {
   region.populate_ahead();
   EXPECT_TRUE(none_resident(region, 0, 0, ring_bytes));
   EXPECT_TRUE(none_resident(region, 1, 0, ring_bytes));
 }
 
-TEST(Region, PopulatesAheadOfTheWritersOfEachCpuOnly) {
-  std::string error;
-  Region region;
-  ASSERT_TRUE(region.create({.cpus = 2, .buffer_bytes_per_cpu = 16u << 20, .packet_bytes = 128u << 10}, &error))
-      << error;
-  const uint64_t ring_bytes = uint64_t{1} << region.ring().ring_shift;
+TEST_F(RegionTest, PopulatesAheadOfTheWritersOfEachCpuOnly) {
   ASSERT_GE(ring_bytes, 8u << 20);
 
   // 4 KiB written on CPU 0 (a short process): the next 32 KiB are
@@ -107,12 +110,7 @@ TEST(Region, PopulatesAheadOfTheWritersOfEachCpuOnly) {
 // rewind_target) are in a later lap but have reached only as far as the
 // furthest packet they opened: populate_ahead goes on from there, instead
 // of taking the ring as faulted in whole.
-TEST(Region, PopulatesAheadOfTheFurthestPacketOnceTheWritersWentBackToTheStart) {
-  std::string error;
-  Region region;
-  ASSERT_TRUE(region.create({.cpus = 2, .buffer_bytes_per_cpu = 16u << 20, .packet_bytes = 128u << 10}, &error))
-      << error;
-  const uint64_t ring_bytes = uint64_t{1} << region.ring().ring_shift;
+TEST_F(RegionTest, PopulatesAheadOfTheFurthestPacketOnceTheWritersWentBackToTheStart) {
   ASSERT_GE(ring_bytes, 8u << 20);
   move_writers(region, 0, ring_bytes + (8u << 10));
   region.ring().cpus[0].furthest = 2u << 20;
