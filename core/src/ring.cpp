@@ -82,18 +82,18 @@ constexpr uint64_t kNoSkip = ~uint64_t{0};
 // Where a writer opening the packet at `start` puts it: at the start of the
 // next lap when the drainer is right behind, else at `start`.
 //
-// A ring is sized for bursts (a drainer stalled on fresh pages: 16 MiB per
+// A ring is sized for bursts (a drainer stalled on fresh pages: 32 MiB per
 // CPU under spoor record), but most of the time the drainer is a packet or
 // two behind. Going round the whole ring anyway spreads the writes over
 // megabytes the caches cannot hold, and every page of it stays in the
 // traced process's memory: with 4 MiB rings instead of 16, malloc_heavy's
 // loop ran ~20% faster (bench/RESULTS.md, "Tried and left out: 4 MiB rings
 // by default"), but overflowed when the drainer stalled. Going back to the
-// lap's start keeps the writes in the ring's first quarter while the
-// drainer keeps up, and the whole ring for when it does not.
+// lap's start keeps the writes in the ring's first 4 MiB while the drainer
+// keeps up, and the whole ring for when it does not.
 //
-// The writer goes back once it is a quarter of the ring and at least
-// kRewindAfter in, and only if the drainer has released everything before
+// The writer goes back once it is kRewindAfter into a ring of four times
+// that or more, and only if the drainer has released everything before
 // the packet being closed (at most one packet from `consumed` to `start`).
 // Until the drainer has taken that packet and passed the skipped rest of
 // the lap, the writer has only what lies before `consumed`: that much of a
@@ -101,21 +101,23 @@ constexpr uint64_t kNoSkip = ~uint64_t{0};
 // eighth of a 16 MiB ring, or with the drainer two packets behind, lost
 // events where the drainer stalled, and so did a 4 MiB ring going back
 // at 1 MiB at 10 M events/s (bench/RESULTS.md, "The writers go back to the
-// ring's start"). Rings of fewer than 16 packets never go back. The
-// skipped packets were released (zeroed) or never written; the first of
-// them gets kSkipToNextLap as its end, which sends ring_peek on to the
-// next lap.
+// ring's start"). A larger ring goes back at the same 4 MiB: it keeps the
+// same footprint while the drainer keeps up, and more room for when it
+// does not (spoor record's 32 MiB rings). Rings of fewer than 16 packets
+// never go back. The skipped packets were released (zeroed) or never
+// written; the first of them gets kSkipToNextLap as its end, which sends
+// ring_peek on to the next lap.
 constexpr uint64_t kRewindAfter = uint64_t{4} << 20;
 
 inline uint64_t rewind_target(const RingView& v, uint64_t start, uint64_t consumed) {
   if (v.subbuf_count < 16) return start;
   const uint64_t ring_bytes = uint64_t{1} << v.ring_shift;
   const uint64_t into_lap = start & (ring_bytes - 1);
-  if (into_lap < ring_bytes / 4 || into_lap < kRewindAfter ||
+  if (ring_bytes < 4 * kRewindAfter || into_lap < kRewindAfter ||
       ((start - consumed) & kPosMask) > v.subbuf_size)
     return start;
   // Free: consumed is at most a packet back, in this lap, so the next lap's
-  // first packet (this lap's, a quarter or more before it) is released.
+  // first packet (this lap's, 4 MiB or more before it) is released.
   return (start - into_lap + ring_bytes) & kPosMask;
 }
 

@@ -28,7 +28,10 @@ struct RecordOptions {
   std::string sample_clock = "timer";    // "timer" (CPU-time timer) or "task" (perf task clock where allowed)
   bool no_follow = false;                // trace the program only, not its children
   bool wait_when_full = false;           // a writer that finds its ring full waits for the drain (bounded)
-  size_t buffer_bytes_per_cpu = 16u << 20;  // per CPU, per process; pages are touched only as used
+  // Per CPU, per process. Pages are touched only as used: while the drain
+  // keeps up, the writers stay in the first 4 MiB (ring.cpp's
+  // rewind_target); the rest is for when it stalls (bench/RESULTS.md).
+  size_t buffer_bytes_per_cpu = 32u << 20;
   uint32_t packet_bytes = 128u << 10;
   bool compress = true;                  // zstd COMPRESSED blocks (docs/FORMAT.md)
   kernelsrc::KernelRequest kernel;       // kernel sources (perf_event_open); none by default

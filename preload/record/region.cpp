@@ -28,7 +28,7 @@ constexpr uintptr_t kPage = 4096;  // madvise's unit; larger pages are multiples
 
 // The slots regions are mapped in (region_slots.h): 256 of them, released
 // 8 at a time, with at most 64 MiB of finished regions waiting. Address
-// space only (8.6 GiB for the default 2-CPU layout). More live processes
+// space only (17 GiB for the default 2-CPU layout). More live processes
 // than slots, or a region larger than the first one, map where the kernel
 // chooses. Regions are made and ended on the drain thread alone.
 constexpr size_t kSlots = 256;

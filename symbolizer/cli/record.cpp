@@ -343,7 +343,9 @@ options:
                           the top of the program's range; the timer where
                           the kernel does not allow it). The task clock
                           makes each context switch of a thread dearer
-  --buffer-size SIZE      ring per CPU per process, like 4M (default 16M)
+  --buffer-size SIZE      ring per CPU per process, like 4M (default 32M;
+                          while spoor keeps up, the program writes only
+                          its first 4 MiB: the rest is for when it does not)
   --wait-when-full        a thread whose ring is full waits for spoor to
                           drain it (50 us at a time, at most 200 ms for one
                           event) instead of dropping the event: no events

@@ -199,8 +199,8 @@ TEST_F(RingTest, EachPacketIsHandedToFirstUseOnceOnItsFirstLap) {
   }
 }
 
-// While the drainer keeps up, a writer a quarter of the way (and 4 MiB)
-// into a ring of 16 packets or more goes back to its start (ring.cpp's
+// While the drainer keeps up, a writer 4 MiB into a ring of 16 MiB or more
+// (and 16 packets or more) goes back to its start (ring.cpp's
 // rewind_target): the writes stay in its first packets, and the drainer
 // follows over the skipped rest of each lap without losing or reordering a
 // record.
@@ -215,18 +215,22 @@ uint64_t blob_number(const spoor::test::Record& r) {
   return seq;
 }
 
-TEST_F(RingTest, WritersGoBackToTheRingsStartWhileTheDrainerKeepsUp) {
+// 16 MiB per CPU (the smallest ring that goes back) and 32 MiB (spoor
+// record's): both go back at 4 MiB.
+class RingGoingBack : public RingTest, public ::testing::WithParamInterface<uint32_t> {};
+
+TEST_P(RingGoingBack, WritersGoBackToTheRingsStartWhileTheDrainerKeepsUp) {
   const PinnedToThisCpu pin;
   ASSERT_TRUE(pin.pinned()) << "one CPU's ring: the writes must stay on one";
   const uint32_t cpu = static_cast<uint32_t>(sched_getcpu());
   constexpr uint32_t kPacket = 1u << 20;
-  TestRing ring(kCpus, kPacket, 16);  // 16 MiB per CPU, as spoor record's rings
+  TestRing ring(kCpus, kPacket, GetParam());
   spoor::RingView view = ring.view();
   view.first_use = note_first_use;
   spoor::ring_install(view);
   g_first_uses.clear();
   DrainResult got;
-  const uint64_t kEvents = 12000;  // ~24 MB: a lap and a half, or six times the first quarter
+  const uint64_t kEvents = 12000;  // ~24 MB: six times the first 4 MiB
   for (uint64_t i = 0; i < kEvents; ++i) {
     write_numbered_blob(i);
     if (i % 4 == 3) spoor::test::drain(view, got, /*flush=*/false);
@@ -237,11 +241,13 @@ TEST_F(RingTest, WritersGoBackToTheRingsStartWhileTheDrainerKeepsUp) {
   ASSERT_EQ(got.records.size(), kEvents);
   for (uint64_t i = 0; i < kEvents; ++i) ASSERT_EQ(blob_number(got.records[i]), i) << "in write order";
   EXPECT_GT(got.packets, 16u);
-  ASSERT_EQ(g_first_uses.size(), 4u) << "the first quarter's 4 packets, and no other";
+  ASSERT_EQ(g_first_uses.size(), 4u) << "the first 4 MiB's packets, and no other";
   uint8_t* const ring_data = view.data + (uint64_t{cpu} << view.ring_shift);
   for (uint32_t k = 0; k < 4; ++k) EXPECT_EQ(g_first_uses[k].first, ring_data + uint64_t{k} * kPacket) << "packet " << k;
   EXPECT_EQ(view.cpus[cpu].furthest, uint64_t{4} * kPacket);
 }
+
+INSTANTIATE_TEST_SUITE_P(PacketsOf1MiB, RingGoingBack, ::testing::Values(16u, 32u));
 
 // A ring under 4 MiB would leave the writers too little room after going
 // back (a drainer's stall of a millisecond or two): they go round it whole.

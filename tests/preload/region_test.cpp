@@ -51,12 +51,12 @@ void move_writers(const Region& region, uint32_t cpu, uint64_t position) {
   region.ring().cpus[cpu].head.store(position & spoor::kPosMask, std::memory_order_relaxed);
 }
 
-// A region as spoor record makes it: 2 CPUs, 16 MiB rings, 128 KiB packets.
+// A region as spoor record makes it: 2 CPUs, 32 MiB rings, 128 KiB packets.
 class RegionTest : public ::testing::Test {
  protected:
   void SetUp() override {
     std::string error;
-    ASSERT_TRUE(region.create({.cpus = 2, .buffer_bytes_per_cpu = 16u << 20, .packet_bytes = 128u << 10}, &error))
+    ASSERT_TRUE(region.create({.cpus = 2, .buffer_bytes_per_cpu = 32u << 20, .packet_bytes = 128u << 10}, &error))
         << error;
     ring_bytes = uint64_t{1} << region.ring().ring_shift;
   }
