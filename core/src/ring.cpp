@@ -103,21 +103,20 @@ constexpr uint64_t kNoSkip = ~uint64_t{0};
 // at 1 MiB at 10 M events/s (bench/RESULTS.md, "The writers go back to the
 // ring's start"). A larger ring goes back at the same 4 MiB: it keeps the
 // same footprint while the drainer keeps up, and more room for when it
-// does not (spoor record's 32 MiB rings). Rings of fewer than 16 packets
-// never go back. The skipped packets were released (zeroed) or never
-// written; the first of them gets kSkipToNextLap as its end, which sends
-// ring_peek on to the next lap.
+// does not (spoor record's 32 MiB rings). The skipped packets were
+// released (zeroed) or never written; the first of them gets
+// kSkipToNextLap as its end, which sends ring_peek on to the next lap.
 constexpr uint64_t kRewindAfter = uint64_t{4} << 20;
 
 inline uint64_t rewind_target(const RingView& v, uint64_t start, uint64_t consumed) {
-  if (v.subbuf_count < 16) return start;
   const uint64_t ring_bytes = uint64_t{1} << v.ring_shift;
   const uint64_t into_lap = start & (ring_bytes - 1);
   if (ring_bytes < 4 * kRewindAfter || into_lap < kRewindAfter ||
       ((start - consumed) & kPosMask) > v.subbuf_size)
     return start;
-  // Free: consumed is at most a packet back, in this lap, so the next lap's
-  // first packet (this lap's, 4 MiB or more before it) is released.
+  // Free: consumed is at most a packet (1 MiB at most) back, in this lap,
+  // so the next lap's first packet (this lap's, 4 MiB or more before it)
+  // is released.
   return (start - into_lap + ring_bytes) & kPosMask;
 }
 

@@ -200,7 +200,7 @@ TEST_F(RingTest, EachPacketIsHandedToFirstUseOnceOnItsFirstLap) {
 }
 
 // While the drainer keeps up, a writer 4 MiB into a ring of 16 MiB or more
-// (and 16 packets or more) goes back to its start (ring.cpp's
+// goes back to its start (ring.cpp's
 // rewind_target): the writes stay in its first packets, and the drainer
 // follows over the skipped rest of each lap without losing or reordering a
 // record.
@@ -249,8 +249,8 @@ TEST_P(RingGoingBack, WritersGoBackToTheRingsStartWhileTheDrainerKeepsUp) {
 
 INSTANTIATE_TEST_SUITE_P(PacketsOf1MiB, RingGoingBack, ::testing::Values(16u, 32u));
 
-// A ring under 4 MiB would leave the writers too little room after going
-// back (a drainer's stall of a millisecond or two): they go round it whole.
+// A ring under 16 MiB would leave the writers too little room after going
+// back (a drainer's stall of a few milliseconds): they go round it whole.
 TEST_F(RingTest, WritersGoRoundASmallRingWhole) {
   const PinnedToThisCpu pin;
   ASSERT_TRUE(pin.pinned()) << "one CPU's ring: the writes must stay on one";
