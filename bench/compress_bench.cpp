@@ -10,7 +10,8 @@
 // reader's work, timed by its CPU time) and compared with its blocks.
 //
 // TRACE must be uncompressed (spoor record --compress=none). Its blocks are
-// cut into runs of 4 MiB at block boundaries, as the recorder cuts them.
+// cut into runs of 8 MiB (SPOOR_BENCH_RUN_MIB) at block boundaries, as the
+// recorder cuts them.
 #include <time.h>
 
 #include <chrono>
@@ -48,10 +49,10 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "spoor_bench_compress: cannot read '%s'\n", argv[1]);
     return 1;
   }
-  // Runs of about 4 MiB (SPOOR_BENCH_RUN_MIB) of whole blocks; count the
-  // records on the way.
+  // Runs of about 8 MiB (SPOOR_BENCH_RUN_MIB) of whole blocks, the
+  // recorder's CompressionOptions::run_bytes; count the records on the way.
   const char* run_mib = std::getenv("SPOOR_BENCH_RUN_MIB");
-  const size_t run_bytes = (run_mib != nullptr ? std::strtoull(run_mib, nullptr, 10) : 4) << 20;
+  const size_t run_bytes = (run_mib != nullptr ? std::strtoull(run_mib, nullptr, 10) : 8) << 20;
   std::vector<std::span<const uint8_t>> runs;
   uint64_t records = 0;
   size_t run_start = sizeof(fmt::FileHeader);

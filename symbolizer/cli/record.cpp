@@ -380,7 +380,7 @@ options:
   --pid PID[,PID...]      record these running processes instead of a
                           command (see above)
   --duration SECONDS      with --pid: stop after this long
-  --compress zstd|none    zstd (the default) packs runs of about 16 MiB of
+  --compress zstd|none    zstd (the default) packs runs of about 8 MiB of
                           blocks into COMPRESSED blocks, on a thread of the
                           recorder; none writes the blocks as they are
   --no-rule-cache         neither read nor write the unwind rule cache. By

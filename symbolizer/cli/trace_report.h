@@ -20,8 +20,9 @@ namespace spoor::cli {
 // SPOOR_READ_MEMORY_MIB says) of expanded COMPRESSED blocks besides those
 // being read, so a command's memory does not grow with the trace's length:
 // whatever outlives an event is copied out of it. 40 MiB keeps two blocks
-// of `spoor record`'s 16 MiB runs (~16.6 MiB expanded): with one, a block
-// that two streams read in turns was expanded again by the reading thread.
+// of the 16 MiB runs earlier versions of `spoor record` packed (~16.6 MiB
+// expanded), four of its 8 MiB runs: with one, a block that two streams
+// read in turns was expanded again by the reading thread.
 inline constexpr uint64_t kKeptExpandedMiB = 40;
 std::optional<reader::Trace> open_trace(const std::string& path);
 
