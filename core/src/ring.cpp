@@ -92,7 +92,7 @@ constexpr uint64_t kNoSkip = ~uint64_t{0};
 // lap's start keeps the writes in the ring's first 4 MiB while the drainer
 // keeps up, and the whole ring for when it does not.
 //
-// The writer goes back once it is kRewindAfter into a ring of four times
+// The writer goes back once it is kRingRewindAfter into a ring of four times
 // that or more, and only if the drainer has released everything before
 // the packet being closed (at most one packet from `consumed` to `start`).
 // Until the drainer has taken that packet and passed the skipped rest of
@@ -106,12 +106,10 @@ constexpr uint64_t kNoSkip = ~uint64_t{0};
 // does not (spoor record's 32 MiB rings). The skipped packets were
 // released (zeroed) or never written; the first of them gets
 // kSkipToNextLap as its end, which sends ring_peek on to the next lap.
-constexpr uint64_t kRewindAfter = uint64_t{4} << 20;
-
 inline uint64_t rewind_target(const RingView& v, uint64_t start, uint64_t consumed) {
   const uint64_t ring_bytes = uint64_t{1} << v.ring_shift;
   const uint64_t into_lap = start & (ring_bytes - 1);
-  if (ring_bytes < 4 * kRewindAfter || into_lap < kRewindAfter ||
+  if (ring_bytes < 4 * kRingRewindAfter || into_lap < kRingRewindAfter ||
       ((start - consumed) & kPosMask) > v.subbuf_size)
     return start;
   // Free: consumed is at most a packet (1 MiB at most) back, in this lap,

@@ -134,7 +134,13 @@ void Region::populate_ahead() {
       continue;
     }
     const uint64_t ahead = pos < kMinAhead ? kMinAhead : (pos > kMaxAhead ? kMaxAhead : pos);
-    const uint64_t want = pos + ahead < ring_bytes ? pos + ahead : ring_bytes;
+    uint64_t want = pos + ahead < ring_bytes ? pos + ahead : ring_bytes;
+    // While the drainer keeps up, the writers go back to the ring's start
+    // one packet past kRingRewindAfter: pages beyond it would be zeroed on
+    // the recorder's CPU for nothing. Past it (a drainer that fell
+    // behind), as far ahead as they went.
+    const uint64_t stays_within = ring_reach_while_drained(ring_bytes, ring_.subbuf_size);
+    if (pos <= stays_within && want > stays_within) want = stays_within;
     // Pages behind the writers are there already (they faulted them).
     const uint64_t start = done > pos ? done : pos;
     if (start >= want) continue;

@@ -124,4 +124,37 @@ TEST_F(RegionTest, PopulatesAheadOfTheFurthestPacketOnceTheWritersWentBackToTheS
   EXPECT_TRUE(none_resident(region, 0, 4u << 20, ring_bytes - (4u << 20)));
 }
 
+// While the drainer keeps up, writers in a ring this large go back to its
+// start one packet past kRingRewindAfter (ring.cpp's rewind_target): the
+// pages beyond are not allocated ahead of them. Writers past that point
+// (their drainer fell behind) are populated ahead of as far as before.
+TEST_F(RegionTest, PopulatesNoFurtherThanWhereTheWritersGoBackWhileTheDrainerKeepsUp) {
+  const uint32_t packet = region.ring().subbuf_size;
+  const uint64_t back_at = spoor::kRingRewindAfter + packet;
+  ASSERT_EQ(spoor::ring_reach_while_drained(ring_bytes, packet), back_at);
+  move_writers(region, 0, 3u << 20);
+  for (int i = 0; i < 4; ++i) region.populate_ahead();
+  EXPECT_TRUE(all_resident(region, 0, 3u << 20, back_at - (3u << 20)));
+  EXPECT_TRUE(none_resident(region, 0, back_at, ring_bytes - back_at));
+
+  move_writers(region, 0, back_at + (8u << 10));
+  for (int i = 0; i < 8; ++i) region.populate_ahead();
+  EXPECT_TRUE(all_resident(region, 0, back_at + (8u << 10), 4u << 20));
+  EXPECT_TRUE(none_resident(region, 1, 0, ring_bytes));
+}
+
+// A ring under 4 * kRingRewindAfter never goes back: populated ahead to its end.
+TEST(RegionSmallRing, IsPopulatedAheadToItsEnd) {
+  Region region;
+  std::string error;
+  ASSERT_TRUE(region.create({.cpus = 1, .buffer_bytes_per_cpu = 8u << 20, .packet_bytes = 128u << 10}, &error))
+      << error;
+  const uint64_t ring_bytes = uint64_t{1} << region.ring().ring_shift;
+  ASSERT_LT(ring_bytes, 4 * spoor::kRingRewindAfter);
+  EXPECT_EQ(spoor::ring_reach_while_drained(ring_bytes, region.ring().subbuf_size), ring_bytes);
+  move_writers(region, 0, 4u << 20);
+  for (int i = 0; i < 8; ++i) region.populate_ahead();
+  EXPECT_TRUE(all_resident(region, 0, 4u << 20, ring_bytes - (4u << 20)));
+}
+
 }  // namespace

@@ -145,6 +145,24 @@ constexpr uint32_t packets_per_cpu(uint64_t buffer_bytes, uint32_t packet_bytes)
   return n;
 }
 
+// Writers go back to the start of a ring of 4 * kRingRewindAfter or more
+// once they open a packet this far into a lap with the drainer close behind
+// (ring.cpp's rewind_target).
+inline constexpr uint64_t kRingRewindAfter = uint64_t{4} << 20;
+
+// How far into a lap of a `ring_bytes` ring of `packet_bytes` packets the
+// writers reach while the drainer keeps up: the packet they open at
+// kRingRewindAfter is the last before they go back; the whole ring where
+// they never do (smaller rings, single-core targets).
+constexpr uint64_t ring_reach_while_drained(uint64_t ring_bytes, uint32_t packet_bytes) {
+#if SPOOR_SINGLE_CORE
+  (void)packet_bytes;
+  return ring_bytes;
+#else
+  return ring_bytes < 4 * kRingRewindAfter ? ring_bytes : kRingRewindAfter + packet_bytes;
+#endif
+}
+
 // Opens a ring that ring_init laid out, possibly in another process.
 // Returns ok or invalid_argument (bad magic, version, or sizes that do not
 // fit `size`).
