@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <sys/mman.h>
+#include <sys/sendfile.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -11,6 +12,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <span>
 #include <vector>
 
 #include "../shared_rules.h"
@@ -47,17 +49,61 @@ constexpr auto before = preload::kept_rule_before;
 // of the memfd.
 constexpr off_t kSlotsEnd = static_cast<off_t>(preload::shared_rules_bytes());
 
-bool read_all(int fd, void* data, size_t size) {
+bool pread_all(int fd, void* data, size_t size, off_t at) {
   auto* p = static_cast<char*>(data);
   while (size > 0) {
-    const ssize_t n = read(fd, p, size);
+    const ssize_t n = pread(fd, p, size, at);
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) return false;
     p += n;
+    at += n;
     size -= static_cast<size_t>(n);
   }
   return true;
 }
+
+// `size` bytes of `from` at `at` to the store's kept rules, copied by the
+// kernel from the file's pages to the store's: a buffer of the recorder's
+// for them would be fresh pages the kernel zeroes first, ~150 for a full
+// file (~2 ms on a virtual machine, twice: bench/RESULTS.md). False when
+// the file ends early.
+bool copy_to_kept(int store_fd, int from, off_t at, size_t size) {
+  if (lseek(store_fd, kSlotsEnd, SEEK_SET) != kSlotsEnd) return false;
+  while (size > 0) {
+    const ssize_t n = sendfile(store_fd, from, &at, size);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    size -= static_cast<size_t>(n);
+  }
+  return true;
+}
+
+// The store's kept rules, read where they lie (mapped, not copied out).
+class KeptView {
+ public:
+  KeptView(int store_fd, size_t count) {
+    if (count == 0) return;
+    const off_t page = static_cast<off_t>(sysconf(_SC_PAGESIZE));
+    const off_t start = kSlotsEnd - kSlotsEnd % page;
+    length_ = static_cast<size_t>(kSlotsEnd - start) + count * sizeof(Entry);
+    void* p = mmap(nullptr, length_, PROT_READ, MAP_SHARED, store_fd, start);
+    if (p == MAP_FAILED) return;
+    map_ = p;
+    entries_ = {reinterpret_cast<const Entry*>(static_cast<const uint8_t*>(p) + (kSlotsEnd - start)), count};
+  }
+  ~KeptView() {
+    if (map_ != nullptr) munmap(map_, length_);
+  }
+  KeptView(const KeptView&) = delete;
+  KeptView& operator=(const KeptView&) = delete;
+  bool mapped() const { return map_ != nullptr; }
+  std::span<const Entry> entries() const { return entries_; }
+
+ private:
+  void* map_ = nullptr;
+  size_t length_ = 0;
+  std::span<const Entry> entries_;
+};
 
 bool write_all(int fd, const void* data, size_t size) {
   const auto* p = static_cast<const char*>(data);
@@ -134,44 +180,41 @@ size_t load_rule_cache(int store_fd, const std::string& path) {
   const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return 0;
   Header h{};
-  std::vector<Entry> entries;
-  bool ok = read_all(fd, &h, sizeof h) && h.magic == kMagic && h.version == kVersion &&
-            h.rule_format == preload::kUnwindRuleFormat && h.count <= kMaxCachedRules;
-  if (ok) {
-    entries.resize(h.count);
-    ok = read_all(fd, entries.data(), entries.size() * sizeof(Entry)) &&
-         checksum(entries.data(), entries.size()) == h.checksum;
-  }
+  bool ok = pread_all(fd, &h, sizeof h, 0) && h.magic == kMagic && h.version == kVersion &&
+            h.rule_format == preload::kUnwindRuleFormat && h.count <= kMaxCachedRules && h.count > 0;
+  // After the slots, checked there; then the header's two fields: no
+  // process has the store yet (it is handed over with the first region).
+  const size_t count = ok ? static_cast<size_t>(h.count) : 0;
+  ok = ok && ftruncate(store_fd, kSlotsEnd + static_cast<off_t>(count * sizeof(Entry))) == 0 &&
+       copy_to_kept(store_fd, fd, sizeof h, count * sizeof(Entry));
   close(fd);
-  // Strictly sorted, as written: the processes search them.
-  for (size_t i = 1; ok && i < entries.size(); ++i) ok = before(entries[i - 1], entries[i]);
-  if (!ok || entries.empty()) return 0;
-  // After the slots, then the header's two fields: no process has the
-  // store yet (it is handed over with the first region).
-  const size_t bytes = entries.size() * sizeof(Entry);
-  if (ftruncate(store_fd, kSlotsEnd + static_cast<off_t>(bytes)) != 0 ||
-      pwrite(store_fd, entries.data(), bytes, kSlotsEnd) != static_cast<ssize_t>(bytes))
+  if (ok) {
+    const KeptView kept(store_fd, count);
+    const std::span<const Entry> entries = kept.entries();
+    ok = kept.mapped() && checksum(entries.data(), entries.size()) == h.checksum;
+    // Strictly sorted, as written: the processes search them.
+    for (size_t i = 1; ok && i < entries.size(); ++i) ok = before(entries[i - 1], entries[i]);
+  }
+  const uint64_t fields[2] = {static_cast<uint64_t>(kSlotsEnd) - sizeof(preload::SharedRulesHeader), count};
+  if (!ok || pwrite(store_fd, fields, sizeof fields, offsetof(preload::SharedRulesHeader, kept_offset)) != sizeof fields) {
+    (void)ftruncate(store_fd, kSlotsEnd);  // damaged or cut short: nothing kept
     return 0;
-  const uint64_t kept[2] = {static_cast<uint64_t>(kSlotsEnd) - sizeof(preload::SharedRulesHeader), entries.size()};
-  if (pwrite(store_fd, kept, sizeof kept, offsetof(preload::SharedRulesHeader, kept_offset)) != sizeof kept) return 0;
-  return entries.size();
+  }
+  return count;
 }
 
 long save_rule_cache(int store_fd, const std::string& path) {
   if (store_fd < 0 || path.empty()) return -1;
   // The rules this recording published (those it built, and the kept ones
   // it used), and the kept ones.
-  std::vector<Entry> published, kept;
+  std::vector<Entry> published;
   each_published_slot(store_fd, [&](const Entry& e) { published.push_back(e); });
   preload::SharedRulesHeader header{};
-  if (pread(store_fd, &header, sizeof header, 0) == static_cast<ssize_t>(sizeof header) && header.kept_count != 0 &&
-      header.kept_count <= kMaxCachedRules) {
-    kept.resize(header.kept_count);
-    const size_t bytes = kept.size() * sizeof(Entry);
-    if (pread(store_fd, kept.data(), bytes, static_cast<off_t>(sizeof header + header.kept_offset)) !=
-        static_cast<ssize_t>(bytes))
-      kept.clear();
-  }
+  const bool has_kept = pread(store_fd, &header, sizeof header, 0) == static_cast<ssize_t>(sizeof header) &&
+                        header.kept_count <= kMaxCachedRules &&
+                        header.kept_offset == static_cast<uint64_t>(kSlotsEnd) - sizeof header;
+  const KeptView kept_view(store_fd, has_kept ? static_cast<size_t>(header.kept_count) : 0);
+  const std::span<const Entry> kept = kept_view.entries();
   std::sort(published.begin(), published.end(), before);
   published.erase(std::unique(published.begin(), published.end(),
                               [](const Entry& a, const Entry& b) { return !before(a, b) && !before(b, a); }),

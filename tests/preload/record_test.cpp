@@ -1363,6 +1363,12 @@ TEST(Record, UnwindRulesAreKeptForTheNextRecording) {
   EXPECT_NE(replaced, damaged) << "and was replaced";
   EXPECT_EQ(replaced.substr(0, 4), "SPRC");
   EXPECT_EQ((replaced.size() - 32) % 24, 0u);
+
+  // Cut short (its header counts more rules than follow): ignored too.
+  const std::string cut = replaced.substr(0, 32 + (replaced.size() - 32) / 24 / 2 * 24);
+  std::ofstream(cache, std::ios::binary | std::ios::trunc) << cut;
+  EXPECT_TRUE(maps_libdw(with_cache, "")) << "a cut-short file is not read";
+  EXPECT_GT(contents().size(), cut.size()) << "and was replaced whole";
   std::filesystem::remove_all(dir);
 }
 
