@@ -1321,6 +1321,20 @@ TEST(Record, AProcessWhoseCapturesAreAllCutStillLoadsLibdw) {
 // landed, and a later cat now and then needed one no earlier run built.
 // (One later recording of two that finds them all shows the rules were
 // kept; without them every recording maps libdw.)
+// The shim links the C++ runtime and libgcc's unwinder in, hidden
+// (preload/CMakeLists.txt): a C program traced maps neither libstdc++ nor
+// libgcc_s for it, nor libzstd (the recorder's), each one more object to
+// map and relocate at every process start.
+TEST(Record, AProgramInCLoadsNoRuntimeForTheShim) {
+  const Process r =
+      run(kSpoor + " record --sample-hz 0 -o " + trace_path("c-runtime") + " -- cat /proc/self/maps");
+  ASSERT_EQ(r.status, 0) << r.err;
+  ASSERT_NE(r.out.find("libspoor-preload"), std::string::npos) << "cat is traced\n" << r.out;
+  for (const char* library : {"/libstdc++", "/libgcc_s", "/libzstd"})
+    EXPECT_EQ(r.out.find(library), std::string::npos) << library << " mapped for the shim\n" << r.out;
+  std::filesystem::remove(trace_path("c-runtime"));
+}
+
 TEST(Record, UnwindRulesAreKeptForTheNextRecording) {
   const std::string dir = spoor::test::temp_path("rule-cache");
   std::filesystem::remove_all(dir);
