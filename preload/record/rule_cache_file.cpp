@@ -64,9 +64,9 @@ bool pread_all(int fd, void* data, size_t size, off_t at) {
 
 // `size` bytes of `from` at `at` to the store's kept rules, copied by the
 // kernel from the file's pages to the store's: a buffer of the recorder's
-// for them would be fresh pages the kernel zeroes first, ~150 for a full
-// file (~2 ms on a virtual machine, twice: bench/RESULTS.md). False when
-// the file ends early.
+// for them would be fresh pages the kernel zeroes first, ~200 for a full
+// file (~2-3 ms on this virtual machine: bench/RESULTS.md). False when the
+// file ends early.
 bool copy_to_kept(int store_fd, int from, off_t at, size_t size) {
   if (lseek(store_fd, kSlotsEnd, SEEK_SET) != kSlotsEnd) return false;
   while (size > 0) {
@@ -79,10 +79,16 @@ bool copy_to_kept(int store_fd, int from, off_t at, size_t size) {
 }
 
 // The store's kept rules, read where they lie (mapped, not copied out).
+// None when the store is too short to hold `count` of them: the traced
+// processes map its header writable, and a mapping read past the memfd's
+// end would kill the recorder (SIGBUS).
 class KeptView {
  public:
   KeptView(int store_fd, size_t count) {
-    if (count == 0) return;
+    struct stat st;
+    if (count == 0 || fstat(store_fd, &st) != 0 || st.st_size < kSlotsEnd ||
+        static_cast<uint64_t>(st.st_size - kSlotsEnd) / sizeof(Entry) < count)
+      return;
     const off_t page = static_cast<off_t>(sysconf(_SC_PAGESIZE));
     const off_t start = kSlotsEnd - kSlotsEnd % page;
     length_ = static_cast<size_t>(kSlotsEnd - start) + count * sizeof(Entry);
