@@ -209,7 +209,7 @@ struct BlockCompressor::Impl {
     // fresh memory.
     PageBuffer spare_buffer = take_buffer();
     if (spare_buffer.capacity() >= need) {
-      spare_buffer.insert(spare_buffer.end(), pending.begin(), pending.end());
+      compress::append_bytes(spare_buffer, pending.data(), pending.size());
       pending = std::move(spare_buffer);
       return;
     }
@@ -225,7 +225,7 @@ struct BlockCompressor::Impl {
   // rest, a partial block at most, in the next buffer.
   void hand_over_prefix(size_t end, bool verbatim) {
     PageBuffer next = take_buffer();
-    next.insert(next.end(), pending.begin() + static_cast<long>(end), pending.end());
+    compress::append_bytes(next, pending.data() + end, pending.size() - end);
     pending.resize(end);
     hand_over(std::move(pending), verbatim);
     pending = std::move(next);
@@ -414,7 +414,7 @@ void BlockCompressor::write(const void* data, size_t size) {
   if (s.finished || size == 0) return;
   const auto* p = static_cast<const uint8_t*>(data);
   s.make_room(size);
-  s.pending.insert(s.pending.end(), p, p + size);
+  compress::append_bytes(s.pending, p, size);
   s.find_complete_blocks();
   if (s.complete >= s.options.run_bytes) s.cut_runs(false);
 }

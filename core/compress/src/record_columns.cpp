@@ -16,13 +16,13 @@ constexpr size_t kBlockHeader = sizeof(fmt::BlockHeader);
 constexpr size_t kPacketHeader = sizeof(fmt::PacketBlock);
 constexpr size_t kRecordHeader = fmt::kRecordHeaderSize;
 
-// Any byte vector: the columns go to a PageBuffer, the groups' bytes to
-// plain vectors.
-template <typename Bytes>
-void append(Bytes& out, const void* data, size_t size) {
+// The groups' bytes go to plain vectors (insert is a memmove there), the
+// columns to a PageBuffer (append_bytes: huge_pages.h says why).
+void append(std::vector<uint8_t>& out, const void* data, size_t size) {
   const auto* p = static_cast<const uint8_t*>(data);
   out.insert(out.end(), p, p + size);
 }
+void append(PageBuffer& out, const void* data, size_t size) { append_bytes(out, data, size); }
 
 // The bodies of one key word's records.
 struct Group : BodyShape {

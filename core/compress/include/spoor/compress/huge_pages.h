@@ -22,6 +22,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
+#include <cstring>
 #include <new>
 #include <vector>
 
@@ -62,9 +63,6 @@ struct HugePageAllocator {
   }
 };
 
-// A byte buffer of the packing side: a run of blocks, the columns of one.
-using PageBuffer = std::vector<uint8_t, HugePageAllocator<uint8_t>>;
-
 // The same memory, but resize() leaves new bytes as they are instead of
 // zeroing them: for buffers every byte of which is written next, as
 // unpack() writes a COMPRESSED block's blocks (it fails unless it wrote
@@ -91,6 +89,23 @@ struct UninitializedHugePageAllocator : HugePageAllocator<T> {
 
 // What a COMPRESSED block expands to (unpack), and zstd's frame before it.
 using ExpandedBytes = std::vector<uint8_t, UninitializedHugePageAllocator<uint8_t>>;
+
+// A byte buffer of the packing side: a run of blocks, the columns of one.
+// Its resize() leaves the new bytes as they are, like ExpandedBytes': they
+// are written next (append_bytes, the columns' planes).
+using PageBuffer = ExpandedBytes;
+
+// Appends `size` bytes to `buffer`: a resize that writes nothing, then one
+// memcpy. vector::insert of a range copies through the allocator element
+// by element (libstdc++ takes its memmove path for std::allocator only): a
+// byte an instruction, which was a quarter of the recorder's drain thread
+// gathering runs (bench/RESULTS.md).
+inline void append_bytes(PageBuffer& buffer, const void* data, size_t size) {
+  if (size == 0) return;
+  const size_t at = buffer.size();
+  buffer.resize(at + size);
+  std::memcpy(buffer.data() + at, data, size);
+}
 
 }  // namespace spoor::compress
 
