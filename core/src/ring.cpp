@@ -109,7 +109,7 @@ constexpr uint64_t kNoSkip = ~uint64_t{0};
 inline uint64_t rewind_target(const RingView& v, uint64_t start, uint64_t consumed) {
   const uint64_t ring_bytes = uint64_t{1} << v.ring_shift;
   const uint64_t into_lap = start & (ring_bytes - 1);
-  if (ring_bytes < 4 * kRingRewindAfter || into_lap < kRingRewindAfter ||
+  if (!ring_goes_back(ring_bytes) || into_lap < kRingRewindAfter ||
       ((start - consumed) & kPosMask) > v.subbuf_size)
     return start;
   // Free: consumed is at most a packet (1 MiB at most) back, in this lap,

@@ -48,6 +48,8 @@ constexpr auto before = preload::kept_rule_before;
 // Where the store's slots end and its kept rules begin, from the start
 // of the memfd.
 constexpr off_t kSlotsEnd = static_cast<off_t>(preload::shared_rules_bytes());
+// The store header's kept_offset for them (it counts from the header's end).
+constexpr uint64_t kKeptOffset = static_cast<uint64_t>(kSlotsEnd) - sizeof(preload::SharedRulesHeader);
 
 bool pread_all(int fd, void* data, size_t size, off_t at) {
   auto* p = static_cast<char*>(data);
@@ -102,7 +104,6 @@ class KeptView {
   }
   KeptView(const KeptView&) = delete;
   KeptView& operator=(const KeptView&) = delete;
-  bool mapped() const { return map_ != nullptr; }
   std::span<const Entry> entries() const { return entries_; }
 
  private:
@@ -197,11 +198,11 @@ size_t load_rule_cache(int store_fd, const std::string& path) {
   if (ok) {
     const KeptView kept(store_fd, count);
     const std::span<const Entry> entries = kept.entries();
-    ok = kept.mapped() && checksum(entries.data(), entries.size()) == h.checksum;
+    ok = entries.size() == count && checksum(entries.data(), entries.size()) == h.checksum;
     // Strictly sorted, as written: the processes search them.
     for (size_t i = 1; ok && i < entries.size(); ++i) ok = before(entries[i - 1], entries[i]);
   }
-  const uint64_t fields[2] = {static_cast<uint64_t>(kSlotsEnd) - sizeof(preload::SharedRulesHeader), count};
+  const uint64_t fields[2] = {kKeptOffset, count};
   if (!ok || pwrite(store_fd, fields, sizeof fields, offsetof(preload::SharedRulesHeader, kept_offset)) != sizeof fields) {
     (void)ftruncate(store_fd, kSlotsEnd);  // damaged or cut short: nothing kept
     return 0;
@@ -218,7 +219,7 @@ long save_rule_cache(int store_fd, const std::string& path) {
   preload::SharedRulesHeader header{};
   const bool has_kept = pread(store_fd, &header, sizeof header, 0) == static_cast<ssize_t>(sizeof header) &&
                         header.kept_count <= kMaxCachedRules &&
-                        header.kept_offset == static_cast<uint64_t>(kSlotsEnd) - sizeof header;
+                        header.kept_offset == kKeptOffset;
   const KeptView kept_view(store_fd, has_kept ? static_cast<size_t>(header.kept_count) : 0);
   const std::span<const Entry> kept = kept_view.entries();
   std::sort(published.begin(), published.end(), before);

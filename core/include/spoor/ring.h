@@ -150,17 +150,18 @@ constexpr uint32_t packets_per_cpu(uint64_t buffer_bytes, uint32_t packet_bytes)
 // (ring.cpp's rewind_target).
 inline constexpr uint64_t kRingRewindAfter = uint64_t{4} << 20;
 
+// Whether writers ever go back to the start of a ring of `ring_bytes` per
+// CPU: not in smaller rings, nor on single-core targets (ring_masked.h).
+constexpr bool ring_goes_back(uint64_t ring_bytes) {
+  return !SPOOR_SINGLE_CORE && ring_bytes >= 4 * kRingRewindAfter;
+}
+
 // How far into a lap of a `ring_bytes` ring of `packet_bytes` packets the
 // writers reach while the drainer keeps up: the packet they open at
 // kRingRewindAfter is the last before they go back; the whole ring where
-// they never do (smaller rings, single-core targets).
+// they never do.
 constexpr uint64_t ring_reach_while_drained(uint64_t ring_bytes, uint32_t packet_bytes) {
-#if SPOOR_SINGLE_CORE
-  (void)packet_bytes;
-  return ring_bytes;
-#else
-  return ring_bytes < 4 * kRingRewindAfter ? ring_bytes : kRingRewindAfter + packet_bytes;
-#endif
+  return ring_goes_back(ring_bytes) ? kRingRewindAfter + packet_bytes : ring_bytes;
 }
 
 // Opens a ring that ring_init laid out, possibly in another process.
