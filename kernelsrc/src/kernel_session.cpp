@@ -175,6 +175,9 @@ struct KernelSession::State {
   std::vector<Snapshot> snapshots;
   std::set<std::pair<uint64_t, std::string>> kernel_mmaps;
   uint64_t first_snapshot_ticks = 0;
+  // When the events were opened: before the program's exec, whose MMAP2
+  // records come first in its rings.
+  uint64_t opened_ns = 0;
   // The Session event's fields, written at the first drain.
   uint32_t sample_hz = 0;
   std::string sample_event;
@@ -374,6 +377,7 @@ bool KernelSession::open_tasks(const PlanOptions& requested, const std::vector<p
       if (!e.machine_wide) s->per_task.push_back({attr, meta});
     }
   }
+  s->opened_ns = monotonic_ns();
   state_ = std::move(s);
   return true;
 }
@@ -458,9 +462,12 @@ void KernelSession::drain_up_to(TraceWriter& writer, const TickConversion& clock
     // program's first record; else now.
     const uint64_t at = s.first_snapshot_ticks != 0 ? s.first_snapshot_ticks : clock.ticks(now_ns);
     // Samples may land in the vDSO, of which no file can be read later.
+    // Its image is dated before the exec's [vdso] mapping: samples taken
+    // between the exec and the snapshot are unwound through it too.
+    const uint64_t image_at = s.opened_ns != 0 ? std::min(at, clock.ticks(s.opened_ns)) : at;
     if (s.sample_hz != 0)
       if (const std::span<const uint8_t> vdso = own_vdso(); !vdso.empty())
-        s.session_stream->append(writer, kVdsoImage, at, Blob{vdso.data(), static_cast<uint32_t>(vdso.size())});
+        s.session_stream->append(writer, kVdsoImage, image_at, Blob{vdso.data(), static_cast<uint32_t>(vdso.size())});
     s.session_stream->append(writer, kSession, at, s.sample_hz, Str(s.sample_event.data(), s.sample_event.size()),
                              Str(s.sources.data(), s.sources.size()));
     // The devices' names beside it: the block records name devices by
