@@ -137,6 +137,11 @@ bool ProcessServer::take_notes(const Connection& c) {
   }
 }
 
+void ProcessServer::take_queued_notes() {
+  for (const Connection& c : connections_)
+    if (c.answered) (void)take_notes(c);
+}
+
 void ProcessServer::poll(int timeout_ms, const std::function<Reply(uint32_t, uint32_t)>& on_hello,
                          const std::function<void(uint32_t)>& on_closed) {
   std::vector<pollfd> fds;

@@ -46,6 +46,12 @@ class ProcessServer {
   void poll(int timeout_ms, const std::function<Reply(uint32_t pid, uint32_t ppid)>& on_hello,
             const std::function<void(uint32_t pid)>& on_closed);
 
+  // Reads the notes still queued on every connection. A process may end,
+  // and the recording with it, before a poll has read the notes it sent
+  // just before it ended: call it before untraceable() and
+  // own_allocators() are read at the end.
+  void take_queued_notes();
+
   // Programs the traced processes exec'd but that could not be traced:
   // "PATH (WHY)", once each; not those whose every exec failed.
   std::vector<std::string> untraceable() const;

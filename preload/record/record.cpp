@@ -310,6 +310,7 @@ class Recorder {
     result->pre_attach_calls_lost = pre_attach_calls_lost_;
     result->abandoned_bytes = totals_.abandoned_bytes;
     result->processes = static_cast<uint32_t>(traced_.size());
+    server_.take_queued_notes();
     result->untraceable = server_.untraceable();
     result->own_allocators = server_.own_allocators();
     result->perf_maps = perf_maps_;

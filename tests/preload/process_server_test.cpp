@@ -116,4 +116,20 @@ TEST(ProcessServer, NotesOfAnOpenConnectionAreReadAsTheyCome) {
   close(fd);
 }
 
+// A process that ends right after it sent its notes can end the recording
+// before any poll read them: the recorder reads what is queued at the end.
+TEST(ProcessServer, NotesLeftUnpolledAtTheEndAreRead) {
+  ProcessServer server;
+  std::string error;
+  ASSERT_TRUE(server.listen(&error)) << error;
+  const int fd = connect_traced(server);
+  send_note(fd, preload::kNoteOwnAllocator, "/usr/bin/own-malloc", "");
+  send_note(fd, preload::kNoteUntraceable, "/bin/static", "static binary");
+  close(fd);
+  EXPECT_TRUE(server.own_allocators().empty()) << "nothing read before the end";
+  server.take_queued_notes();
+  EXPECT_EQ(server.own_allocators(), std::vector<std::string>{"/usr/bin/own-malloc"});
+  EXPECT_EQ(server.untraceable(), std::vector<std::string>{"/bin/static (static binary)"});
+}
+
 }  // namespace
