@@ -175,8 +175,8 @@ struct KernelSession::State {
   std::vector<Snapshot> snapshots;
   std::set<std::pair<uint64_t, std::string>> kernel_mmaps;
   uint64_t first_snapshot_ticks = 0;
-  // When the events were opened: before the program's exec, whose MMAP2
-  // records come first in its rings.
+  // When the events were opened (open_tasks sets it): before the
+  // program's exec, whose MMAP2 records come first in its rings.
   uint64_t opened_ns = 0;
   // The Session event's fields, written at the first drain.
   uint32_t sample_hz = 0;
@@ -464,7 +464,7 @@ void KernelSession::drain_up_to(TraceWriter& writer, const TickConversion& clock
     // Samples may land in the vDSO, of which no file can be read later.
     // Its image is dated before the exec's [vdso] mapping: samples taken
     // between the exec and the snapshot are unwound through it too.
-    const uint64_t image_at = s.opened_ns != 0 ? std::min(at, clock.ticks(s.opened_ns)) : at;
+    const uint64_t image_at = std::min(at, clock.ticks(s.opened_ns));
     if (s.sample_hz != 0)
       if (const std::span<const uint8_t> vdso = own_vdso(); !vdso.empty())
         s.session_stream->append(writer, kVdsoImage, image_at, Blob{vdso.data(), static_cast<uint32_t>(vdso.size())});
