@@ -1,5 +1,6 @@
 // spoor::compress's huge-page buffers: megabyte buffers start on a 2 MiB
-// boundary and the kernel is asked to back them with huge pages, which is
+// boundary and the kernel is asked to back them with huge pages where
+// those are the cheaper kind here (each process measures once), which is
 // what keeps the recorder's page faults (and so its drain's CPU) down.
 #include "spoor/compress/huge_pages.h"
 
@@ -13,6 +14,8 @@
 namespace spoor::testing {
 namespace {
 
+using compress::choose_huge_pages;
+using compress::kCheapSmallPagesNs;
 using compress::kHugePageBytes;
 using compress::PageBuffer;
 
@@ -45,7 +48,7 @@ int thp_eligible(const void* p) {
   return -1;
 }
 
-TEST(HugePages, MegabyteBuffersStartOnAHugePageAndAskForHugePages) {
+TEST(HugePages, MegabyteBuffersStartOnAHugePageAndAskForThePagesChosen) {
   PageBuffer run;
   run.reserve(5 * kHugePageBytes + 12345);
   ASSERT_NE(run.data(), nullptr);
@@ -54,9 +57,61 @@ TEST(HugePages, MegabyteBuffersStartOnAHugePageAndAskForHugePages) {
   EXPECT_EQ(run.back(), 0x5a);
   const std::string mode = thp_mode();
   if (mode != "madvise" && mode != "always") GTEST_SKIP() << "transparent huge pages are '" << mode << "' here";
-  // Under "madvise", eligible only because the buffer asked.
-  EXPECT_EQ(thp_eligible(run.data()), 1);
-  EXPECT_EQ(thp_eligible(run.data() + run.size() - 1), 1);
+  // Under "madvise", eligible only because the buffer asked; under
+  // "always", not where it asked for small pages.
+  const int eligible = compress::huge_pages_pay() ? 1 : 0;
+  EXPECT_EQ(thp_eligible(run.data()), eligible);
+  EXPECT_EQ(thp_eligible(run.data() + run.size() - 1), eligible);
+}
+
+// The costs choose_huge_pages is given, per 2 MiB, and how often each was
+// asked for.
+struct FakeCosts {
+  static inline double small = 0, huge = 0;
+  static inline int small_asked = 0, huge_asked = 0;
+  static double small_cost() { return ++small_asked, small; }
+  static double huge_cost() { return ++huge_asked, huge; }
+  static bool choose(const char* setting, double small_ns, double huge_ns) {
+    small = small_ns;
+    huge = huge_ns;
+    small_asked = huge_asked = 0;
+    return choose_huge_pages(setting, small_cost, huge_cost);
+  }
+};
+
+TEST(HugePages, CheapSmallPagesAreChosenWithoutTryingAHugePage) {
+  // ~2 us a small page: a virtual machine whose host still backs them.
+  EXPECT_FALSE(FakeCosts::choose(nullptr, 1.0e6, 6.0e6));
+  EXPECT_EQ(FakeCosts::huge_asked, 0);
+  EXPECT_FALSE(FakeCosts::choose(nullptr, kCheapSmallPagesNs - 1, 1.0e3));
+  EXPECT_EQ(FakeCosts::huge_asked, 0);
+}
+
+TEST(HugePages, DearSmallPagesAreWeighedAgainstAHugePage) {
+  // 13 us a small page against 3 ms for a huge one: huge pages.
+  EXPECT_TRUE(FakeCosts::choose(nullptr, 512 * 13000.0, 3.0e6));
+  EXPECT_EQ(FakeCosts::huge_asked, 1);
+  // A huge page dearer still: small pages.
+  EXPECT_FALSE(FakeCosts::choose(nullptr, 512 * 5000.0, 4.0e6));
+  // Nothing measured (no memory to map): huge pages, as before.
+  EXPECT_TRUE(FakeCosts::choose(nullptr, -1, -1));
+}
+
+TEST(HugePages, TheSettingDecidesWithoutMeasuring) {
+  EXPECT_TRUE(FakeCosts::choose("1", 1.0e6, 6.0e6));
+  EXPECT_FALSE(FakeCosts::choose("0", 512 * 13000.0, 1.0e6));
+  EXPECT_EQ(FakeCosts::small_asked + FakeCosts::huge_asked, 0);
+  // Anything else is no setting.
+  EXPECT_FALSE(FakeCosts::choose("yes", 1.0e6, 6.0e6));
+  EXPECT_EQ(FakeCosts::small_asked, 1);
+}
+
+TEST(HugePages, FreshPagesOfBothKindsCostSomething) {
+  // Real first touches, each measured in fresh memory that was mapped.
+  const double small = compress::small_pages_cost_ns();
+  const double huge = compress::huge_page_cost_ns();
+  EXPECT_GT(small, 0);
+  EXPECT_GT(huge, 0);
 }
 
 TEST(HugePages, SmallBuffersAreOrdinaryAllocations) {

@@ -1,5 +1,5 @@
 // Memory for the packing side's megabyte buffers, in transparent huge
-// pages.
+// pages where they are the cheaper kind.
 //
 // Runs of blocks and the packer's columns are megabytes written front to
 // back, once per buffer. In 4 KiB pages that is a page fault per 4 KiB:
@@ -9,6 +9,14 @@
 // page is one fault. Buffers of 2 MiB or more start on a 2 MiB boundary
 // and are marked MADV_HUGEPAGE before anything touches them, so every page
 // of them can be a huge one; smaller ones are plain allocations.
+//
+// But a fresh 2 MiB page is not always the cheaper: on another host of
+// the same virtual machine (its free memory reported back to the host),
+// a fresh 2 MiB page cost 2.7-8 ms and a 4 KiB one ~2 us, and a half-used
+// 2 MiB page is zeroed whole: recordings took a third longer there with huge
+// pages (bench/RESULTS.md). So each process measures once, at its first
+// megabyte buffer (huge_pages_pay), and marks its buffers MADV_NOHUGEPAGE
+// where 4 KiB pages are the cheaper.
 //
 // Where THP is "never" the advice does nothing; on "madvise" systems
 // (Debian's default) it is what turns THP on. The memory comes from malloc,
@@ -30,14 +38,33 @@ namespace spoor::compress {
 
 inline constexpr size_t kHugePageBytes = size_t{2} << 20;
 
-// Memory for `bytes`, huge-page backed when that is 2 MiB or more. Free
-// with release_huge_pages(p, bytes).
+// What a first touch of fresh memory costs here, in nanoseconds per
+// 2 MiB: as 4 KiB pages (128 of them timed, scaled), and as one huge
+// page. Each maps, touches and unmaps its own memory.
+double small_pages_cost_ns();
+double huge_page_cost_ns();
+// Small pages cheaper than this per 2 MiB (4 us a page) settle it without
+// trying a huge page: where a small page's first touch cost ~2 us (bare
+// metal, and one of the virtual machines of bench/RESULTS.md), huge pages
+// gained nothing or lost, and the try itself cost a virtual machine 2-8 ms.
+inline constexpr double kCheapSmallPagesNs = 512 * 4000.0;
+// Whether huge pages pay: SPOOR_HUGE_PAGES=1 or 0 (`setting`) decides;
+// without it, small pages when they are cheap (kCheapSmallPagesNs), else
+// the kind that costs less. -1 from a cost: not measured.
+bool choose_huge_pages(const char* setting, double (*small_cost)(), double (*huge_cost)());
+// This process's choice, made at its first call (choose_huge_pages with
+// the environment's setting and the costs above).
+bool huge_pages_pay();
+
+// Memory for `bytes`, at a 2 MiB boundary and advised as huge_pages_pay()
+// chose when that is 2 MiB or more. Free with release_huge_pages(p, bytes).
 inline void* allocate_huge_pages(size_t bytes) {
   if (bytes < kHugePageBytes) return ::operator new(bytes);
   const size_t rounded = (bytes + kHugePageBytes - 1) & ~(kHugePageBytes - 1);
   void* p = std::aligned_alloc(kHugePageBytes, rounded);
   if (p == nullptr) throw std::bad_alloc();
-  madvise(p, rounded, MADV_HUGEPAGE);  // advice: a failure only means small pages
+  // Advice: a failure only means the other kind of page.
+  madvise(p, rounded, huge_pages_pay() ? MADV_HUGEPAGE : MADV_NOHUGEPAGE);
   return p;
 }
 
