@@ -15,7 +15,7 @@ namespace spoor::testing {
 namespace {
 
 using compress::choose_huge_pages;
-using compress::kCheapSmallPagesNs;
+using compress::kDearSmallPagesNs;
 using compress::kHugePageBytes;
 using compress::PageBuffer;
 
@@ -64,54 +64,44 @@ TEST(HugePages, MegabyteBuffersStartOnAHugePageAndAskForThePagesChosen) {
   EXPECT_EQ(thp_eligible(run.data() + run.size() - 1), eligible);
 }
 
-// The costs choose_huge_pages is given, per 2 MiB, and how often each was
-// asked for.
-struct FakeCosts {
-  static inline double small = 0, huge = 0;
-  static inline int small_asked = 0, huge_asked = 0;
-  static double small_cost() { return ++small_asked, small; }
-  static double huge_cost() { return ++huge_asked, huge; }
-  static bool choose(const char* setting, double small_ns, double huge_ns) {
+// The cost choose_huge_pages is given, per 2 MiB of small pages, and how
+// often it was asked for.
+struct FakeCost {
+  static inline double small = 0;
+  static inline int asked = 0;
+  static double small_cost() { return ++asked, small; }
+  static bool choose(const char* setting, double small_ns) {
     small = small_ns;
-    huge = huge_ns;
-    small_asked = huge_asked = 0;
-    return choose_huge_pages(setting, small_cost, huge_cost);
+    asked = 0;
+    return choose_huge_pages(setting, small_cost);
   }
 };
 
-TEST(HugePages, CheapSmallPagesAreChosenWithoutTryingAHugePage) {
-  // ~2 us a small page: a virtual machine whose host still backs them.
-  EXPECT_FALSE(FakeCosts::choose(nullptr, 1.0e6, 6.0e6));
-  EXPECT_EQ(FakeCosts::huge_asked, 0);
-  EXPECT_FALSE(FakeCosts::choose(nullptr, kCheapSmallPagesNs - 1, 1.0e3));
-  EXPECT_EQ(FakeCosts::huge_asked, 0);
-}
-
-TEST(HugePages, DearSmallPagesAreWeighedAgainstAHugePage) {
-  // 13 us a small page against 3 ms for a huge one: huge pages.
-  EXPECT_TRUE(FakeCosts::choose(nullptr, 512 * 13000.0, 3.0e6));
-  EXPECT_EQ(FakeCosts::huge_asked, 1);
-  // A huge page dearer still: small pages.
-  EXPECT_FALSE(FakeCosts::choose(nullptr, 512 * 5000.0, 4.0e6));
-  // Nothing measured (no memory to map): huge pages, as before.
-  EXPECT_TRUE(FakeCosts::choose(nullptr, -1, -1));
+TEST(HugePages, HugePagesWhereSmallPagesAreDear) {
+  // ~2 us a small page: small pages.
+  EXPECT_FALSE(FakeCost::choose(nullptr, 512 * 2000.0));
+  EXPECT_EQ(FakeCost::asked, 1);
+  EXPECT_FALSE(FakeCost::choose(nullptr, kDearSmallPagesNs - 1));
+  // 13 us a small page: huge pages.
+  EXPECT_TRUE(FakeCost::choose(nullptr, 512 * 13000.0));
+  EXPECT_TRUE(FakeCost::choose(nullptr, kDearSmallPagesNs));
+  // Nothing measured (no memory to map): huge pages, as before there was
+  // a choice.
+  EXPECT_TRUE(FakeCost::choose(nullptr, -1));
 }
 
 TEST(HugePages, TheSettingDecidesWithoutMeasuring) {
-  EXPECT_TRUE(FakeCosts::choose("1", 1.0e6, 6.0e6));
-  EXPECT_FALSE(FakeCosts::choose("0", 512 * 13000.0, 1.0e6));
-  EXPECT_EQ(FakeCosts::small_asked + FakeCosts::huge_asked, 0);
+  EXPECT_TRUE(FakeCost::choose("1", 512 * 2000.0));
+  EXPECT_FALSE(FakeCost::choose("0", 512 * 13000.0));
+  EXPECT_EQ(FakeCost::asked, 0);
   // Anything else is no setting.
-  EXPECT_FALSE(FakeCosts::choose("yes", 1.0e6, 6.0e6));
-  EXPECT_EQ(FakeCosts::small_asked, 1);
+  EXPECT_FALSE(FakeCost::choose("yes", 512 * 2000.0));
+  EXPECT_EQ(FakeCost::asked, 1);
 }
 
-TEST(HugePages, FreshPagesOfBothKindsCostSomething) {
-  // Real first touches, each measured in fresh memory that was mapped.
-  const double small = compress::small_pages_cost_ns();
-  const double huge = compress::huge_page_cost_ns();
-  EXPECT_GT(small, 0);
-  EXPECT_GT(huge, 0);
+TEST(HugePages, FreshSmallPagesAreTimed) {
+  // A real first touch of mapped memory.
+  EXPECT_GT(compress::small_pages_cost_ns(), 0);
 }
 
 TEST(HugePages, SmallBuffersAreOrdinaryAllocations) {

@@ -10,13 +10,16 @@
 // and are marked MADV_HUGEPAGE before anything touches them, so every page
 // of them can be a huge one; smaller ones are plain allocations.
 //
-// But a fresh 2 MiB page is not always the cheaper: on another host of
-// the same virtual machine (its free memory reported back to the host),
-// a fresh 2 MiB page cost 2.7-8 ms and a 4 KiB one ~2 us, and a half-used
-// 2 MiB page is zeroed whole: recordings took a third longer there with huge
-// pages (bench/RESULTS.md). So each process measures once, at its first
-// megabyte buffer (huge_pages_pay), and marks its buffers MADV_NOHUGEPAGE
-// where 4 KiB pages are the cheaper.
+// But huge pages do not always pay. On another host of the same virtual
+// machine, whose guest reports its free memory back, a 4 KiB page's first
+// touch cost ~2 us, and a 2 MiB page the host had taken back 5-8 ms (one
+// the guest freed a moment before ~0.25 ms), so that recordings started
+// a second apart took a third longer with huge pages; a half-used 2 MiB
+// page is zeroed whole too (bench/RESULTS.md). So each process times a
+// few fresh 4 KiB pages once, at its first megabyte buffer
+// (huge_pages_pay), and marks its buffers MADV_NOHUGEPAGE where they are
+// cheap. Timing a huge page instead told nothing: the one timed is often
+// one just freed, the next ones are not.
 //
 // Where THP is "never" the advice does nothing; on "madvise" systems
 // (Debian's default) it is what turns THP on. The memory comes from malloc,
@@ -38,22 +41,21 @@ namespace spoor::compress {
 
 inline constexpr size_t kHugePageBytes = size_t{2} << 20;
 
-// What a first touch of fresh memory costs here, in nanoseconds per
-// 2 MiB: as 4 KiB pages (128 of them timed, scaled), and as one huge
-// page. Each maps, touches and unmaps its own memory.
+// What a first touch of fresh 4 KiB pages costs here, in nanoseconds per
+// 2 MiB (128 pages timed, scaled); -1 if no memory could be mapped.
 double small_pages_cost_ns();
-double huge_page_cost_ns();
-// Small pages cheaper than this per 2 MiB (4 us a page) settle it without
-// trying a huge page: where a small page's first touch cost ~2 us (bare
-// metal, and one of the virtual machines of bench/RESULTS.md), huge pages
-// gained nothing or lost, and the try itself cost a virtual machine 2-8 ms.
-inline constexpr double kCheapSmallPagesNs = 512 * 4000.0;
+// 4 KiB pages dearer than this per 2 MiB (8 us a page) make huge pages
+// pay: where they cost 12-30 us each, huge pages cut a recorder's page
+// faults from ~23,000 to ~4,300 and its drain kept up; where they cost
+// ~2 us, huge pages made a recording a third longer (bench/RESULTS.md).
+inline constexpr double kDearSmallPagesNs = 512 * 8000.0;
 // Whether huge pages pay: SPOOR_HUGE_PAGES=1 or 0 (`setting`) decides;
-// without it, small pages when they are cheap (kCheapSmallPagesNs), else
-// the kind that costs less. -1 from a cost: not measured.
-bool choose_huge_pages(const char* setting, double (*small_cost)(), double (*huge_cost)());
+// without it, whether small pages are dear (`small_cost()`, against
+// kDearSmallPagesNs; huge pages when it measured nothing, as before there
+// was a choice).
+bool choose_huge_pages(const char* setting, double (*small_cost)());
 // This process's choice, made at its first call (choose_huge_pages with
-// the environment's setting and the costs above).
+// the environment's setting and small_pages_cost_ns).
 bool huge_pages_pay();
 
 // Memory for `bytes`, at a 2 MiB boundary and advised as huge_pages_pay()
