@@ -325,13 +325,16 @@ Status ring_peek(const RingView& v, uint32_t cpu, uint64_t now_ticks, bool final
     c.consumed.store(consumed, std::memory_order_release);
     end = __atomic_load_n(packet_end_slot(v, cpu, consumed), __ATOMIC_ACQUIRE);
   }
+  bool end_unknown = false;
   if (end == 0) {
     const uint64_t pos = c.head.load(std::memory_order_acquire) & kPosMask;
     const uint64_t written = (pos - consumed) & kPosMask;
     if (written < S) return Status::empty;  // open (or untouched): ring_flush closes it
     // Closed by a writer that has not stored the end yet.
     if (!final) return Status::busy;
-    end = S;  // the writer is gone: walk until the first uncommitted record
+    // The writer is gone: walk until the first uncommitted record.
+    end = S;
+    end_unknown = true;
   }
   const uint8_t* data = packet_data(v, cpu, consumed);
   const uint64_t now48 = now_ticks & format::kTimeMask48;
@@ -369,7 +372,13 @@ Status ring_peek(const RingView& v, uint32_t cpu, uint64_t now_ticks, bool final
     off += size;
     ++count;
   }
-  if (off < end) c.abandoned_bytes += end - off;
+  // Past the walk: space reserved and never committed, with what others
+  // committed after it, when a writer stored where the packet ends. Where
+  // none did (it died between its reservation and that store, the only way
+  // an end stays unknown), the rest may never have been written: a writer
+  // that died going back to the ring's start left the rest of the lap
+  // unmarked, megabytes no one reserved. Not counted.
+  if (off < end && !end_unknown) c.abandoned_bytes += end - off;
   packet->cpu = cpu;
   packet->span = end;
   packet->sequence = c.packets;

@@ -249,6 +249,70 @@ TEST_P(RingGoingBack, WritersGoBackToTheRingsStartWhileTheDrainerKeepsUp) {
 
 INSTANTIATE_TEST_SUITE_P(PacketsOf1MiB, RingGoingBack, ::testing::Values(16u, 32u));
 
+// A writer killed after its reservation took the ring back to its start
+// but before it marked the rest of the lap skipped (and before it wrote
+// its record): the drainer waits at the unmarked packet while the process
+// lives; its last drain walks over the never-written rest of the lap
+// (nothing in it counts as abandoned), loses the new lap's first packet
+// behind the dead record (abandoned: its sizes are unknown), and delivers
+// every packet after it.
+TEST_F(RingTest, AWriterKilledWhileGoingBackLosesOnlyThePacketBehindItsRecord) {
+  const PinnedToThisCpu pin;
+  ASSERT_TRUE(pin.pinned()) << "one CPU's ring: the writes must stay on one";
+  const uint32_t cpu = static_cast<uint32_t>(sched_getcpu());
+  constexpr uint32_t kPacket = 1u << 20;
+  TestRing ring(kCpus, kPacket, 16);
+  spoor::RingView view = ring.view();
+  spoor::ring_install(view);
+  const uint32_t packets = 16;
+  uint32_t* const ends = view.packet_end + size_t{cpu} * packets;
+  uint8_t* const lap_start = view.data + (uint64_t{cpu} << view.ring_shift);
+  DrainResult got;
+  // Write (draining behind) until a write goes back to the ring's start.
+  uint64_t next = 0;
+  int skipped = -1;
+  while (skipped < 0 && next < 20000) {
+    write_numbered_blob(next++);
+    for (uint32_t k = 0; k < packets; ++k)
+      if (__atomic_load_n(&ends[k], __ATOMIC_ACQUIRE) == spoor::kSkipToNextLap) skipped = static_cast<int>(k);
+    if (skipped < 0 && next % 4 == 0) spoor::test::drain(view, got, /*flush=*/false);
+  }
+  ASSERT_GE(skipped, 4) << "the writes went back 4 MiB into the ring";
+  // That write dies before its marker and its record: undo both.
+  const uint64_t killed = next - 1;
+  __atomic_store_n(&ends[skipped], 0u, __ATOMIC_RELEASE);
+  uint16_t dead_size = 0;
+  std::memcpy(&dead_size, lap_start, 2);
+  ASSERT_GT(dead_size, 2000u);
+  std::memset(lap_start, 0, dead_size);
+  // The other writers go on: three more packets.
+  const uint64_t after = killed + 1;
+  while (next < after + 1500) write_numbered_blob(next++);
+  const size_t before_kill = got.records.size();
+  spoor::test::drain(view, got, /*flush=*/true);
+  ASSERT_TRUE(got.ok) << got.problem;
+  // Everything before the killed write arrived; nothing past the unmarked
+  // packet while the process lives.
+  for (size_t i = 0; i < got.records.size(); ++i) ASSERT_EQ(blob_number(got.records[i]), i);
+  EXPECT_EQ(got.records.size(), killed);
+  EXPECT_GE(got.records.size(), before_kill);
+  // The last drain.
+  spoor::test::drain(view, got, /*flush=*/true, /*final=*/true);
+  ASSERT_TRUE(got.ok) << got.problem;
+  EXPECT_EQ(spoor::test::total_lost(view), 0u);
+  ASSERT_GT(got.records.size(), killed) << "the packets after the new lap's first";
+  const uint64_t first_after = blob_number(got.records[killed]);
+  EXPECT_GT(first_after, after) << "the first packet's records behind the dead one are lost";
+  for (size_t i = killed; i < got.records.size(); ++i)
+    ASSERT_EQ(blob_number(got.records[i]), first_after + (i - killed)) << "in write order";
+  EXPECT_EQ(blob_number(got.records.back()), next - 1);
+  // Abandoned: the new lap's first packet (what followed the dead record),
+  // not the 11 skipped packets of the last lap.
+  const uint64_t abandoned = view.cpus[cpu].abandoned_bytes;
+  EXPECT_GT(abandoned, 0u);
+  EXPECT_LE(abandoned, kPacket);
+}
+
 // A ring under 16 MiB would leave the writers too little room after going
 // back (a drainer's stall of a few milliseconds): they go round it whole.
 TEST_F(RingTest, WritersGoRoundASmallRingWhole) {

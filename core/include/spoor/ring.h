@@ -292,7 +292,9 @@ struct Packet {
 // record is not committed yet; try again later).
 // final = true is for a drain after every writer is gone (the program
 // exited or crashed): an uncommitted record then ends the packet and the
-// bytes after it count as abandoned, so the call never returns busy.
+// bytes after it count as abandoned (up to where the packet's closing
+// writer said it ends; none where that writer died first), so the call
+// never returns busy.
 Status ring_peek(const RingView& v, uint32_t cpu, uint64_t now_ticks, bool final, Packet* packet);
 
 // Frees the packet ring_peek returned: zeroes it (a zero size marks
