@@ -248,4 +248,27 @@ ProgramImage examine_program_image(const char* path, bool search_path) {
   return image;
 }
 
+const char* sanitizer_runtime_needed(const char* path) {
+  ImageFile file;
+  file.fd = static_cast<int>(syscall(SYS_openat, AT_FDCWD, path, O_RDONLY | O_CLOEXEC));
+  if (file.fd < 0) return "";
+  const long head_read = syscall(SYS_pread64, file.fd, file.head, sizeof file.head, 0);
+  file.head_size = head_read > 0 ? static_cast<size_t>(head_read) : 0;
+  Elf64_Ehdr eh{};
+  const char* why = "";
+  if (file.header(&eh) == sizeof eh && std::memcmp(eh.e_ident, ELFMAG, SELFMAG) == 0 &&
+      eh.e_phentsize == sizeof(Elf64_Phdr)) {
+    for (unsigned i = 0; i < eh.e_phnum; ++i) {
+      Elf64_Phdr ph;
+      if (!file.program_header(eh, i, &ph)) break;
+      if (ph.p_type == PT_DYNAMIC) {
+        why = sanitizer_needed(file, eh, ph.p_offset, ph.p_filesz);
+        break;
+      }
+    }
+  }
+  syscall(SYS_close, file.fd);
+  return why;
+}
+
 }  // namespace spoor::preload

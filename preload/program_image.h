@@ -29,6 +29,11 @@ struct ProgramImage {
 // calls and the stack only: safe in a vfork child, and traces nothing.
 ProgramImage examine_program_image(const char* path, bool search_path);
 
+// The sanitizer whose shared runtime the ELF file at `path` (a program or
+// a library) needs, as in ProgramImage::why ("AddressSanitizer build"...),
+// or "" for none or a file that cannot be read.
+const char* sanitizer_runtime_needed(const char* path);
+
 }  // namespace spoor::preload
 
 #endif  // SPOOR_PRELOAD_PROGRAM_IMAGE_H

@@ -686,6 +686,16 @@ bool run_record(const RecordOptions& given, RecordResult* result, std::string* e
     *error = "cannot find libspoor-preload.so (set SPOOR_PRELOAD_LIB to its path)";
     return false;
   }
+  // A sanitizer build of the shim (cmake --preset asan) needs its runtime
+  // loaded first, which no uninstrumented program does: preloaded, it
+  // crashed every program, /bin/true included.
+  if (const char* sanitizer = preload.empty() ? "" : preload::sanitizer_runtime_needed(preload.c_str());
+      *sanitizer != '\0') {
+    *error = preload + " is a sanitizer build (" + sanitizer +
+             "): preloaded into a program that is not, it would crash it; record with a plain build's "
+             "spoor (cmake --preset release), or set SPOOR_PRELOAD_LIB to a plain build's shim";
+    return false;
+  }
   keep_freed_memory();
   const uint32_t cpus = configured_cpus();
   kernelsrc::KernelSession kernel;

@@ -16,6 +16,7 @@
 namespace {
 
 using spoor::preload::examine_program_image;
+using spoor::preload::sanitizer_runtime_needed;
 
 // A file holding only an ELF header of the given class and machine.
 std::string header_file(const std::string& name, unsigned char elf_class, uint16_t machine) {
@@ -112,6 +113,21 @@ TEST(ProgramImage, HeadersBeyondTheFirstPageAndALongDynamicSectionAreRead) {
       program_file("plain-program", 0x4000, true, 150, {"libstdc++.so.6", "libm.so.6"}).c_str(), false);
   EXPECT_STREQ(plain.why, "");
   EXPECT_FALSE(plain.without_preload);
+}
+
+// The same reading for any ELF file, a library included (spoor record's
+// check of the shim it preloads): no interpreter needed.
+TEST(ProgramImage, TheSanitizerRuntimeAFileNeedsIsNamed) {
+  EXPECT_STREQ(sanitizer_runtime_needed(
+                   program_file("asan-library", sizeof(Elf64_Ehdr), false, 12, {"libasan.so.8", "libc.so.6"}).c_str()),
+               "AddressSanitizer build");
+  EXPECT_STREQ(sanitizer_runtime_needed(
+                   program_file("tsan-library", 0x4000, false, 150, {"libm.so.6", "libtsan.so.2"}).c_str()),
+               "ThreadSanitizer build");
+  EXPECT_STREQ(sanitizer_runtime_needed(
+                   program_file("plain-library", sizeof(Elf64_Ehdr), false, 12, {"libunwind.so.8", "libc.so.6"}).c_str()),
+               "");
+  EXPECT_STREQ(sanitizer_runtime_needed("/nonexistent/libspoor-preload.so"), "");
 }
 
 TEST(ProgramImage, AProgramWithoutAnInterpreterIsAStaticBinary) {

@@ -1556,6 +1556,30 @@ TEST(Record, SanitizerBuildsRunAsTheyDoAloneAndAreNamed) {
   std::filesystem::remove(trace_path("sanitizer-child"));
 }
 
+// A sanitizer build's shim (cmake --preset asan) needs its runtime loaded
+// before it, which an uninstrumented program never does: preloaded, it
+// crashed every program. spoor record refuses it, names it, and runs
+// nothing. (Any file that needs libasan stands for such a shim here.)
+TEST(Record, ASanitizerBuildOfTheShimIsRefusedWithoutRunningTheProgram) {
+  const std::string marker = trace_path("sanitizer-shim-ran");
+  std::filesystem::remove(marker);
+  const Process r = run(std::string("SPOOR_PRELOAD_LIB=") + SPOOR_HEAP_COUNTS_ASAN + " " + kSpoor + " record -o " +
+                        trace_path("sanitizer-shim") + " -- touch " + marker);
+  EXPECT_EQ(r.status, 127) << r.err;
+  EXPECT_NE(r.err.find(std::string(SPOOR_HEAP_COUNTS_ASAN) + " is a sanitizer build (AddressSanitizer build)"),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("cmake --preset release"), std::string::npos) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(marker)) << "the program was not run";
+  // A plain shim in the same variable records as usual.
+  const Process plain = run(std::string("SPOOR_PRELOAD_LIB=") + SPOOR_SHIM + " " + kSpoor + " record -o " +
+                            trace_path("sanitizer-shim") + " -- touch " + marker);
+  EXPECT_EQ(plain.status, 0) << plain.err;
+  EXPECT_TRUE(std::filesystem::exists(marker));
+  std::filesystem::remove(marker);
+  std::filesystem::remove(trace_path("sanitizer-shim"));
+}
+
 // A failed dlsym leaves an error text that glibc frees inside the next
 // dlsym. When that next dlsym is the shim looking up free itself (the
 // program's first free comes from dlerror's bookkeeping, before any
