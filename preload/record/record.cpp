@@ -692,8 +692,9 @@ bool run_record(const RecordOptions& given, RecordResult* result, std::string* e
   if (const char* sanitizer = preload.empty() ? "" : preload::sanitizer_runtime_needed(preload.c_str());
       *sanitizer != '\0') {
     *error = preload + " is a sanitizer build (" + sanitizer +
-             "): preloaded into a program that is not, it would crash it; record with a plain build's "
-             "spoor (cmake --preset release), or set SPOOR_PRELOAD_LIB to a plain build's shim";
+             "): its runtime must load before it, so it would crash any program not built with that "
+             "sanitizer; record with a plain build's spoor (cmake --preset release), or set "
+             "SPOOR_PRELOAD_LIB to a plain build's shim";
     return false;
   }
   keep_freed_memory();
