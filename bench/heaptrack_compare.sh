@@ -30,6 +30,11 @@
 #   SPOOR_BENCH_IO_ITERATIONS  io_heavy's iterations per thread (200000)
 #   SPOOR_BENCH_SKIP_DEPS      1: do not run scripts/install-bench-deps.sh
 #   SPOOR_BENCH_KEEP_TRACES    1: keep the last run's trace files
+#   SPOOR_BENCH_PAUSE          seconds to wait before each run (0): on a virtual
+#                              machine whose host takes back freed memory, a run
+#                              right after another reuses its pages; after a
+#                              pause it pays for fresh ones, as a first
+#                              recording does (bench/RESULTS.md)
 #
 # A benchmark, not a test: it exits 0 whatever the numbers are. The machine
 # should be quiet: it prints the load average before and after.
@@ -56,6 +61,7 @@ reps = int(os.environ.get("SPOOR_BENCH_REPS", "3"))
 malloc_iters = os.environ.get("SPOOR_BENCH_MALLOC_ITERATIONS", "1000000")
 io_iters = os.environ.get("SPOOR_BENCH_IO_ITERATIONS", "200000")
 keep = os.environ.get("SPOOR_BENCH_KEEP_TRACES", "0") == "1"
+pause = float(os.environ.get("SPOOR_BENCH_PAUSE", "0"))
 
 spoor = os.path.join(build, "symbolizer", "spoor")
 workloads = os.path.join(build, "bench", "workloads")
@@ -101,6 +107,8 @@ def run_once(case_id, program, args, tool, rep):
                LD_PRELOAD=peak_rss_lib + (":" + os.environ["LD_PRELOAD"] if os.environ.get("LD_PRELOAD") else ""))
     # The children's rusage grows by the tool's process and every process it
     # waited for in turn: the traced program, heaptrack_interpret and zstd.
+    if pause > 0:
+        time.sleep(pause)
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.monotonic()
     proc = subprocess.run(cmd, env=env, capture_output=True, text=True)
@@ -171,7 +179,8 @@ def med(runs, key):
     return statistics.median(r[key] for r in runs)
 
 print()
-print("=== Spoor vs heaptrack, whole process (medians of %d runs; load %s -> %s) ===" % (reps, load_before, load_after))
+print("=== Spoor vs heaptrack, whole process (medians of %d runs%s; load %s -> %s) ===" %
+      (reps, "; %g s idle before each" % pause if pause > 0 else "", load_before, load_after))
 header = "%-23s %-9s %8s %7s %8s %7s %7s %9s %8s %20s %9s %7s %s" % (
     "case", "tool", "wall s", "x", "cpu s", "x", "loop s", "rss MiB", "+MiB", "tool rss MiB", "file MiB",
     "B/call", "calls / notes")
