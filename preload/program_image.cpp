@@ -54,6 +54,15 @@ struct ImageFile {
   size_t head_size = 0;  // bytes of `head` read
   alignas(8) unsigned char head[kHead];
 
+  // Opens `path` and reads its first page; false when it cannot be opened
+  // (a page that cannot be read leaves head_size 0).
+  bool open(const char* path) {
+    fd = static_cast<int>(syscall(SYS_openat, AT_FDCWD, path, O_RDONLY | O_CLOEXEC));
+    if (fd < 0) return false;
+    const long got = syscall(SYS_pread64, fd, head, sizeof head, 0);
+    head_size = got > 0 ? static_cast<size_t>(got) : 0;
+    return true;
+  }
   // The ELF header, or the bytes there are (a file shorter than one).
   size_t header(Elf64_Ehdr* eh) const {
     const size_t n = head_size < sizeof *eh ? head_size : sizeof *eh;
@@ -69,6 +78,22 @@ struct ImageFile {
       return true;
     }
     return read_at(fd, ph, sizeof *ph, at);
+  }
+  // Whether it has a PT_INTERP, and where its PT_DYNAMIC lies (size 0:
+  // none), from the program headers that can be read.
+  struct Segments {
+    bool interp = false;
+    uint64_t dynamic = 0, dynamic_size = 0;
+  };
+  Segments segments(const Elf64_Ehdr& eh) const {
+    Segments s;
+    for (unsigned i = 0; i < eh.e_phnum; ++i) {
+      Elf64_Phdr ph;
+      if (!program_header(eh, i, &ph)) break;
+      s.interp |= ph.p_type == PT_INTERP;
+      if (ph.p_type == PT_DYNAMIC) s.dynamic = ph.p_offset, s.dynamic_size = ph.p_filesz;
+    }
+    return s;
   }
 };
 
@@ -214,10 +239,7 @@ ProgramImage examine_program_image(const char* path, bool search_path) {
     return image;
   }
   ImageFile file;
-  file.fd = static_cast<int>(syscall(SYS_openat, AT_FDCWD, path, O_RDONLY | O_CLOEXEC));
-  if (file.fd < 0) return image;
-  const long head_read = syscall(SYS_pread64, file.fd, file.head, sizeof file.head, 0);
-  file.head_size = head_read > 0 ? static_cast<size_t>(head_read) : 0;
+  if (!file.open(path)) return image;
   // A 32-bit header is 52 bytes, a 64-bit one 64: a file that is a 32-bit
   // header and nothing else is shorter than Elf64_Ehdr, so this looks at
   // what there is (e_machine ends at byte 20).
@@ -228,19 +250,12 @@ ProgramImage examine_program_image(const char* path, bool search_path) {
     image.why = foreign_program(eh);
     image.without_preload = true;
   } else if (elf && got == sizeof eh && eh.e_phentsize == sizeof(Elf64_Phdr)) {
-    bool interp = false;
-    uint64_t dynamic = 0, dynamic_size = 0;
-    for (unsigned i = 0; i < eh.e_phnum; ++i) {
-      Elf64_Phdr ph;
-      if (!file.program_header(eh, i, &ph)) break;
-      interp |= ph.p_type == PT_INTERP;
-      if (ph.p_type == PT_DYNAMIC) dynamic = ph.p_offset, dynamic_size = ph.p_filesz;
-    }
+    const ImageFile::Segments seg = file.segments(eh);
     // No interpreter, no loader to read LD_PRELOAD (a static PIE included).
-    if (!interp && !is_own_loader(st)) {
+    if (!seg.interp && !is_own_loader(st)) {
       image.why = "static binary";
-    } else if (dynamic_size != 0) {
-      image.why = sanitizer_needed(file, eh, dynamic, dynamic_size);
+    } else if (seg.dynamic_size != 0) {
+      image.why = sanitizer_needed(file, eh, seg.dynamic, seg.dynamic_size);
       image.without_preload = *image.why != '\0';
     }
   }
@@ -250,22 +265,13 @@ ProgramImage examine_program_image(const char* path, bool search_path) {
 
 const char* sanitizer_runtime_needed(const char* path) {
   ImageFile file;
-  file.fd = static_cast<int>(syscall(SYS_openat, AT_FDCWD, path, O_RDONLY | O_CLOEXEC));
-  if (file.fd < 0) return "";
-  const long head_read = syscall(SYS_pread64, file.fd, file.head, sizeof file.head, 0);
-  file.head_size = head_read > 0 ? static_cast<size_t>(head_read) : 0;
+  if (!file.open(path)) return "";
   Elf64_Ehdr eh{};
   const char* why = "";
   if (file.header(&eh) == sizeof eh && std::memcmp(eh.e_ident, ELFMAG, SELFMAG) == 0 &&
       eh.e_phentsize == sizeof(Elf64_Phdr)) {
-    for (unsigned i = 0; i < eh.e_phnum; ++i) {
-      Elf64_Phdr ph;
-      if (!file.program_header(eh, i, &ph)) break;
-      if (ph.p_type == PT_DYNAMIC) {
-        why = sanitizer_needed(file, eh, ph.p_offset, ph.p_filesz);
-        break;
-      }
-    }
+    const ImageFile::Segments seg = file.segments(eh);
+    if (seg.dynamic_size != 0) why = sanitizer_needed(file, eh, seg.dynamic, seg.dynamic_size);
   }
   syscall(SYS_close, file.fd);
   return why;
