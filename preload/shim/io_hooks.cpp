@@ -63,6 +63,10 @@ void register_io_events_added_later() {
   // Then aio_hooks.cpp's requests and results.
   register_event(kIoAioSubmit);
   register_event(kIoAioReturn);
+  // Then uring_hooks.cpp's requests, completions and unseen completions.
+  register_event(kIoUringSubmit);
+  register_event(kIoUringComplete);
+  register_event(kIoUringUnseen);
 }
 
 namespace {

@@ -209,7 +209,7 @@ SPOOR_EVENT(kIoCopy, g_io,
 inline constexpr uint8_t kIoCreatePipe = 0, kIoCreatePipe2 = 1, kIoCreateSocket = 2, kIoCreateSocketpair = 3,
                          kIoCreateAccept = 4, kIoCreateAccept4 = 5, kIoCreateEventfd = 6,
                          kIoCreateMemfd = 7, kIoCreateEpoll = 8, kIoCreateTimerfd = 9,
-                         kIoCreateTmpfile = 10;
+                         kIoCreateTmpfile = 10, kIoCreateIoUring = 11;
 SPOOR_EVENT(kIoFdCreated, g_io,
             (EventInfo{.name = "FdCreated", .id = 11, .level = Level::info, .keywords = kKeywordIoFd}),
             Field<int32_t>{"fd"}, Field<Str>{"path"}, Field<uint8_t>{"call"}, Field<uint64_t>{"start_ticks"});
@@ -393,6 +393,36 @@ SPOOR_EVENT(kIoAioReturn, g_io,
             (EventInfo{.name = "AioReturn", .id = 33, .level = Level::info, .keywords = kKeywordIoFd}),
             Field<Ptr>{"aiocb"}, Field<int32_t>{"fd"}, Field<int64_t>{"result"},
             Field<uint64_t>{"start_ticks"});
+
+// io_uring through liburing (uring_hooks.cpp). liburing makes its system
+// calls itself and the program fills and reaps the rings through inline
+// functions, so what a trace can have is what liburing's exported calls
+// show: the requests each call handed to the kernel (UringSubmit, one per
+// submission queue entry) and the completions the ring held when a call
+// on it was seen (UringComplete). A consumer pairs them by process, ring
+// and user_data, first in first out (a program may reuse a user_data once
+// its completion is reaped). ring: the ring's descriptor. call: the
+// entry's opcode (IORING_OP_*). flags: the entry's IOSQE_* flags (bit 0,
+// IOSQE_FIXED_FILE: fd indexes the ring's registered files). offset: the
+// entry's off. requested: its len for a plain read, write, send or recv, 0
+// for the others (a vectored request's len counts iovecs).
+SPOOR_EVENT(kIoUringSubmit, g_io,
+            (EventInfo{.name = "UringSubmit", .id = 34, .level = Level::info, .keywords = kKeywordIoFd}),
+            Field<int32_t>{"ring"}, Field<int32_t>{"fd"}, Field<uint8_t>{"call"}, Field<uint8_t>{"flags"},
+            Field<int64_t>{"offset"}, Field<uint64_t>{"requested"}, Field<uint64_t>{"user_data"},
+            Field<uint64_t>{"start_ticks"}, Field<uint32_t>{"stack"});
+// result: the completion's res, the bytes moved or -errno. flags: its
+// IORING_CQE_F_* flags (F_MORE: a multishot request goes on).
+SPOOR_EVENT(kIoUringComplete, g_io,
+            (EventInfo{.name = "UringComplete", .id = 35, .level = Level::info, .keywords = kKeywordIoFd}),
+            Field<int32_t>{"ring"}, Field<uint64_t>{"user_data"}, Field<int64_t>{"result"},
+            Field<uint32_t>{"flags"});
+// Completions that left the ring unseen: the program reaped them and the
+// kernel may have reused their slots before the next call the shim saw.
+// calls: how many.
+SPOOR_EVENT(kIoUringUnseen, g_io,
+            (EventInfo{.name = "UringUnseen", .id = 36, .level = Level::info, .keywords = kKeywordIoFd}),
+            Field<int32_t>{"ring"}, Field<uint64_t>{"calls"});
 
 // Registers Spoor.IO and its events, always in the same order (attach.cpp
 // calls it in its fixed-order block, so keys survive an exec).

@@ -328,6 +328,11 @@ json io_json(const Context& c) {
   const an::IoAnalysis& io = *c.in.io;
   json j;
   j["totals"] = totals_json(io.totals());
+  if (const an::IoUringCounts& u = io.uring(); u.requests + u.completions + u.unseen != 0)
+    j["io_uring"] = {{"requests", u.requests},
+                     {"completions", u.completions},
+                     {"uncollected", u.uncollected},
+                     {"unseen", u.unseen}};
   // A descriptor the process inherited and never used (the shell's, a
   // wrapper's) is no file of the program's: rows only for files with calls.
   std::vector<const an::IoFile*> files;

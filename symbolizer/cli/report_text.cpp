@@ -469,6 +469,20 @@ void print_io(const json& io, std::string& out) {
   out += "  " + count_text(u(t, "opens")) + " opens, " + count_text(u(t, "reads")) + " reads (" + bytes_text(u(t, "bytes_read")) +
          "), " + count_text(u(t, "writes")) + " writes (" + bytes_text(u(t, "bytes_written")) + "), " +
          count_text(u(t, "errors")) + " failed calls; " + ms_text(i64(t, "total_ns")) + " in I/O calls\n";
+  if (io.contains("io_uring")) {
+    // Counted with the calls above, at their completions: say what the
+    // trace could not see.
+    const json& r = io["io_uring"];
+    out += "  io_uring: " + count_text(u(r, "requests")) + " requests handed over through liburing, " +
+           count_text(u(r, "completions")) + " completions read";
+    if (u(r, "uncollected") != 0) {
+      out += "; " + count_text(u(r, "uncollected")) + " requests have no completion in the trace, their bytes not counted (";
+      if (u(r, "unseen") != 0)
+        out += count_text(u(r, "unseen")) + " completions were reaped where Spoor could not read them; ";
+      out += "a completion is read at the program's next liburing call, so one reaped after the last is missed)";
+    }
+    out += "\n";
+  }
   out += "\n  files, by time spent in their calls (" + std::to_string(u(io, "file_count")) + " in all)\n";
   Table f({{"OPENS", Table::right}, {"READS", Table::right}, {"READ", Table::right}, {"WRITES", Table::right},
            {"WRITTEN", Table::right}, {"ERRORS", Table::right}, {"TIME", Table::right}, {"FILE", Table::left}});

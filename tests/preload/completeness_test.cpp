@@ -16,6 +16,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "event_fields.h"
@@ -329,6 +330,109 @@ TEST(PosixAio, RequestsAndResultsAreRecordedAndTheirBytesAreTheFiles) {
   EXPECT_EQ(files[bin]["bytes_read"], 5096 + 100);
   EXPECT_EQ(files[bin]["errors"], 0) << "the failed read was on a descriptor closed before";
   fs::remove_all(dir);
+  fs::remove(trace);
+}
+
+// --- io_uring through liburing ---------------------------------------------
+
+// uring.c: a write and a writev handed over with io_uring_submit, an fsync
+// with io_uring_submit_and_wait, a read, a readv and a read of a closed
+// descriptor with io_uring_submit, each completion reaped with the inline
+// io_uring_wait_cqe. Each request is a UringSubmit with the program's
+// stack, each completion a UringComplete of the same ring and user_data,
+// and the report counts the bytes as the file's.
+TEST(IoUring, RequestsAndCompletionsAreRecordedAndTheirBytesAreTheFiles) {
+  const std::string dir = temp_path("uring");
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const std::string trace = dir + ".spoor";
+  const Process untraced = run(std::string(SPOOR_URING) + " " + dir);
+  if (untraced.status == 77)
+    GTEST_SKIP() << "io_uring is not allowed here: " << untraced.err;
+  const Process p = run(kSpoor + " record -o " + trace + " -- " + SPOOR_URING + " " + dir);
+  ASSERT_EQ(p.status, 0) << p.err;
+  EXPECT_NE(p.err.find("uring: all results as expected"), std::string::npos) << p.err;
+  constexpr uint64_t kReadv = 1, kWritev = 2, kFsync = 3, kRead = 22, kWrite = 23;  // IORING_OP_*
+  std::multiset<std::tuple<uint64_t, uint64_t, uint64_t>> submitted;  // (user_data, opcode, requested)
+  std::map<uint64_t, int64_t> completed;                              // user_data -> result
+  std::map<uint64_t, int64_t> ring_of;                                // user_data -> ring
+  std::vector<uint64_t> stacks;
+  spoor::test::fields::CallSites sites;
+  int completed_before_submitted = 0, unseen = 0;
+  each_event(trace, [&](const std::string& name, const reader::Event& e) {
+    sites.note(e);
+    if (name == "UringSubmit") {
+      submitted.emplace(u64(e, "user_data"), u64(e, "call"), u64(e, "requested"));
+      ring_of[u64(e, "user_data")] = i64(e, "ring");
+      stacks.push_back(u64(e, "stack"));
+    } else if (name == "UringComplete") {
+      completed_before_submitted += ring_of.count(u64(e, "user_data")) == 0;
+      EXPECT_EQ(i64(e, "ring"), ring_of[u64(e, "user_data")]);
+      EXPECT_TRUE(completed.emplace(u64(e, "user_data"), i64(e, "result")).second) << "one completion each";
+    } else if (name == "UringUnseen") {
+      ++unseen;
+    }
+  });
+  EXPECT_EQ(submitted, (std::multiset<std::tuple<uint64_t, uint64_t, uint64_t>>{
+                           {1, kWrite, 4096}, {2, kWritev, 0}, {3, kFsync, 0}, {4, kRead, 5596}, {5, kReadv, 0},
+                           {6, kRead, 100}}));
+  EXPECT_EQ(completed, (std::map<uint64_t, int64_t>{{1, 4096}, {2, 1500}, {3, 0}, {4, 5596}, {5, 200}, {6, -EBADF}}));
+  EXPECT_EQ(completed_before_submitted, 0);
+  EXPECT_EQ(unseen, 0);
+  // Each stack starts in the program, at its submit call.
+  const auto exe = sites.modules.find(fs::canonical(SPOOR_URING).string());
+  ASSERT_NE(exe, sites.modules.end());
+  for (uint64_t stack : stacks) {
+    const uint64_t ip = sites.innermost_frame[stack];
+    EXPECT_TRUE(ip >= exe->second.first && ip < exe->second.second) << "stack " << stack;
+  }
+
+  spoor::test::IoReportRows rows = spoor::test::io_report_rows(kSpoor, trace, true);
+  ASSERT_EQ(rows.failure, "");
+  std::map<std::string, nlohmann::json>& files = rows.files;
+  const std::string bin = "uring.bin";
+  ASSERT_EQ(fs::file_size(dir + "/" + bin), 5596u);
+  ASSERT_TRUE(files.count(bin)) << rows.report.dump();
+  EXPECT_EQ(files[bin]["bytes_written"], 5596) << "the file's size";
+  EXPECT_EQ(files[bin]["bytes_read"], 5596 + 200);
+  const nlohmann::json& counts = rows.report["io"]["io_uring"];
+  EXPECT_EQ(counts["requests"], 6) << rows.report["io"].dump();
+  EXPECT_EQ(counts["completions"], 6);
+  EXPECT_EQ(counts["uncollected"], 0);
+  fs::remove_all(dir);
+  fs::remove(trace);
+}
+
+// uring.c --reaped-unseen: eight timeouts complete while the program makes
+// no liburing call, and it reaps them all with inline functions before
+// io_uring_queue_exit. At the exit the completion ring (8 slots) has been
+// reaped to its end: its newest 3 completions are read, the older 5 (whose
+// slots the kernel may have reused) are counted unseen, and the report
+// says their requests have no completion.
+TEST(IoUring, CompletionsReapedWhereTheShimCannotReadThemAreCountedUnseen) {
+  const std::string trace = temp_path("uring-unseen.spoor");
+  const Process untraced = run(std::string(SPOOR_URING) + " --reaped-unseen");
+  if (untraced.status == 77) GTEST_SKIP() << "io_uring is not allowed here: " << untraced.err;
+  const Process p = run(kSpoor + " record -o " + trace + " -- " + SPOOR_URING + " --reaped-unseen");
+  ASSERT_EQ(p.status, 0) << p.err;
+  std::set<uint64_t> completed;
+  uint64_t unseen = 0, submitted = 0;
+  each_event(trace, [&](const std::string& name, const reader::Event& e) {
+    if (name == "UringSubmit") ++submitted;
+    if (name == "UringComplete") completed.insert(u64(e, "user_data"));
+    if (name == "UringUnseen") unseen += u64(e, "calls");
+  });
+  EXPECT_EQ(submitted, 8u);
+  EXPECT_EQ(completed, (std::set<uint64_t>{6, 7, 8})) << "the newest, fewer than half a ring before the tail";
+  EXPECT_EQ(unseen, 5u);
+  const spoor::test::ReportJson r = spoor::test::report_json(kSpoor, "--io", trace);
+  ASSERT_EQ(r.failure, "");
+  const nlohmann::json& counts = r.report["io"]["io_uring"];
+  EXPECT_EQ(counts["completions"], 3) << counts.dump();
+  EXPECT_EQ(counts["uncollected"], 5);
+  EXPECT_EQ(counts["unseen"], 5);
+  const Process text = run(kSpoor + " report --io " + trace);
+  EXPECT_NE(text.out.find("5 requests have no completion in the trace"), std::string::npos) << text.out;
   fs::remove(trace);
 }
 

@@ -1,10 +1,15 @@
 #include "spoor/analysis/io.h"
 
+#include <linux/io_uring.h>
+
 #include <algorithm>
+#include <deque>
 #include <functional>
+#include <map>
 #include <span>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <queue>
 #include <unordered_map>
 #include <unordered_set>
@@ -71,6 +76,26 @@ std::string described_fd_name(int32_t fd, std::string_view link, uint32_t pid) {
 }
 
 enum class Counted { open, read, write, other };
+
+// What an io_uring request's opcode (IORING_OP_*) does with bytes.
+Counted uring_counted(uint64_t opcode) {
+  switch (opcode) {
+    case IORING_OP_READV:
+    case IORING_OP_READ_FIXED:
+    case IORING_OP_RECVMSG:
+    case IORING_OP_READ:
+    case IORING_OP_RECV:
+      return Counted::read;
+    case IORING_OP_WRITEV:
+    case IORING_OP_WRITE_FIXED:
+    case IORING_OP_SENDMSG:
+    case IORING_OP_WRITE:
+    case IORING_OP_SEND:
+      return Counted::write;
+    default:
+      return Counted::other;
+  }
+}
 
 constexpr int32_t kAtFdcwd = -100;  // openat's "relative to the working directory"
 constexpr int64_t kInProgress = -115;  // -EINPROGRESS: a non-blocking connect under way
@@ -147,6 +172,10 @@ struct IoAnalysis::State {
     uint32_t file;
   };
   std::unordered_map<uint32_t, std::unordered_map<uint64_t, AioRequest>> aio_requests_by_pid;
+  // io_uring requests handed over and not completed in the trace, per
+  // (pid, ring, user_data), oldest first: a program may reuse a user_data.
+  std::map<std::tuple<uint32_t, int32_t, uint64_t>, std::deque<AioRequest>> uring_requests;
+  IoUringCounts uring;
   std::vector<IoThread> threads;
   std::vector<uint32_t> thread_slot;  // ThreadIndex -> index in threads, or kNone
   std::priority_queue<IoOperation, std::vector<IoOperation>, Slower> slowest;  // fastest on top
@@ -579,6 +608,44 @@ struct IoAnalysis::State {
         requests.erase(it);
         return;
       }
+      case EventKind::io_uring_submit: {
+        // Like an AIO request: the bytes count when its completion is
+        // found, as the file's it was handed over for (a registered
+        // file's index names a row of its own).
+        ++uring.requests;
+        const auto ring = static_cast<int32_t>(field_i64(e, k, f::kIoRing, -1));
+        const auto fd = static_cast<int32_t>(field_i64(e, k, f::kIoFd, -1));
+        const uint32_t file =
+            (field_u64(e, k, f::kIoFlags) & IOSQE_FIXED_FILE) != 0
+                ? file_named("io_uring registered file " + std::to_string(fd) + " (ring fd " + std::to_string(ring) +
+                             ", pid " + std::to_string(e.pid) + ")")
+                : file_of_call(e, c);
+        uring_requests[{e.pid, ring, field_u64(e, k, f::kIoUserData)}].push_back(
+            AioRequest{uring_counted(field_u64(e, k, f::kIoCall)), file});
+        return;
+      }
+      case EventKind::io_uring_complete: {
+        ++uring.completions;
+        const auto ring = static_cast<int32_t>(field_i64(e, k, f::kIoRing, -1));
+        const int64_t result = field_i64(e, k, f::kIoResult);
+        const auto it = uring_requests.find({e.pid, ring, field_u64(e, k, f::kIoUserData)});
+        if (it == uring_requests.end() || it->second.empty()) {  // handed over before the trace began
+          count(e, c, file_named("io_uring ring fd " + std::to_string(ring) + " (pid " + std::to_string(e.pid) + ")"),
+                Counted::other, result);
+          return;
+        }
+        const AioRequest request = it->second.front();
+        // A multishot request (IORING_CQE_F_MORE) goes on after this one.
+        if ((field_u64(e, k, f::kIoFlags) & IORING_CQE_F_MORE) == 0) {
+          it->second.pop_front();
+          if (it->second.empty()) uring_requests.erase(it);
+        }
+        count(e, c, live(request.file), request.what, result);
+        return;
+      }
+      case EventKind::io_uring_unseen:
+        uring.unseen += field_u64(e, k, f::kIoCalls);
+        return;
       case EventKind::io_fd_inherited: {
         // What the process had when the shim attached. A descriptor the
         // trace already follows (kept across an exec, copied by a fork)
@@ -791,6 +858,8 @@ void IoAnalysis::on_event(const reader::Event& e, const EventContext& c) {
 }
 
 void IoAnalysis::on_end(const TraceModel& model) {
+  state_->uring.uncollected = 0;
+  for (const auto& [key, requests] : state_->uring_requests) state_->uring.uncollected += requests.size();
   state_->name_pipe_ends(model);
   state_->name_destination_counts();
   state_->fold();
@@ -799,6 +868,8 @@ void IoAnalysis::on_end(const TraceModel& model) {
 const std::vector<IoFile>& IoAnalysis::files() const { return state_->files; }
 const std::vector<IoThread>& IoAnalysis::threads() const { return state_->threads; }
 const IoTotals& IoAnalysis::totals() const { return state_->totals; }
+
+const IoUringCounts& IoAnalysis::uring() const { return state_->uring; }
 
 std::vector<IoOperation> IoAnalysis::slowest() const {
   auto copy = state_->slowest;

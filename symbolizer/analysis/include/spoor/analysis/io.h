@@ -73,6 +73,19 @@ struct IoFile {
   std::vector<std::string> readers;
 };
 
+// Requests a program handed to io_uring (UringSubmit) and what the trace
+// has of their completions: each completion found counts its bytes as its
+// request's file's, like a call's; `uncollected` requests have none in the
+// trace (completed after the last liburing call the shim saw, or still in
+// flight at the end), and `unseen` completions were reaped by the program
+// where the shim could not read them (UringUnseen).
+struct IoUringCounts {
+  uint64_t requests = 0;
+  uint64_t completions = 0;
+  uint64_t uncollected = 0;
+  uint64_t unseen = 0;
+};
+
 struct IoThread {
   ThreadIndex thread = kNone;
   IoTotals totals;
@@ -109,6 +122,7 @@ class IoAnalysis final : public EventVisitor {
   const std::vector<IoThread>& threads() const;  // threads that made a call, in order of first one
   std::vector<IoOperation> slowest() const;      // slowest first
   const IoTotals& totals() const;
+  const IoUringCounts& uring() const;
 
  private:
   struct State;
