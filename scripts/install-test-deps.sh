@@ -8,6 +8,8 @@
 # consumers spoor export's tests read its output with: go tool pprof
 # (golang-go) and protoc --decode_raw (protobuf-compiler), and perf
 # (linux-perf), whose counts tests/kernelsrc checks the kernel sources
-# against. Without them those tests skip.
+# against, and fio, whose io_uring engine drives its ring with inline
+# system calls (tests/preload/completeness_test.cpp). Without them those
+# tests skip.
 set -euo pipefail
-exec "$(dirname "$0")/install-deps.sh" heaptrack zstd valgrind python3 git sqlite3 xz-utils make golang-go protobuf-compiler linux-perf openjdk-17-jdk-headless "$@"
+exec "$(dirname "$0")/install-deps.sh" heaptrack zstd valgrind python3 git sqlite3 xz-utils make golang-go protobuf-compiler linux-perf openjdk-17-jdk-headless fio "$@"

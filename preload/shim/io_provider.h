@@ -394,15 +394,15 @@ SPOOR_EVENT(kIoAioReturn, g_io,
             Field<Ptr>{"aiocb"}, Field<int32_t>{"fd"}, Field<int64_t>{"result"},
             Field<uint64_t>{"start_ticks"});
 
-// io_uring through liburing (uring_hooks.cpp). liburing makes its system
-// calls itself and the program fills and reaps the rings through inline
-// functions, so what a trace can have is what liburing's exported calls
+// io_uring (uring_hooks.cpp for rings driven through liburing, uring_raw.cpp
+// for rings driven through syscall()). Neither passes a libc call as it
+// moves bytes, so what a trace can have is what the calls around the ring
 // show: the requests each call handed to the kernel (UringSubmit, one per
-// submission queue entry) and the completions the ring held when a call
-// on it was seen (UringComplete). A consumer pairs them by process, ring
-// and user_data, first in first out (a program may reuse a user_data once
-// its completion is reaped). ring: the ring's descriptor. call: the
-// entry's opcode (IORING_OP_*). flags: the entry's IOSQE_* flags (bit 0,
+// submission queue entry) and the completions the ring held after a call
+// on it (UringComplete). A consumer pairs them by process, ring and
+// user_data, first in first out (a program may reuse a user_data once its
+// completion is reaped). ring: the ring's descriptor. call: the entry's
+// opcode (IORING_OP_*). flags: the entry's IOSQE_* flags (bit 0,
 // IOSQE_FIXED_FILE: fd indexes the ring's registered files). offset: the
 // entry's off. requested: its len for a plain read, write, send or recv, 0
 // for the others (a vectored request's len counts iovecs).

@@ -13,6 +13,7 @@
 #include "next_symbol.h"
 #include "reentry_guard.h"
 #include "stack_table.h"
+#include "uring_raw.h"
 
 namespace spoor::preload {
 namespace {
@@ -65,6 +66,9 @@ SPOOR_INTERPOSE void* mmap(void* addr, size_t size, int prot, int flags, int fd,
   }
   if (p == MAP_FAILED) return p;
   const int err = errno;
+  // A ring the program drives with its own system calls (uring_raw.h).
+  if (SPOOR_UNLIKELY(g_raw_rings_seen.load(std::memory_order_relaxed)) && fd >= 0 && (flags & MAP_SHARED) != 0)
+    note_ring_mapping(fd, offset, p, size);
   if (guard.entered()) record_mmap(p, size, prot, flags, fd);
   else if (guard.in_handler()) record_mmap_in_handler(p, size, prot, flags, fd, __builtin_return_address(0));
   errno = err;
@@ -80,6 +84,9 @@ SPOOR_INTERPOSE void* mmap64(void* addr, size_t size, int prot, int flags, int f
   }
   if (p == MAP_FAILED) return p;
   const int err = errno;
+  // A ring the program drives with its own system calls (uring_raw.h).
+  if (SPOOR_UNLIKELY(g_raw_rings_seen.load(std::memory_order_relaxed)) && fd >= 0 && (flags & MAP_SHARED) != 0)
+    note_ring_mapping(fd, offset, p, size);
   if (guard.entered()) record_mmap(p, size, prot, flags, fd);
   else if (guard.in_handler()) record_mmap_in_handler(p, size, prot, flags, fd, __builtin_return_address(0));
   errno = err;
@@ -87,6 +94,8 @@ SPOOR_INTERPOSE void* mmap64(void* addr, size_t size, int prot, int flags, int f
 }
 
 SPOOR_INTERPOSE int munmap(void* addr, size_t size) {
+  // A followed ring's last completions, while its memory is there.
+  if (SPOOR_UNLIKELY(g_raw_rings_seen.load(std::memory_order_relaxed))) before_ring_unmap(addr, size);
   ReentryGuard guard;
   // Before the unmap, as free: the range may be mapped again at once.
   if (kHeapMunmap.enabled() && guard.records()) kHeapMunmap.write(addr, size);

@@ -39,6 +39,7 @@
 
 #include "io_interpose.h"
 #include "reentry_guard.h"
+#include "uring_rings.h"
 
 namespace spoor::preload {
 namespace {
@@ -165,21 +166,6 @@ class RingCall {
 
 // --- reading the rings ---------------------------------------------------
 
-// The bytes a request asks to move, where its len says so.
-uint64_t requested_bytes(const struct io_uring_sqe& entry) {
-  switch (entry.opcode) {
-    case IORING_OP_READ:
-    case IORING_OP_WRITE:
-    case IORING_OP_READ_FIXED:
-    case IORING_OP_WRITE_FIXED:
-    case IORING_OP_SEND:
-    case IORING_OP_RECV:
-      return entry.len;
-    default:
-      return 0;
-  }
-}
-
 // UringSubmit for the entries with indexes [from, to): those the call
 // handed over.
 void write_submissions(const struct io_uring* ring, unsigned from, unsigned to, uint64_t start, uint32_t stack) {
@@ -189,55 +175,25 @@ void write_submissions(const struct io_uring* ring, unsigned from, unsigned to, 
   const size_t stride = (ring->flags & IORING_SETUP_SQE128) != 0 ? 2 * sizeof(struct io_uring_sqe)
                                                                   : sizeof(struct io_uring_sqe);
   const auto* base = reinterpret_cast<const unsigned char*>(ring->sq.sqes);
-  for (unsigned index = from; index != to; ++index) {
-    const auto& entry = *reinterpret_cast<const struct io_uring_sqe*>(base + (index & mask) * stride);
-    kIoUringSubmit.write(ring->ring_fd, entry.fd, entry.opcode, entry.flags, static_cast<int64_t>(entry.off),
-                         requested_bytes(entry), static_cast<uint64_t>(entry.user_data), start, stack);
-  }
+  for (unsigned index = from; index != to; ++index)
+    write_submission(ring->ring_fd, base + (index & mask) * stride, start, stack);
 }
 
-// UringComplete for the completions that arrived since the last look, and
-// UringUnseen for those that may have been overwritten.
+// The completions that arrived since the last look.
 void write_completions(const struct io_uring* ring) {
   RingSlot* slot = slot_of(ring);
   if (slot == nullptr) return;
-  const unsigned entries = *ring->cq.kring_entries;
-  const unsigned mask = *ring->cq.kring_mask;
-  const unsigned tail = load_acquire(ring->cq.ktail);
-  unsigned from = slot->seen.load(std::memory_order_relaxed);
-  do {
-    if (static_cast<int>(tail - from) <= 0) return;  // nothing new (or another thread read further)
-  } while (!slot->seen.compare_exchange_weak(from, tail, std::memory_order_relaxed));
-  uint64_t unseen = 0;
-  if (tail - from > entries) {
-    unseen = tail - from - entries;
-    from = tail - entries;
-  }
   const size_t stride = (ring->flags & IORING_SETUP_CQE32) != 0 ? 2 * sizeof(struct io_uring_cqe)
                                                                  : sizeof(struct io_uring_cqe);
-  const auto* base = reinterpret_cast<const unsigned char*>(ring->cq.cqes);
-  for (unsigned index = from; index != tail; ++index) {
-    const auto& slot_entry = *reinterpret_cast<const struct io_uring_cqe*>(base + (index & mask) * stride);
-    const uint64_t user_data = slot_entry.user_data;
-    const int32_t result = slot_entry.res;
-    const uint32_t flags = slot_entry.flags;
-    std::atomic_thread_fence(std::memory_order_acquire);
-    // Not reaped yet: the kernel cannot have reused the slot. Reaped: only
-    // while fewer than half a ring of completions followed it (the kernel
-    // fills slots ahead of the tail it publishes).
-    const unsigned head = load_acquire(ring->cq.khead);
-    const unsigned newest = load_acquire(ring->cq.ktail);
-    const bool intact = static_cast<int>(head - index) <= 0 || newest - index < entries / 2;
-    if (!intact) {
-      ++unseen;
-      continue;
-    }
-    kIoUringComplete.write(ring->ring_fd, user_data, int64_t{result}, flags);
-  }
-  if (unseen != 0) kIoUringUnseen.write(ring->ring_fd, unseen);
+  const CompletionRing view{ring->cq.khead,
+                            ring->cq.ktail,
+                            *ring->cq.kring_mask,
+                            *ring->cq.kring_entries,
+                            reinterpret_cast<const unsigned char*>(ring->cq.cqes),
+                            stride,
+                            ring->ring_fd};
+  write_completions(view, slot->seen);
 }
-
-bool recording_rings() { return kIoUringSubmit.enabled() || kIoUringComplete.enabled(); }
 
 // What a call's record needs from before it.
 struct Before {
@@ -258,7 +214,7 @@ SPOOR_NOINLINE void record_call(const struct io_uring* ring, Before before) {
   const unsigned head = ring->sq.sqe_head;
   if (head != before.head && kIoUringSubmit.enabled())
     write_submissions(ring, before.head, head, before.start, caller_stack());
-  if (kIoUringComplete.enabled()) write_completions(ring);
+  write_completions(ring);
 }
 
 // A ring just set up: its descriptor, and its slot from its first index.
@@ -274,7 +230,7 @@ SPOOR_NOINLINE void record_setup(const struct io_uring* ring, uint64_t start) {
 SPOOR_NOINLINE void record_exit(const struct io_uring* ring) {
   KeptErrno kept;
   IoRecording recording;
-  if (recording.on() && kIoUringComplete.enabled()) write_completions(ring);
+  if (recording.on()) write_completions(ring);
   forget(ring);
 }
 
@@ -283,7 +239,7 @@ SPOOR_NOINLINE void record_exit(const struct io_uring* ring) {
 // Whether a call on `ring` through `next` is one to record.
 template <class Fn>
 SPOOR_ALWAYS_INLINE bool followed(LiburingFunction<Fn>& function, Fn next, const struct io_uring* ring) {
-  return SPOOR_UNLIKELY(recording_rings()) && ring != nullptr && !t_in_ring_call && function.decodable(next);
+  return recording_rings() && ring != nullptr && !t_in_ring_call && function.decodable(next);
 }
 
 template <class Fn, class... Args>

@@ -332,7 +332,8 @@ json io_json(const Context& c) {
     j["io_uring"] = {{"requests", u.requests},
                      {"completions", u.completions},
                      {"uncollected", u.uncollected},
-                     {"unseen", u.unseen}};
+                     {"unseen", u.unseen},
+                     {"unmatched", u.unmatched}};
   // A descriptor the process inherited and never used (the shell's, a
   // wrapper's) is no file of the program's: rows only for files with calls.
   std::vector<const an::IoFile*> files;

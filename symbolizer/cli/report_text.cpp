@@ -473,15 +473,20 @@ void print_io(const json& io, std::string& out) {
     // Counted with the calls above, at their completions: say what the
     // trace could not see.
     const json& r = io["io_uring"];
-    out += "  io_uring: " + count_text(u(r, "requests")) + " requests handed over through liburing, " +
-           count_text(u(r, "completions")) + " completions read";
-    if (u(r, "uncollected") != 0) {
-      out += "; " + count_text(u(r, "uncollected")) + " requests have no completion in the trace, their bytes not counted (";
-      if (u(r, "unseen") != 0)
-        out += count_text(u(r, "unseen")) + " completions were reaped where Spoor could not read them; ";
-      out += "a completion is read at the program's next liburing call, so one reaped after the last is missed)";
-    }
-    out += "\n";
+    out += "  io_uring: " + count_text(u(r, "requests")) + " requests handed over, " +
+           count_text(u(r, "completions")) + " completions read\n";
+    if (u(r, "unseen") != 0)
+      out += "    " + count_text(u(r, "unseen")) +
+             " completions could not be read: the program reaped them, and the kernel may have reused their slots, "
+             "between calls on the ring Spoor saw; their bytes are not counted\n";
+    if (u(r, "unmatched") != 0)
+      out += "    " + count_text(u(r, "unmatched")) +
+             " completions are of requests handed over by the program's own inline system calls, which Spoor "
+             "does not see; their bytes are counted on the ring's row, as neither read nor written\n";
+    if (u(r, "uncollected") != 0)
+      out += "    " + count_text(u(r, "uncollected")) +
+             " requests have no completion in the trace (one is read at the program's next call on its ring: "
+             "those reaped after the last are missed); their bytes are not counted\n";
   }
   out += "\n  files, by time spent in their calls (" + std::to_string(u(io, "file_count")) + " in all)\n";
   Table f({{"OPENS", Table::right}, {"READS", Table::right}, {"READ", Table::right}, {"WRITES", Table::right},

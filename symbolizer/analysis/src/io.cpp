@@ -629,7 +629,8 @@ struct IoAnalysis::State {
         const auto ring = static_cast<int32_t>(field_i64(e, k, f::kIoRing, -1));
         const int64_t result = field_i64(e, k, f::kIoResult);
         const auto it = uring_requests.find({e.pid, ring, field_u64(e, k, f::kIoUserData)});
-        if (it == uring_requests.end() || it->second.empty()) {  // handed over before the trace began
+        if (it == uring_requests.end() || it->second.empty()) {  // a hand-over the trace does not have
+          ++uring.unmatched;
           count(e, c, file_named("io_uring ring fd " + std::to_string(ring) + " (pid " + std::to_string(e.pid) + ")"),
                 Counted::other, result);
           return;

@@ -76,14 +76,17 @@ struct IoFile {
 // Requests a program handed to io_uring (UringSubmit) and what the trace
 // has of their completions: each completion found counts its bytes as its
 // request's file's, like a call's; `uncollected` requests have none in the
-// trace (completed after the last liburing call the shim saw, or still in
-// flight at the end), and `unseen` completions were reaped by the program
-// where the shim could not read them (UringUnseen).
+// trace (completed after the last call on the ring the shim saw, or still
+// in flight at the end); `unseen` completions were reaped by the program
+// where the shim could not read them (UringUnseen); `unmatched`
+// completions are of requests whose hand-over the trace does not have (a
+// program that submits with its own inline system calls).
 struct IoUringCounts {
   uint64_t requests = 0;
   uint64_t completions = 0;
   uint64_t uncollected = 0;
   uint64_t unseen = 0;
+  uint64_t unmatched = 0;
 };
 
 struct IoThread {
