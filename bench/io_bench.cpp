@@ -10,7 +10,9 @@
 //
 // Kinds: read (1 byte from /dev/zero: the cheapest real system call on a
 // file), fwrite (16 bytes to a buffered /dev/null stream: no system call in
-// most calls, so the hook's share is the largest). Prints one line:
+// most calls, so the hook's share is the largest), syscall (getppid through
+// syscall(), which the shim stands in for: what every other system call
+// made that way pays). Prints one line:
 //
 //   spoor_bench_io: kind=read calls=2000000 ns_per_call=... cpu_ns_per_call=...
 //
@@ -18,6 +20,7 @@
 //
 // A benchmark, not a test: it exits 0 whatever it measured (2: bad usage).
 #include <fcntl.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -48,11 +51,13 @@ struct Timer {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc < 2 || (std::strcmp(argv[1], "read") != 0 && std::strcmp(argv[1], "fwrite") != 0)) {
-    std::fprintf(stderr, "usage: spoor_bench_io read|fwrite [CALLS]\n");
+  if (argc < 2 || (std::strcmp(argv[1], "read") != 0 && std::strcmp(argv[1], "fwrite") != 0 &&
+                    std::strcmp(argv[1], "syscall") != 0)) {
+    std::fprintf(stderr, "usage: spoor_bench_io read|fwrite|syscall [CALLS]\n");
     return 2;
   }
   const bool reads = std::strcmp(argv[1], "read") == 0;
+  const bool system_calls = std::strcmp(argv[1], "syscall") == 0;
   const long calls = argc > 2 ? std::atol(argv[2]) : 2000000;
   char buf[16] = {};
   Timer t;
@@ -64,6 +69,11 @@ int main(int argc, char** argv) {
       if (read(fd, buf, 1) != 1) return 2;
     t.stop();
     close(fd);
+  } else if (system_calls) {
+    t = Timer{};
+    for (long i = 0; i < calls; ++i)
+      if (syscall(SYS_getppid) <= 0) return 2;
+    t.stop();
   } else {
     FILE* f = std::fopen("/dev/null", "w");
     if (f == nullptr) return 2;
