@@ -4,8 +4,8 @@
 // copy_file_range), which never pass through read or write. Same shape
 // and cost as io_hooks.cpp's hooks.
 //
-// openat2 has no glibc wrapper (programs reach it through syscall(), which
-// is not interposed): it is not covered.
+// openat2 has no glibc wrapper: programs reach it through syscall(), whose
+// stand-in (syscall_hook.cpp) records it as an Open (io_hooks.cpp).
 #include <fcntl.h>
 #include <sys/sendfile.h>
 #include <sys/syscall.h>

@@ -13,6 +13,7 @@
 // itself through us.
 #undef _FORTIFY_SOURCE  // the shim defines the functions fortify wraps
 #include <fcntl.h>
+#include <linux/openat2.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
 #include <sys/uio.h>
@@ -22,6 +23,7 @@
 
 #include "stdio_run.h"
 #include "io_interpose.h"
+#include "raw_system_call.h"
 #include "reentry_guard.h"
 
 namespace spoor::preload {
@@ -585,3 +587,18 @@ SPOOR_INTERPOSE int fcntl64(int fd, int cmd, ...) {
 }
 
 }  // extern "C"
+
+// openat2 through syscall(): an Open with the call's flags and mode (read
+// from the program's open_how only when the kernel could read it too).
+extern "C" long spoor_openat2_system_call(long number, long dirfd, long path, long how, long size, long a5, long a6) {
+  if (SPOOR_LIKELY(!kIoOpen.enabled())) return as_libc_result(raw_system_call(number, dirfd, path, how, size, a5, a6));
+  const uint64_t start = spoor_port_ticks();
+  const long result = raw_system_call(number, dirfd, path, how, size, a5, a6);
+  const auto* request = reinterpret_cast<const struct open_how*>(how);
+  const bool readable = request != nullptr && result != -EFAULT && static_cast<size_t>(size) >= sizeof(struct open_how);
+  const long fd = as_libc_result(result);
+  record_open(static_cast<int>(dirfd), reinterpret_cast<const char*>(path),
+              readable ? static_cast<int>(request->flags) : 0, readable ? static_cast<mode_t>(request->mode) : 0,
+              static_cast<int>(fd), start);
+  return fd;
+}

@@ -141,6 +141,12 @@ void write_fd_created(int fd, uint8_t call, uint64_t start);
 
 }  // namespace spoor::preload
 
+// openat2 through syscall() (it has no glibc wrapper): made, and recorded
+// as an Open. syscall_hook.cpp's syscall() jumps here with its own
+// arguments. Returns what syscall() returns.
+extern "C" __attribute__((visibility("hidden"))) long spoor_openat2_system_call(long number, long dirfd, long path,
+                                                                              long how, long size, long a5, long a6);
+
 // Interposed functions are the only symbols the shim exports.
 #define SPOOR_INTERPOSE __attribute__((visibility("default")))
 

@@ -1,6 +1,7 @@
 // Interposed syscall(): the io_uring system calls of rings a program drives
-// itself go to uring_raw.cpp; every other number is the system call
-// itself, made here exactly as glibc's syscall() makes it.
+// itself go to uring_raw.cpp, openat2 (which has no glibc wrapper) to
+// io_hooks.cpp; every other number is the system call itself, made here
+// exactly as glibc's syscall() makes it.
 //
 // Written in assembly, without a frame, for two reasons. Programs call
 // syscall() for clone with a stack of their own, where the child returns
@@ -13,23 +14,20 @@
 // branch before the system call.
 #include <sys/syscall.h>
 
+#include "io_interpose.h"
 #include "uring_raw.h"
 
 #if defined(__x86_64__)
 
-extern "C" __attribute__((visibility("hidden"), used)) long spoor_ring_system_call(long number, long a1, long a2,
-                                                                                 long a3, long a4, long a5,
-                                                                                 long a6) {
-  return spoor::preload::ring_system_call(number, a1, a2, a3, a4, a5, a6);
-}
-
-static_assert(SYS_io_uring_setup == 425 && SYS_io_uring_enter == 426 && SYS_io_uring_register == 427,
-              "the assembly below picks the io_uring numbers as 425-427");
+static_assert(SYS_io_uring_setup == 425 && SYS_io_uring_enter == 426 && SYS_io_uring_register == 427 &&
+                  SYS_openat2 == 437,
+              "the assembly below picks its numbers as 425-427 and 437");
 
 // long syscall(long number, ...): number in %rdi, its six arguments in
-// %rsi, %rdx, %rcx, %r8, %r9 and the stack, as glibc reads them.
-// spoor_ring_system_call takes the same registers and stack slot as
-// seven longs, so a jump hands the call over unchanged.
+// %rsi, %rdx, %rcx, %r8, %r9 and the stack, as glibc reads them. The
+// recording functions take the same registers and stack slot as seven
+// longs, so a jump hands the call over unchanged (and they are the frame
+// right below the program's: their stacks start in the program).
 __asm__(R"(
     .text
     .globl syscall
@@ -41,6 +39,8 @@ syscall:
     leaq -425(%rdi), %rax
     cmpq $2, %rax
     jbe 2f
+    cmpq $437, %rdi
+    je 4f
     movq %rdi, %rax
     movq %rsi, %rdi
     movq %rdx, %rsi
@@ -54,6 +54,8 @@ syscall:
     ret
 2:
     jmp spoor_ring_system_call
+4:
+    jmp spoor_openat2_system_call
 3:
     negq %rax
     pushq %rax

@@ -116,8 +116,6 @@ struct RingSlot {
 constexpr int kRingSlots = 64;
 constinit RingSlot g_rings[kRingSlots];
 
-unsigned load_acquire(const unsigned* word) { return __atomic_load_n(word, __ATOMIC_ACQUIRE); }
-
 // The ring's slot, taken if it has none; null when all are taken (its
 // completions are then not read: its requests count as uncollected).
 RingSlot* slot_of(const struct io_uring* ring) {

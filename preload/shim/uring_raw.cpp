@@ -26,6 +26,7 @@
 #include <cstring>
 
 #include "io_interpose.h"
+#include "raw_system_call.h"
 #include "reentry_guard.h"
 #include "uring_rings.h"
 
@@ -42,36 +43,6 @@ namespace spoor::preload {
 std::atomic<bool> g_raw_rings_seen{false};
 
 namespace {
-
-#if defined(__x86_64__)
-// The system call itself: what glibc's syscall() does, without a call
-// into it (the hook stands in its place).
-long raw_system_call(long number, long a1, long a2, long a3, long a4, long a5, long a6) {
-  register long r10 __asm__("r10") = a4;
-  register long r8 __asm__("r8") = a5;
-  register long r9 __asm__("r9") = a6;
-  long result;
-  __asm__ volatile("syscall"
-                   : "=a"(result)
-                   : "a"(number), "D"(a1), "S"(a2), "d"(a3), "r"(r10), "r"(r8), "r"(r9)
-                   : "rcx", "r11", "memory");
-  return result;
-}
-#else
-long raw_system_call(long number, long a1, long a2, long a3, long a4, long a5, long a6) {
-  const long result = ::syscall(number, a1, a2, a3, a4, a5, a6);
-  return result == -1 ? -errno : result;
-}
-#endif
-
-// syscall()'s convention: -1 and errno for the kernel's -errno.
-long as_libc_result(long result) {
-  if (result < 0 && result > -4096) {
-    errno = static_cast<int>(-result);
-    return -1;
-  }
-  return result;
-}
 
 constexpr int kFree = -1, kFilling = -2;
 
@@ -102,8 +73,6 @@ RawRing* ring_of_fd(int fd) {
 const unsigned* word_at(const unsigned char* base, unsigned offset) {
   return reinterpret_cast<const unsigned*>(base + offset);
 }
-
-unsigned load_acquire(const unsigned* word) { return __atomic_load_n(word, __ATOMIC_ACQUIRE); }
 
 // A ring just set up: a slot (a stale one of the same descriptor first),
 // filled from what the kernel wrote back into `params`.
@@ -200,7 +169,11 @@ SPOOR_NOINLINE void record_completions(RawRing& ring) {
 
 }  // namespace
 
-long ring_system_call(long number, long a1, long a2, long a3, long a4, long a5, long a6) {
+}  // namespace spoor::preload
+
+using namespace spoor::preload;
+
+extern "C" long spoor_ring_system_call(long number, long a1, long a2, long a3, long a4, long a5, long a6) {
   if (!recording_rings()) return as_libc_result(raw_system_call(number, a1, a2, a3, a4, a5, a6));
   if (number == SYS_io_uring_setup) {
     const uint64_t start = spoor_port_ticks();
@@ -221,6 +194,8 @@ long ring_system_call(long number, long a1, long a2, long a3, long a4, long a5, 
   return as_libc_result(raw_system_call(number, a1, a2, a3, a4, a5, a6));
 }
 
+namespace spoor::preload {
+
 void note_ring_mapping(int fd, long long offset, const void* address, size_t size) {
   (void)size;
   RawRing* ring = ring_of_fd(fd);
@@ -236,13 +211,15 @@ void note_ring_mapping(int fd, long long offset, const void* address, size_t siz
     ring->sq_ring.store(base, std::memory_order_release);
     // One mapping holds both queues: the completion queue is there unless
     // the program maps it apart as well.
-    if ((ring->features & IORING_FEAT_SINGLE_MMAP) != 0 && ring->cq_ring.load(std::memory_order_relaxed) == nullptr) {
+    const bool single_mapping = (ring->features & IORING_FEAT_SINGLE_MMAP) != 0;
+    if (single_mapping && ring->cq_ring.load(std::memory_order_relaxed) == nullptr) {
       ring->cq_seen.store(load_acquire(word_at(base, ring->cq_off.head)), std::memory_order_relaxed);
       ring->cq_ring.store(base, std::memory_order_release);
       ring->ever_mapped_cq = true;
     }
   } else if (static_cast<unsigned long long>(offset) == IORING_OFF_CQ_RING) {
-    if (!ring->ever_mapped_cq) ring->cq_seen.store(load_acquire(word_at(base, ring->cq_off.head)), std::memory_order_relaxed);
+    if (!ring->ever_mapped_cq)
+      ring->cq_seen.store(load_acquire(word_at(base, ring->cq_off.head)), std::memory_order_relaxed);
     ring->cq_ring.store(base, std::memory_order_release);
     ring->ever_mapped_cq = true;
   } else if (static_cast<unsigned long long>(offset) == IORING_OFF_SQES) {

@@ -16,10 +16,6 @@ namespace spoor::preload {
 // mmap and munmap hooks pay one load and a branch for this.
 extern std::atomic<bool> g_raw_rings_seen;
 
-// io_uring_setup, io_uring_enter or io_uring_register through syscall():
-// made, and recorded. Returns what syscall() returns (-1 and errno on
-// failure).
-long ring_system_call(long number, long a1, long a2, long a3, long a4, long a5, long a6);
 
 // After a mapping of `fd` at `offset` succeeded: one of a followed ring's
 // regions when `fd` is its descriptor.
@@ -31,5 +27,12 @@ void note_ring_mapping(int fd, long long offset, const void* address, size_t siz
 void before_ring_unmap(const void* address, size_t size);
 
 }  // namespace spoor::preload
+
+// io_uring_setup, io_uring_enter or io_uring_register through syscall():
+// made, and recorded. Returns what syscall() returns (-1 and errno on
+// failure). syscall_hook.cpp's syscall() jumps here with its own arguments
+// (so this is the frame right below the program's call: stacks skip it).
+extern "C" __attribute__((visibility("hidden"))) long spoor_ring_system_call(long number, long a1, long a2,
+                                                                           long a3, long a4, long a5, long a6);
 
 #endif  // SPOOR_PRELOAD_URING_RAW_H

@@ -7,8 +7,6 @@
 namespace spoor::preload {
 namespace {
 
-unsigned load_acquire(const unsigned* word) { return __atomic_load_n(word, __ATOMIC_ACQUIRE); }
-
 // The bytes a request asks to move, where its len says so (a vectored
 // request's len counts iovecs, which the shim does not follow).
 uint64_t requested_bytes(const struct io_uring_sqe& entry) {

@@ -14,6 +14,9 @@ namespace spoor::preload {
 // Whether UringSubmit or UringComplete is on: two loads.
 bool recording_rings();
 
+// A word of a ring the kernel shares, read after what it published before.
+inline unsigned load_acquire(const unsigned* word) { return __atomic_load_n(word, __ATOMIC_ACQUIRE); }
+
 // One UringSubmit for the submission queue entry at `entry` (a struct
 // io_uring_sqe, the kernel's layout) of the ring whose descriptor is
 // `ring_fd`.

@@ -48,6 +48,18 @@ void each_event(const std::string& path, Visit visit) {
   while (events.next(e)) visit(std::string(e.descriptor->name), e);
 }
 
+// Each of `stacks` starts in `program`'s own code: the shim's frames are
+// skipped.
+void expect_stacks_start_in(spoor::test::fields::CallSites& sites, const std::string& program,
+                            const std::vector<uint64_t>& stacks) {
+  const auto exe = sites.modules.find(fs::canonical(program).string());
+  ASSERT_NE(exe, sites.modules.end()) << program << " has no ModuleLoad";
+  for (uint64_t stack : stacks) {
+    const uint64_t ip = sites.innermost_frame[stack];
+    EXPECT_TRUE(ip >= exe->second.first && ip < exe->second.second) << "stack " << stack;
+  }
+}
+
 // --- threads still running when the process ends ---------------------------
 
 struct Ends {
@@ -313,12 +325,7 @@ TEST(PosixAio, RequestsAndResultsAreRecordedAndTheirBytesAreTheFiles) {
   EXPECT_EQ(results, (std::multiset<int64_t>{4096, 1000, 0, 3000, 2096, 100, -EBADF}));
   EXPECT_EQ(unmatched, 0) << "each result collected once, from a block handed over before";
   // The shim's frames are skipped: each stack starts in the program.
-  const auto exe = sites.modules.find(fs::canonical(SPOOR_AIO).string());
-  ASSERT_NE(exe, sites.modules.end());
-  for (uint64_t stack : stacks) {
-    const uint64_t ip = sites.innermost_frame[stack];
-    EXPECT_TRUE(ip >= exe->second.first && ip < exe->second.second) << "stack " << stack;
-  }
+  expect_stacks_start_in(sites, SPOOR_AIO, stacks);
 
   spoor::test::IoReportRows rows = spoor::test::io_report_rows(kSpoor, trace, true);
   ASSERT_EQ(rows.failure, "");
@@ -380,12 +387,7 @@ TEST(IoUring, RequestsAndCompletionsAreRecordedAndTheirBytesAreTheFiles) {
   EXPECT_EQ(completed_before_submitted, 0);
   EXPECT_EQ(unseen, 0);
   // Each stack starts in the program, at its submit call.
-  const auto exe = sites.modules.find(fs::canonical(SPOOR_URING).string());
-  ASSERT_NE(exe, sites.modules.end());
-  for (uint64_t stack : stacks) {
-    const uint64_t ip = sites.innermost_frame[stack];
-    EXPECT_TRUE(ip >= exe->second.first && ip < exe->second.second) << "stack " << stack;
-  }
+  expect_stacks_start_in(sites, SPOOR_URING, stacks);
 
   spoor::test::IoReportRows rows = spoor::test::io_report_rows(kSpoor, trace, true);
   ASSERT_EQ(rows.failure, "");
@@ -498,13 +500,8 @@ TEST(IoUring, ARingDrivenThroughSyscallIsReadToo) {
   EXPECT_EQ(submitted,
             (std::multiset<std::tuple<uint64_t, uint64_t, uint64_t>>{{1, kWrite, 3000}, {2, kRead, 1000}, {3, kRead, 50}}));
   EXPECT_EQ(completed, (std::map<uint64_t, int64_t>{{1, 3000}, {2, 1000}, {3, -EBADF}}));
-  const auto exe = sites.modules.find(fs::canonical(SPOOR_URING_RAW).string());
-  ASSERT_NE(exe, sites.modules.end());
   ASSERT_EQ(stacks.size(), 3u);
-  for (uint64_t stack : stacks) {
-    const uint64_t ip = sites.innermost_frame[stack];
-    EXPECT_TRUE(ip >= exe->second.first && ip < exe->second.second) << "stack " << stack;
-  }
+  expect_stacks_start_in(sites, SPOOR_URING_RAW, stacks);
   spoor::test::IoReportRows rows = spoor::test::io_report_rows(kSpoor, trace, true);
   ASSERT_EQ(rows.failure, "");
   const std::string bin = "uring_raw.bin";
@@ -520,14 +517,25 @@ TEST(IoUring, ARingDrivenThroughSyscallIsReadToo) {
 }
 
 // The shim's syscall() stands in for glibc's for every number: results,
-// errno, a sixth argument and a clone's child are as without it.
-TEST(IoUring, SyscallBehavesAsGlibcsForOtherNumbers) {
+// errno, a sixth argument and a clone's child are as without it. openat2,
+// which programs reach only through syscall(), is an Open: the path, the
+// open_how's flags, and the descriptor or -errno.
+TEST(IoUring, SyscallBehavesAsGlibcsForOtherNumbersAndOpenat2IsAnOpen) {
   const Process untraced = run(std::string(SPOOR_URING_RAW) + " --plain");
   ASSERT_EQ(untraced.status, 0) << untraced.err;
   const std::string trace = temp_path("syscall-plain.spoor");
   const Process p = run(kSpoor + " record -o " + trace + " -- " + SPOOR_URING_RAW + " --plain");
-  EXPECT_EQ(p.status, 0) << p.err;
+  ASSERT_EQ(p.status, 0) << p.err;
   EXPECT_NE(p.err.find("syscall: as expected"), std::string::npos) << p.err;
+  std::vector<std::pair<int64_t, int64_t>> opens;  // (flags, fd) of the Opens of /dev/null
+  each_event(trace, [&](const std::string& name, const reader::Event& e) {
+    if (name == "Open" && str(e, "path") == "/dev/null") opens.emplace_back(i64(e, "flags"), i64(e, "fd"));
+  });
+  ASSERT_EQ(opens.size(), 2u) << "both openat2 calls";
+  EXPECT_EQ(opens[0].first, O_RDONLY | O_CLOEXEC);
+  EXPECT_GE(opens[0].second, 0);
+  EXPECT_EQ(opens[1].second, -EINVAL) << "an open_how too small: its flags are not read";
+  EXPECT_EQ(opens[1].first, 0);
   fs::remove(trace);
 }
 

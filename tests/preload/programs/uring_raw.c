@@ -14,15 +14,18 @@
 // allowed here).
 //
 // --plain: syscall() for other numbers behaves as glibc's: a result, -1
-// and errno on failure, six arguments (mmap's offset the last), and a
-// clone without a stack of its own whose child returns 0 from it. Prints
-// "syscall: as expected" and exits 0, or says what differed.
+// and errno on failure, six arguments (mmap's offset the last), a clone
+// without a stack of its own whose child returns 0 from it, and openat2
+// (no glibc wrapper) of /dev/null with O_RDONLY | O_CLOEXEC, then with an
+// open_how size too small (EINVAL). Prints "syscall: as expected" and
+// exits 0, or says what differed.
 #define _GNU_SOURCE
 #include <errno.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <fcntl.h>
 #include <linux/io_uring.h>
+#include <linux/openat2.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <stdio.h>
@@ -105,6 +108,12 @@ static int plain(void) {
   int status = 0;
   if (child < 0 || waitpid((pid_t)child, &status, 0) != child || !WIFEXITED(status) || WEXITSTATUS(status) != 7)
     bad |= 16;
+  struct open_how how = {.flags = O_RDONLY | O_CLOEXEC, .mode = 0, .resolve = 0};
+  const long null_fd = syscall(SYS_openat2, AT_FDCWD, "/dev/null", &how, sizeof how);
+  if (null_fd < 0) bad |= 32;
+  else close((int)null_fd);
+  errno = 0;
+  if (syscall(SYS_openat2, AT_FDCWD, "/dev/null", &how, 8) != -1 || errno != EINVAL) bad |= 64;
   if (bad != 0) fprintf(stderr, "syscall: differed (%d)\n", bad);
   else fprintf(stderr, "syscall: as expected\n");
   return bad == 0 ? 0 : 1;
