@@ -147,6 +147,12 @@ void write_fd_created(int fd, uint8_t call, uint64_t start);
 extern "C" __attribute__((visibility("hidden"))) long spoor_openat2_system_call(long number, long dirfd, long path,
                                                                               long how, long size, long a5, long a6);
 
+// fork, or clone making a process on a copy of the caller's stack, through
+// syscall(): made, the child joined as a fork child is, and a Fork event
+// for it (process_hooks.cpp). syscall_hook.cpp's syscall() jumps here.
+extern "C" __attribute__((visibility("hidden"))) long spoor_fork_system_call(long number, long a1, long a2, long a3,
+                                                                           long a4, long a5, long a6);
+
 // Interposed functions are the only symbols the shim exports.
 #define SPOOR_INTERPOSE __attribute__((visibility("default")))
 

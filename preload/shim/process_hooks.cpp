@@ -22,6 +22,7 @@
 #include "stdio_run.h"
 #include "exec_env.h"
 #include "next_symbol.h"
+#include "raw_system_call.h"
 #include "recorder_link.h"
 #include "reentry_guard.h"
 #include "samples.h"
@@ -242,6 +243,25 @@ SPOOR_INTERPOSE int clone(int (*fn)(void*), void* stack, int flags, void* arg, .
     errno = err;
   }
   return pid;
+}
+
+// fork, or clone without CLONE_VM and without a stack, through syscall():
+// the child returns on a copy of this frame, like clone()'s child above
+// but without a function of its own to start, so it leaves its parent's
+// rings here before it returns 0 to the program.
+long spoor_fork_system_call(long number, long a1, long a2, long a3, long a4, long a5, long a6) {
+  if (!shim_attached() || !in_own_process()) return as_libc_result(raw_system_call(number, a1, a2, a3, a4, a5, a6));
+  {
+    ReentryGuard guard;
+    if (guard.entered()) end_stdio_runs();
+  }
+  const long pid = raw_system_call(number, a1, a2, a3, a4, a5, a6);
+  if (pid == 0) {
+    begin_cloned_process();
+    return 0;
+  }
+  if (pid > 0) record_child(static_cast<pid_t>(pid), false);
+  return as_libc_result(pid);
 }
 
 SPOOR_INTERPOSE pid_t fork() {

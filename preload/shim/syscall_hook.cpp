@@ -1,17 +1,21 @@
 // Interposed syscall(): the io_uring system calls of rings a program drives
 // itself go to uring_raw.cpp, openat2 (which has no glibc wrapper) to
-// io_hooks.cpp; every other number is the system call itself, made here
-// exactly as glibc's syscall() makes it.
+// io_hooks.cpp, fork and a clone that makes a process on a copy of the
+// caller's stack (no CLONE_VM, no stack given) to process_hooks.cpp; every
+// other number is the system call itself, made here exactly as glibc's
+// syscall() makes it.
 //
 // Written in assembly, without a frame, for two reasons. Programs call
-// syscall() for clone with a stack of their own, where the child returns
-// from it on that stack: only a function that keeps nothing on the stack
-// behaves there as glibc's does. And the shim makes system calls through
+// syscall() for clone with a stack of their own (a thread, or a process
+// sharing the caller's memory, or vfork), where the child returns from it
+// on that stack or on the parent's: only a function that keeps nothing on
+// the stack behaves there as glibc's does. And the shim makes system calls through
 // syscall() itself, in signal handlers among other places: a lookup of
 // glibc's definition (dlsym) is not safe there, and none is needed.
 //
 // Cost per call that is not io_uring's: a subtraction, a compare and a
 // branch before the system call.
+#include <sched.h>
 #include <sys/syscall.h>
 
 #include "io_interpose.h"
@@ -20,8 +24,8 @@
 #if defined(__x86_64__)
 
 static_assert(SYS_io_uring_setup == 425 && SYS_io_uring_enter == 426 && SYS_io_uring_register == 427 &&
-                  SYS_openat2 == 437,
-              "the assembly below picks its numbers as 425-427 and 437");
+                  SYS_openat2 == 437 && SYS_clone == 56 && SYS_fork == 57 && CLONE_VM == 0x100,
+              "the assembly below picks its numbers as 425-427, 437, 56 and 57");
 
 // long syscall(long number, ...): number in %rdi, its six arguments in
 // %rsi, %rdx, %rcx, %r8, %r9 and the stack, as glibc reads them. The
@@ -41,6 +45,15 @@ syscall:
     jbe 2f
     cmpq $437, %rdi
     je 4f
+    cmpq $57, %rdi
+    je 5f
+    cmpq $56, %rdi
+    jne 1f
+    testq $0x100, %rsi
+    jnz 1f
+    testq %rdx, %rdx
+    jz 5f
+1:
     movq %rdi, %rax
     movq %rsi, %rdi
     movq %rdx, %rsi
@@ -56,6 +69,8 @@ syscall:
     jmp spoor_ring_system_call
 4:
     jmp spoor_openat2_system_call
+5:
+    jmp spoor_fork_system_call
 3:
     negq %rax
     pushq %rax

@@ -854,10 +854,14 @@ TEST(Record, EveryProcessOfTheTreeIsTracedInItsOwnStreams) {
 // A process made by clone() itself (no CLONE_VM) gets no fork handlers
 // from glibc: its shim went on writing into the parent's rings, as the
 // parent. The clone hook has the child leave them and join as a fork
-// child does: each process's allocations are its own.
-TEST(Record, AChildMadeByCloneIsAProcessOfItsOwn) {
-  const std::string path = trace_path("raw-clone");
-  const Process r = run(kSpoor + " record -o " + path + " -- " + SPOOR_RAW_CLONE);
+// child does: each process's allocations are its own. The same for a
+// child made by syscall(SYS_clone) without a stack, whose shim recorded
+// nothing at all before the syscall() stand-in (it saw another pid).
+class CloneChild : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(CloneChild, IsAProcessOfItsOwn) {
+  const std::string path = trace_path(std::string("raw-clone-") + GetParam());
+  const Process r = run(kSpoor + " record -o " + path + " -- " + SPOOR_RAW_CLONE + " " + GetParam());
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_EQ(r.out, "child exited with 5\n");
   EXPECT_NE(r.err.find("2 processes,"), std::string::npos) << r.err;
@@ -878,6 +882,8 @@ TEST(Record, AChildMadeByCloneIsAProcessOfItsOwn) {
   }
   std::filesystem::remove(path);
 }
+
+INSTANTIATE_TEST_SUITE_P(MadeBy, CloneChild, ::testing::Values("clone", "syscall"));
 
 TEST(Record, AForkChildWritesTheStacksItSharesWithItsParentInItsOwnStreams) {
   // A stack the parent wrote before the fork is in the parent's streams:

@@ -1,13 +1,21 @@
 /* A child process made with clone() itself, not fork(): glibc runs no fork
  * handlers in it. The parent makes 100 blocks of 1300 bytes, the child 300
  * of 1301, each freed at once; each must be the allocating process's own
- * in the trace. */
+ * in the trace.
+ *
+ *   spoor_test_raw_clone            clone() with a stack of the program's
+ *   spoor_test_raw_clone syscall    syscall(SYS_clone, SIGCHLD, 0, ...):
+ *                                   the child returns 0 on a copy of the
+ *                                   caller's stack, as from fork() */
 #define _GNU_SOURCE
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 static char child_stack[1 << 20] __attribute__((aligned(16)));
 
@@ -24,9 +32,15 @@ static int child(void* arg) {
   return 5;
 }
 
-int main(void) {
+int main(int argc, char** argv) {
   churn(100, 1300);
-  const pid_t pid = clone(child, child_stack + sizeof child_stack, SIGCHLD, NULL);
+  pid_t pid;
+  if (argc > 1 && strcmp(argv[1], "syscall") == 0) {
+    pid = (pid_t)syscall(SYS_clone, SIGCHLD, 0, 0, 0, 0);
+    if (pid == 0) _exit(child(NULL));
+  } else {
+    pid = clone(child, child_stack + sizeof child_stack, SIGCHLD, NULL);
+  }
   if (pid < 0) return 1;
   int status = 0;
   waitpid(pid, &status, 0);
