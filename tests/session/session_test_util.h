@@ -8,6 +8,7 @@
 
 #include <filesystem>
 #include <string>
+#include <system_error>
 #include <vector>
 
 #include "spoor/reader/event_reader.h"
@@ -15,10 +16,30 @@
 
 namespace spoor::test {
 
+// This test process's directory of traces, removed when the process ends
+// (by the process that made it: a fork child's exit leaves it alone).
+class TempTraceDir {
+ public:
+  TempTraceDir()
+      : owner_(getpid()),
+        path_(std::filesystem::temp_directory_path() / ("spoor-test-" + std::to_string(owner_))) {}
+  ~TempTraceDir() {
+    std::error_code ignored;
+    if (getpid() == owner_) std::filesystem::remove_all(path_, ignored);
+  }
+  TempTraceDir(const TempTraceDir&) = delete;
+  TempTraceDir& operator=(const TempTraceDir&) = delete;
+  const std::filesystem::path& path() const { return path_; }
+
+ private:
+  pid_t owner_;
+  std::filesystem::path path_;
+};
+
 inline std::string temp_trace_path(const std::string& name) {
-  const auto dir = std::filesystem::temp_directory_path() / ("spoor-test-" + std::to_string(getpid()));
-  std::filesystem::create_directories(dir);
-  return (dir / (name + ".spoor")).string();
+  static TempTraceDir dir;
+  std::filesystem::create_directories(dir.path());
+  return (dir.path() / (name + ".spoor")).string();
 }
 
 // Reads every event of the trace (fields copied out, since Event views die
