@@ -69,6 +69,7 @@ void register_io_events_added_later() {
   register_event(kIoUringSubmit);
   register_event(kIoUringComplete);
   register_event(kIoUringUnseen);
+  register_event(kIoUringFiles);
 }
 
 namespace {

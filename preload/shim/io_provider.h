@@ -423,6 +423,17 @@ SPOOR_EVENT(kIoUringComplete, g_io,
 SPOOR_EVENT(kIoUringUnseen, g_io,
             (EventInfo{.name = "UringUnseen", .id = 36, .level = Level::info, .keywords = kKeywordIoFd}),
             Field<int32_t>{"ring"}, Field<uint64_t>{"calls"});
+// Files registered with a ring (io_uring_register_files and its update and
+// unregister forms, through liburing or syscall()), written after the call
+// succeeded: a request flagged IOSQE_FIXED_FILE names its file by its index
+// in this table. call: kIoUringFiles* below (register replaces the table,
+// update sets entries from `first`, unregister empties it). fds: the
+// descriptors as int32, -1 for an empty slot; at most 256 to an event (a
+// longer table is a register and then updates).
+inline constexpr uint8_t kIoUringFilesRegister = 0, kIoUringFilesUpdate = 1, kIoUringFilesUnregister = 2;
+SPOOR_EVENT(kIoUringFiles, g_io,
+            (EventInfo{.name = "UringFiles", .id = 37, .level = Level::info, .keywords = kKeywordIoFd}),
+            Field<int32_t>{"ring"}, Field<uint8_t>{"call"}, Field<uint32_t>{"first"}, Field<Blob>{"fds"});
 
 // Registers Spoor.IO and its events, always in the same order (attach.cpp
 // calls it in its fixed-order block, so keys survive an exec).

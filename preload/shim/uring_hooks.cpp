@@ -103,6 +103,20 @@ constinit LiburingFunction<WaitCqesFn> g_wait_cqes{"io_uring_wait_cqes"};
 constinit LiburingFunction<WaitTimeoutFn> g_wait_cqe_timeout{"io_uring_wait_cqe_timeout"};
 constinit LiburingFunction<PeekBatchFn> g_peek_batch_cqe{"io_uring_peek_batch_cqe"};
 
+using RegisterFilesFn = int (*)(struct io_uring*, const int*, unsigned);
+using RegisterFilesTagsFn = int (*)(struct io_uring*, const int*, const __u64*, unsigned);
+using UpdateFilesFn = int (*)(struct io_uring*, unsigned, const int*, unsigned);
+using UpdateFilesTagFn = int (*)(struct io_uring*, unsigned, const int*, const __u64*, unsigned);
+using SparseFilesFn = int (*)(struct io_uring*, unsigned);
+using UnregisterFilesFn = int (*)(struct io_uring*);
+
+constinit LiburingFunction<RegisterFilesFn> g_register_files{"io_uring_register_files"};
+constinit LiburingFunction<RegisterFilesTagsFn> g_register_files_tags{"io_uring_register_files_tags"};
+constinit LiburingFunction<UpdateFilesFn> g_register_files_update{"io_uring_register_files_update"};
+constinit LiburingFunction<UpdateFilesTagFn> g_register_files_update_tag{"io_uring_register_files_update_tag"};
+constinit LiburingFunction<SparseFilesFn> g_register_files_sparse{"io_uring_register_files_sparse"};
+constinit LiburingFunction<UnregisterFilesFn> g_unregister_files{"io_uring_unregister_files"};
+
 // --- the rings seen, and how far their completions were read ------------
 
 // One ring the shim follows. `cqes` tells a ring apart from a later one
@@ -224,6 +238,12 @@ SPOOR_NOINLINE void record_setup(const struct io_uring* ring, uint64_t start) {
   slot_of(ring);
 }
 
+SPOOR_NOINLINE void record_files(int ring_fd, uint8_t call, unsigned first, const int* fds, unsigned count) {
+  KeptErrno kept;
+  IoRecording recording;
+  if (recording.on()) write_registered_files(ring_fd, call, first, fds, count);
+}
+
 // Before io_uring_queue_exit: the last completions, then the slot freed.
 SPOOR_NOINLINE void record_exit(const struct io_uring* ring) {
   KeptErrno kept;
@@ -272,6 +292,23 @@ SPOOR_ALWAYS_INLINE int forward_setup(LiburingFunction<Fn>& function, struct io_
     result = next(args...);
   }
   if (result == 0) record_setup(ring, start);
+  return result;
+}
+
+// The registered-files calls: the call, then (when it succeeded) the
+// table's change. No stack: the requests that use the files carry theirs.
+template <class Fn, class... Args>
+SPOOR_ALWAYS_INLINE int forward_files(LiburingFunction<Fn>& function, struct io_uring* ring, uint8_t call,
+                                      unsigned first, const int* fds, unsigned count, Args... args) {
+  const Fn next = function.get();
+  if (SPOOR_UNLIKELY(next == nullptr)) return -ENOSYS;
+  if (SPOOR_LIKELY(!followed(function, next, ring))) return next(ring, args...);
+  int result;
+  {
+    RingCall inside;
+    result = next(ring, args...);
+  }
+  if (result >= 0) record_files(ring->ring_fd, call, first, fds, count);
   return result;
 }
 
@@ -346,6 +383,34 @@ SPOOR_INTERPOSE int io_uring_wait_cqe_timeout(struct io_uring* ring, struct io_u
 SPOOR_INTERPOSE unsigned io_uring_peek_batch_cqe(struct io_uring* ring, struct io_uring_cqe** cqes,
                                                  unsigned count) {
   return forward(g_peek_batch_cqe, ring, cqes, count);
+}
+
+SPOOR_INTERPOSE int io_uring_register_files(struct io_uring* ring, const int* files, unsigned count) {
+  return forward_files(g_register_files, ring, kIoUringFilesRegister, 0, files, count, files, count);
+}
+
+SPOOR_INTERPOSE int io_uring_register_files_tags(struct io_uring* ring, const int* files, const __u64* tags,
+                                                 unsigned count) {
+  return forward_files(g_register_files_tags, ring, kIoUringFilesRegister, 0, files, count, files, tags, count);
+}
+
+SPOOR_INTERPOSE int io_uring_register_files_sparse(struct io_uring* ring, unsigned count) {
+  return forward_files(g_register_files_sparse, ring, kIoUringFilesRegister, 0, nullptr, 0, count);
+}
+
+SPOOR_INTERPOSE int io_uring_register_files_update(struct io_uring* ring, unsigned first, const int* files,
+                                                   unsigned count) {
+  return forward_files(g_register_files_update, ring, kIoUringFilesUpdate, first, files, count, first, files, count);
+}
+
+SPOOR_INTERPOSE int io_uring_register_files_update_tag(struct io_uring* ring, unsigned first, const int* files,
+                                                       const __u64* tags, unsigned count) {
+  return forward_files(g_register_files_update_tag, ring, kIoUringFilesUpdate, first, files, count, first, files,
+                       tags, count);
+}
+
+SPOOR_INTERPOSE int io_uring_unregister_files(struct io_uring* ring) {
+  return forward_files(g_unregister_files, ring, kIoUringFilesUnregister, 0, nullptr, 0);
 }
 
 }  // extern "C"

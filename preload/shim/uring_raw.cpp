@@ -159,6 +159,44 @@ SPOOR_NOINLINE void record_submissions(RawRing& ring, unsigned to_submit, uint64
   }
 }
 
+// After a successful io_uring_register: a change of the ring's table of
+// registered files (the kernel has read what the call names, so the shim
+// can too).
+SPOOR_NOINLINE void record_register(int ring_fd, unsigned opcode, const void* arg, unsigned count) {
+  KeptErrno kept;
+  IoRecording recording;
+  if (!recording.on() || arg == nullptr) {
+    if (recording.on() && opcode == IORING_UNREGISTER_FILES)
+      write_registered_files(ring_fd, kIoUringFilesUnregister, 0, nullptr, 0);
+    return;
+  }
+  switch (opcode) {
+    case IORING_REGISTER_FILES:
+      write_registered_files(ring_fd, kIoUringFilesRegister, 0, static_cast<const int*>(arg), count);
+      break;
+    case IORING_REGISTER_FILES2: {
+      const auto& table = *static_cast<const struct io_uring_rsrc_register*>(arg);
+      write_registered_files(ring_fd, kIoUringFilesRegister, 0, reinterpret_cast<const int*>(table.data),
+                             table.data != 0 ? table.nr : 0);
+      break;
+    }
+    case IORING_REGISTER_FILES_UPDATE: {
+      const auto& update = *static_cast<const struct io_uring_files_update*>(arg);
+      write_registered_files(ring_fd, kIoUringFilesUpdate, update.offset, reinterpret_cast<const int*>(update.fds),
+                             count);
+      break;
+    }
+    case IORING_REGISTER_FILES_UPDATE2: {
+      const auto& update = *static_cast<const struct io_uring_rsrc_update2*>(arg);
+      write_registered_files(ring_fd, kIoUringFilesUpdate, update.offset, reinterpret_cast<const int*>(update.data),
+                             update.nr);
+      break;
+    }
+    default:
+      break;
+  }
+}
+
 // After io_uring_enter: the completions that arrived.
 SPOOR_NOINLINE void record_completions(RawRing& ring) {
   KeptErrno kept;
@@ -179,6 +217,14 @@ extern "C" long spoor_ring_system_call(long number, long a1, long a2, long a3, l
     const uint64_t start = spoor_port_ticks();
     const long result = as_libc_result(raw_system_call(number, a1, a2, a3, a4, a5, a6));
     record_setup(result, reinterpret_cast<const struct io_uring_params*>(a2), start);
+    return result;
+  }
+  if (number == SYS_io_uring_register) {
+    const long result = as_libc_result(raw_system_call(number, a1, a2, a3, a4, a5, a6));
+    // A descriptor, not a registered ring's index (IORING_REGISTER_USE_REGISTERED_RING is the top bit).
+    if (result >= 0 && static_cast<unsigned>(a2) < 0x80000000U)
+      record_register(static_cast<int>(a1), static_cast<unsigned>(a2), reinterpret_cast<const void*>(a3),
+                      static_cast<unsigned>(a4));
     return result;
   }
   if (number == SYS_io_uring_enter && (static_cast<unsigned>(a4) & IORING_ENTER_REGISTERED_RING) == 0) {

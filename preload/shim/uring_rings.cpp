@@ -34,6 +34,19 @@ void write_submission(int ring_fd, const void* at, uint64_t start, uint32_t stac
                        requested_bytes(entry), static_cast<uint64_t>(entry.user_data), start, stack);
 }
 
+void write_registered_files(int ring_fd, uint8_t call, unsigned first, const int* fds, unsigned count) {
+  if (!kIoUringFiles.enabled()) return;
+  if (fds == nullptr) count = 0;
+  constexpr unsigned kPerEvent = 256;
+  unsigned done = 0;
+  do {
+    const unsigned n = count - done < kPerEvent ? count - done : kPerEvent;
+    kIoUringFiles.write(ring_fd, done == 0 ? call : kIoUringFilesUpdate, first + done,
+                        Blob{fds != nullptr ? fds + done : nullptr, static_cast<uint32_t>(n * sizeof(int))});
+    done += n;
+  } while (done < count);
+}
+
 void write_completions(const CompletionRing& ring, std::atomic<unsigned>& seen) {
   if (!kIoUringComplete.enabled()) return;
   const unsigned tail = load_acquire(ring.tail);

@@ -22,6 +22,11 @@ inline unsigned load_acquire(const unsigned* word) { return __atomic_load_n(word
 // `ring_fd`.
 void write_submission(int ring_fd, const void* entry, uint64_t start, uint32_t stack);
 
+// UringFiles for `count` descriptors registered with the ring from index
+// `first` (`call`: kIoUringFiles*), in events of at most 256; `fds` may be
+// null for a table of empty slots (none are written then).
+void write_registered_files(int ring_fd, uint8_t call, unsigned first, const int* fds, unsigned count);
+
 // A completion queue as the kernel shares it: its head (the program's),
 // its tail (the kernel's), and its entries.
 struct CompletionRing {

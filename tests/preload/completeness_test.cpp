@@ -340,14 +340,15 @@ TEST(PosixAio, RequestsAndResultsAreRecordedAndTheirBytesAreTheFiles) {
   fs::remove(trace);
 }
 
-// --- io_uring through liburing ---------------------------------------------
+// --- io_uring ---------------------------------------------------------------
 
 // uring.c: a write and a writev handed over with io_uring_submit, an fsync
 // with io_uring_submit_and_wait, a read, a readv and a read of a closed
-// descriptor with io_uring_submit, each completion reaped with the inline
-// io_uring_wait_cqe. Each request is a UringSubmit with the program's
-// stack, each completion a UringComplete of the same ring and user_data,
-// and the report counts the bytes as the file's.
+// descriptor with io_uring_submit, then a read of the file by its index
+// among the ring's registered files, each completion reaped with the
+// inline io_uring_wait_cqe. Each request is a UringSubmit with the
+// program's stack, each completion a UringComplete of the same ring and
+// user_data, and the report counts the bytes as the file's.
 TEST(IoUring, RequestsAndCompletionsAreRecordedAndTheirBytesAreTheFiles) {
   const std::string dir = temp_path("uring");
   fs::remove_all(dir);
@@ -382,8 +383,9 @@ TEST(IoUring, RequestsAndCompletionsAreRecordedAndTheirBytesAreTheFiles) {
   });
   EXPECT_EQ(submitted, (std::multiset<std::tuple<uint64_t, uint64_t, uint64_t>>{
                            {1, kWrite, 4096}, {2, kWritev, 0}, {3, kFsync, 0}, {4, kRead, 5596}, {5, kReadv, 0},
-                           {6, kRead, 100}}));
-  EXPECT_EQ(completed, (std::map<uint64_t, int64_t>{{1, 4096}, {2, 1500}, {3, 0}, {4, 5596}, {5, 200}, {6, -EBADF}}));
+                           {6, kRead, 100}, {7, kRead, 100}}));
+  EXPECT_EQ(completed, (std::map<uint64_t, int64_t>{
+                           {1, 4096}, {2, 1500}, {3, 0}, {4, 5596}, {5, 200}, {6, -EBADF}, {7, 100}}));
   EXPECT_EQ(completed_before_submitted, 0);
   EXPECT_EQ(unseen, 0);
   // Each stack starts in the program, at its submit call.
@@ -396,10 +398,10 @@ TEST(IoUring, RequestsAndCompletionsAreRecordedAndTheirBytesAreTheFiles) {
   ASSERT_EQ(fs::file_size(dir + "/" + bin), 5596u);
   ASSERT_TRUE(files.count(bin)) << rows.report.dump();
   EXPECT_EQ(files[bin]["bytes_written"], 5596) << "the file's size";
-  EXPECT_EQ(files[bin]["bytes_read"], 5596 + 200);
+  EXPECT_EQ(files[bin]["bytes_read"], 5596 + 200 + 100) << "the registered file's read counts as the file's";
   const nlohmann::json& counts = rows.report["io"]["io_uring"];
-  EXPECT_EQ(counts["requests"], 6) << rows.report["io"].dump();
-  EXPECT_EQ(counts["completions"], 6);
+  EXPECT_EQ(counts["requests"], 7) << rows.report["io"].dump();
+  EXPECT_EQ(counts["completions"], 7);
   EXPECT_EQ(counts["uncollected"], 0);
   fs::remove_all(dir);
   fs::remove(trace);
@@ -469,10 +471,11 @@ TEST(IoUring, ARingDrivenByInlineSystemCallsHasEveryCompletionAccountedFor) {
 
 // uring_raw.c: a ring driven with syscall() and no liburing (set up,
 // mapped in three parts, fed and reaped by hand): a write, then a read and
-// a read of a closed descriptor, each batch submitted and waited for with
-// one io_uring_enter. Read like liburing's: each request a UringSubmit
-// with the program's stack, each completion a UringComplete, the bytes
-// the file's.
+// a read of a closed descriptor, then (the file registered with
+// io_uring_register) a read by its index there, each batch submitted and
+// waited for with one io_uring_enter. Read like liburing's: each request a
+// UringSubmit with the program's stack, each completion a UringComplete,
+// the bytes the file's.
 TEST(IoUring, ARingDrivenThroughSyscallIsReadToo) {
   const std::string dir = temp_path("uring-raw");
   fs::remove_all(dir);
@@ -498,9 +501,10 @@ TEST(IoUring, ARingDrivenThroughSyscallIsReadToo) {
     }
   });
   EXPECT_EQ(submitted,
-            (std::multiset<std::tuple<uint64_t, uint64_t, uint64_t>>{{1, kWrite, 3000}, {2, kRead, 1000}, {3, kRead, 50}}));
-  EXPECT_EQ(completed, (std::map<uint64_t, int64_t>{{1, 3000}, {2, 1000}, {3, -EBADF}}));
-  ASSERT_EQ(stacks.size(), 3u);
+            (std::multiset<std::tuple<uint64_t, uint64_t, uint64_t>>{
+                {1, kWrite, 3000}, {2, kRead, 1000}, {3, kRead, 50}, {4, kRead, 100}}));
+  EXPECT_EQ(completed, (std::map<uint64_t, int64_t>{{1, 3000}, {2, 1000}, {3, -EBADF}, {4, 100}}));
+  ASSERT_EQ(stacks.size(), 4u);
   expect_stacks_start_in(sites, SPOOR_URING_RAW, stacks);
   spoor::test::IoReportRows rows = spoor::test::io_report_rows(kSpoor, trace, true);
   ASSERT_EQ(rows.failure, "");
@@ -508,7 +512,7 @@ TEST(IoUring, ARingDrivenThroughSyscallIsReadToo) {
   ASSERT_EQ(fs::file_size(dir + "/" + bin), 3000u);
   ASSERT_TRUE(rows.files.count(bin)) << rows.report.dump();
   EXPECT_EQ(rows.files[bin]["bytes_written"], 3000);
-  EXPECT_EQ(rows.files[bin]["bytes_read"], 1000);
+  EXPECT_EQ(rows.files[bin]["bytes_read"], 1000 + 100) << "the registered file's read counts as the file's";
   EXPECT_EQ(rows.report["io"]["io_uring"]["uncollected"], 0);
   EXPECT_EQ(rows.report["io"]["io_uring"]["unmatched"], 0);
   EXPECT_EQ(rows.report["io"]["io_uring"]["unseen"], 0);

@@ -3,6 +3,7 @@
 #include <linux/io_uring.h>
 
 #include <algorithm>
+#include <cstring>
 #include <deque>
 #include <functional>
 #include <map>
@@ -176,6 +177,9 @@ struct IoAnalysis::State {
   // (pid, ring, user_data), oldest first: a program may reuse a user_data.
   std::map<std::tuple<uint32_t, int32_t, uint64_t>, std::deque<AioRequest>> uring_requests;
   IoUringCounts uring;
+  // Each ring's registered files, per (pid, ring): index -> file row, or
+  // kNone for an empty slot.
+  std::map<std::pair<uint32_t, int32_t>, std::vector<uint32_t>> registered_files;
   std::vector<IoThread> threads;
   std::vector<uint32_t> thread_slot;  // ThreadIndex -> index in threads, or kNone
   std::priority_queue<IoOperation, std::vector<IoOperation>, Slower> slowest;  // fastest on top
@@ -394,6 +398,18 @@ struct IoAnalysis::State {
 
   // The row of a call on a descriptor or a stream: a stream with no
   // descriptor (fd -1) that FMemOpen named is its memory stream's row.
+  // The file a request flagged IOSQE_FIXED_FILE names by its index in its
+  // ring's registered files; a row of its own when the trace does not have
+  // the registration.
+  uint32_t registered_file(uint32_t pid, int32_t ring, int32_t index) {
+    const auto it = registered_files.find({pid, ring});
+    if (it != registered_files.end() && index >= 0 && static_cast<size_t>(index) < it->second.size() &&
+        it->second[index] != kNone)
+      return live(it->second[index]);
+    return file_named("io_uring registered file " + std::to_string(index) + " (ring fd " + std::to_string(ring) +
+                      ", pid " + std::to_string(pid) + ")");
+  }
+
   uint32_t file_of_call(const reader::Event& e, const EventContext& c) {
     const KnownEvent& k = *c.known;
     const auto fd = static_cast<int32_t>(field_i64(e, k, f::kIoFd, -1));
@@ -615,11 +631,9 @@ struct IoAnalysis::State {
         ++uring.requests;
         const auto ring = static_cast<int32_t>(field_i64(e, k, f::kIoRing, -1));
         const auto fd = static_cast<int32_t>(field_i64(e, k, f::kIoFd, -1));
-        const uint32_t file =
-            (field_u64(e, k, f::kIoFlags) & IOSQE_FIXED_FILE) != 0
-                ? file_named("io_uring registered file " + std::to_string(fd) + " (ring fd " + std::to_string(ring) +
-                             ", pid " + std::to_string(e.pid) + ")")
-                : file_of_call(e, c);
+        const uint32_t file = (field_u64(e, k, f::kIoFlags) & IOSQE_FIXED_FILE) != 0
+                                  ? registered_file(e.pid, ring, fd)
+                                  : file_of_call(e, c);
         uring_requests[{e.pid, ring, field_u64(e, k, f::kIoUserData)}].push_back(
             AioRequest{uring_counted(field_u64(e, k, f::kIoCall)), file});
         return;
@@ -642,6 +656,27 @@ struct IoAnalysis::State {
           if (it->second.empty()) uring_requests.erase(it);
         }
         count(e, c, live(request.file), request.what, result);
+        return;
+      }
+      case EventKind::io_uring_files: {
+        // The ring's table as the call left it: each descriptor named as
+        // it is now (a registered file stays open in the ring whatever
+        // the program does with its descriptor afterwards).
+        auto& table = registered_files[{e.pid, static_cast<int32_t>(field_i64(e, k, f::kIoRing, -1))}];
+        const uint64_t call = field_u64(e, k, f::kIoCall);
+        constexpr uint64_t kUpdate = 1;  // io_provider.h: kIoUringFilesUpdate
+        if (call != kUpdate) table.clear();
+        const std::span<const uint8_t> descriptors = field_blob(e, k, f::kIoFds);
+        const uint64_t first = field_u64(e, k, f::kIoFirst);
+        constexpr uint64_t kMaxFiles = 1 << 20;  // the kernel's own limit on a ring's table
+        for (size_t i = 0; i + sizeof(int32_t) <= descriptors.size() && first + i / sizeof(int32_t) < kMaxFiles;
+             i += sizeof(int32_t)) {
+          int32_t fd;
+          std::memcpy(&fd, descriptors.data() + i, sizeof fd);
+          const size_t index = first + i / sizeof(int32_t);
+          if (table.size() <= index) table.resize(index + 1, kNone);
+          table[index] = fd >= 0 ? file_of_fd(fds(c), fd, c) : kNone;
+        }
         return;
       }
       case EventKind::io_uring_unseen:

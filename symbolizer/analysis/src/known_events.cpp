@@ -20,7 +20,7 @@ struct KindSpec {
 #define SPOOR_IO_FIELDS \
   {"fd",    "path", "result", "start_ticks", "requested", "stack",       "target", "stream", \
    "old_stream", "flags", "last", "call",   "address",     "socket_type", "dirfd",  "cwd", "calls", "end_ticks", "protocol", \
-   "busy_ticks", "aiocb", "ring", "user_data"}
+   "busy_ticks", "aiocb", "ring", "user_data", "first", "fds"}
 
 const KindSpec kSpecs[] = {
     {"Spoor.Process", "ModuleLoad", EventKind::module_load, {"bias", "start", "size", "path", "build_id"}},
@@ -81,6 +81,7 @@ const KindSpec kSpecs[] = {
     {"Spoor.IO", "UringSubmit", EventKind::io_uring_submit, SPOOR_IO_FIELDS},
     {"Spoor.IO", "UringComplete", EventKind::io_uring_complete, SPOOR_IO_FIELDS},
     {"Spoor.IO", "UringUnseen", EventKind::io_uring_unseen, SPOOR_IO_FIELDS},
+    {"Spoor.IO", "UringFiles", EventKind::io_uring_files, SPOOR_IO_FIELDS},
     {"Spoor.Samples", "Sample", EventKind::sample, {"stack", "periods"}},
     {"Spoor.Samples", "SamplerStart", EventKind::sampler_start, {"hz"}},
     {"Spoor.Kernel", "CpuSample", EventKind::kernel_sample,

@@ -9,8 +9,9 @@
 //
 // Writes DIR/uring.bin: a 4,096-byte write and a 1,000 + 500-byte writev
 // (5,596 bytes), an fsync, then reads them back: a 5,596-byte read and a
-// 100 + 100-byte readv (5,796 bytes read), and a read on a closed
-// descriptor (-EBADF). Prints each completion's user_data and result to
+// 100 + 100-byte readv, a read on a closed descriptor (-EBADF), and a
+// 100-byte read of the file registered with the ring (IOSQE_FIXED_FILE,
+// index 0): 5,896 bytes read. Prints each completion's user_data and result to
 // stderr, and exits 0 when every result is the expected one.
 //
 // --reaped-unseen: eight 200 ms timeouts handed over in one io_uring_submit
@@ -105,8 +106,8 @@ int main(int argc, char** argv) {
   memset(second, 'c', sizeof second);
   const int closed = dup(fd);
   close(closed);
-  //             user_data: 0  1     2     3  4     5    6
-  const int expected[] = {0, 4096, 1500, 0, 5596, 200, -9 /* EBADF */};
+  //             user_data: 0  1     2     3  4     5    6              7
+  const int expected[] = {0, 4096, 1500, 0, 5596, 200, -9 /* EBADF */, 100};
 
   struct io_uring_sqe* sqe = io_uring_get_sqe(&ring);
   io_uring_prep_write(sqe, fd, block, sizeof block, 0);
@@ -136,6 +137,18 @@ int main(int argc, char** argv) {
   io_uring_sqe_set_data64(sqe, 6);
   io_uring_submit(&ring);
   reap(&ring, 3, expected);
+
+  // The file registered with the ring, then read by its index there.
+  if (io_uring_register_files(&ring, &fd, 1) != 0) {
+    fprintf(stderr, "uring: io_uring_register_files failed\n");
+    failures++;
+  }
+  sqe = io_uring_get_sqe(&ring);
+  io_uring_prep_read(sqe, 0, small_b, sizeof small_b, 0);
+  sqe->flags |= IOSQE_FIXED_FILE;
+  io_uring_sqe_set_data64(sqe, 7);
+  io_uring_submit(&ring);
+  reap(&ring, 1, expected);
 
   io_uring_queue_exit(&ring);
   close(fd);

@@ -9,7 +9,8 @@
 //
 // Writes DIR/uring_raw.bin: 3,000 bytes (user_data 1), then reads 1,000 of
 // them back (user_data 2) and 50 on a closed descriptor (user_data 3,
-// -EBADF). Prints each completion's user_data and result to stderr, and
+// -EBADF), then registers the file with the ring (io_uring_register) and
+// reads 100 bytes by its index there (user_data 4, IOSQE_FIXED_FILE). Prints each completion's user_data and result to stderr, and
 // exits 0 when every result is the expected one (77 when io_uring is not
 // allowed here).
 //
@@ -153,13 +154,21 @@ int main(int argc, char** argv) {
   memset(out, 'r', sizeof out);
   const int closed = dup(fd);
   close(closed);
-  //             user_data: 0  1     2     3
-  const int expected[] = {0, 3000, 1000, -9 /* EBADF */};
+  //             user_data: 0  1     2     3              4
+  const int expected[] = {0, 3000, 1000, -9 /* EBADF */, 100};
   queue(&r, IORING_OP_WRITE, fd, out, sizeof out, 0, 1);
   submit_and_reap(&r, 1, expected);
   queue(&r, IORING_OP_READ, fd, in, sizeof in, 0, 2);
   queue(&r, IORING_OP_READ, closed, in, 50, 0, 3);
   submit_and_reap(&r, 2, expected);
+  // The file registered with the ring, then read by its index there.
+  if (syscall(SYS_io_uring_register, r.fd, IORING_REGISTER_FILES, &fd, 1) != 0) {
+    perror("io_uring_register");
+    failures++;
+  }
+  queue(&r, IORING_OP_READ, 0, in, 100, 0, 4);
+  r.sqes[(*at(r.sq, r.params.sq_off.tail) - 1) & *at(r.sq, r.params.sq_off.ring_mask)].flags |= IOSQE_FIXED_FILE;
+  submit_and_reap(&r, 1, expected);
   munmap(r.sqes, r.sqes_size);
   munmap(r.cq, r.cq_size);
   munmap(r.sq, r.sq_size);

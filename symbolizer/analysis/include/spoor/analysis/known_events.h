@@ -33,6 +33,7 @@ enum class EventKind : uint8_t {
   io_fd_inherited, io_close_range, io_copy, io_fputc_run, io_fgetc_run, io_fd_created,
   io_connect, io_bind, io_accept, io_send, io_receive, io_listen, io_socket, io_fwrite_run, io_fread_run,
   io_fmemopen, io_aio_submit, io_aio_return, io_uring_submit, io_uring_complete, io_uring_unseen,
+  io_uring_files,
   io_chdir,  // io_chdir: keep last of Spoor.IO
   // Spoor.Samples
   sample, sampler_start,
@@ -49,7 +50,7 @@ inline constexpr size_t kEventKindCount = static_cast<size_t>(EventKind::kernel_
 
 // Field slots: the i-th name of the kind's field list (known_events.cpp),
 // e.g. for heap_alloc 0 = ptr, 1 = size, 2 = stack.
-inline constexpr size_t kMaxKnownFields = 23;
+inline constexpr size_t kMaxKnownFields = 25;
 inline constexpr uint8_t kMissingField = 0xff;
 
 struct KnownEvent {
@@ -97,12 +98,13 @@ inline constexpr int kMmapPtr = 0, kMmapSize = 1, kMmapFd = 4, kMmapStack = 5;
 inline constexpr int kMremapOld = 0, kMremapOldSize = 1, kMremapPtr = 2, kMremapSize = 3, kMremapStack = 4;
 // Spoor.IO: every kind has these slots (-1 / 0 when the event lacks one):
 //   fd, path, result, start_ticks, requested, stack, target, stream, old_stream, flags, last, call,
-//   address, socket_type, dirfd, cwd, calls, end_ticks, protocol, busy_ticks, aiocb, ring, user_data
+//   address, socket_type, dirfd, cwd, calls, end_ticks, protocol, busy_ticks, aiocb, ring, user_data,
+//   first, fds
 inline constexpr int kIoFd = 0, kIoPath = 1, kIoResult = 2, kIoStartTicks = 3, kIoRequested = 4,
                      kIoStack = 5, kIoTarget = 6, kIoStream = 7, kIoOldStream = 8, kIoFlags = 9, kIoLast = 10,
                      kIoCall = 11, kIoAddress = 12, kIoSocketType = 13, kIoDirfd = 14, kIoCwd = 15,
                      kIoCalls = 16, kIoEndTicks = 17, kIoProtocol = 18, kIoBusyTicks = 19,
-                     kIoAiocb = 20, kIoRing = 21, kIoUserData = 22;
+                     kIoAiocb = 20, kIoRing = 21, kIoUserData = 22, kIoFirst = 23, kIoFds = 24;
 // io_fwrite_run, io_fread_run: `call` names the runs' function (kIoStdio*
 // in preload/shim/io_provider.h: 0 fwrite, 1 fputs, 2 puts, 3 printf,
 // 4 fread, 5 fgets, 6 getline); stdio_run_function() spells it.
