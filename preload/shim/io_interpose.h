@@ -153,6 +153,13 @@ extern "C" __attribute__((visibility("hidden"))) long spoor_openat2_system_call(
 extern "C" __attribute__((visibility("hidden"))) long spoor_fork_system_call(long number, long a1, long a2, long a3,
                                                                            long a4, long a5, long a6);
 
+// io_submit, io_getevents, io_pgetevents or io_destroy through syscall():
+// made, and recorded as POSIX AIO's requests and results are
+// (linux_aio_hooks.cpp).
+// syscall_hook.cpp's syscall() jumps here.
+extern "C" __attribute__((visibility("hidden"))) long spoor_linux_aio_system_call(long number, long a1, long a2,
+                                                                                long a3, long a4, long a5, long a6);
+
 // Interposed functions are the only symbols the shim exports.
 #define SPOOR_INTERPOSE __attribute__((visibility("default")))
 

@@ -1,7 +1,9 @@
 // Interposed syscall(): the io_uring system calls of rings a program drives
 // itself go to uring_raw.cpp, openat2 (which has no glibc wrapper) to
 // io_hooks.cpp, fork and a clone that makes a process on a copy of the
-// caller's stack (no CLONE_VM, no stack given) to process_hooks.cpp; every
+// caller's stack (no CLONE_VM, no stack given) to process_hooks.cpp,
+// io_submit, io_getevents, io_pgetevents and io_destroy to
+// linux_aio_hooks.cpp; every
 // other number is the system call itself, made here exactly as glibc's
 // syscall() makes it.
 //
@@ -13,8 +15,8 @@
 // syscall() itself, in signal handlers among other places: a lookup of
 // glibc's definition (dlsym) is not safe there, and none is needed.
 //
-// Cost per call that is not io_uring's: a subtraction, a compare and a
-// branch before the system call.
+// Cost per call handed to none of them: six compares and branches (and a
+// subtraction for each of the two ranges) before the system call.
 #include <sched.h>
 #include <sys/syscall.h>
 
@@ -24,8 +26,10 @@
 #if defined(__x86_64__)
 
 static_assert(SYS_io_uring_setup == 425 && SYS_io_uring_enter == 426 && SYS_io_uring_register == 427 &&
-                  SYS_openat2 == 437 && SYS_clone == 56 && SYS_fork == 57 && CLONE_VM == 0x100,
-              "the assembly below picks its numbers as 425-427, 437, 56 and 57");
+                  SYS_openat2 == 437 && SYS_clone == 56 && SYS_fork == 57 && CLONE_VM == 0x100 &&
+                  SYS_io_destroy == 207 && SYS_io_getevents == 208 && SYS_io_submit == 209 &&
+                  SYS_io_pgetevents == 333,
+              "the assembly below picks its numbers as 425-427, 437, 56, 57, 207-209 and 333");
 
 // long syscall(long number, ...): number in %rdi, its six arguments in
 // %rsi, %rdx, %rcx, %r8, %r9 and the stack, as glibc reads them. The
@@ -45,6 +49,11 @@ syscall:
     jbe 2f
     cmpq $437, %rdi
     je 4f
+    leaq -207(%rdi), %rax
+    cmpq $2, %rax
+    jbe 6f
+    cmpq $333, %rdi
+    je 6f
     cmpq $57, %rdi
     je 5f
     cmpq $56, %rdi
@@ -71,6 +80,8 @@ syscall:
     jmp spoor_openat2_system_call
 5:
     jmp spoor_fork_system_call
+6:
+    jmp spoor_linux_aio_system_call
 3:
     negq %rax
     pushq %rax

@@ -39,6 +39,7 @@
 
 #include "io_interpose.h"
 #include "reentry_guard.h"
+#include "uring_raw.h"
 #include "uring_rings.h"
 
 namespace spoor::preload {
@@ -162,11 +163,16 @@ void forget(const struct io_uring* ring) {
   }
 }
 
+}  // namespace
+
 // Set while this thread is inside a liburing call the shim follows.
 // liburing calls some of its exported functions itself (the waits call
-// __io_uring_get_cqe, io_uring_get_probe sets up a ring): those inner
-// calls are the outer one's, which records what they did.
+// __io_uring_get_cqe, io_uring_get_probe sets up a ring), and a liburing
+// built to use libc may make its system calls through syscall(): those
+// inner calls are the outer one's, which records what they did.
 constinit thread_local bool t_in_ring_call __attribute__((tls_model("initial-exec"))) = false;
+
+namespace {
 
 class RingCall {
  public:

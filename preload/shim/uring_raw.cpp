@@ -212,7 +212,7 @@ SPOOR_NOINLINE void record_completions(RawRing& ring) {
 using namespace spoor::preload;
 
 extern "C" long spoor_ring_system_call(long number, long a1, long a2, long a3, long a4, long a5, long a6) {
-  if (!recording_rings()) return as_libc_result(raw_system_call(number, a1, a2, a3, a4, a5, a6));
+  if (!recording_rings() || t_in_ring_call) return as_libc_result(raw_system_call(number, a1, a2, a3, a4, a5, a6));
   if (number == SYS_io_uring_setup) {
     const uint64_t start = spoor_port_ticks();
     const long result = as_libc_result(raw_system_call(number, a1, a2, a3, a4, a5, a6));

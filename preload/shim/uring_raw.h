@@ -12,6 +12,11 @@
 
 namespace spoor::preload {
 
+// Set while this thread is inside a liburing call the shim follows
+// (uring_hooks.cpp): a system call liburing makes through syscall() is
+// that call's, not one to record again.
+extern constinit thread_local bool t_in_ring_call __attribute__((tls_model("initial-exec")));
+
 // Set once the program has set up a ring through syscall(): until then the
 // mmap and munmap hooks pay one load and a branch for this.
 extern std::atomic<bool> g_raw_rings_seen;

@@ -328,6 +328,8 @@ json io_json(const Context& c) {
   const an::IoAnalysis& io = *c.in.io;
   json j;
   j["totals"] = totals_json(io.totals());
+  if (const an::IoAioCounts& a = io.aio(); a.requests + a.results != 0)
+    j["aio"] = {{"requests", a.requests}, {"results", a.results}, {"uncollected", a.uncollected}};
   if (const an::IoUringCounts& u = io.uring(); u.requests + u.completions + u.unseen != 0)
     j["io_uring"] = {{"requests", u.requests},
                      {"completions", u.completions},

@@ -469,6 +469,15 @@ void print_io(const json& io, std::string& out) {
   out += "  " + count_text(u(t, "opens")) + " opens, " + count_text(u(t, "reads")) + " reads (" + bytes_text(u(t, "bytes_read")) +
          "), " + count_text(u(t, "writes")) + " writes (" + bytes_text(u(t, "bytes_written")) + "), " +
          count_text(u(t, "errors")) + " failed calls; " + ms_text(i64(t, "total_ns")) + " in I/O calls\n";
+  if (io.contains("aio")) {
+    const json& a = io["aio"];
+    out += "  asynchronous I/O (POSIX AIO, Linux AIO): " + count_text(u(a, "requests")) + " requests handed over, " +
+           count_text(u(a, "results")) + " results collected\n";
+    if (u(a, "uncollected") != 0)
+      out += "    " + count_text(u(a, "uncollected")) +
+             " requests have no collected result in the trace (a program may reap Linux AIO results from the "
+             "kernel's ring itself); their bytes are not counted\n";
+  }
   if (io.contains("io_uring")) {
     // Counted with the calls above, at their completions: say what the
     // trace could not see.

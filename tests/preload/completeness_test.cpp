@@ -340,6 +340,65 @@ TEST(PosixAio, RequestsAndResultsAreRecordedAndTheirBytesAreTheFiles) {
   fs::remove(trace);
 }
 
+// --- Linux AIO (io_submit, io_getevents) -----------------------------------
+
+// linux_aio.c: a write, a read and a vectored read, an fdatasync, through
+// libaio or through syscall() itself (libaio's own functions make their
+// system calls through syscall(): each request must be recorded once), or
+// through libaio with the results reaped from the kernel's ring by the
+// program itself (read by the shim at the next io_submit and at
+// io_destroy).
+// Each request is an AioSubmit with the program's stack, each result an
+// AioReturn of the same control block, and the report counts the bytes as
+// the file's.
+class LinuxAio : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(LinuxAio, RequestsAndResultsAreRecordedOnceAndTheirBytesAreTheFiles) {
+  const std::string dir = temp_path(std::string("linux-aio-") + GetParam());
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const std::string trace = dir + ".spoor";
+  const std::string command = std::string(SPOOR_LINUX_AIO) + " " + dir + " " + GetParam();
+  const Process untraced = run(command);
+  if (untraced.status == 77) GTEST_SKIP() << "Linux AIO is not allowed here: " << untraced.err;
+  const Process p = run(kSpoor + " record -o " + trace + " -- " + command);
+  ASSERT_EQ(p.status, 0) << p.err;
+  EXPECT_NE(p.err.find("linux_aio: all results as expected"), std::string::npos) << p.err;
+  std::multiset<std::pair<uint64_t, uint64_t>> submitted;  // (call, requested)
+  std::multiset<int64_t> results;
+  std::vector<uint64_t> stacks;
+  spoor::test::fields::CallSites sites;
+  each_event(trace, [&](const std::string& name, const reader::Event& e) {
+    sites.note(e);
+    if (name == "AioSubmit") {
+      submitted.emplace(u64(e, "call"), u64(e, "requested"));
+      stacks.push_back(u64(e, "stack"));
+    } else if (name == "AioReturn") {
+      results.insert(i64(e, "result"));
+    }
+  });
+  constexpr uint64_t kRead = 0, kWrite = 1, kDataSync = 3;  // io_provider.h: kIoAio*
+  EXPECT_EQ(submitted, (std::multiset<std::pair<uint64_t, uint64_t>>{
+                           {kWrite, 4096}, {kRead, 1000}, {kRead, 0}, {kDataSync, 0}}));
+  EXPECT_EQ(results, (std::multiset<int64_t>{4096, 1000, 200, 0}));
+  expect_stacks_start_in(sites, SPOOR_LINUX_AIO, stacks);
+  spoor::test::IoReportRows rows = spoor::test::io_report_rows(kSpoor, trace, true);
+  ASSERT_EQ(rows.failure, "");
+  const std::string bin = "linux_aio.bin";
+  ASSERT_TRUE(rows.files.count(bin)) << rows.report.dump();
+  EXPECT_EQ(rows.files[bin]["bytes_written"], 4096);
+  EXPECT_EQ(rows.files[bin]["bytes_read"], 1000 + 200);
+  EXPECT_EQ(rows.files[bin]["errors"], 0);
+  const nlohmann::json& counts = rows.report["io"]["aio"];
+  EXPECT_EQ(counts["requests"], 4) << counts.dump();
+  EXPECT_EQ(counts["results"], 4);
+  EXPECT_EQ(counts["uncollected"], 0);
+  fs::remove_all(dir);
+  fs::remove(trace);
+}
+
+INSTANTIATE_TEST_SUITE_P(Through, LinuxAio, ::testing::Values("libaio", "syscall", "ring"));
+
 // --- io_uring ---------------------------------------------------------------
 
 // uring.c: a write and a writev handed over with io_uring_submit, an fsync

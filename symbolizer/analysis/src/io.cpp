@@ -177,6 +177,8 @@ struct IoAnalysis::State {
   // (pid, ring, user_data), oldest first: a program may reuse a user_data.
   std::map<std::tuple<uint32_t, int32_t, uint64_t>, std::deque<AioRequest>> uring_requests;
   IoUringCounts uring;
+  IoAioCounts aio;
+  uint64_t aio_replaced = 0;  // requests whose block was handed over again before a result
   // Each ring's registered files, per (pid, ring): index -> file row, or
   // kNone for an empty slot.
   std::map<std::pair<uint32_t, int32_t>, std::vector<uint32_t>> registered_files;
@@ -606,13 +608,15 @@ struct IoAnalysis::State {
         const int64_t result = field_i64(e, k, f::kIoResult);
         const uint64_t block = field_u64(e, k, f::kIoAiocb);
         auto& requests = aio_requests_by_pid[e.pid];
+        ++(k.kind == EventKind::io_aio_submit ? aio.requests : aio.results);
         if (k.kind == EventKind::io_aio_submit) {
           constexpr uint64_t kRead = 0, kWrite = 1;  // io_provider.h: kIoAioRead, kIoAioWrite
           const uint64_t call = field_u64(e, k, f::kIoCall);
           const Counted what = call == kRead ? Counted::read : (call == kWrite ? Counted::write : Counted::other);
           const uint32_t file = file_of_call(e, c);
           if (result < 0) count(e, c, file, what, result);
-          else requests[block] = AioRequest{what, file};
+          else if (!requests.insert_or_assign(block, AioRequest{what, file}).second)
+            ++aio_replaced;  // the block handed over again: its last request's result was not collected
           return;
         }
         const auto it = requests.find(block);
@@ -896,6 +900,8 @@ void IoAnalysis::on_event(const reader::Event& e, const EventContext& c) {
 void IoAnalysis::on_end(const TraceModel& model) {
   state_->uring.uncollected = 0;
   for (const auto& [key, requests] : state_->uring_requests) state_->uring.uncollected += requests.size();
+  state_->aio.uncollected = state_->aio_replaced;
+  for (const auto& [pid, requests] : state_->aio_requests_by_pid) state_->aio.uncollected += requests.size();
   state_->name_pipe_ends(model);
   state_->name_destination_counts();
   state_->fold();
@@ -906,6 +912,8 @@ const std::vector<IoThread>& IoAnalysis::threads() const { return state_->thread
 const IoTotals& IoAnalysis::totals() const { return state_->totals; }
 
 const IoUringCounts& IoAnalysis::uring() const { return state_->uring; }
+
+const IoAioCounts& IoAnalysis::aio() const { return state_->aio; }
 
 std::vector<IoOperation> IoAnalysis::slowest() const {
   auto copy = state_->slowest;

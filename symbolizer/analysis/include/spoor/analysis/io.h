@@ -89,6 +89,17 @@ struct IoUringCounts {
   uint64_t unmatched = 0;
 };
 
+// Asynchronous requests (POSIX AIO, Linux AIO: AioSubmit) and their
+// results collected (AioReturn). `uncollected` requests have no result in
+// the trace: a program may reap Linux AIO results from the kernel's ring
+// itself, or never collect a POSIX AIO result; their bytes are not
+// counted.
+struct IoAioCounts {
+  uint64_t requests = 0;
+  uint64_t results = 0;
+  uint64_t uncollected = 0;
+};
+
 struct IoThread {
   ThreadIndex thread = kNone;
   IoTotals totals;
@@ -126,6 +137,7 @@ class IoAnalysis final : public EventVisitor {
   std::vector<IoOperation> slowest() const;      // slowest first
   const IoTotals& totals() const;
   const IoUringCounts& uring() const;
+  const IoAioCounts& aio() const;
 
  private:
   struct State;
