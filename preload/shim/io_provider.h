@@ -380,6 +380,11 @@ SPOOR_EVENT(kIoFMemOpen, g_io,
 // 0, or -errno when the request was refused (lio_listio: the call's, for
 // each of its requests; with LIO_WAIT, -EIO means some request failed and
 // its AioReturn says which).
+//
+// Linux AIO (io_submit and the rest, linux_aio_hooks.cpp) writes the same
+// two events: `aiocb` is the kernel's struct iocb, `call` its opcode as
+// kIoAio* (vectored requests with requested 0: their iovecs are not
+// followed; poll and no-op requests are left out).
 inline constexpr uint8_t kIoAioRead = 0, kIoAioWrite = 1, kIoAioSync = 2, kIoAioDataSync = 3;
 SPOOR_EVENT(kIoAioSubmit, g_io,
             (EventInfo{.name = "AioSubmit", .id = 32, .level = Level::info, .keywords = kKeywordIoFd}),
@@ -388,7 +393,10 @@ SPOOR_EVENT(kIoAioSubmit, g_io,
             Field<uint32_t>{"stack"});
 // aio_return, aio_return64. result: what it returned, the bytes moved, or
 // -errno (the request's error, from aio_error, when it failed; EINVAL when
-// the block had no request to collect).
+// the block had no request to collect). Linux AIO: each io_event of
+// io_getevents, io_pgetevents or io_cancel; fd -1 for a result read from
+// the kernel's ring (the block is not read then: the program may have
+// freed it).
 SPOOR_EVENT(kIoAioReturn, g_io,
             (EventInfo{.name = "AioReturn", .id = 33, .level = Level::info, .keywords = kKeywordIoFd}),
             Field<Ptr>{"aiocb"}, Field<int32_t>{"fd"}, Field<int64_t>{"result"},

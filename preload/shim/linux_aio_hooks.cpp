@@ -79,11 +79,14 @@ int call_of(const struct iocb& block) {
 //
 // The context a program gets from io_setup is the address of the kernel's
 // ring of results, which libaio's io_getevents and programs such as qemu
-// read without a system call. The shim looks at the ring after each
-// io_submit and before io_destroy. Once the ring's head has moved between
-// two looks with no io_getevents on the context (the program reaps
+// read without a system call. The shim looks at the ring before and after
+// each io_submit and before io_destroy. Once the ring's head has moved
+// between two looks with no io_getevents on the context (the program reaps
 // itself), and at io_destroy of a context never reaped through
 // io_getevents, it writes the results that arrived since its first look.
+// Results that arrive after a program's last io_submit, in a process that
+// ends without io_destroy, are not seen: the reader counts their requests
+// as uncollected.
 // A context reaped through io_getevents is not read: its results are the
 // events that call returns. The results stay readable until then: the
 // kernel refills a slot only after the head passed it, and between two
@@ -109,6 +112,7 @@ struct AioContextSlot {
   std::atomic<unsigned> seen{0};            // the next slot not written out
   std::atomic<unsigned> head{0};            // the ring's head at the last look
   std::atomic<bool> reaped_by_call{false};  // io_getevents used: its results are the events
+  std::atomic<bool> reaps_itself{false};    // the head moved with no io_getevents
 };
 constexpr int kAioContexts = 16;
 constinit AioContextSlot g_contexts[kAioContexts];
@@ -120,30 +124,43 @@ const AioRing* ring_of(aio_context_t context) {
   return ring;
 }
 
-// The context's slot, taken (its results from the ring's head on) if it
-// has none; null when all are taken.
-AioContextSlot* slot_of(aio_context_t context, const AioRing& ring) {
+// The context's slot, or null: only a context an io_submit accepted has
+// one, so only a ring known to be mapped is read.
+AioContextSlot* find_slot(aio_context_t context) {
+  for (AioContextSlot& slot : g_contexts)
+    if (slot.context.load(std::memory_order_acquire) == context) return &slot;
+  return nullptr;
+}
+
+// After an io_submit the kernel accepted: the context's slot, taken (its
+// results from the ring's head on) if it has none; null when all are
+// taken.
+AioContextSlot* follow_context(aio_context_t context) {
+  if (AioContextSlot* slot = find_slot(context)) return slot;
+  const AioRing* ring = ring_of(context);
+  if (ring == nullptr) return nullptr;
   AioContextSlot* free_slot = nullptr;
-  for (AioContextSlot& slot : g_contexts) {
-    const aio_context_t held = slot.context.load(std::memory_order_acquire);
-    if (held == context) return &slot;
-    if (held == 0 && free_slot == nullptr) free_slot = &slot;
-  }
+  for (AioContextSlot& slot : g_contexts)
+    if (slot.context.load(std::memory_order_acquire) == 0) {
+      free_slot = &slot;
+      break;
+    }
   if (free_slot == nullptr) return nullptr;
+  const AioRing& ring_ref = *ring;
   aio_context_t expected = 0;
   if (!free_slot->context.compare_exchange_strong(expected, context, std::memory_order_acq_rel)) return nullptr;
   free_slot->reaped_by_call.store(false, std::memory_order_relaxed);
+  free_slot->reaps_itself.store(false, std::memory_order_relaxed);
   // From the head: the results not reaped yet (the first io_submit's
   // requests may have completed inside the call).
-  const unsigned head = __atomic_load_n(&ring.head, __ATOMIC_ACQUIRE);
+  const unsigned head = __atomic_load_n(&ring_ref.head, __ATOMIC_ACQUIRE);
   free_slot->head.store(head, std::memory_order_relaxed);
   free_slot->seen.store(head, std::memory_order_release);
   return free_slot;
 }
 
 void note_reaped_by_call(aio_context_t context) {
-  for (AioContextSlot& slot : g_contexts)
-    if (slot.context.load(std::memory_order_acquire) == context) slot.reaped_by_call.store(true);
+  if (AioContextSlot* slot = find_slot(context)) slot->reaped_by_call.store(true);
 }
 
 void forget_context(aio_context_t context) {
@@ -153,17 +170,24 @@ void forget_context(aio_context_t context) {
   }
 }
 
-// A look at the ring (`last`: before io_destroy): AioReturn for each result
-// it received since the results last written, once the program is seen to
-// reap it itself.
+// A look at a followed context's ring, before and after io_submit, and
+// before io_destroy (`last`): AioReturn for each result it received since
+// the results last written, once the program is seen to reap it itself.
+// Before io_submit, the results written precede the call's own requests
+// (a control block whose result the program reaped may be handed over
+// again in the same call); after it, they follow them (the kernel may
+// have completed some inside the call). The block is not read (the
+// program may have freed it once it had the result): the reader knows its
+// request from its AioSubmit.
 void write_ring_results(aio_context_t context, uint64_t start, bool last) {
+  AioContextSlot* slot = find_slot(context);
+  if (slot == nullptr || slot->reaped_by_call.load(std::memory_order_relaxed)) return;
   const AioRing* ring = ring_of(context);
   if (ring == nullptr) return;
-  AioContextSlot* slot = slot_of(context, *ring);
-  if (slot == nullptr || slot->reaped_by_call.load(std::memory_order_relaxed)) return;
   const unsigned head = __atomic_load_n(&ring->head, __ATOMIC_ACQUIRE);
-  const bool reaped_here = slot->head.exchange(head, std::memory_order_relaxed) != head;
-  if (!reaped_here && !last) return;
+  if (slot->head.exchange(head, std::memory_order_relaxed) != head)
+    slot->reaps_itself.store(true, std::memory_order_relaxed);
+  if (!slot->reaps_itself.load(std::memory_order_relaxed) && !last) return;
   const unsigned nr = ring->nr;
   const unsigned tail = __atomic_load_n(&ring->tail, __ATOMIC_ACQUIRE);
   unsigned from = slot->seen.load(std::memory_order_relaxed);
@@ -172,9 +196,9 @@ void write_ring_results(aio_context_t context, uint64_t start, bool last) {
   } while (!slot->seen.compare_exchange_weak(from, tail, std::memory_order_relaxed));
   for (unsigned index = from; index != tail; index = index + 1 == nr ? 0 : index + 1) {
     const struct io_event& result = ring->events[index];
-    const auto* block = reinterpret_cast<const struct iocb*>(result.obj);
-    if (block == nullptr || call_of(*block) < 0) continue;
-    kIoAioReturn.write(Ptr(block), static_cast<int32_t>(block->aio_fildes), static_cast<int64_t>(result.res), start);
+    if (result.obj == 0) continue;
+    kIoAioReturn.write(Ptr(reinterpret_cast<const void*>(result.obj)), int32_t{-1}, static_cast<int64_t>(result.res),
+                       start);
   }
 }
 
@@ -204,17 +228,18 @@ void write_submissions(long count, struct iocb* const* blocks, long result, uint
   }
 }
 
-// After io_submit: its requests, then the results on the ring (the kernel
-// may have completed some requests inside the call: their results follow
-// them).
+// After io_submit: its requests (none read when the kernel could not read
+// them), and the context followed from now on if the kernel accepted it.
 SPOOR_NOINLINE void record_submit(aio_context_t context, long count, struct iocb* const* blocks, long result,
                                   uint64_t start) {
   KeptErrno kept;
   IoRecording recording;
   if (!recording.on()) return;
+  if (result >= 0 && kIoAioReturn.enabled()) follow_context(context);
+  if (result == -EFAULT) return;  // the blocks may not be readable
   const uint32_t stack = kIoAioSubmit.enabled() && count > 0 ? caller_stack() : 0;
   write_submissions(count, blocks, result, start, stack);
-  if (kIoAioReturn.enabled()) write_ring_results(context, start, false);
+  if (result >= 0 && kIoAioReturn.enabled()) write_ring_results(context, start, false);
 }
 
 // After io_getevents, io_pgetevents or io_cancel: an AioReturn for each of
@@ -252,6 +277,7 @@ extern "C" long spoor_linux_aio_system_call(long number, long a1, long a2, long 
     if (result == 0) forget_context(context);
     return as_libc_result(result);
   }
+  if (number == SYS_io_submit) record_ring_results(context, start, false);
   const long result = raw_system_call(number, a1, a2, a3, a4, a5, a6);
   if (number == SYS_io_submit)
     record_submit(context, a2, reinterpret_cast<struct iocb* const*>(a3), result, start);
@@ -267,6 +293,7 @@ SPOOR_INTERPOSE int io_submit(aio_context_t context, long count, struct iocb** b
   if (SPOOR_UNLIKELY(next == nullptr)) return -ENOSYS;
   if (SPOOR_LIKELY(!kIoAioSubmit.enabled())) return next(context, count, blocks);
   const uint64_t start = spoor_port_ticks();
+  record_ring_results(context, start, false);
   int result;
   {
     LibaioCall inside;

@@ -1,19 +1,19 @@
-// Interposed syscall(): the io_uring system calls of rings a program drives
-// itself go to uring_raw.cpp, openat2 (which has no glibc wrapper) to
-// io_hooks.cpp, fork and a clone that makes a process on a copy of the
-// caller's stack (no CLONE_VM, no stack given) to process_hooks.cpp,
-// io_submit, io_getevents, io_pgetevents and io_destroy to
-// linux_aio_hooks.cpp; every
-// other number is the system call itself, made here exactly as glibc's
-// syscall() makes it.
+// Interposed syscall(). Handed to the recorders: the io_uring system calls
+// of rings a program drives itself (uring_raw.cpp); openat2, which has no
+// glibc wrapper (io_hooks.cpp); fork, and a clone that makes a process on
+// a copy of the caller's stack, no CLONE_VM and no stack given
+// (process_hooks.cpp); io_submit, io_getevents, io_pgetevents and
+// io_destroy (linux_aio_hooks.cpp). Every other number is the system call
+// itself, made here exactly as glibc's syscall() makes it.
 //
 // Written in assembly, without a frame, for two reasons. Programs call
-// syscall() for clone with a stack of their own (a thread, or a process
-// sharing the caller's memory, or vfork), where the child returns from it
-// on that stack or on the parent's: only a function that keeps nothing on
-// the stack behaves there as glibc's does. And the shim makes system calls through
-// syscall() itself, in signal handlers among other places: a lookup of
-// glibc's definition (dlsym) is not safe there, and none is needed.
+// syscall() for clone with a stack of their own (a thread, a process
+// sharing the caller's memory, vfork), where the child returns from it on
+// that stack or on the parent's: only a function that keeps nothing on the
+// stack behaves there as glibc's does. And the shim makes system calls
+// through syscall() itself, in signal handlers among other places: a
+// lookup of glibc's definition (dlsym) is not safe there, and none is
+// needed.
 //
 // Cost per call handed to none of them: six compares and branches (and a
 // subtraction for each of the two ranges) before the system call.

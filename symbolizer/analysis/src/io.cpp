@@ -621,7 +621,8 @@ struct IoAnalysis::State {
         }
         const auto it = requests.find(block);
         if (it == requests.end()) {  // handed over before the trace began
-          count(e, c, file_of_call(e, c), Counted::other, result);
+          // A result read from Linux AIO's ring names no descriptor: no row.
+          if (field_i64(e, k, f::kIoFd, -1) >= 0) count(e, c, file_of_call(e, c), Counted::other, result);
           return;
         }
         count(e, c, live(it->second.file), it->second.what, result);
