@@ -10,7 +10,8 @@
 # bench/RESULTS.md were taken with; and the symbolizers
 # bench/symbolize_compare.sh runs beside spoor symbolize: eu-addr2line
 # (elfutils), GNU addr2line (binutils) and llvm-symbolizer (llvm), with GNU
-# time for their peak memory.
+# time for their peak memory; fio and strace, which bench/aio_compare.sh
+# runs (fio's libaio engine, under spoor record and under strace).
 #
 #   scripts/install-bench-deps.sh
 #
@@ -18,7 +19,7 @@
 # cannot be installed here (not Debian, or not root and no sudo).
 set -euo pipefail
 
-packages=(libbenchmark-dev liblttng-ust-dev lttng-tools babeltrace2 heaptrack zstd linux-perf elfutils binutils llvm time)
+packages=(libbenchmark-dev liblttng-ust-dev lttng-tools babeltrace2 heaptrack zstd linux-perf elfutils binutils llvm time fio strace)
 
 installed() {
   dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'install ok installed'

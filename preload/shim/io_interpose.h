@@ -69,6 +69,19 @@ class NextFunction {
   std::atomic<Fn> fn_{nullptr};
 };
 
+// Raises a thread's flag for a scope: the shim's marks of "inside this
+// library's call", which its hooks of that library's inner calls read.
+class FlagScope {
+ public:
+  explicit FlagScope(bool& flag) : flag_(flag) { flag_ = true; }
+  ~FlagScope() { flag_ = false; }
+  FlagScope(const FlagScope&) = delete;
+  FlagScope& operator=(const FlagScope&) = delete;
+
+ private:
+  bool& flag_;
+};
+
 // Holds errno as the real call left it and puts it back when the recording
 // is done: the unwinder, fileno() and a module rescan may all change it.
 class KeptErrno {

@@ -1,20 +1,22 @@
 // Linux's own asynchronous I/O (io_submit, io_getevents, io_pgetevents,
-// io_cancel, io_destroy): the requests a program hands to the kernel and the results it
-// collects, as AioSubmit and AioReturn events (io_provider.h), paired by
-// the request's control block like POSIX AIO's. Two ways in: libaio's
-// exported functions (which make their system calls inline, and may reap
-// results from the kernel's ring in user space), interposed here; and the
-// system calls through syscall(), which syscall_hook.cpp hands here.
+// io_cancel, io_destroy): the requests a program hands to the kernel and
+// the results it collects, as AioSubmit and AioReturn events
+// (io_provider.h), paired by the request's control block like POSIX
+// AIO's. Two ways in: libaio's exported functions, interposed here (they
+// make their system calls through syscall(), recorded once, by the
+// function); and the system calls a program makes through syscall()
+// itself, which syscall_hook.cpp hands here. Results a program reaps from
+// the kernel's ring in user space are read from the ring (below).
 //
-// The control blocks are read after the call: the kernel copied each one
-// it accepted, and a result names the block it came from (the program
-// keeps it until it has the result, so it is there when the call returns).
-// Vectored requests carry no length (their iovecs are not followed): their
-// results carry the bytes.
+// The control blocks of a submit are read after the call: the kernel
+// copied each one it accepted. A result from io_getevents names the block
+// it came from, which the program keeps until it has the result, so it is
+// there when the call returns. Vectored requests carry no length (their
+// iovecs are not followed): their results carry the bytes.
 //
 // Cost when the events are off: three loads, one branch per call. When on:
 // an event per request handed over and per result collected, one stack per
-// io_submit; no lock, no allocation.
+// io_submit, a scan of 16 context slots per call; no lock, no allocation.
 #include <linux/aio_abi.h>
 #include <signal.h>
 #include <sys/syscall.h>
@@ -47,14 +49,6 @@ constinit NextFunction<DestroyFn> g_io_destroy{"io_destroy"};
 // its system calls through syscall() (since 0.3.111), whose stand-in must
 // not record them a second time.
 constinit thread_local bool t_in_libaio __attribute__((tls_model("initial-exec"))) = false;
-
-class LibaioCall {
- public:
-  LibaioCall() { t_in_libaio = true; }
-  ~LibaioCall() { t_in_libaio = false; }
-  LibaioCall(const LibaioCall&) = delete;
-  LibaioCall& operator=(const LibaioCall&) = delete;
-};
 
 // The kIoAio* call of a request, or -1 for one that moves no file's bytes
 // (poll, no-op).
@@ -296,7 +290,7 @@ SPOOR_INTERPOSE int io_submit(aio_context_t context, long count, struct iocb** b
   record_ring_results(context, start, false);
   int result;
   {
-    LibaioCall inside;
+    FlagScope inside(t_in_libaio);
     result = next(context, count, blocks);
   }
   record_submit(context, count, blocks, result, start);  // libaio returns -errno
@@ -311,7 +305,7 @@ SPOOR_INTERPOSE int io_getevents(aio_context_t context, long least, long most, s
   const uint64_t start = spoor_port_ticks();
   int result;
   {
-    LibaioCall inside;
+    FlagScope inside(t_in_libaio);
     result = next(context, least, most, events, timeout);
   }
   record_results(context, events, result > 0 ? result : 0, start);
@@ -326,7 +320,7 @@ SPOOR_INTERPOSE int io_pgetevents(aio_context_t context, long least, long most, 
   const uint64_t start = spoor_port_ticks();
   int result;
   {
-    LibaioCall inside;
+    FlagScope inside(t_in_libaio);
     result = next(context, least, most, events, timeout, mask);
   }
   record_results(context, events, result > 0 ? result : 0, start);
@@ -341,7 +335,7 @@ SPOOR_INTERPOSE int io_cancel(aio_context_t context, struct iocb* block, struct 
   const uint64_t start = spoor_port_ticks();
   int result;
   {
-    LibaioCall inside;
+    FlagScope inside(t_in_libaio);
     result = next(context, block, event);
   }
   if (result == 0) record_results(0, event, 1, start);
@@ -356,7 +350,7 @@ SPOOR_INTERPOSE int io_destroy(aio_context_t context) {
   record_ring_results(context, spoor_port_ticks(), true);
   int result;
   {
-    LibaioCall inside;
+    FlagScope inside(t_in_libaio);
     result = next(context);
   }
   if (result == 0) forget_context(context);

@@ -174,14 +174,6 @@ constinit thread_local bool t_in_ring_call __attribute__((tls_model("initial-exe
 
 namespace {
 
-class RingCall {
- public:
-  RingCall() { t_in_ring_call = true; }
-  ~RingCall() { t_in_ring_call = false; }
-  RingCall(const RingCall&) = delete;
-  RingCall& operator=(const RingCall&) = delete;
-};
-
 // --- reading the rings ---------------------------------------------------
 
 // UringSubmit for the entries with indexes [from, to): those the call
@@ -279,7 +271,7 @@ SPOOR_ALWAYS_INLINE auto forward(LiburingFunction<Fn>& function, struct io_uring
   const Before before = before_call(ring);
   Result result;
   {
-    RingCall inside;
+    FlagScope inside(t_in_ring_call);
     result = next(ring, args...);
   }
   record_call(ring, before);
@@ -294,7 +286,7 @@ SPOOR_ALWAYS_INLINE int forward_setup(LiburingFunction<Fn>& function, struct io_
   const uint64_t start = spoor_port_ticks();
   int result;
   {
-    RingCall inside;
+    FlagScope inside(t_in_ring_call);
     result = next(args...);
   }
   if (result == 0) record_setup(ring, start);
@@ -311,7 +303,7 @@ SPOOR_ALWAYS_INLINE int forward_files(LiburingFunction<Fn>& function, struct io_
   if (SPOOR_LIKELY(!followed(function, next, ring))) return next(ring, args...);
   int result;
   {
-    RingCall inside;
+    FlagScope inside(t_in_ring_call);
     result = next(ring, args...);
   }
   if (result >= 0) record_files(ring->ring_fd, call, first, fds, count);
@@ -349,7 +341,7 @@ SPOOR_INTERPOSE void io_uring_queue_exit(struct io_uring* ring) {
   if (SPOOR_UNLIKELY(next == nullptr)) return;
   if (SPOOR_LIKELY(!followed(g_queue_exit, next, ring))) return next(ring);
   record_exit(ring);
-  RingCall inside;
+  FlagScope inside(t_in_ring_call);
   next(ring);
 }
 

@@ -482,7 +482,7 @@ void print_io(const json& io, std::string& out) {
     // Counted with the calls above, at their completions: say what the
     // trace could not see.
     const json& r = io["io_uring"];
-    out += "  io_uring: " + count_text(u(r, "requests")) + " requests handed over, " +
+    out += "  io_uring: " + count_text(u(r, "requests")) + " requests seen handed over, " +
            count_text(u(r, "completions")) + " completions read\n";
     if (u(r, "unseen") != 0)
       out += "    " + count_text(u(r, "unseen")) +
