@@ -16,6 +16,7 @@
 #include "spoor/analysis/kernel.h"
 #include "spoor/analysis/symbolized_stacks.h"
 #include "spoor/unwind/perf_regs.h"
+#include "temp_dir.h"
 
 namespace {
 
@@ -33,7 +34,7 @@ struct CapturedProcess {
 CapturedProcess capture_process(const std::string& name) {
   CapturedProcess out;
   // One file per test process: ctest runs this binary's tests at once.
-  const std::string path = ::testing::TempDir() + "/" + name + "." + std::to_string(getpid()) + ".capture";
+  const std::string path = spoor::test::test_temp_path(name + ".capture");
   EXPECT_EQ(std::system((std::string(SPOOR_CAPTURE_PROGRAM) + " " + path + " 10 2").c_str()), 0);
   EXPECT_TRUE(read_capture(path, out.capture));
   out.trace.process(400, 1, "capture", {"capture"});

@@ -11,6 +11,8 @@
 
 #include <gtest/gtest.h>
 
+#include "temp_dir.h"
+
 namespace spoor::kernelsrc {
 namespace {
 
@@ -36,7 +38,7 @@ std::string read_all(const std::string& path) {
 
 // A path in the temporary directory, this test process's own.
 std::string temp_path(const std::string& name) {
-  return (std::filesystem::temp_directory_path() / ("spoor-" + std::to_string(getpid()) + "-" + name)).string();
+  return spoor::test::test_temp_path(name);
 }
 
 std::string live_modules() { return read_all("/proc/modules"); }

@@ -9,6 +9,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "temp_dir.h"
+
 namespace spoor::test {
 
 ShellRun run_shell(const std::string& command) {
@@ -31,7 +33,7 @@ bool tool_installed(const std::string& tool) {
 }
 
 std::string scratch_path(const std::string& name) {
-  return (std::filesystem::temp_directory_path() / ("spoor-peer-" + std::to_string(getpid()) + "-" + name)).string();
+  return spoor::test::test_temp_path("peer-" + name);
 }
 
 std::string file_content(const std::string& path) {

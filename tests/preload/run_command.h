@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include "temp_dir.h"
+
 namespace spoor::test {
 
 struct Process {
@@ -37,10 +39,9 @@ inline Process run(const std::string& command) {
   return r;
 }
 
-// A fresh path in the temporary directory, unique to this test process.
-inline std::string temp_path(const std::string& name) {
-  return (std::filesystem::temp_directory_path() / ("spoor-" + std::to_string(getpid()) + "-" + name)).string();
-}
+// A fresh path in this test process's own temporary directory (removed
+// when the process ends: temp_dir.h).
+inline std::string temp_path(const std::string& name) { return test_temp_path(name); }
 
 // Whether a program is on the PATH (a test that needs one skips without).
 inline bool have_program(const std::string& name) { return run("command -v " + name).status == 0; }

@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "sample_trace.h"
+#include "temp_dir.h"
 
 namespace spoor::testing {
 namespace {
@@ -45,7 +46,7 @@ bool contains(const std::string& s, const std::string& part) {
 class Cli : public ::testing::Test {
  protected:
   std::string path(const std::string& name) const {
-    return ::testing::TempDir() + "spoor_cli_test_" + std::to_string(::getpid()) + "_" + name;
+    return spoor::test::test_temp_path("cli_test_" + name);
   }
 
   void TearDown() override {

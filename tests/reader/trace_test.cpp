@@ -6,6 +6,7 @@
 #include <random>
 
 #include "sample_trace.h"
+#include "temp_dir.h"
 #include "test_support.h"
 
 namespace spoor::testing {
@@ -157,7 +158,7 @@ TEST(TraceOpen, WarnsAboutAStreamWithoutItsProcess) {
 class TraceFile : public ::testing::Test {
  protected:
   std::string path(const std::string& name) {
-    return ::testing::TempDir() + "spoor_trace_test_" + std::to_string(::getpid()) + "_" + name;
+    return spoor::test::test_temp_path("trace_test_" + name);
   }
 };
 

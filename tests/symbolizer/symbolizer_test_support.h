@@ -18,6 +18,7 @@
 #include "addr2line_format.h"
 #include "command_output.h"
 #include "spoor/symbolizer/symbolizer.h"
+#include "temp_dir.h"
 
 namespace spoor::symbolizer::test {
 
@@ -64,7 +65,7 @@ inline std::vector<std::string> split_blocks(const std::string& text) {
 // CTest runs each test as a process of its own, in parallel: the file name
 // carries the pid.
 inline std::string write_addresses(const std::vector<uint64_t>& addresses, const std::string& name) {
-  const std::string path = testing::TempDir() + std::to_string(getpid()) + "." + name;
+  const std::string path = spoor::test::test_temp_path(name);
   std::ofstream out(path);
   for (uint64_t a : addresses) out << std::hex << "0x" << a << "\n";
   return path;

@@ -18,6 +18,7 @@
 #include "spoor/symbolizer/symbolizer.h"
 #include "spoor/unwind/mapping_bias.h"
 #include "spoor/unwind/process_unwinder.h"
+#include "temp_dir.h"
 
 namespace {
 
@@ -30,7 +31,7 @@ const Capture& capture() {
   static const Capture c = [] {
     Capture out;
     // One file per test process: ctest runs this binary's tests at once.
-    const std::string path = ::testing::TempDir() + "/offline_unwind." + std::to_string(getpid()) + ".capture";
+    const std::string path = spoor::test::test_temp_path("offline_unwind.capture");
     const std::string cmd = std::string(SPOOR_CAPTURE_PROGRAM) + " " + path + " 40 4";
     EXPECT_EQ(std::system(cmd.c_str()), 0) << cmd;
     EXPECT_TRUE(spoor::testing::read_capture(path, out));
@@ -134,7 +135,7 @@ TEST(OfflineUnwind, ChainWithoutFramePointersUnwindsToMain) {
 // image holds: they unwind through it to main all the same.
 TEST(OfflineUnwind, SamplesInTheVdsoUnwindThroughItsCapturedImage) {
   Capture c;
-  const std::string path = ::testing::TempDir() + "/offline_unwind_vdso." + std::to_string(getpid()) + ".capture";
+  const std::string path = spoor::test::test_temp_path("offline_unwind_vdso.capture");
   const std::string cmd = std::string(SPOOR_CAPTURE_PROGRAM) + " " + path + " 40 1 vdso";
   ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
   ASSERT_TRUE(spoor::testing::read_capture(path, c));
