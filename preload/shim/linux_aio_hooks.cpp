@@ -140,14 +140,13 @@ AioContextSlot* follow_context(aio_context_t context) {
       break;
     }
   if (free_slot == nullptr) return nullptr;
-  const AioRing& ring_ref = *ring;
   aio_context_t expected = 0;
   if (!free_slot->context.compare_exchange_strong(expected, context, std::memory_order_acq_rel)) return nullptr;
   free_slot->reaped_by_call.store(false, std::memory_order_relaxed);
   free_slot->reaps_itself.store(false, std::memory_order_relaxed);
   // From the head: the results not reaped yet (the first io_submit's
   // requests may have completed inside the call).
-  const unsigned head = __atomic_load_n(&ring_ref.head, __ATOMIC_ACQUIRE);
+  const unsigned head = __atomic_load_n(&ring->head, __ATOMIC_ACQUIRE);
   free_slot->head.store(head, std::memory_order_relaxed);
   free_slot->seen.store(head, std::memory_order_release);
   return free_slot;

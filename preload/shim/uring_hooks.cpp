@@ -182,8 +182,7 @@ void write_submissions(const struct io_uring* ring, unsigned from, unsigned to, 
   const unsigned mask = *ring->sq.kring_mask;
   const unsigned entries = *ring->sq.kring_entries;
   if (to - from > entries) from = to - entries;  // not a flush liburing makes; read what the ring holds
-  const size_t stride = (ring->flags & IORING_SETUP_SQE128) != 0 ? 2 * sizeof(struct io_uring_sqe)
-                                                                  : sizeof(struct io_uring_sqe);
+  const size_t stride = submission_stride(ring->flags);
   const auto* base = reinterpret_cast<const unsigned char*>(ring->sq.sqes);
   for (unsigned index = from; index != to; ++index)
     write_submission(ring->ring_fd, base + (index & mask) * stride, start, stack);
@@ -193,14 +192,12 @@ void write_submissions(const struct io_uring* ring, unsigned from, unsigned to, 
 void write_completions(const struct io_uring* ring) {
   RingSlot* slot = slot_of(ring);
   if (slot == nullptr) return;
-  const size_t stride = (ring->flags & IORING_SETUP_CQE32) != 0 ? 2 * sizeof(struct io_uring_cqe)
-                                                                 : sizeof(struct io_uring_cqe);
   const CompletionRing view{ring->cq.khead,
                             ring->cq.ktail,
                             *ring->cq.kring_mask,
                             *ring->cq.kring_entries,
                             reinterpret_cast<const unsigned char*>(ring->cq.cqes),
-                            stride,
+                            completion_stride(ring->flags),
                             ring->ring_fd};
   write_completions(view, slot->seen);
 }

@@ -116,14 +116,12 @@ SPOOR_NOINLINE void record_setup(long fd, const struct io_uring_params* params, 
 bool completion_view(const RawRing& ring, CompletionRing& view) {
   const unsigned char* base = ring.cq_ring.load(std::memory_order_acquire);
   if (base == nullptr) return false;
-  const size_t stride = (ring.flags & IORING_SETUP_CQE32) != 0 ? 2 * sizeof(struct io_uring_cqe)
-                                                                : sizeof(struct io_uring_cqe);
   view = CompletionRing{word_at(base, ring.cq_off.head),
                         word_at(base, ring.cq_off.tail),
                         *word_at(base, ring.cq_off.ring_mask),
                         *word_at(base, ring.cq_off.ring_entries),
                         base + ring.cq_off.cqes,
-                        stride,
+                        completion_stride(ring.flags),
                         ring.fd.load(std::memory_order_relaxed)};
   return true;
 }
@@ -147,8 +145,7 @@ SPOOR_NOINLINE void record_submissions(RawRing& ring, unsigned to_submit, uint64
   if (static_cast<int>(to - from) <= 0) return;
   if (to - from > ring.sq_entries) from = to - ring.sq_entries;
   ring.sq_recorded.store(to, std::memory_order_relaxed);
-  const size_t stride = (ring.flags & IORING_SETUP_SQE128) != 0 ? 2 * sizeof(struct io_uring_sqe)
-                                                                 : sizeof(struct io_uring_sqe);
+  const size_t stride = submission_stride(ring.flags);
   const auto* array = (ring.flags & IORING_SETUP_NO_SQARRAY) != 0 ? nullptr : word_at(sq, ring.sq_off.array);
   const int fd = ring.fd.load(std::memory_order_relaxed);
   const uint32_t stack = caller_stack();
@@ -165,11 +162,12 @@ SPOOR_NOINLINE void record_submissions(RawRing& ring, unsigned to_submit, uint64
 SPOOR_NOINLINE void record_register(int ring_fd, unsigned opcode, const void* arg, unsigned count) {
   KeptErrno kept;
   IoRecording recording;
-  if (!recording.on() || arg == nullptr) {
-    if (recording.on() && opcode == IORING_UNREGISTER_FILES)
-      write_registered_files(ring_fd, kIoUringFilesUnregister, 0, nullptr, 0);
+  if (!recording.on()) return;
+  if (opcode == IORING_UNREGISTER_FILES) {
+    write_registered_files(ring_fd, kIoUringFilesUnregister, 0, nullptr, 0);
     return;
   }
+  if (arg == nullptr) return;
   switch (opcode) {
     case IORING_REGISTER_FILES:
       write_registered_files(ring_fd, kIoUringFilesRegister, 0, static_cast<const int*>(arg), count);

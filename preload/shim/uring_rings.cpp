@@ -25,6 +25,14 @@ uint64_t requested_bytes(const struct io_uring_sqe& entry) {
 
 }  // namespace
 
+size_t submission_stride(unsigned setup_flags) {
+  return (setup_flags & IORING_SETUP_SQE128) != 0 ? 2 * sizeof(struct io_uring_sqe) : sizeof(struct io_uring_sqe);
+}
+
+size_t completion_stride(unsigned setup_flags) {
+  return (setup_flags & IORING_SETUP_CQE32) != 0 ? 2 * sizeof(struct io_uring_cqe) : sizeof(struct io_uring_cqe);
+}
+
 bool recording_rings() { return kIoUringSubmit.enabled() || kIoUringComplete.enabled(); }
 
 void write_submission(int ring_fd, const void* at, uint64_t start, uint32_t stack) {

@@ -14,6 +14,12 @@ namespace spoor::preload {
 // Whether UringSubmit or UringComplete is on: two loads.
 bool recording_rings();
 
+// The bytes from one submission or completion queue entry to the next for
+// a ring set up with `setup_flags` (IORING_SETUP_SQE128 doubles the one,
+// IORING_SETUP_CQE32 the other).
+size_t submission_stride(unsigned setup_flags);
+size_t completion_stride(unsigned setup_flags);
+
 // A word of a ring the kernel shares, read after what it published before.
 inline unsigned load_acquire(const unsigned* word) { return __atomic_load_n(word, __ATOMIC_ACQUIRE); }
 
