@@ -4,6 +4,7 @@
 
 #include <time.h>
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstring>
@@ -48,6 +49,7 @@ struct Packed {
   bool verbatim = false;
   bool store = false;
   bool hurry = false;
+  bool skipped = false;  // the file failed before it was packed: neither packed nor written
 };
 
 constexpr uint32_t kDefaultMostThreads = 8;
@@ -110,7 +112,10 @@ struct BlockCompressor::Impl {
   bool warming = false;        // a packing thread is making a spare
   bool stopping = false;
   bool finished = false;
-  bool failed = false;
+  // The output failed: nothing more reaches the file, so runs still
+  // waiting are not packed (a full disk would otherwise cost the CPUs the
+  // whole backlog's packing for nothing). Set by the writing thread.
+  std::atomic<bool> failed{false};
   CompressionStats stats;
   std::unique_ptr<TraceWriter> writer;  // used by the writing thread only
   std::vector<std::thread> threads;
@@ -282,9 +287,9 @@ struct BlockCompressor::Impl {
   }
 
   bool put(const void* data, size_t size) {
-    if (failed) return false;
-    if (!output(data, size)) failed = true;
-    return !failed;
+    if (failed.load()) return false;
+    if (!output(data, size)) failed.store(true);
+    return !failed.load();
   }
   static bool sink_thunk(void* self, const void* data, size_t size) {
     return static_cast<Impl*>(self)->put(data, size);
@@ -297,7 +302,9 @@ struct BlockCompressor::Impl {
       Packed done = std::move(it->second);
       ready.erase(it);
       lock.unlock();
-      if (done.store) {
+      if (done.skipped) {
+        // nothing reaches a failed file
+      } else if (done.store) {
         put(done.bytes.data(), done.bytes.size());
       } else {
         const TraceWriter::Piece piece{done.payload.data(), done.payload.size()};
@@ -308,7 +315,7 @@ struct BlockCompressor::Impl {
       const uint64_t size = done.bytes.size();
       queued_bytes -= size;
       room.notify_all();
-      if (!done.verbatim && done.store) stats.stored_bytes += size;
+      if (!done.verbatim && done.store && !done.skipped) stats.stored_bytes += size;
       if (!done.store) {
         stats.raw_bytes += size;
         stats.packed_bytes += sizeof(fmt::BlockHeader) + done.payload.size();
@@ -363,15 +370,16 @@ struct BlockCompressor::Impl {
       lock.unlock();
 
       done.verbatim = job.verbatim;
+      done.skipped = failed.load();
       done.hurry = unpacked > options.backlog_limit / 2;
       std::optional<compress::Packer>& wanted = done.hurry ? fast_packer : packer;
-      if (!job.verbatim && !wanted) {
+      if (!job.verbatim && !done.skipped && !wanted) {
         if (done.hurry) wanted.emplace(1, fmt::kLayoutRecordColumns);
         else wanted.emplace(options.level);
       }
       const uint64_t two_runs = 2 * options.run_bytes;
       const bool file_keeps_up = unwritten <= (options.backlog_limit / 4 > two_runs ? options.backlog_limit / 4 : two_runs);
-      done.store = job.verbatim || (unpacked > options.backlog_limit && file_keeps_up) ||
+      done.store = done.skipped || job.verbatim || (unpacked > options.backlog_limit && file_keeps_up) ||
                    !wanted->pack(job.bytes, done.payload, &problem);
       packed_any = packed_any || !job.verbatim;
       done.bytes = std::move(job.bytes);
@@ -463,7 +471,7 @@ bool BlockCompressor::finish() {
     for (std::thread& t : s.threads) t.join();
     s.finished = true;
   }
-  return !s.failed;
+  return !s.failed.load();
 }
 
 CompressionStats BlockCompressor::stats() const {

@@ -30,7 +30,11 @@ bool FileSink::open(const std::string& path, std::string* error) {
   return true;
 }
 
+// After a failure nothing more is written: a disk that has room again
+// later must not get pieces after a hole. The file ends where the failed
+// write stopped, and a reader says where that cuts a block.
 bool FileSink::write_all(const void* data, size_t size) {
+  if (errno_.load() != 0) return false;
   const auto* p = static_cast<const uint8_t*>(data);
   while (size > 0) {
     const ssize_t n = ::write(fd_, p, size);
@@ -73,7 +77,7 @@ bool FileSink::flush() {
 }
 
 bool FileSink::write(const void* data, size_t size) {
-  if (fd_ < 0) return false;
+  if (fd_ < 0 || errno_.load() != 0) return false;  // after a failure: not packed for nothing either
   if (compressor_) {
     compressor_->write(data, size);
     return errno_ == 0;

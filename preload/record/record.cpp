@@ -118,6 +118,26 @@ void on_interrupt(int sig, siginfo_t* info, void*) {
 std::atomic<bool> g_stop_recording{false};
 void stop_recording(int) { g_stop_recording.store(true); }
 
+// A trace that outgrows the file size limit (`ulimit -f`) fails its write
+// with EFBIG, reported as any write error, instead of SIGXFSZ killing the
+// recorder while the program runs on. The program starts with the
+// disposition spoor was given.
+class FileSizeSignalIgnored {
+ public:
+  FileSizeSignalIgnored() {
+    struct sigaction ignore{};
+    ignore.sa_handler = SIG_IGN;
+    sigaction(SIGXFSZ, &ignore, &given_);
+  }
+  ~FileSizeSignalIgnored() { restore(); }
+  FileSizeSignalIgnored(const FileSizeSignalIgnored&) = delete;
+  FileSizeSignalIgnored& operator=(const FileSizeSignalIgnored&) = delete;
+  void restore() const { sigaction(SIGXFSZ, &given_, nullptr); }
+
+ private:
+  struct sigaction given_{};
+};
+
 // The drain thread (the recorder's main thread, once the program is
 // started) runs at nice -5 where it may: a program whose threads keep
 // every CPU busy otherwise shares them evenly with the drain, and on a
@@ -167,6 +187,7 @@ class Recorder {
 
   bool open_file(const std::string& path, std::string* error) {
     if (!file_.open(path, error)) return false;
+    path_ = path;
     file_.compress({.enabled = options_.compress});
     writer_ = std::make_unique<TraceWriter>(file_.sink());
     writer_->file_header();
@@ -195,6 +216,7 @@ class Recorder {
       reap();
       const uint64_t drained_before = totals_.events + totals_.lost;
       drain_all(false);
+      tell_write_failure();
       busy = busy || totals_.events + totals_.lost != drained_before;
       wait_ms = kernel_.opened() ? 1 : next_poll_wait_ms(wait_ms, busy);
       const auto now = Clock::now();
@@ -264,6 +286,7 @@ class Recorder {
     for (;;) {
       server_.poll(1, [](uint32_t, uint32_t) { return Reply{}; }, [](uint32_t) {});
       drain_all(false);
+      tell_write_failure();
       const auto now = Clock::now();
       if (now - last_flush >= std::chrono::milliseconds(250)) {
         flush_ring(own_.ring());
@@ -286,8 +309,9 @@ class Recorder {
     return pids.size() - attached_running_.size();
   }
 
-  // Drains everything that was committed, ends every stream, closes the file.
-  bool finish(RecordResult* result, std::string* error) {
+  // Drains everything that was committed, ends every stream, closes the
+  // file. A write that failed on the way is in result->write_error.
+  void finish(RecordResult* result) {
     finish_ended_processes(true);
     note_running();
     // A cache: a recording whose rules cannot be kept is no worse for it.
@@ -315,18 +339,28 @@ class Recorder {
     result->own_allocators = server_.own_allocators();
     result->perf_maps = perf_maps_;
     for (auto& t : traced_) result->preload_attached |= t->pid == root_;
-    if (!file_.close()) {
-      *error = (result->output_path == "-" ? std::string("writing the trace to standard output")
-                                            : "writing '" + result->output_path + "'") +
-               " failed: " + std::strerror(file_.error_number());
-      return false;
-    }
+    result->region_error = region_error_;
+    if (!file_.close()) result->write_error = write_failure();
     result->file_bytes = file_.bytes_written();
     result->compression = file_.compression_stats();
-    return true;
   }
 
  private:
+  std::string write_failure() const {
+    return (path_ == "-" ? std::string("writing the trace to standard output") : "writing '" + path_ + "'") +
+           " failed: " + std::strerror(file_.error_number());
+  }
+  // A failed write ends the file, not the recording: the program runs on
+  // and its rings are still drained (full rings would only cost it lost
+  // events). Said when it happens: a long recording would otherwise go on
+  // writing nothing until the program ends.
+  void tell_write_failure() {
+    if (told_write_failure_ || file_.error_number() == 0) return;
+    told_write_failure_ = true;
+    std::fprintf(stderr, "spoor record: %s; the program runs on, but nothing more reaches the trace\n",
+                 write_failure().c_str());
+  }
+
   Reply hello(uint32_t pid) {
     Traced* same = nullptr;
     for (auto& t : traced_)
@@ -343,8 +377,8 @@ class Recorder {
     t->region = std::make_unique<Region>();
     std::string error;
     if (!t->region->create(layout_, &error)) {
-      if (!told_region_error_) std::fprintf(stderr, "spoor record: %s; pid %u is not traced\n", error.c_str(), pid);
-      told_region_error_ = true;
+      if (region_error_.empty()) std::fprintf(stderr, "spoor record: %s; pid %u is not traced\n", error.c_str(), pid);
+      if (region_error_.empty()) region_error_ = error;
       return {};
     }
     t->pid = pid;
@@ -487,7 +521,9 @@ class Recorder {
   bool root_done_ = false;
   bool maybe_ended_ = false;  // a connection closed or a child was reaped since the last check
   int root_status_ = 0;
-  bool told_region_error_ = false;
+  std::string region_error_;  // the first process's that could not be given rings
+  bool told_write_failure_ = false;
+  std::string path_;  // the trace's, "-" for standard output
   DrainTotals totals_;
   uint64_t handler_calls_lost_ = 0;  // from the regions of the processes finished
   uint64_t pre_attach_calls_lost_ = 0;
@@ -623,6 +659,7 @@ void say_unfollowed_children(const std::vector<pid_t>& pids, std::vector<pid_t> 
 // spoor record --pid: the kernel's sources for processes already running.
 bool run_attach(const RecordOptions& options, RecordResult* result, std::string* error) {
   keep_freed_memory();
+  const FileSizeSignalIgnored file_size_signal;
   const uint32_t cpus = configured_cpus();
   kernelsrc::KernelSession kernel;
   Recorder recorder(options, cpus, kernel);
@@ -657,7 +694,7 @@ bool run_attach(const RecordOptions& options, RecordResult* result, std::string*
   sigaction(SIGINT, &old_int, nullptr);
   sigaction(SIGTERM, &old_term, nullptr);
   sigaction(SIGHUP, &old_hup, nullptr);
-  if (!recorder.finish(result, error)) return false;
+  recorder.finish(result);
   kernel.close_events();
   result->drain_cpu_seconds = thread_cpu_seconds() - drain_cpu_start;
   result->attached_ended = ended;
@@ -698,6 +735,7 @@ bool run_record(const RecordOptions& given, RecordResult* result, std::string* e
     return false;
   }
   keep_freed_memory();
+  const FileSizeSignalIgnored file_size_signal;
   const uint32_t cpus = configured_cpus();
   kernelsrc::KernelSession kernel;
   Recorder recorder(options, cpus, kernel);
@@ -748,6 +786,7 @@ bool run_record(const RecordOptions& given, RecordResult* result, std::string* e
     char go;
     while (read(go_pipe[0], &go, 1) < 0 && errno == EINTR) {
     }
+    file_size_signal.restore();
     execvpe(argv[0], argv.data(), envp.data());
     const int err = errno;
     if (write(exec_pipe[1], &err, sizeof err) < 0) _exit(127);
@@ -755,7 +794,7 @@ bool run_record(const RecordOptions& given, RecordResult* result, std::string* e
   }
   // A reader that stops early (spoor record -o - ... | head, or one gone
   // before the file header is written) makes the writes fail with EPIPE,
-  // reported at the end, instead of killing the recorder while the program
+  // reported when it happens and in the summary, instead of killing the recorder while the program
   // runs on. Set after the fork (an ignored signal would stay ignored in
   // the program across its exec), before anything is written.
   if (trace_to_stdout) signal(SIGPIPE, SIG_IGN);
@@ -813,7 +852,7 @@ bool run_record(const RecordOptions& given, RecordResult* result, std::string* e
   sigaction(SIGHUP, &old_hup, nullptr);
   g_program_pid.store(0);
 
-  if (!recorder.finish(result, error)) return false;
+  recorder.finish(result);
   // Last: no process of the recording is waited for after this.
   kernel.close_events();
   result->drain_cpu_seconds = thread_cpu_seconds() - drain_cpu_start;

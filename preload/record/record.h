@@ -52,6 +52,9 @@ struct RecordResult {
   int exit_status = 0;          // the program's, as a shell reports it (128+N for signal N)
   std::string how_it_ended;     // "exited with code 0", "killed by signal 9 (Killed)"
   bool preload_attached = false;  // false: the program never loaded the shim (static, setuid)
+  // Why some process could not be given its rings ("cannot create a shared
+  // region: ..."), the first one; "" when every process got them.
+  std::string region_error;
   // Why the program itself cannot be traced, as its ELF headers tell before
   // it starts (program_image.h): "static binary", "AddressSanitizer build"...;
   // "" when they do not say.
@@ -64,6 +67,10 @@ struct RecordResult {
   uint64_t lost = 0;
   uint64_t abandoned_bytes = 0;
   uint64_t file_bytes = 0;
+  // What failed writing the trace ("writing 'F' failed: No space left on
+  // device"), "" when it was written whole. The file then ends where the
+  // failure was: a prefix the reader reads up to the cut.
+  std::string write_error;
   host::CompressionStats compression{};  // zero when not compressed
   double seconds = 0;
   // Of `seconds`: from the start until the program was reaped; the rest is
@@ -89,7 +96,8 @@ struct RecordResult {
 // Runs options.command to completion. Returns false with *error set when
 // the recording cannot start (no preload library, cannot create the
 // output, the program cannot be executed); the program's own failure is
-// not an error (see exit_status).
+// not an error (see exit_status), nor a write that failed once it ran
+// (see write_error).
 bool run_record(const RecordOptions& options, RecordResult* result, std::string* error);
 
 // Where libspoor-preload.so is: $SPOOR_PRELOAD_LIB, beside the build's

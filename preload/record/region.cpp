@@ -85,7 +85,11 @@ bool Region::create(const RegionLayout& layout, std::string* error) {
   // gets the descriptor over the socket, never by inheritance.
   fd_ = memfd_create("spoor-region", MFD_CLOEXEC);
   if (fd_ < 0 || ftruncate(fd_, static_cast<off_t>(size_)) != 0) {
-    *error = std::string("cannot create a shared region: ") + std::strerror(errno);
+    const int err = errno;
+    *error = std::string("cannot create a shared region: ") + std::strerror(err);
+    if (err == EFBIG)
+      *error += " (the file size limit, ulimit -f, is below the rings' " + std::to_string(size_ >> 20) +
+                " MiB: raise it, or record with a smaller --buffer-size)";
     return false;
   }
   RegionSlots& slots = region_slots();

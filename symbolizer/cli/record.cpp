@@ -228,7 +228,10 @@ int run_record_command(const std::vector<std::string>& words) {
                  options.command[0].c_str(), r.pid, r.how_it_ended.c_str(), r.program_seconds,
                  r.seconds - r.program_seconds);
   }
-  if (!r.preload_attached && !options.no_preload)
+  if (!r.preload_attached && !options.no_preload && !r.region_error.empty())
+    std::fprintf(stderr, "spoor record: the program was not traced, no events from it: %s\n",
+                 r.region_error.c_str());
+  else if (!r.preload_attached && !options.no_preload)
     std::fprintf(stderr, "spoor record: the program never loaded libspoor-preload.so (%s): no events from it; "
                  "to still profile it, record with --no-preload --kernel=samples,switches,faults\n",
                  untraceable_reason(r.program_untraceable).c_str());
@@ -249,10 +252,17 @@ int run_record_command(const std::vector<std::string>& words) {
                  static_cast<unsigned long long>(r.kernel_records), static_cast<unsigned long long>(r.kernel_lost),
                  r.kernel_lost ? " (the kernel's rings filled up: try a lower --sample-hz or --kernel-stack-size)" : "");
   const std::string processes = options.no_preload ? "" : std::to_string(r.processes) + (r.processes == 1 ? " process, " : " processes, ");
-  std::fprintf(stderr, "spoor record: %s%llu events, %llu lost%s, %s written to %s\n", processes.c_str(),
-               static_cast<unsigned long long>(r.events),
-               static_cast<unsigned long long>(r.lost), lost_reason(r).c_str(),
+  // After a failed write the events counted were taken from the rings,
+  // not all written: the file says which it holds.
+  std::fprintf(stderr, "spoor record: %s%llu events%s, %llu lost%s, %s%s written to %s\n", processes.c_str(),
+               static_cast<unsigned long long>(r.events), r.write_error.empty() ? "" : " taken from the rings",
+               static_cast<unsigned long long>(r.lost), lost_reason(r).c_str(), r.write_error.empty() ? "" : "only ",
                human_bytes(r.file_bytes).c_str(), r.output_path == "-" ? "standard output" : r.output_path.c_str());
+  if (!r.write_error.empty())
+    std::fprintf(stderr,
+                 "spoor record: %s; the trace ends after %llu bytes: it holds the events written before, which "
+                 "spoor info and spoor report read up to the cut; the later ones are lost\n",
+                 r.write_error.c_str(), static_cast<unsigned long long>(r.file_bytes));
   if (r.compression.raw_bytes > 0)
     std::fprintf(stderr, "spoor record: zstd packed %s of blocks into %s (%.1fx) using %.2f s of CPU off the program's threads\n",
                  human_bytes(r.compression.raw_bytes).c_str(), human_bytes(r.compression.packed_bytes).c_str(),
@@ -274,7 +284,7 @@ int run_record_command(const std::vector<std::string>& words) {
     std::fprintf(stderr, "spoor record: %llu bytes were reserved by events the program never finished\n",
                  static_cast<unsigned long long>(r.abandoned_bytes));
   if (r.output_path != "-") std::fprintf(stderr, "spoor record: next: spoor report %s\n", r.output_path.c_str());
-  return r.exit_status;
+  return r.write_error.empty() ? r.exit_status : 127;
 }
 
 }  // namespace
@@ -398,8 +408,10 @@ options:
                           modules) and is skipped with it
 
 exit status: the program's (0 with --pid); 127 when it cannot be recorded
-(not found, no such pid, cannot create FILE, writing the trace failed: a
-full disk, a reader of -o - that went away); 2 for a usage error.
+(not found, no such pid, cannot create FILE) or writing the trace failed
+(a full disk, `ulimit -f`, a reader of -o - that went away: said when it
+happens; the program runs on, the file keeps what was written before); 2
+for a usage error.
 )",
     run_record_command};
 

@@ -361,6 +361,48 @@ TEST(Record, AReaderThatGoesAwayIsAWriteErrorAndTheProgramRunsToItsEnd) {
   EXPECT_EQ(mask & (uint64_t{1} << (SIGPIPE - 1)), 0u) << r.err;
 }
 
+// A trace that outgrows the file size limit (as a full disk would: the
+// write fails, here with EFBIG) is said while the program runs, which runs
+// on to its end with its output; the summary still tells how it ended, and
+// the file keeps what was written before, readable up to the cut. spoor
+// exits 127, and is not killed by SIGXFSZ.
+TEST(Record, AFailedWriteIsSaidAtOnceAndTheFileKeepsWhatCameBefore) {
+  const std::string path = trace_path("file-size-limit");
+  const Process r = run("bash -c 'ulimit -f 32768; " + kSpoor + " record --buffer-size 256K --wait-when-full --compress none -o " +
+                        path + " -- sh -c \"" + SPOOR_HEAP_COUNTS +
+                        " 2000000; sleep 1; echo ran-to-the-end >&2\" 2>&1; echo status=$?'");
+  EXPECT_NE(r.out.find("status=127"), std::string::npos) << r.out << r.err;
+  const size_t failed = r.out.find("writing '" + path + "' failed: File too large; the program runs on");
+  const size_t ran = r.out.find("ran-to-the-end");
+  ASSERT_NE(failed, std::string::npos) << r.out;
+  ASSERT_NE(ran, std::string::npos) << r.out;
+  EXPECT_LT(failed, ran) << "said while the program ran: " << r.out;
+  EXPECT_NE(r.out.find("'sh' (pid "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("events taken from the rings, 0 lost, only 32.0 MiB written"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("the trace ends after 33554432 bytes"), std::string::npos) << r.out;
+  EXPECT_EQ(std::filesystem::file_size(path), 32u << 20);
+  const Process info = run(kSpoor + " info " + path);
+  EXPECT_NE(info.status, 0) << "a cut trace is damaged: " << info.out;
+  EXPECT_NE(info.err.find("events recovered"), std::string::npos) << info.err;
+  EXPECT_NE(info.out.find("Alloc"), std::string::npos) << info.out;
+  std::filesystem::remove(path);
+}
+
+// A limit below the rings' size: the program runs untraced, and the
+// summary says why, not that it ignored LD_PRELOAD.
+TEST(Record, RingsTheFileSizeLimitForbidsAreSaidSo) {
+  const std::string path = trace_path("rings-limit");
+  const Process r = run("bash -c 'ulimit -f 1024; " + kSpoor + " record --buffer-size 4M -o " + path + " -- " +
+                        SPOOR_HEAP_COUNTS + " 10 ran; echo status=$?'");
+  EXPECT_NE(r.out.find("ran\nstatus=7"), std::string::npos) << r.out << r.err;
+  EXPECT_NE(r.err.find("the program was not traced, no events from it: cannot create a shared region: File too "
+                       "large (the file size limit, ulimit -f, is below the rings'"),
+            std::string::npos)
+      << r.err;
+  EXPECT_EQ(r.err.find("static or setuid"), std::string::npos) << r.err;
+  std::filesystem::remove(path);
+}
+
 TEST(Record, DashToATerminalIsAUsageError) {
   const Process r = run("script -qec '" + kSpoor + " record -o - -- true' /dev/null");
   EXPECT_EQ(r.status, 2) << r.out;

@@ -42,9 +42,11 @@ class FileSink {
   void make_spares_ahead();
   // Flushes and closes. Returns false if any write failed.
   bool close();
-  // The errno of the first failed write, 0 if none.
+  // The errno of the first failed write, 0 if none. Nothing is written
+  // after it.
   int error_number() const { return errno_.load(); }
-  // Bytes handed to the kernel so far: the file's size once closed.
+  // Bytes handed to the kernel so far: the file's size once closed (after
+  // a failed write, where the file ends).
   uint64_t bytes_written() const { return written_.load(); }
   // What compression did; complete after close().
   CompressionStats compression_stats() const { return compression_; }
