@@ -10,7 +10,12 @@
 //   `size` bytes and its old block as freed (a failed realloc changes
 //   nothing; realloc(p, 0) returning null frees p).
 // - temporary: a block freed with no other allocation in the process
-//   between its allocation and its free (heaptrack's definition).
+//   between its allocation and its free (heaptrack's definition, by the
+//   block's address: heaptrack's own count compares the freed block's
+//   size and stack with the last allocation's, so it also counts the free
+//   of an older block from the same site with the same size, and comes
+//   out higher: 40,371 against 372 of sqlite3's 62,325 calls building a
+//   20,000-row table).
 // - peak: the most bytes live at once; a site's peak bytes are its bytes
 //   live at that moment (the first time the peak was reached).
 // - leaked: allocated by the image and live when the process ended.
