@@ -14,6 +14,8 @@
 #   x         wall and cpu divided by the untraced run's
 #   rss       the workload process's peak RSS (VmHWM, reported at its exit
 #             by libspoor-bench-peak-rss.so) and what the tool added to it
+#   shared    of what it added, the shared memory resident at its exit
+#             (RssShmem): spoor record's rings, mapped by the recorder too
 #   tool rss  the largest peak of the tool's own processes (spoor record;
 #             heaptrack_interpret, zstd)
 #   file      bytes of the trace (Spoor) or of heaptrack's .zst, and per
@@ -80,14 +82,15 @@ def loadavg():
         return " ".join(f.read().split()[:3])
 
 def peaks(prefix):
-    """name -> largest peak RSS (KiB) of the processes of that name."""
+    """name -> (largest peak RSS, its shared memory at exit) in KiB, of the
+    processes of that name."""
     p = {}
     for path in glob.glob(prefix + ".*"):
         name = path[len(prefix) + 1:].rsplit(".", 1)[0]
         with open(path) as f:
-            text = f.read().strip()
-        if text:
-            p[name] = max(p.get(name, 0), int(text))
+            fields = [int(x) for x in f.read().split()]
+        if fields:
+            p[name] = max(p.get(name, (0, 0)), (fields[0], fields[1] if len(fields) > 1 else 0))
         os.remove(path)
     return p
 
@@ -121,8 +124,8 @@ def run_once(case_id, program, args, tool, rep):
     m = re.search(r"\bseconds=([0-9.]+)", stdout)
     r["loop"] = float(m.group(1)) if m else float("nan")
     p = peaks(rss_prefix)
-    r["rss"] = p.get(program, 0)
-    others = {k: v for k, v in p.items() if k != program}
+    r["rss"], r["shmem"] = p.get(program, (0, 0))
+    others = {k: v[0] for k, v in p.items() if k != program}
     if tool == "spoor":
         r["tool_rss"] = others.get("spoor", 0)
         r["tool_rss_name"] = "spoor record"
@@ -181,8 +184,8 @@ def med(runs, key):
 print()
 print("=== Spoor vs heaptrack, whole process (medians of %d runs%s; load %s -> %s) ===" %
       (reps, "; %g s idle before each" % pause if pause > 0 else "", load_before, load_after))
-header = "%-23s %-9s %8s %7s %8s %7s %7s %9s %8s %20s %9s %7s %s" % (
-    "case", "tool", "wall s", "x", "cpu s", "x", "loop s", "rss MiB", "+MiB", "tool rss MiB", "file MiB",
+header = "%-23s %-9s %8s %7s %8s %7s %7s %9s %8s %8s %20s %9s %7s %s" % (
+    "case", "tool", "wall s", "x", "cpu s", "x", "loop s", "rss MiB", "+MiB", "shared", "tool rss MiB", "file MiB",
     "B/call", "calls / notes")
 print(header)
 print("-" * len(header))
@@ -208,10 +211,12 @@ for ci, (label, program, args) in enumerate(cases):
             if tool == "spoor":
                 notes += ", %d events; lost per run: %s; finishing after the program: %.3f s" % (
                     runs[-1]["events"], " ".join(str(r["lost"]) for r in runs), med(runs, "tail"))
-        print("%-23s %-9s %8.3f %7s %8.3f %7s %7.3f %9.1f %8s %20s %9s %7s %s" % (
+        print("%-23s %-9s %8.3f %7s %8.3f %7s %7.3f %9.1f %8s %8s %20s %9s %7s %s" % (
             label if tool == "untraced" else "", tool, w, "" if tool == "untraced" else "%.1f" % (w / bw),
             c, "" if tool == "untraced" else "%.1f" % (c / bc), med(runs, "loop"), rss / 1024,
-            "" if tool == "untraced" else "%+.1f" % ((rss - br) / 1024), tool_rss, file_mib, bpc, notes))
+            "" if tool == "untraced" else "%+.1f" % ((rss - br) / 1024),
+            "" if tool == "untraced" else "%.1f" % ((med(runs, "shmem") - med(base, "shmem")) / 1024),
+            tool_rss, file_mib, bpc, notes))
 
 if not keep:
     for f in glob.glob(os.path.join(out, "case*.spoor")) + glob.glob(os.path.join(out, "case*.zst")) + \
