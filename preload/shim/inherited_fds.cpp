@@ -14,6 +14,8 @@
 #include <cstring>
 
 #include "io_provider.h"
+#include "perf_sampler.h"
+#include "shim_state.h"
 
 namespace spoor::preload {
 namespace {
@@ -60,6 +62,10 @@ bool is_shim_descriptor(int fd) {
 }
 
 }  // namespace
+
+bool shim_owns_descriptor(int fd) {
+  return fd >= 0 && (is_shim_descriptor(fd) || perf_sampler_owns(fd) || fd == shim_connection());
+}
 
 void note_shim_descriptor(int fd) {
   if (fd < 0) return;

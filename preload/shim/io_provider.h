@@ -462,6 +462,11 @@ void describe_inherited_fds(int own_fd);
 // which is not the program's to describe. The first few are kept.
 void note_shim_descriptor(int fd);
 
+// Whether `fd` is the shim's: the recorder connection, a noted descriptor,
+// a thread's perf sampling event. Left out of the program's listings of
+// its descriptors (fd_listing_hooks.cpp).
+bool shim_owns_descriptor(int fd);
+
 }  // namespace spoor::preload
 
 #endif  // SPOOR_PRELOAD_IO_PROVIDER_H

@@ -74,6 +74,12 @@ int take_slot(int fd) {
 
 }  // namespace
 
+bool perf_sampler_owns(int fd) {
+  for (const Slot& slot : g_slots)
+    if (slot.fd.load(std::memory_order_relaxed) == fd) return true;
+  return false;
+}
+
 bool start_perf_sampling(long period_ns, int signal) {
   if (!g_usable.load(std::memory_order_relaxed) || t_fd >= 0 || t_failed || !free_slot_seen()) return false;
   // Whatever fails from here on fails for this thread: not tried again.

@@ -54,6 +54,9 @@ bool start_perf_sampling(long period_ns, int signal);
 // Whether the calling thread samples on the task clock now.
 bool perf_sampling_active();
 
+// Whether `fd` is some thread's sampling event.
+bool perf_sampler_owns(int fd);
+
 // Whether `info` is a signal this thread's task clock raised (now, or
 // before stop_perf_sampling: such a signal may still be pending).
 bool is_perf_sample_signal(const siginfo_t* info);

@@ -1700,6 +1700,28 @@ TEST(Record, TheProgramsFirstDescriptorsAreTheOnesItGetsAlone) {
   std::filesystem::remove(trace_path("first-fds"));
 }
 
+// Listed, the program's descriptor table reads as it does untraced: the
+// shim's connection and libunwind's pipe are left out of the entries of
+// /proc/self/fd and its other names (ls through opendir, find through
+// fdopendir, Python's os.listdir, a shell's glob), as they are out of the
+// program's first numbers above. They listed as 960-962 before.
+TEST(Record, TheProgramsListingOfItsDescriptorsLeavesTheShimsOut) {
+  const std::vector<std::string> listings = {
+      "ls /proc/self/fd /dev/fd/ /proc/self/fdinfo",
+      "find /proc/self/fd",
+      "python3 -c 'import os; print(sorted(os.listdir(\"/proc/self/fd\")), sorted(os.listdir(\"/proc/%d/fd\" % os.getpid())))'",
+      "bash -c 'echo /proc/self/fd/*'",
+  };
+  for (const std::string& listing : listings) {
+    const Process alone = run(listing);
+    ASSERT_EQ(alone.status, 0) << listing << ": " << alone.err;
+    const Process traced = run(kSpoor + " record -o " + trace_path("fd-listing") + " -- " + listing);
+    EXPECT_EQ(traced.status, 0) << listing << ": " << traced.err;
+    EXPECT_EQ(traced.out, alone.out) << listing << ": " << traced.err;
+  }
+  std::filesystem::remove(trace_path("fd-listing"));
+}
+
 // A process in a pid namespace of its own sees other pids than the
 // recorder (getpid() is 1 for the first). Its PROCESS and metadata blocks
 // named that pid while the recorder put its streams under the real one:

@@ -5,13 +5,14 @@
  * its own and exits; then the threads end and main prints its own again.
  * Each line is "WHEN COUNT LOWEST": how many descriptors are perf events,
  * and the lowest such number (-1: none). Untraced: "threads 0 -1" and so
- * on. */
-#include <dirent.h>
+ * on. Every number up to the descriptor limit is looked at: a listing of
+ * /proc/self/fd leaves the shim's descriptors out. */
 #include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -25,21 +26,19 @@ static void* worker(void* arg) {
 }
 
 static void print_perf_descriptors(const char* when) {
-  DIR* d = opendir("/proc/self/fd");
+  struct rlimit limit;
+  const int top = getrlimit(RLIMIT_NOFILE, &limit) == 0 && limit.rlim_cur < 4096 ? (int)limit.rlim_cur : 4096;
   int count = 0, lowest = -1;
-  struct dirent* e;
-  while ((e = readdir(d)) != NULL) {
+  for (int fd = 0; fd < top; ++fd) {
     char path[64], target[PATH_MAX];
-    snprintf(path, sizeof path, "/proc/self/fd/%s", e->d_name);
+    snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
     const ssize_t n = readlink(path, target, sizeof target - 1);
     if (n <= 0) continue;
     target[n] = '\0';
     if (strcmp(target, "anon_inode:[perf_event]") != 0) continue;
-    const int fd = atoi(e->d_name);
     ++count;
-    if (lowest < 0 || fd < lowest) lowest = fd;
+    if (lowest < 0) lowest = fd;
   }
-  closedir(d);
   printf("%s %d %d\n", when, count, lowest);
   fflush(stdout);
 }
