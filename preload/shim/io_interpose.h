@@ -160,11 +160,18 @@ void write_fd_created(int fd, uint8_t call, uint64_t start);
 extern "C" __attribute__((visibility("hidden"))) long spoor_openat2_system_call(long number, long dirfd, long path,
                                                                               long how, long size, long a5, long a6);
 
-// fork, or clone making a process on a copy of the caller's stack, through
-// syscall(): made, the child joined as a fork child is, and a Fork event
-// for it (process_hooks.cpp). syscall_hook.cpp's syscall() jumps here.
+// fork, or clone or clone3 making a process on a copy of the caller's
+// stack, through syscall(): made, the child joined as a fork child is, and
+// a Fork event for it (process_hooks.cpp). syscall_hook.cpp's syscall()
+// jumps here.
 extern "C" __attribute__((visibility("hidden"))) long spoor_fork_system_call(long number, long a1, long a2, long a3,
                                                                            long a4, long a5, long a6);
+
+// Whether clone3's arguments (`args`, `size` bytes) make a process on a
+// copy of the caller's stack: no CLONE_VM, no stack. Read without a fault:
+// false for arguments that cannot be read (the system call then says so).
+extern "C" __attribute__((visibility("hidden"))) int spoor_clone3_copies_the_caller(const void* args,
+                                                                                   unsigned long size);
 
 // io_submit, io_getevents, io_pgetevents or io_destroy through syscall():
 // made, and recorded as POSIX AIO's requests and results are

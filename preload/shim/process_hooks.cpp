@@ -10,6 +10,7 @@
 #include <fcntl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
+#include <sys/uio.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -245,7 +246,18 @@ SPOOR_INTERPOSE int clone(int (*fn)(void*), void* stack, int flags, void* arg, .
   return pid;
 }
 
-// fork, or clone without CLONE_VM and without a stack, through syscall():
+int spoor_clone3_copies_the_caller(const void* args, unsigned long size) {
+  // struct clone_args: flags at 0, stack at 40; 64 bytes in its first form.
+  uint64_t head[6] = {};
+  if (args == nullptr || size < 64) return 0;
+  const iovec local{head, sizeof head};
+  const iovec remote{const_cast<void*>(args), sizeof head};
+  const long got = raw_system_call(SYS_process_vm_readv, raw_system_call(SYS_getpid, 0, 0, 0, 0, 0, 0),
+                                   reinterpret_cast<long>(&local), 1, reinterpret_cast<long>(&remote), 1, 0);
+  return got == static_cast<long>(sizeof head) && (head[0] & CLONE_VM) == 0 && head[5] == 0;
+}
+
+// fork, or clone or clone3 without CLONE_VM and without a stack, through syscall():
 // the child returns on a copy of this frame, like clone()'s child above
 // but without a function of its own to start, so it leaves its parent's
 // rings here before it returns 0 to the program.

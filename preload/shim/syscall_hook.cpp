@@ -1,7 +1,7 @@
 // Interposed syscall(). Handed to the recorders: the io_uring system calls
 // of rings a program drives itself (uring_raw.cpp); openat2, which has no
-// glibc wrapper (io_hooks.cpp); fork, and a clone that makes a process on
-// a copy of the caller's stack, no CLONE_VM and no stack given
+// glibc wrapper (io_hooks.cpp); fork, and a clone or clone3 that makes a
+// process on a copy of the caller's stack, no CLONE_VM and no stack given
 // (process_hooks.cpp); io_submit, io_getevents, io_pgetevents and
 // io_destroy (linux_aio_hooks.cpp). Every other number is the system call
 // itself, made here exactly as glibc's syscall() makes it.
@@ -15,7 +15,7 @@
 // lookup of glibc's definition (dlsym) is not safe there, and none is
 // needed.
 //
-// Cost per call handed to none of them: six compares and branches (and a
+// Cost per call handed to none of them: seven compares and branches (and a
 // subtraction for each of the two ranges) before the system call.
 #include <sched.h>
 #include <sys/syscall.h>
@@ -26,10 +26,11 @@
 #if defined(__x86_64__)
 
 static_assert(SYS_io_uring_setup == 425 && SYS_io_uring_enter == 426 && SYS_io_uring_register == 427 &&
-                  SYS_openat2 == 437 && SYS_clone == 56 && SYS_fork == 57 && CLONE_VM == 0x100 &&
+                  SYS_openat2 == 437 && SYS_clone == 56 && SYS_clone3 == 435 && SYS_fork == 57 &&
+                  CLONE_VM == 0x100 &&
                   SYS_io_destroy == 207 && SYS_io_getevents == 208 && SYS_io_submit == 209 &&
                   SYS_io_pgetevents == 333,
-              "the assembly below picks its numbers as 425-427, 437, 56, 57, 207-209 and 333");
+              "the assembly below picks its numbers as 425-427, 437, 56, 57, 435, 207-209 and 333");
 
 // long syscall(long number, ...): number in %rdi, its six arguments in
 // %rsi, %rdx, %rcx, %r8, %r9 and the stack, as glibc reads them. The
@@ -56,6 +57,8 @@ syscall:
     je 6f
     cmpq $57, %rdi
     je 5f
+    cmpq $435, %rdi
+    je 7f
     cmpq $56, %rdi
     jne 1f
     testq $0x100, %rsi
@@ -92,6 +95,43 @@ syscall:
     movl %ecx, (%rax)
     movq $-1, %rax
     ret
+7:
+    # clone3: its flags and stack are in memory, read by a C function
+    # (which cannot fault); the registers are kept around the call.
+    pushq %rdi
+    .cfi_adjust_cfa_offset 8
+    pushq %rsi
+    .cfi_adjust_cfa_offset 8
+    pushq %rdx
+    .cfi_adjust_cfa_offset 8
+    pushq %rcx
+    .cfi_adjust_cfa_offset 8
+    pushq %r8
+    .cfi_adjust_cfa_offset 8
+    pushq %r9
+    .cfi_adjust_cfa_offset 8
+    subq $8, %rsp
+    .cfi_adjust_cfa_offset 8
+    movq %rsi, %rdi
+    movq %rdx, %rsi
+    call spoor_clone3_copies_the_caller
+    addq $8, %rsp
+    .cfi_adjust_cfa_offset -8
+    popq %r9
+    .cfi_adjust_cfa_offset -8
+    popq %r8
+    .cfi_adjust_cfa_offset -8
+    popq %rcx
+    .cfi_adjust_cfa_offset -8
+    popq %rdx
+    .cfi_adjust_cfa_offset -8
+    popq %rsi
+    .cfi_adjust_cfa_offset -8
+    popq %rdi
+    .cfi_adjust_cfa_offset -8
+    testl %eax, %eax
+    jnz 5b
+    jmp 1b
     .cfi_endproc
     .size syscall, .-syscall
 )");

@@ -897,8 +897,9 @@ TEST(Record, EveryProcessOfTheTreeIsTracedInItsOwnStreams) {
 // from glibc: its shim went on writing into the parent's rings, as the
 // parent. The clone hook has the child leave them and join as a fork
 // child does: each process's allocations are its own. The same for a
-// child made by syscall(SYS_clone) without a stack, whose shim recorded
-// nothing at all before the syscall() stand-in (it saw another pid).
+// child made by syscall(SYS_clone) or syscall(SYS_clone3) without a
+// stack, whose shim recorded nothing at all before the syscall() stand-in
+// (it saw another pid).
 class CloneChild : public ::testing::TestWithParam<const char*> {};
 
 TEST_P(CloneChild, IsAProcessOfItsOwn) {
@@ -925,7 +926,7 @@ TEST_P(CloneChild, IsAProcessOfItsOwn) {
   std::filesystem::remove(path);
 }
 
-INSTANTIATE_TEST_SUITE_P(MadeBy, CloneChild, ::testing::Values("clone", "syscall"));
+INSTANTIATE_TEST_SUITE_P(MadeBy, CloneChild, ::testing::Values("clone", "syscall", "clone3"));
 
 TEST(Record, AForkChildWritesTheStacksItSharesWithItsParentInItsOwnStreams) {
   // A stack the parent wrote before the fork is in the parent's streams:

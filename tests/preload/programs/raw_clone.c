@@ -6,7 +6,8 @@
  *   spoor_test_raw_clone            clone() with a stack of the program's
  *   spoor_test_raw_clone syscall    syscall(SYS_clone, SIGCHLD, 0, ...):
  *                                   the child returns 0 on a copy of the
- *                                   caller's stack, as from fork() */
+ *                                   caller's stack, as from fork()
+ *   spoor_test_raw_clone clone3     syscall(SYS_clone3, ...) the same way */
 #define _GNU_SOURCE
 #include <sched.h>
 #include <signal.h>
@@ -37,6 +38,16 @@ int main(int argc, char** argv) {
   pid_t pid;
   if (argc > 1 && strcmp(argv[1], "syscall") == 0) {
     pid = (pid_t)syscall(SYS_clone, SIGCHLD, 0, 0, 0, 0);
+    if (pid == 0) _exit(child(NULL));
+  } else if (argc > 1 && strcmp(argv[1], "clone3") == 0) {
+    /* struct clone_args as the kernel reads it (linux/sched.h's first
+     * form), without the header whose CLONE_ names <sched.h> has too. */
+    struct {
+      unsigned long long flags, pidfd, child_tid, parent_tid, exit_signal, stack, stack_size, tls;
+    } args;
+    memset(&args, 0, sizeof args);
+    args.exit_signal = SIGCHLD;
+    pid = (pid_t)syscall(SYS_clone3, &args, sizeof args);
     if (pid == 0) _exit(child(NULL));
   } else {
     pid = clone(child, child_stack + sizeof child_stack, SIGCHLD, NULL);
