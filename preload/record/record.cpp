@@ -377,8 +377,10 @@ class Recorder {
     t->region = std::make_unique<Region>();
     std::string error;
     if (!t->region->create(layout_, &error)) {
-      if (region_error_.empty()) std::fprintf(stderr, "spoor record: %s; pid %u is not traced\n", error.c_str(), pid);
-      if (region_error_.empty()) region_error_ = error;
+      if (region_error_.empty()) {  // said once
+        std::fprintf(stderr, "spoor record: %s; pid %u is not traced\n", error.c_str(), pid);
+        region_error_ = error;
+      }
       return {};
     }
     t->pid = pid;
@@ -794,9 +796,10 @@ bool run_record(const RecordOptions& given, RecordResult* result, std::string* e
   }
   // A reader that stops early (spoor record -o - ... | head, or one gone
   // before the file header is written) makes the writes fail with EPIPE,
-  // reported when it happens and in the summary, instead of killing the recorder while the program
-  // runs on. Set after the fork (an ignored signal would stay ignored in
-  // the program across its exec), before anything is written.
+  // reported when it happens and in the summary, instead of killing the
+  // recorder while the program runs on. Set after the fork (an ignored
+  // signal would stay ignored in the program across its exec), before
+  // anything is written.
   if (trace_to_stdout) signal(SIGPIPE, SIG_IGN);
   close(exec_pipe[1]);
   close(go_pipe[0]);
