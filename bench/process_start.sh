@@ -3,7 +3,9 @@
 # workload. Runs a shell loop that starts ~3 processes per iteration (the
 # command substitution's subshell, its pipeline's two children, one of them
 # exec'ing cat) untraced, under `spoor record` (default providers) and under
-# `heaptrack` (which follows children through LD_PRELOAD too), interleaved,
+# `heaptrack` (whose library LD_PRELOAD loads into every process of the
+# loop too, though heaptrack 1.4.0 records the first process's allocations
+# only: neither a fork child's nor an exec'd program's), interleaved,
 # SPOOR_BENCH_REPS times, and prints the median wall and CPU time of each, the time
 # each tool added per process started, and the ratios to untraced.
 #
