@@ -252,6 +252,14 @@ SPOOR_NOINLINE void record_results(aio_context_t context, const struct io_event*
   }
 }
 
+// libaio's function `call` makes, its system calls through syscall() left
+// to it.
+template <class Call>
+int inside_libaio(Call call) {
+  FlagScope inside(t_in_libaio);
+  return call();
+}
+
 }  // namespace
 }  // namespace spoor::preload
 
@@ -287,11 +295,7 @@ SPOOR_INTERPOSE int io_submit(aio_context_t context, long count, struct iocb** b
   if (SPOOR_LIKELY(!kIoAioSubmit.enabled())) return next(context, count, blocks);
   const uint64_t start = spoor_port_ticks();
   record_ring_results(context, start, false);
-  int result;
-  {
-    FlagScope inside(t_in_libaio);
-    result = next(context, count, blocks);
-  }
+  const int result = inside_libaio([&] { return next(context, count, blocks); });
   record_submit(context, count, blocks, result, start);  // libaio returns -errno
   return result;
 }
@@ -302,11 +306,7 @@ SPOOR_INTERPOSE int io_getevents(aio_context_t context, long least, long most, s
   if (SPOOR_UNLIKELY(next == nullptr)) return -ENOSYS;
   if (SPOOR_LIKELY(!kIoAioReturn.enabled())) return next(context, least, most, events, timeout);
   const uint64_t start = spoor_port_ticks();
-  int result;
-  {
-    FlagScope inside(t_in_libaio);
-    result = next(context, least, most, events, timeout);
-  }
+  const int result = inside_libaio([&] { return next(context, least, most, events, timeout); });
   record_results(context, events, result > 0 ? result : 0, start);
   return result;
 }
@@ -317,11 +317,7 @@ SPOOR_INTERPOSE int io_pgetevents(aio_context_t context, long least, long most, 
   if (SPOOR_UNLIKELY(next == nullptr)) return -ENOSYS;
   if (SPOOR_LIKELY(!kIoAioReturn.enabled())) return next(context, least, most, events, timeout, mask);
   const uint64_t start = spoor_port_ticks();
-  int result;
-  {
-    FlagScope inside(t_in_libaio);
-    result = next(context, least, most, events, timeout, mask);
-  }
+  const int result = inside_libaio([&] { return next(context, least, most, events, timeout, mask); });
   record_results(context, events, result > 0 ? result : 0, start);
   return result;
 }
@@ -332,11 +328,7 @@ SPOOR_INTERPOSE int io_cancel(aio_context_t context, struct iocb* block, struct 
   if (SPOOR_UNLIKELY(next == nullptr)) return -ENOSYS;
   if (SPOOR_LIKELY(!kIoAioReturn.enabled())) return next(context, block, event);
   const uint64_t start = spoor_port_ticks();
-  int result;
-  {
-    FlagScope inside(t_in_libaio);
-    result = next(context, block, event);
-  }
+  const int result = inside_libaio([&] { return next(context, block, event); });
   if (result == 0) record_results(0, event, 1, start);
   return result;
 }
@@ -347,11 +339,7 @@ SPOOR_INTERPOSE int io_destroy(aio_context_t context) {
   if (SPOOR_UNLIKELY(next == nullptr)) return -ENOSYS;
   if (SPOOR_LIKELY(!kIoAioReturn.enabled())) return next(context);
   record_ring_results(context, spoor_port_ticks(), true);
-  int result;
-  {
-    FlagScope inside(t_in_libaio);
-    result = next(context);
-  }
+  const int result = inside_libaio([&] { return next(context); });
   if (result == 0) forget_context(context);
   return result;
 }
