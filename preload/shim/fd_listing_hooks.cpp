@@ -4,15 +4,19 @@
 // libunwind's pipe (at high numbers, high_descriptors.h), which untraced
 // they never show: tracing changed what the program printed.
 //
-// A directory opened by a name of this process's descriptor table
-// (/proc/self/fd, /dev/fd, /proc/<pid>/fd, /proc/thread-self/fd, a task's
-// fd, and the same for fdinfo) is noted at opendir or fdopendir; readdir
-// on it skips the entries that name the shim's descriptors. Listings made
-// with the getdents64 system call itself are not filtered.
+// A directory that is this process's descriptor table (/proc/self/fd,
+// /dev/fd, /proc/<pid>/fd, /proc/thread-self/fd, a task's fd, and the same
+// for fdinfo, by an absolute name or one relative to the working
+// directory or a descriptor) is noted at opendir or fdopendir; readdir and
+// readdir_r on it skip the entries that name the shim's descriptors.
+// scandir and scandirat of one drop them before the program's filter sees
+// them; getdents64, through its glibc wrapper or syscall(), takes them out
+// of the entries the kernel returned.
 //
-// Cost: opendir compares the name; fdopendir makes an fstat (and reads
-// the descriptor's link when it lies on /proc); readdir of any other
-// directory, one relaxed load while no descriptor table is open.
+// Cost: opendir of an absolute name compares the name, of a relative one
+// makes an fstat (and reads the descriptor's link when it lies on /proc),
+// as fdopendir does; readdir of any other directory, one relaxed load
+// while no descriptor table is open; getdents64, an fstat per call.
 #include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -26,6 +30,7 @@
 
 #include "io_interpose.h"
 #include "io_provider.h"
+#include "raw_system_call.h"
 
 namespace spoor::preload {
 namespace {
@@ -35,12 +40,28 @@ using FdopendirFn = DIR* (*)(int);
 using ClosedirFn = int (*)(DIR*);
 using ReaddirFn = dirent* (*)(DIR*);
 using Readdir64Fn = dirent64* (*)(DIR*);
+using ReaddirRFn = int (*)(DIR*, dirent*, dirent**);
+using Readdir64RFn = int (*)(DIR*, dirent64*, dirent64**);
+template <class Entry>
+using ScanFilter = int (*)(const Entry*);
+template <class Entry>
+using ScanOrder = int (*)(const Entry**, const Entry**);
+template <class Entry>
+using ScandirFn = int (*)(const char*, Entry***, ScanFilter<Entry>, ScanOrder<Entry>);
+template <class Entry>
+using ScandiratFn = int (*)(int, const char*, Entry***, ScanFilter<Entry>, ScanOrder<Entry>);
 
 constinit NextFunction<OpendirFn> g_opendir{"opendir"};
 constinit NextFunction<FdopendirFn> g_fdopendir{"fdopendir"};
 constinit NextFunction<ClosedirFn> g_closedir{"closedir"};
 constinit NextFunction<ReaddirFn> g_readdir{"readdir"};
 constinit NextFunction<Readdir64Fn> g_readdir64{"readdir64"};
+constinit NextFunction<ReaddirRFn> g_readdir_r{"readdir_r"};
+constinit NextFunction<Readdir64RFn> g_readdir64_r{"readdir64_r"};
+constinit NextFunction<ScandirFn<dirent>> g_scandir{"scandir"};
+constinit NextFunction<ScandirFn<dirent64>> g_scandir64{"scandir64"};
+constinit NextFunction<ScandiratFn<dirent>> g_scandirat{"scandirat"};
+constinit NextFunction<ScandiratFn<dirent64>> g_scandirat64{"scandirat64"};
 
 // The descriptor tables open now. A program lists them one at a time; one
 // that opens more than this many at once sees the shim's in the others.
@@ -109,6 +130,43 @@ bool on_proc(int fd) {
   return on;
 }
 
+// Whether the open directory `fd` is this process's descriptor table.
+bool is_descriptor_table(int fd) {
+  if (!on_proc(fd)) return false;
+  char path[PATH_MAX];
+  const size_t length = fd_link(fd, path, sizeof path - 1);
+  path[length] = '\0';
+  return length > 0 && names_own_descriptor_table(path);
+}
+
+// The same for the directory `path` names, relative to `dirfd` (or the
+// working directory) when it does not start with '/': by its name, as
+// scandir must decide before it opens the directory (opening it here
+// would take a descriptor number the program might get next).
+bool names_table_at(int dirfd, const char* path) {
+  if (path == nullptr) return false;
+  if (path[0] == '/') return names_own_descriptor_table(path);
+  const int kept = errno;
+  char full[PATH_MAX];
+  size_t length = 0;
+  if (dirfd == AT_FDCWD) {
+    if (raw_system_call(SYS_getcwd, reinterpret_cast<long>(full), sizeof full, 0, 0, 0, 0) > 0) length = std::strlen(full);
+  } else {
+    length = fd_link(dirfd, full, sizeof full - 1);
+  }
+  errno = kept;
+  // "." and "./" name the directory itself.
+  const bool itself = std::strcmp(path, ".") == 0 || std::strcmp(path, "./") == 0;
+  const size_t rest = itself ? 0 : std::strlen(path);
+  if (length == 0 || full[0] != '/' || length + 1 + rest >= sizeof full) return false;
+  full[length] = '\0';
+  if (!itself) {
+    if (full[length - 1] != '/') full[length++] = '/';
+    std::memcpy(full + length, path, rest + 1);
+  }
+  return names_own_descriptor_table(full);
+}
+
 void note_table(DIR* dir) {
   for (auto& slot : g_table) {
     DIR* empty = nullptr;
@@ -162,18 +220,98 @@ Entry* next_entry(Next next, DIR* dir) {
   return entry;
 }
 
+// readdir_r's: the next entry that is not the shim's.
+template <class Entry, class Next>
+int next_entry_r(Next next, DIR* dir, Entry* entry, Entry** result) {
+  int error = next(dir, entry, result);
+  if (SPOOR_LIKELY(g_tables_open.load(std::memory_order_relaxed) == 0) || !is_table(dir)) return error;
+  while (error == 0 && *result != nullptr && names_shims_descriptor((*result)->d_name)) error = next(dir, entry, result);
+  return error;
+}
+
+// scandir's filter on a descriptor table: the shim's entries out, then the
+// program's own filter (none: every other entry), which the hook leaves
+// here for the call's length. A filter that scans another table meanwhile
+// puts it back when its own call returns.
+using AnyFunction = void (*)();
+constinit thread_local AnyFunction t_program_filter __attribute__((tls_model("initial-exec"))) = nullptr;
+
+template <class Entry>
+int keep_programs_entry(const Entry* entry) {
+  if (names_shims_descriptor(entry->d_name)) return 0;
+  const auto filter = reinterpret_cast<ScanFilter<Entry>>(t_program_filter);
+  return filter == nullptr ? 1 : filter(entry);
+}
+
+// `scan(filter)` is the C library's scandir of the directory; `table`,
+// whether it is this process's descriptor table.
+template <class Entry, class Scan>
+int scan_directory(bool table, ScanFilter<Entry> filter, Scan scan) {
+  if (!table) return scan(filter);
+  const AnyFunction outer = t_program_filter;
+  t_program_filter = reinterpret_cast<AnyFunction>(filter);
+  const int entries = scan(&keep_programs_entry<Entry>);
+  t_program_filter = outer;
+  return entries;
+}
+
+// getdents64's records, as the kernel writes them.
+struct LinuxDirent64 {
+  uint64_t ino;
+  int64_t off;
+  unsigned short reclen;
+  unsigned char type;
+  char name[];
+};
+
+// Takes the records naming the shim's descriptors out of the `size` bytes
+// at `buffer`; returns the bytes left. Records are 8-byte multiples, so
+// the ones moved down stay aligned.
+long drop_shims_records(char* buffer, long size) {
+  long kept = 0;
+  for (long at = 0; at < size;) {
+    const auto* record = reinterpret_cast<const LinuxDirent64*>(buffer + at);
+    const long length = record->reclen;
+    if (length == 0 || at + length > size) return kept + (size - at);  // not the kernel's: left as it is
+    if (!names_shims_descriptor(record->name)) {
+      if (kept != at) std::memmove(buffer + kept, buffer + at, static_cast<size_t>(length));
+      kept += length;
+    }
+    at += length;
+  }
+  return kept;
+}
+
 }  // namespace
+
 }  // namespace spoor::preload
 
 using namespace spoor::preload;
 
 extern "C" {
 
+// getdents64, through its glibc wrapper or syscall(): when every record of
+// a call named the shim's, the next call's are returned, as a 0 would say
+// the listing ended.
+long spoor_getdents64_system_call(long number, long fd, long buffer, long size, long a4, long a5,
+                                             long a6) {
+  long result = raw_system_call(number, fd, buffer, size, a4, a5, a6);
+  if (result <= 0 || !is_descriptor_table(static_cast<int>(fd))) return as_libc_result(result);
+  for (;;) {
+    const long kept = drop_shims_records(reinterpret_cast<char*>(buffer), result);
+    if (kept > 0) return kept;
+    result = raw_system_call(number, fd, buffer, size, a4, a5, a6);
+    if (result <= 0) return as_libc_result(result);
+  }
+}
+
 SPOOR_INTERPOSE DIR* opendir(const char* path) {
   const OpendirFn next = g_opendir.get();
   if (SPOOR_UNLIKELY(next == nullptr)) return no_next_function<DIR*>(nullptr);
   DIR* dir = next(path);
-  if (dir != nullptr && names_own_descriptor_table(path)) note_table(dir);
+  if (dir == nullptr) return dir;  // glibc's opendir reads the name first: a null one never gets here
+  // A relative name is judged by where it led (the descriptor's link).
+  if (path[0] == '/' ? names_own_descriptor_table(path) : is_descriptor_table(dirfd(dir))) note_table(dir);
   return dir;
 }
 
@@ -181,12 +319,7 @@ SPOOR_INTERPOSE DIR* fdopendir(int fd) {
   const FdopendirFn next = g_fdopendir.get();
   if (SPOOR_UNLIKELY(next == nullptr)) return no_next_function<DIR*>(nullptr);
   DIR* dir = next(fd);
-  if (dir != nullptr && on_proc(fd)) {
-    char path[PATH_MAX];
-    const size_t length = fd_link(fd, path, sizeof path - 1);
-    path[length] = '\0';
-    if (length > 0 && names_own_descriptor_table(path)) note_table(dir);
-  }
+  if (dir != nullptr && is_descriptor_table(fd)) note_table(dir);
   return dir;
 }
 
@@ -209,6 +342,54 @@ SPOOR_INTERPOSE dirent64* readdir64(DIR* dir) {
   const Readdir64Fn next = g_readdir64.get();
   if (SPOOR_UNLIKELY(next == nullptr)) return no_next_function<dirent64*>(nullptr);
   return next_entry<dirent64>(next, dir);
+}
+
+SPOOR_INTERPOSE int readdir_r(DIR* dir, dirent* entry, dirent** result) {
+  const ReaddirRFn next = g_readdir_r.get();
+  if (SPOOR_UNLIKELY(next == nullptr)) return ENOSYS;
+  return next_entry_r(next, dir, entry, result);
+}
+
+SPOOR_INTERPOSE int readdir64_r(DIR* dir, dirent64* entry, dirent64** result) {
+  const Readdir64RFn next = g_readdir64_r.get();
+  if (SPOOR_UNLIKELY(next == nullptr)) return ENOSYS;
+  return next_entry_r(next, dir, entry, result);
+}
+
+SPOOR_INTERPOSE int scandir(const char* path, dirent*** list, ScanFilter<dirent> filter, ScanOrder<dirent> order) {
+  const ScandirFn<dirent> next = g_scandir.get();
+  if (SPOOR_UNLIKELY(next == nullptr)) return no_next_function(-1);
+  return scan_directory<dirent>(names_table_at(AT_FDCWD, path), filter,
+                                [&](ScanFilter<dirent> f) { return next(path, list, f, order); });
+}
+
+SPOOR_INTERPOSE int scandir64(const char* path, dirent64*** list, ScanFilter<dirent64> filter,
+                              ScanOrder<dirent64> order) {
+  const ScandirFn<dirent64> next = g_scandir64.get();
+  if (SPOOR_UNLIKELY(next == nullptr)) return no_next_function(-1);
+  return scan_directory<dirent64>(names_table_at(AT_FDCWD, path), filter,
+                                  [&](ScanFilter<dirent64> f) { return next(path, list, f, order); });
+}
+
+SPOOR_INTERPOSE int scandirat(int dirfd, const char* path, dirent*** list, ScanFilter<dirent> filter,
+                              ScanOrder<dirent> order) {
+  const ScandiratFn<dirent> next = g_scandirat.get();
+  if (SPOOR_UNLIKELY(next == nullptr)) return no_next_function(-1);
+  return scan_directory<dirent>(names_table_at(dirfd, path), filter,
+                                [&](ScanFilter<dirent> f) { return next(dirfd, path, list, f, order); });
+}
+
+SPOOR_INTERPOSE int scandirat64(int dirfd, const char* path, dirent64*** list, ScanFilter<dirent64> filter,
+                                ScanOrder<dirent64> order) {
+  const ScandiratFn<dirent64> next = g_scandirat64.get();
+  if (SPOOR_UNLIKELY(next == nullptr)) return no_next_function(-1);
+  return scan_directory<dirent64>(names_table_at(dirfd, path), filter,
+                                  [&](ScanFilter<dirent64> f) { return next(dirfd, path, list, f, order); });
+}
+
+SPOOR_INTERPOSE ssize_t getdents64(int fd, void* buffer, size_t size) {
+  return spoor_getdents64_system_call(SYS_getdents64, fd, reinterpret_cast<long>(buffer), static_cast<long>(size),
+                                      0, 0, 0);
 }
 
 }  // extern "C"

@@ -180,6 +180,13 @@ extern "C" __attribute__((visibility("hidden"))) int spoor_clone3_copies_the_cal
 extern "C" __attribute__((visibility("hidden"))) long spoor_linux_aio_system_call(long number, long a1, long a2,
                                                                                 long a3, long a4, long a5, long a6);
 
+// getdents64 through syscall() or its glibc wrapper: made, and the records
+// naming the shim's descriptors taken out of a listing of this process's
+// descriptor table (fd_listing_hooks.cpp). syscall_hook.cpp's syscall()
+// jumps here.
+extern "C" __attribute__((visibility("hidden"))) long spoor_getdents64_system_call(long number, long fd, long buffer,
+                                                                                 long size, long a4, long a5, long a6);
+
 // Interposed functions are the only symbols the shim exports.
 #define SPOOR_INTERPOSE __attribute__((visibility("default")))
 
