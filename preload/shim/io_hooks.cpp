@@ -190,6 +190,16 @@ SPOOR_ALWAYS_INLINE ssize_t forward_transfer(Fn next, int fd, int64_t offset, co
   return result;
 }
 
+// A read, write or close libunwind makes inside the shim on a number of its
+// pipe that is now the program's (io_provider.h): EBADF, and the call is
+// not made. A program's signal handler running over the shim makes its own
+// calls. One thread-local load on the program's calls (t_in_shim, false).
+SPOOR_NOINLINE bool shims_call_on_programs_file(int fd, bool (*not_the_shims)(int)) {
+  if (t_handlers_over_shim != 0 || !not_the_shims(fd)) return false;
+  errno = EBADF;
+  return true;
+}
+
 SPOOR_NOINLINE void record_close(int fd, int result, uint64_t start) {
   KeptErrno kept;
   IoRecording recording;
@@ -369,6 +379,7 @@ SPOOR_INTERPOSE int __openat64_2(int dirfd, const char* path, int flags) {
 SPOOR_INTERPOSE int close(int fd) {
   const FdFn next = g_close.get();
   if (SPOOR_UNLIKELY(next == nullptr)) return static_cast<int>(sys_fd(SYS_close, fd));
+  if (SPOOR_UNLIKELY(t_in_shim) && shims_call_on_programs_file(fd, shim_number_taken)) return -1;
   if (SPOOR_LIKELY(!kIoClose.enabled())) return next(fd);
   const uint64_t start = spoor_port_ticks();
   const int result = next(fd);
@@ -381,6 +392,7 @@ SPOOR_INTERPOSE int close(int fd) {
 SPOOR_INTERPOSE ssize_t read(int fd, void* buf, size_t n) {
   const ReadFn next = g_read.get();
   if (SPOOR_UNLIKELY(next == nullptr)) return sys_transfer(SYS_read, fd, buf, n);
+  if (SPOOR_UNLIKELY(t_in_shim) && shims_call_on_programs_file(fd, shim_pipe_lost)) return -1;
   return forward_transfer<kIoRead>(next, fd, -1, nullptr, 0, n, fd, buf, n);
 }
 
@@ -451,6 +463,7 @@ SPOOR_INTERPOSE ssize_t preadv64v2(int fd, const iovec* iov, int count, off_t of
 SPOOR_INTERPOSE ssize_t write(int fd, const void* buf, size_t n) {
   const WriteFn next = g_write.get();
   if (SPOOR_UNLIKELY(next == nullptr)) return sys_transfer(SYS_write, fd, buf, n);
+  if (SPOOR_UNLIKELY(t_in_shim) && shims_call_on_programs_file(fd, shim_pipe_lost)) return -1;
   return forward_transfer<kIoWrite>(next, fd, -1, nullptr, 0, n, fd, buf, n);
 }
 

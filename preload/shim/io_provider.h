@@ -467,6 +467,22 @@ void note_shim_descriptor(int fd);
 // its descriptors (fd_listing_hooks.cpp).
 bool shim_owns_descriptor(int fd);
 
+// libunwind keeps the numbers of its pipe for the life of the process and
+// reads, writes and closes them. A program that closed every descriptor
+// (closefrom, a close loop) and then got one of those numbers for a file
+// of its own would have had a byte of it read, a byte of memory written
+// into it, and the file closed under it. The shim's read, write and close
+// hooks, called from inside the shim (made_for_the_shim), ask these and
+// fail with EBADF instead: libunwind then makes a new pipe, at free
+// numbers, and the program's file is left alone.
+//
+// Whether `fd` is a noted number that is now open on another file.
+bool shim_number_taken(int fd);
+// Whether `fd` is a number of a noted pipe of which one end is no longer
+// the shim's (libunwind checks the read end first, then writes to the
+// other).
+bool shim_pipe_lost(int fd);
+
 }  // namespace spoor::preload
 
 #endif  // SPOOR_PRELOAD_IO_PROVIDER_H

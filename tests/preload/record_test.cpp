@@ -1727,6 +1727,29 @@ TEST(Record, TheProgramsListingOfItsDescriptorsLeavesTheShimsOut) {
   std::filesystem::remove(trace_path("fd-listing"));
 }
 
+// libunwind keeps the numbers of the pipe it checks addresses with, and
+// the shim moves that pipe to the top of the program's range. A program
+// that closed every descriptor and then put files of its own on those
+// numbers (dup2) had bytes of them read by libunwind's next walk, a byte
+// of memory written into them, or the file closed under it. The shim's
+// read, write and close hooks now refuse libunwind's calls on a number
+// that is no longer its pipe, and libunwind makes a new one. Without the
+// rule cache the first walks of each call site are libunwind's.
+TEST(Record, LibunwindNeverTouchesTheProgramsFilesOnTheShimsFormerNumbers) {
+  const std::string files = spoor::test::temp_path("shim-numbers");
+  const std::string program = std::string(SPOOR_SHIM_NUMBERS_REUSED) + " " + files;
+  const Process alone = run(program);
+  ASSERT_EQ(alone.status, 0) << alone.err;
+  EXPECT_EQ(alone.out, "files in place\nunchanged\n");
+  for (int i = 0; i < 3; ++i) {
+    const Process traced =
+        run("SPOOR_RULE_CACHE=off " + kSpoor + " record -o " + trace_path("shim-numbers") + " -- " + program);
+    EXPECT_EQ(traced.status, 0) << traced.err;
+    EXPECT_EQ(traced.out, alone.out) << traced.err;
+  }
+  std::filesystem::remove(trace_path("shim-numbers"));
+}
+
 // A process in a pid namespace of its own sees other pids than the
 // recorder (getpid() is 1 for the first). Its PROCESS and metadata blocks
 // named that pid while the recorder put its streams under the real one:
