@@ -27,7 +27,7 @@
 namespace spoor::preload {
 
 inline constexpr uint32_t kRegionMagic = 0x4E474552u;  // "REGN"
-inline constexpr uint32_t kRegionVersion = 4;
+inline constexpr uint32_t kRegionVersion = 5;
 
 struct RegionHeader {
   uint32_t magic;
@@ -42,7 +42,12 @@ struct RegionHeader {
   std::atomic<uint64_t> metadata_length;
   // The pid that attached, stored once its metadata is published.
   std::atomic<uint32_t> attached_pid;
-  uint32_t reserved;
+  // Set by the recorder when nothing more can reach the trace (its file
+  // failed): the process turns every provider off. The recorder also turns
+  // off the control block's levels; a process attaching meanwhile looks
+  // here after applying its own rules (seq_cst on both sides, so one of
+  // the two is seen last).
+  std::atomic<uint32_t> tracing_off;
   // Of the events counted lost in the rings, those that were calls of a
   // signal handler that interrupted the shim, which cannot be recorded
   // there (a stdio call, say): the recorder tells the user which it was.

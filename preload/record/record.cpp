@@ -354,14 +354,23 @@ class Recorder {
   // and its rings are still drained (full rings would only cost it lost
   // events). Said when it happens: a long recording would otherwise go on
   // writing nothing until the program ends.
+  //
+  // Its processes stop tracing then: events no one will read would only
+  // slow them down. Each region's providers are switched off, and a
+  // process that starts or execs from then on is told it is not traced.
   void tell_write_failure() {
     if (told_write_failure_ || file_.error_number() == 0) return;
     told_write_failure_ = true;
-    std::fprintf(stderr, "spoor record: %s; the program runs on, but nothing more reaches the trace\n",
+    tracing_off_ = true;
+    for (auto& t : traced_)
+      if (!t->finished) t->region->switch_tracing_off();
+    std::fprintf(stderr,
+                 "spoor record: %s; the program runs on, untraced from now on: nothing more reaches the trace\n",
                  write_failure().c_str());
   }
 
   Reply hello(uint32_t pid) {
+    if (tracing_off_) return {};
     Traced* same = nullptr;
     for (auto& t : traced_)
       if (t->pid == pid && !t->finished) same = t.get();
@@ -525,6 +534,7 @@ class Recorder {
   int root_status_ = 0;
   std::string region_error_;  // the first process's that could not be given rings
   bool told_write_failure_ = false;
+  bool tracing_off_ = false;  // after a failed write: no process is traced any more
   std::string path_;  // the trace's, "-" for standard output
   DrainTotals totals_;
   uint64_t handler_calls_lost_ = 0;  // from the regions of the processes finished

@@ -3,6 +3,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <cstring>
 #include <new>
@@ -167,6 +168,15 @@ void Region::copy_new_metadata(Sink sink) {
   if (len <= metadata_copied_ || len > header_->metadata_capacity) return;
   sink.write(sink.context, base_ + header_->metadata_offset + metadata_copied_, len - metadata_copied_);
   metadata_copied_ = len;
+}
+
+void Region::switch_tracing_off() {
+  if (header_ == nullptr) return;
+  header_->tracing_off.store(1, std::memory_order_seq_cst);
+  auto* block = reinterpret_cast<ControlBlock*>(base_ + header_->control_offset);
+  // The slots the process has not registered are off already.
+  for (uint32_t i = 0; i < SPOOR_MAX_PROVIDERS; ++i) apply_enable_state(block->slots()[i], EnableState{});
+  std::atomic_thread_fence(std::memory_order_seq_cst);
 }
 
 }  // namespace spoor::record

@@ -51,6 +51,11 @@ class Region {
   // never wrote on stay untouched.
   void populate_ahead();
 
+  // Turns every provider of the process off, for good: nothing more can
+  // reach the trace. Its hooks then cost what they cost untraced, bar a
+  // load and a branch.
+  void switch_tracing_off();
+
  private:
   // How much of the region may hold pages: what its header, metadata and
   // rings' writers and populate_ahead reached.

@@ -247,6 +247,10 @@ bool join_recorder(bool fork_child) {
     g_connection_ino = connection_stat.st_ino;
   }
   if (!fork_child) apply_provider_spec();
+  // The recorder may have switched tracing off (its file failed) while the
+  // rules above went in: they must not turn it back on (shared_region.h).
+  std::atomic_thread_fence(std::memory_order_seq_cst);
+  if (header->tracing_off.load(std::memory_order_seq_cst) != 0) disable_all_providers();
 
   // Appended after what earlier images of this process wrote (the
   // recorder has copied that already).

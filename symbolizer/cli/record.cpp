@@ -410,7 +410,8 @@ options:
 exit status: the program's (0 with --pid); 127 when it cannot be recorded
 (not found, no such pid, cannot create FILE) or writing the trace failed
 (a full disk, `ulimit -f`, a reader of -o - that went away: said when it
-happens; the program runs on, the file keeps what was written before); 2
+happens; the program runs on, untraced from then on, and the file keeps
+what was written before); 2
 for a usage error.
 )",
     run_record_command};

@@ -365,20 +365,31 @@ TEST(Record, AReaderThatGoesAwayIsAWriteErrorAndTheProgramRunsToItsEnd) {
 // write fails, here with EFBIG) is said while the program runs, which runs
 // on to its end with its output; the summary still tells how it ended, and
 // the file keeps what was written before, readable up to the cut. spoor
-// exits 127, and is not killed by SIGXFSZ.
+// exits 127, and is not killed by SIGXFSZ. The program's processes stop
+// tracing: nothing more could be written.
 TEST(Record, AFailedWriteIsSaidAtOnceAndTheFileKeepsWhatCameBefore) {
   const std::string path = trace_path("file-size-limit");
   const Process r = run("bash -c 'ulimit -f 32768; " + kSpoor + " record --buffer-size 256K --wait-when-full --compress none -o " +
                         path + " -- sh -c \"" + SPOOR_HEAP_COUNTS +
                         " 2000000; sleep 1; echo ran-to-the-end >&2\" 2>&1; echo status=$?'");
   EXPECT_NE(r.out.find("status=127"), std::string::npos) << r.out << r.err;
-  const size_t failed = r.out.find("writing '" + path + "' failed: File too large; the program runs on");
+  const size_t failed =
+      r.out.find("writing '" + path + "' failed: File too large; the program runs on, untraced from now on");
   const size_t ran = r.out.find("ran-to-the-end");
   ASSERT_NE(failed, std::string::npos) << r.out;
   ASSERT_NE(ran, std::string::npos) << r.out;
   EXPECT_LT(failed, ran) << "said while the program ran: " << r.out;
   EXPECT_NE(r.out.find("'sh' (pid "), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find(" events taken from the rings, "), std::string::npos) << r.out;
+  // Tracing stops with the file: the program's 2,000,000 allocations and
+  // frees after the cut (of 4,000,000 events in all) are not recorded for
+  // nothing, and the `sleep` sh starts afterwards is not traced.
+  const size_t taken_at = r.out.find(" events taken from the rings, ");
+  ASSERT_NE(taken_at, std::string::npos) << r.out;
+  const size_t processes_at = r.out.rfind("processes, ", taken_at);
+  ASSERT_NE(processes_at, std::string::npos) << r.out;
+  const uint64_t taken = std::stoull(r.out.substr(processes_at + 11, taken_at - processes_at - 11));
+  EXPECT_LT(taken, 3'000'000u) << r.out;
+  EXPECT_NE(r.out.find("spoor record: 2 processes, "), std::string::npos) << "sh and the program: " << r.out;
   EXPECT_NE(r.out.find(", only 32.0 MiB written to " + path), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("the trace ends after 33554432 bytes"), std::string::npos) << r.out;
   EXPECT_EQ(std::filesystem::file_size(path), 32u << 20);
