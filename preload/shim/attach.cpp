@@ -5,6 +5,7 @@
 // metadata. A fork child does the same for itself, so every process of the
 // tree has its own streams.
 #include <fcntl.h>
+#include <poll.h>
 #include <pthread.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -168,7 +169,9 @@ void apply_provider_spec() {
 // runs inside hooks and signal handlers.
 constexpr uint32_t kMostWaitRounds = 4000;
 std::atomic<bool> g_wait_when_full{false};
+void stop_tracing_if_recorder_gone();
 bool wait_for_drainer(uint32_t asked) {
+  stop_tracing_if_recorder_gone();
   if (!g_wait_when_full.load(std::memory_order_relaxed)) return false;
   if (asked > kMostWaitRounds) {
     g_wait_when_full.store(false, std::memory_order_relaxed);
@@ -183,6 +186,27 @@ bool wait_for_drainer(uint32_t asked) {
 
 void disable_all_providers() {
   for (Provider* p : kShimProviders) apply_enable_state(*const_cast<ProviderControl*>(p->control()), EnableState{});
+}
+
+// A ring stays full when nothing drains it any more: the recorder was
+// killed (SIGKILL, the OOM killer), or it finished while processes the
+// program left still run (Ctrl-C ended its wait). Every 4096th time a ring
+// is found full, the connection is looked at (an fstat and a ppoll, no
+// wait): hung up, every provider is switched off, and the program runs on
+// untraced instead of walking stacks for events no one will read. A
+// connection the program closed cannot tell, and tracing then goes on.
+constexpr uint32_t kFullRingsPerLook = 4096;
+std::atomic<uint32_t> g_full_rings{0};
+void stop_tracing_if_recorder_gone() {
+  if (g_full_rings.fetch_add(1, std::memory_order_relaxed) % kFullRingsPerLook != kFullRingsPerLook - 1) return;
+  const int saved_errno = errno;
+  const int connection = live_connection();
+  pollfd look{connection, POLLRDHUP, 0};
+  const struct timespec no_wait{0, 0};
+  const bool gone = connection >= 0 && syscall(SYS_ppoll, &look, 1, &no_wait, nullptr, 0) == 1 &&
+                    (look.revents & (POLLHUP | POLLRDHUP | POLLERR)) != 0;
+  errno = saved_errno;
+  if (gone) disable_all_providers();
 }
 
 // RingView::first_use: a packet's pages mapped in one system call when a
