@@ -333,7 +333,8 @@ class Recorder {
     result->handler_calls_lost = handler_calls_lost_;
     result->pre_attach_calls_lost = pre_attach_calls_lost_;
     result->abandoned_bytes = totals_.abandoned_bytes;
-    result->processes = static_cast<uint32_t>(traced_.size());
+    result->processes = static_cast<uint32_t>(traced_.size() - never_attached_.size());
+    result->never_attached = never_attached_;
     server_.take_queued_notes();
     result->untraceable = server_.untraceable();
     result->own_allocators = server_.own_allocators();
@@ -498,6 +499,7 @@ class Recorder {
     handler_calls_lost_ += t.region->header().handler_calls_lost.load(std::memory_order_relaxed);
     pre_attach_calls_lost_ += t.region->header().pre_attach_calls_lost.load(std::memory_order_relaxed);
     if (t.described) end_streams(t.region->ring(), *writer_, totals_, nullptr, t.first_stream);
+    else never_attached_.push_back(t.pid);
     t.region.reset();
     t.finished = true;
     // Its runtime has written all it will (a JVM writes the map at exit).
@@ -535,6 +537,7 @@ class Recorder {
   std::string region_error_;  // the first process's that could not be given rings
   bool told_write_failure_ = false;
   bool tracing_off_ = false;  // after a failed write: no process is traced any more
+  std::vector<uint32_t> never_attached_;  // finished without ever taking their rings
   std::string path_;  // the trace's, "-" for standard output
   DrainTotals totals_;
   uint64_t handler_calls_lost_ = 0;  // from the regions of the processes finished

@@ -60,6 +60,10 @@ struct RecordResult {
   // "" when they do not say.
   std::string program_untraceable;
   uint32_t processes = 0;         // processes traced (the program and its descendants)
+  // Processes that loaded the shim and were given rings but never took
+  // them (never attached): a shim of another Spoor build, whose region
+  // format differs, or rings it could not map. Not in `processes`.
+  std::vector<uint32_t> never_attached;
   std::vector<std::string> untraceable;  // programs exec'd in the tree that could not be traced
   std::vector<std::string> own_allocators;  // programs whose own malloc kept their heap calls from the hooks
   PerfMapsKept perf_maps;        // JIT symbol maps copied into the trace

@@ -190,15 +190,17 @@ void disable_all_providers() {
 
 // A ring stays full when nothing drains it any more: the recorder was
 // killed (SIGKILL, the OOM killer), or it finished while processes the
-// program left still run (Ctrl-C ended its wait). Every 4096th time a ring
-// is found full, the connection is looked at (an fstat and a ppoll, no
-// wait): hung up, every provider is switched off, and the program runs on
-// untraced instead of walking stacks for events no one will read. A
-// connection the program closed cannot tell, and tracing then goes on.
+// program left still run (Ctrl-C ended its wait). Every 4096th time a
+// thread finds its ring full, the connection is looked at (an fstat and a
+// ppoll, no wait): hung up, every provider is switched off, and the
+// program runs on untraced instead of walking stacks for events no one
+// will read. A connection the program closed cannot tell, and tracing
+// then goes on.
+// Counted per thread: threads dropping events at once do not share a line.
 constexpr uint32_t kFullRingsPerLook = 4096;
-std::atomic<uint32_t> g_full_rings{0};
+constinit thread_local uint32_t t_full_rings __attribute__((tls_model("initial-exec"))) = 0;
 void stop_tracing_if_recorder_gone() {
-  if (g_full_rings.fetch_add(1, std::memory_order_relaxed) % kFullRingsPerLook != kFullRingsPerLook - 1) return;
+  if (++t_full_rings % kFullRingsPerLook != 0) return;
   const int saved_errno = errno;
   const int connection = live_connection();
   pollfd look{connection, POLLRDHUP, 0};

@@ -7,11 +7,14 @@
 #include <libunwind.h>
 #include <link.h>
 #include <pthread.h>
+#include <fcntl.h>
 #include <sys/auxv.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #include <atomic>
+#include <cerrno>
 #include <cstdint>
 
 #include "rule_cache.h"
@@ -175,10 +178,38 @@ void init_libdw_loader(void (*loaded)()) {
   // Threads started before this (a library's constructor): no capture may
   // load it later, so now, in the shim's constructor, where a dlopen is
   // allowed.
-  if (g_threads_started.load(std::memory_order_relaxed) && claim_load()) load();
+  if (g_threads_started.load(std::memory_order_relaxed) && memory_has_room_for_libdw() && claim_load()) load();
 }
 
 const LibDw* libdw() { return g_loaded.load(std::memory_order_acquire); }
+
+bool memory_has_room_for_libdw() {
+  constexpr uint64_t kRoom = 64u << 20;
+  rlimit space{}, data{};
+  if (syscall(SYS_prlimit64, 0, RLIMIT_AS, nullptr, &space) != 0 ||
+      syscall(SYS_prlimit64, 0, RLIMIT_DATA, nullptr, &data) != 0)
+    return true;  // no limit known: as without the check
+  if (space.rlim_cur == RLIM_INFINITY && data.rlim_cur == RLIM_INFINITY) return true;
+  // statm: size and data (with the stack), in pages.
+  const int saved_errno = errno;
+  char text[128] = {};
+  const long fd = syscall(SYS_openat, AT_FDCWD, "/proc/self/statm", O_RDONLY | O_CLOEXEC);
+  const long got = fd >= 0 ? syscall(SYS_read, fd, text, sizeof text - 1) : -1;
+  if (fd >= 0) syscall(SYS_close, fd);
+  errno = saved_errno;
+  if (got <= 0) return false;  // under a limit, unknown use: no
+  uint64_t field[6] = {};
+  const char* c = text;
+  for (uint64_t& f : field) {
+    while (*c == ' ') ++c;
+    for (; *c >= '0' && *c <= '9'; ++c) f = f * 10 + static_cast<uint64_t>(*c - '0');
+  }
+  const uint64_t page = static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
+  const auto fits = [&](rlim_t limit, uint64_t pages) {
+    return limit == RLIM_INFINITY || (limit > pages * page && limit - pages * page >= kRoom);
+  };
+  return fits(space.rlim_cur, field[0]) && fits(data.rlim_cur, field[5]);
+}
 
 void want_libdw() { g_wanted.store(true, std::memory_order_relaxed); }
 
@@ -189,6 +220,7 @@ bool load_libdw_after_walk(void* const* frames, int count, bool complete) {
   // that started them tried to load it then (or at attach, if they came
   // first), and has it or failed for good.
   if (!may_build_rule()) return false;
+  if (!memory_has_room_for_libdw()) return false;
   if (_r_debug.r_state != r_debug::RT_CONSISTENT) return false;  // some dlopen or dlclose is mapping or unmapping
   if (static_cast<uint32_t>(syscall(SYS_getpid)) != g_pid) return false;  // a vfork child
   if (g_restorer == 0) g_restorer = find_restorer();
@@ -201,11 +233,12 @@ bool load_libdw_after_walk(void* const* frames, int count, bool complete) {
 void load_libdw_before_threads() {
   if (g_threads_started.exchange(true, std::memory_order_relaxed) || libdw() != nullptr) return;
   // Not before attach (init_libdw_loader: the fast unwinder is in use).
-  if (g_pid != 0 && claim_load()) load();
+  if (g_pid != 0 && memory_has_room_for_libdw() && claim_load()) load();
 }
 
 const LibDw* load_libdw_now() {
   if (const LibDw* loaded = libdw(); loaded != nullptr) return loaded;
+  if (!memory_has_room_for_libdw()) return nullptr;
   return claim_load() ? load() : libdw();
 }
 

@@ -48,6 +48,16 @@ void init_libdw_loader(void (*loaded)() = nullptr);
 // libdw could not be loaded (the captures then stay with libunwind).
 const LibDw* libdw();
 
+// Whether the process's address-space and data limits (ulimit -v, -d;
+// none by default) leave room for libdw: 64 MiB beyond what it maps now.
+// glibc allocates a dlopen'd library's thread-local data on its first use
+// in each thread and aborts the process when that fails ("cannot allocate
+// memory for thread-local data"); libelf has such data, and libdw maps
+// module files. Near such a limit (which the shim's rings count against)
+// libdw is neither loaded nor used, and the captures stay with libunwind.
+// Two prlimit calls, and a read of /proc/self/statm under a limit.
+bool memory_has_room_for_libdw();
+
 // A rule needed libdw before it was loaded. Cheap; any context.
 void want_libdw();
 

@@ -438,6 +438,9 @@ UnwindRule describe_unwind_rule(uintptr_t address, uint64_t generation) {
     want_libdw();
     return UnwindRule{UnwindRule::kNone};
   }
+  // Near a memory limit libdw is not used (libdw_loader.h): a thread's
+  // first call into it may allocate its thread-local data.
+  if (!memory_has_room_for_libdw()) return UnwindRule{UnwindRule::kNone};
   open_tables(*m);
   // A Go executable's own code has no .eh_frame (only its cgo objects do).
   // (Not shared: another process may read the file that this one cannot.)

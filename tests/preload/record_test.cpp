@@ -400,6 +400,30 @@ TEST(Record, AFailedWriteIsSaidAtOnceAndTheFileKeepsWhatCameBefore) {
   std::filesystem::remove(path);
 }
 
+// A process that loads the shim but never takes the rings it is given (a
+// shim of another Spoor build, whose region format differs; here, rings
+// that the address-space limit keeps a subshell from mapping beside its
+// parent's) ran untraced, and the summary counted it as traced with no
+// word. It is named now, and not counted. The limit leaves the parent
+// room for its own rings and half as much again, so that it runs on; with
+// the rule cache off its walks need libdw, which is not used so near a
+// limit (glibc aborted the process when libelf's thread-local data could
+// not be allocated).
+TEST(Record, AProcessThatNeverTookItsRingsIsNamed) {
+  const std::string path = trace_path("never-attached");
+  const long rings_kib = 64 * 1024 * sysconf(_SC_NPROCESSORS_CONF);
+  const std::string limit = std::to_string(rings_kib * 3 / 2 + 24 * 1024);
+  const Process r = run("SPOOR_RULE_CACHE=off " + kSpoor + " record --buffer-size 64M -o " + path +
+                        " -- sh -c 'ulimit -v " + limit + "; (echo child-ran); echo status=$?'");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out, "child-ran\nstatus=0\n") << r.err;
+  const size_t said = r.err.find("spoor record: not traced, no events from it (pid ");
+  ASSERT_NE(said, std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("never took the rings spoor gave it", said), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("spoor record: 1 process, "), std::string::npos) << "sh alone: " << r.err;
+  std::filesystem::remove(path);
+}
+
 // A limit below the rings' size: the program runs untraced, and the
 // summary says why, not that it ignored LD_PRELOAD.
 TEST(Record, RingsTheFileSizeLimitForbidsAreSaidSo) {
