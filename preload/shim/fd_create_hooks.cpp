@@ -28,8 +28,8 @@
 
 #include "stdio_run.h"
 #include "io_interpose.h"
-#include "high_descriptors.h"
 #include "reentry_guard.h"
+#include "unwind_pipe.h"
 
 namespace spoor::preload {
 namespace {
@@ -90,21 +90,13 @@ using namespace spoor::preload;
 
 namespace {
 
-// A pipe the shim itself asked for: libunwind opens one on its first walk
-// (it writes a byte of an address to it to learn whether the address can
-// be read) and keeps it. Not a signal handler of the program's that
-// interrupted the shim: its pipes are the program's.
-bool made_for_the_shim() { return t_in_shim && t_handlers_over_shim == 0; }
-
-// Both ends moved up out of the program's way (high_descriptors.h), and
-// noted as the shim's (not listed among the program's descriptors).
-int moved_up(int result, int fds[2]) {
-  if (result == 0) {
-    fds[0] = move_descriptor_up(fds[0]);
-    fds[1] = move_descriptor_up(fds[1]);
-    note_shim_descriptor(fds[0]);
-    note_shim_descriptor(fds[1]);
-  }
+// libunwind's address-check pipe, made for the shim's walks: made, then
+// closed and answered by the shim (unwind_pipe.h). Recognised by the
+// caller, libunwind's code, called by the shim: a program that uses
+// libunwind itself and makes it open its pipe first keeps it, as it does
+// untraced (not from a program's signal handler that interrupted the shim).
+SPOOR_ALWAYS_INLINE int adopted_if_libunwinds(int result, const int fds[2], const void* caller) {
+  if (result == 0 && t_in_shim && t_handlers_over_shim == 0 && called_by_libunwind(caller)) adopt_unwind_pipe(fds);
   return result;
 }
 
@@ -113,9 +105,10 @@ int moved_up(int result, int fds[2]) {
 extern "C" {
 
 SPOOR_INTERPOSE int pipe(int fds[2]) noexcept {
+  const void* caller = __builtin_return_address(0);
   const PipeFn next = g_pipe.get();
-  if (SPOOR_UNLIKELY(next == nullptr)) return sys_int(syscall(SYS_pipe2, fds, 0));
-  if (SPOOR_UNLIKELY(made_for_the_shim())) return moved_up(next(fds), fds);
+  if (SPOOR_UNLIKELY(next == nullptr)) return adopted_if_libunwinds(sys_int(syscall(SYS_pipe2, fds, 0)), fds, caller);
+  if (SPOOR_UNLIKELY(t_in_shim)) return adopted_if_libunwinds(next(fds), fds, caller);
   if (SPOOR_LIKELY(!kIoFdCreated.enabled())) return next(fds);
   const uint64_t start = spoor_port_ticks();
   const int result = next(fds);
@@ -124,9 +117,11 @@ SPOOR_INTERPOSE int pipe(int fds[2]) noexcept {
 }
 
 SPOOR_INTERPOSE int pipe2(int fds[2], int flags) noexcept {
+  const void* caller = __builtin_return_address(0);
   const Pipe2Fn next = g_pipe2.get();
-  if (SPOOR_UNLIKELY(next == nullptr)) return sys_int(syscall(SYS_pipe2, fds, flags));
-  if (SPOOR_UNLIKELY(made_for_the_shim())) return moved_up(next(fds, flags), fds);
+  if (SPOOR_UNLIKELY(next == nullptr))
+    return adopted_if_libunwinds(sys_int(syscall(SYS_pipe2, fds, flags)), fds, caller);
+  if (SPOOR_UNLIKELY(t_in_shim)) return adopted_if_libunwinds(next(fds, flags), fds, caller);
   if (SPOOR_LIKELY(!kIoFdCreated.enabled())) return next(fds, flags);
   const uint64_t start = spoor_port_ticks();
   const int result = next(fds, flags);

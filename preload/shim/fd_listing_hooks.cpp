@@ -1,8 +1,9 @@
 // The shim's own descriptors left out of the program's listings of its
 // descriptors. Traced, `ls /proc/self/fd` or Python's
-// os.listdir("/proc/self/fd") also printed the recorder connection and
-// libunwind's pipe (at high numbers, high_descriptors.h), which untraced
-// they never show: tracing changed what the program printed.
+// os.listdir("/proc/self/fd") also printed the recorder connection (at a
+// high number, high_descriptors.h), and a thread's perf sampling event
+// under --sample-clock task, which untraced they never show: tracing
+// changed what the program printed.
 //
 // A directory that is this process's descriptor table (/proc/self/fd,
 // /dev/fd, /proc/<pid>/fd, /proc/thread-self/fd, a task's fd, and the same

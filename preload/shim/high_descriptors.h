@@ -1,10 +1,9 @@
 // The shim's own descriptors, moved to the top of the program's range.
 //
-// A descriptor the shim (or a library it calls) opens for the life of the
-// process would take the lowest free number, before the program's own: a
-// program's first open() then returned 6, not 3 (the connection to spoor
-// record, and libunwind's pipe, which it opens on its first walk to test
-// whether an address can be read). A shell script that writes `exec 3<
+// A descriptor the shim opens for the life of the process would take the
+// lowest free number, before the program's own: a program's first open()
+// then returned 4, not 3 (the connection to spoor record; libunwind's pipe
+// is closed at once, unwind_pipe.h). A shell script that writes `exec 3<
 // file` would also put its file on a number the shim keeps using. Moved up
 // to just below the soft RLIMIT_NOFILE (at most 1024, so select() still
 // covers them), they are where programs do not look. Raw system calls:

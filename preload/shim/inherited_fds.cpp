@@ -4,7 +4,6 @@
 // this runs inside attach, and opendir or readlink would go through the
 // shim's own hooks.
 #include <fcntl.h>
-#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -51,45 +50,6 @@ void describe(int fd) {
                        static_cast<int64_t>(offset >= 0 ? offset : -errno));
 }
 
-// libunwind's pipe, made on the first walk (which may come before the
-// attach that lists the descriptors, from a hook the loader ran early),
-// with the file it was made for: a program that closes every descriptor
-// and gets the same number again for a file of its own (dup2 onto it)
-// must see that one in its listings.
-struct NotedDescriptor {
-  std::atomic<int> fd{-1};
-  std::atomic<uint64_t> device{0};
-  std::atomic<uint64_t> inode{0};
-};
-constexpr int kShimDescriptors = 4;
-constinit NotedDescriptor g_shim_descriptor[kShimDescriptors] = {};
-
-// The file `fd` is open on, by device and inode; false when it is not open.
-bool file_of(int fd, uint64_t* device, uint64_t* inode) {
-  const int kept = errno;
-  struct stat st{};
-  const bool open = syscall(SYS_fstat, fd, &st) == 0;
-  errno = kept;
-  *device = st.st_dev;
-  *inode = st.st_ino;
-  return open;
-}
-
-const NotedDescriptor* noted(int fd) {
-  for (const auto& d : g_shim_descriptor)
-    if (d.fd.load(std::memory_order_relaxed) == fd) return &d;
-  return nullptr;
-}
-
-bool is_shim_descriptor(int fd) { return noted(fd) != nullptr; }
-
-// Still the file the number was noted with.
-bool still_noted_file(const NotedDescriptor& d, int fd) {
-  uint64_t device = 0, inode = 0;
-  return file_of(fd, &device, &inode) && device == d.device.load(std::memory_order_relaxed) &&
-         inode == d.inode.load(std::memory_order_relaxed);
-}
-
 // A perf event still: what the sampler's numbers are open on (one
 // anonymous inode for every such event, so the link says it).
 bool is_perf_event(int fd) {
@@ -101,53 +61,12 @@ bool is_perf_event(int fd) {
 
 }  // namespace
 
-// The numbers are checked against what they are open on: the program may
-// have closed one and got it again for a file of its own.
+// The sampler's numbers are checked against what they are open on: the
+// program may have closed one and got it again for a file of its own.
 bool shim_owns_descriptor(int fd) {
   if (fd < 0) return false;
   if (fd == shim_connection()) return true;  // checked by device and inode there
-  if (const NotedDescriptor* d = noted(fd); d != nullptr) return still_noted_file(*d, fd);
   return perf_sampler_owns(fd) && is_perf_event(fd);
-}
-
-void note_shim_descriptor(int fd) {
-  if (fd < 0) return;
-  uint64_t device = 0, inode = 0;
-  file_of(fd, &device, &inode);
-  auto take = [&](NotedDescriptor& d) {
-    d.device.store(device, std::memory_order_relaxed);
-    d.inode.store(inode, std::memory_order_relaxed);
-  };
-  // A free slot, or the number's own (libunwind made its pipe again with
-  // the same numbers): the new file.
-  for (auto& d : g_shim_descriptor) {
-    int empty = -1;
-    if (d.fd.compare_exchange_strong(empty, fd, std::memory_order_relaxed) || empty == fd) return take(d);
-  }
-  // Else the slot of a number the shim no longer holds.
-  for (auto& d : g_shim_descriptor) {
-    int was = d.fd.load(std::memory_order_relaxed);
-    if (!still_noted_file(d, was) && d.fd.compare_exchange_strong(was, fd, std::memory_order_relaxed)) return take(d);
-  }
-}
-
-bool shim_number_taken(int fd) {
-  const NotedDescriptor* d = noted(fd);
-  return d != nullptr && !still_noted_file(*d, fd);
-}
-
-bool shim_pipe_lost(int fd) {
-  const NotedDescriptor* d = noted(fd);
-  if (d == nullptr) return false;
-  const uint64_t device = d->device.load(std::memory_order_relaxed);
-  const uint64_t inode = d->inode.load(std::memory_order_relaxed);
-  for (const auto& e : g_shim_descriptor) {
-    const int number = e.fd.load(std::memory_order_relaxed);
-    if (number >= 0 && e.device.load(std::memory_order_relaxed) == device &&
-        e.inode.load(std::memory_order_relaxed) == inode && !still_noted_file(e, number))
-      return true;
-  }
-  return false;
 }
 
 size_t fd_link(int fd, char* out, size_t capacity) {
@@ -182,7 +101,7 @@ void describe_inherited_fds(int own_fd) {
       const auto* entry = reinterpret_cast<const LinuxDirent64*>(buffer + at);
       at += entry->reclen;
       const int fd = fd_number(entry->name);
-      if (fd >= 0 && fd != dir && fd != own_fd && !is_shim_descriptor(fd)) describe(fd);
+      if (fd >= 0 && fd != dir && fd != own_fd && !shim_owns_descriptor(fd)) describe(fd);
     }
   }
   syscall(SYS_close, dir);

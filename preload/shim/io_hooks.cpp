@@ -25,6 +25,7 @@
 #include "io_interpose.h"
 #include "raw_system_call.h"
 #include "reentry_guard.h"
+#include "unwind_pipe.h"
 
 namespace spoor::preload {
 
@@ -188,16 +189,6 @@ SPOOR_ALWAYS_INLINE ssize_t forward_transfer(Fn next, int fd, int64_t offset, co
   const ssize_t result = next(args...);
   record_transfer<kEvent>(fd, offset, iov, count, requested, result, start);
   return result;
-}
-
-// A read, write or close libunwind makes inside the shim on a number of its
-// pipe that is now the program's (io_provider.h): EBADF, and the call is
-// not made. A program's signal handler running over the shim makes its own
-// calls. One thread-local load on the program's calls (t_in_shim, false).
-SPOOR_NOINLINE bool shims_call_on_programs_file(int fd, bool (*not_the_shims)(int)) {
-  if (t_handlers_over_shim != 0 || !not_the_shims(fd)) return false;
-  errno = EBADF;
-  return true;
 }
 
 SPOOR_NOINLINE void record_close(int fd, int result, uint64_t start) {
@@ -379,7 +370,6 @@ SPOOR_INTERPOSE int __openat64_2(int dirfd, const char* path, int flags) {
 SPOOR_INTERPOSE int close(int fd) {
   const FdFn next = g_close.get();
   if (SPOOR_UNLIKELY(next == nullptr)) return static_cast<int>(sys_fd(SYS_close, fd));
-  if (SPOOR_UNLIKELY(t_in_shim) && shims_call_on_programs_file(fd, shim_number_taken)) return -1;
   if (SPOOR_LIKELY(!kIoClose.enabled())) return next(fd);
   const uint64_t start = spoor_port_ticks();
   const int result = next(fd);
@@ -392,7 +382,8 @@ SPOOR_INTERPOSE int close(int fd) {
 SPOOR_INTERPOSE ssize_t read(int fd, void* buf, size_t n) {
   const ReadFn next = g_read.get();
   if (SPOOR_UNLIKELY(next == nullptr)) return sys_transfer(SYS_read, fd, buf, n);
-  if (SPOOR_UNLIKELY(t_in_shim) && shims_call_on_programs_file(fd, shim_pipe_lost)) return -1;
+  if (SPOOR_UNLIKELY(n == 1 && is_unwind_pipe(fd)) && called_by_libunwind(__builtin_return_address(0)))
+    return answer_unwind_pipe_read();
   return forward_transfer<kIoRead>(next, fd, -1, nullptr, 0, n, fd, buf, n);
 }
 
@@ -463,7 +454,8 @@ SPOOR_INTERPOSE ssize_t preadv64v2(int fd, const iovec* iov, int count, off_t of
 SPOOR_INTERPOSE ssize_t write(int fd, const void* buf, size_t n) {
   const WriteFn next = g_write.get();
   if (SPOOR_UNLIKELY(next == nullptr)) return sys_transfer(SYS_write, fd, buf, n);
-  if (SPOOR_UNLIKELY(t_in_shim) && shims_call_on_programs_file(fd, shim_pipe_lost)) return -1;
+  if (SPOOR_UNLIKELY(n == 1 && is_unwind_pipe(fd)) && called_by_libunwind(__builtin_return_address(0)))
+    return answer_unwind_pipe_write(buf, n);
   return forward_transfer<kIoWrite>(next, fd, -1, nullptr, 0, n, fd, buf, n);
 }
 

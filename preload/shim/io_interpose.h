@@ -187,6 +187,12 @@ extern "C" __attribute__((visibility("hidden"))) long spoor_linux_aio_system_cal
 extern "C" __attribute__((visibility("hidden"))) long spoor_getdents64_system_call(long number, long fd, long buffer,
                                                                                  long size, long a4, long a5, long a6);
 
+// write through syscall(): libunwind's write to its address-check pipe is
+// answered (unwind_pipe.h), any other made as it is. syscall_hook.cpp's
+// syscall() jumps here.
+extern "C" __attribute__((visibility("hidden"))) long spoor_write_system_call(long number, long fd, long buffer,
+                                                                            long size, long a4, long a5, long a6);
+
 // Interposed functions are the only symbols the shim exports.
 #define SPOOR_INTERPOSE __attribute__((visibility("default")))
 

@@ -454,34 +454,15 @@ void register_io_events_added_later();
 size_t fd_link(int fd, char* out, size_t capacity);
 
 // Writes FdInherited for every descriptor open now but the shim's own
-// (`own_fd`: the recorder connection, and those noted below). Called once
-// the ring is installed.
+// (`own_fd`: the recorder connection, and those shim_owns_descriptor
+// names). Called once the ring is installed.
 void describe_inherited_fds(int own_fd);
 
-// A descriptor made for the shim (libunwind's pipe, fd_create_hooks.cpp),
-// which is not the program's to describe. The first few are kept.
-void note_shim_descriptor(int fd);
-
-// Whether `fd` is the shim's: the recorder connection, a noted descriptor,
-// a thread's perf sampling event. Left out of the program's listings of
-// its descriptors (fd_listing_hooks.cpp).
+// Whether `fd` is the shim's: the recorder connection, a thread's perf
+// sampling event (libunwind's pipe is closed at once: unwind_pipe.h).
+// Left out of the program's listings of its descriptors
+// (fd_listing_hooks.cpp).
 bool shim_owns_descriptor(int fd);
-
-// libunwind keeps the numbers of its pipe for the life of the process and
-// reads, writes and closes them. A program that closed every descriptor
-// (closefrom, a close loop) and then got one of those numbers for a file
-// of its own would have had a byte of it read, a byte of memory written
-// into it, and the file closed under it. The shim's read, write and close
-// hooks, called from inside the shim (made_for_the_shim), ask these and
-// fail with EBADF instead: libunwind then makes a new pipe, at free
-// numbers, and the program's file is left alone.
-//
-// Whether `fd` is a noted number that is now open on another file.
-bool shim_number_taken(int fd);
-// Whether `fd` is a number of a noted pipe of which one end is no longer
-// the shim's (libunwind checks the read end first, then writes to the
-// other).
-bool shim_pipe_lost(int fd);
 
 }  // namespace spoor::preload
 

@@ -4,8 +4,9 @@
 // process on a copy of the caller's stack, no CLONE_VM and no stack given
 // (process_hooks.cpp); io_submit, io_getevents, io_pgetevents and
 // io_destroy (linux_aio_hooks.cpp); getdents64, whose listing of this
-// process's descriptor table leaves the shim's out (fd_listing_hooks.cpp).
-// Every other number is the system call
+// process's descriptor table leaves the shim's out (fd_listing_hooks.cpp);
+// write, which libunwind makes through syscall() on its address-check
+// pipe (unwind_pipe.h). Every other number is the system call
 // itself, made here exactly as glibc's syscall() makes it.
 //
 // Written in assembly, without a frame, for two reasons. Programs call
@@ -17,7 +18,7 @@
 // lookup of glibc's definition (dlsym) is not safe there, and none is
 // needed.
 //
-// Cost per call handed to none of them: eight compares and branches (and a
+// Cost per call handed to none of them: nine compares and branches (and a
 // subtraction for each of the two ranges) before the system call.
 #include <sched.h>
 #include <sys/syscall.h>
@@ -31,8 +32,8 @@ static_assert(SYS_io_uring_setup == 425 && SYS_io_uring_enter == 426 && SYS_io_u
                   SYS_openat2 == 437 && SYS_clone == 56 && SYS_clone3 == 435 && SYS_fork == 57 &&
                   CLONE_VM == 0x100 &&
                   SYS_io_destroy == 207 && SYS_io_getevents == 208 && SYS_io_submit == 209 &&
-                  SYS_io_pgetevents == 333 && SYS_getdents64 == 217,
-              "the assembly below picks its numbers as 425-427, 437, 56, 57, 435, 207-209, 333 and 217");
+                  SYS_io_pgetevents == 333 && SYS_getdents64 == 217 && SYS_write == 1,
+              "the assembly below picks its numbers as 425-427, 437, 56, 57, 435, 207-209, 333, 217 and 1");
 
 // long syscall(long number, ...): number in %rdi, its six arguments in
 // %rsi, %rdx, %rcx, %r8, %r9 and the stack, as glibc reads them. The
@@ -63,6 +64,8 @@ syscall:
     je 7f
     cmpq $217, %rdi
     je 8f
+    cmpq $1, %rdi
+    je 9f
     cmpq $56, %rdi
     jne 1f
     testq $0x100, %rsi
@@ -91,6 +94,8 @@ syscall:
     jmp spoor_linux_aio_system_call
 8:
     jmp spoor_getdents64_system_call
+9:
+    jmp spoor_write_system_call
 3:
     negq %rax
     pushq %rax

@@ -1762,14 +1762,13 @@ TEST(Record, TheProgramsListingOfItsDescriptorsLeavesTheShimsOut) {
   std::filesystem::remove(trace_path("fd-listing"));
 }
 
-// libunwind keeps the numbers of the pipe it checks addresses with, and
-// the shim moves that pipe to the top of the program's range. A program
-// that closed every descriptor and then put files of its own on those
-// numbers (dup2) had bytes of them read by libunwind's next walk, a byte
-// of memory written into them, or the file closed under it. The shim's
-// read, write and close hooks now refuse libunwind's calls on a number
-// that is no longer its pipe, and libunwind makes a new one. Without the
-// rule cache the first walks of each call site are libunwind's.
+// libunwind keeps the numbers of the pipe it checks addresses with. A
+// program that closed every descriptor and then put files of its own on
+// those numbers (dup2) had bytes of them read by libunwind's next walk, a
+// byte of memory written into them, or the file closed under it. The shim
+// now closes that pipe at once and answers libunwind's calls on its
+// numbers itself (unwind_pipe.h). Without the rule cache the first walks
+// of each call site are libunwind's.
 TEST(Record, LibunwindNeverTouchesTheProgramsFilesOnTheShimsFormerNumbers) {
   const std::string files = spoor::test::temp_path("shim-numbers");
   const std::string program = std::string(SPOOR_SHIM_NUMBERS_REUSED) + " " + files;
