@@ -31,6 +31,7 @@
 
 #include "io_interpose.h"
 #include "io_provider.h"
+#include "linux_dirent.h"
 #include "raw_system_call.h"
 
 namespace spoor::preload {
@@ -256,15 +257,6 @@ int scan_directory(bool table, ScanFilter<Entry> filter, Scan scan) {
   return entries;
 }
 
-// getdents64's records, as the kernel writes them.
-struct LinuxDirent64 {
-  uint64_t ino;
-  int64_t off;
-  unsigned short reclen;
-  unsigned char type;
-  char name[];
-};
-
 // Takes the records naming the shim's descriptors out of the `size` bytes
 // at `buffer`; returns the bytes left. Records are 8-byte multiples, so
 // the ones moved down stay aligned.
@@ -273,7 +265,10 @@ long drop_shims_records(char* buffer, long size) {
   for (long at = 0; at < size;) {
     const auto* record = reinterpret_cast<const LinuxDirent64*>(buffer + at);
     const long length = record->reclen;
-    if (length == 0 || at + length > size) return kept + (size - at);  // not the kernel's: left as it is
+    if (length == 0 || at + length > size) {  // not the kernel's: the rest left as it is
+      if (kept != at) std::memmove(buffer + kept, buffer + at, static_cast<size_t>(size - at));
+      return kept + (size - at);
+    }
     if (!names_shims_descriptor(record->name)) {
       if (kept != at) std::memmove(buffer + kept, buffer + at, static_cast<size_t>(length));
       kept += length;
@@ -294,8 +289,7 @@ extern "C" {
 // getdents64, through its glibc wrapper or syscall(): when every record of
 // a call named the shim's, the next call's are returned, as a 0 would say
 // the listing ended.
-long spoor_getdents64_system_call(long number, long fd, long buffer, long size, long a4, long a5,
-                                             long a6) {
+long spoor_getdents64_system_call(long number, long fd, long buffer, long size, long a4, long a5, long a6) {
   long result = raw_system_call(number, fd, buffer, size, a4, a5, a6);
   if (result <= 0 || !is_descriptor_table(static_cast<int>(fd))) return as_libc_result(result);
   for (;;) {

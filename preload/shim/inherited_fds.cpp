@@ -14,20 +14,12 @@
 #include <cstring>
 
 #include "io_provider.h"
+#include "linux_dirent.h"
 #include "perf_sampler.h"
 #include "shim_state.h"
 
 namespace spoor::preload {
 namespace {
-
-// getdents64's record (no glibc declaration for it before 2.30's dirent).
-struct LinuxDirent64 {
-  uint64_t ino;
-  int64_t off;
-  unsigned short reclen;
-  unsigned char type;
-  char name[];
-};
 
 int fd_number(const char* name) {
   if (*name == '\0') return -1;

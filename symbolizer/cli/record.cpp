@@ -241,14 +241,15 @@ int run_record_command(const std::vector<std::string>& words) {
     std::string pids;
     for (const uint32_t pid : r.never_attached) pids += (pids.empty() ? "" : ", ") + std::to_string(pid);
     const char* set = std::getenv("SPOOR_PRELOAD_LIB");
+    const std::string library =
+        set != nullptr && *set != '\0' ? "the library SPOOR_PRELOAD_LIB names, " + std::string(set) + "," : "the library";
+    const bool one = r.never_attached.size() == 1;
     std::fprintf(stderr,
                  "spoor record: not traced, no events from %s (pid %s): %s libspoor-preload.so but never took "
                  "the rings spoor gave %s; %s is another Spoor build's (its format differs), or the rings could "
                  "not be mapped (ulimit -v, a memory limit)\n",
-                 r.never_attached.size() == 1 ? "it" : "them", pids.c_str(),
-                 r.never_attached.size() == 1 ? "it loaded" : "they loaded", r.never_attached.size() == 1 ? "it" : "them",
-                 set != nullptr && *set != '\0' ? ("the library SPOOR_PRELOAD_LIB names, " + std::string(set) + ",").c_str()
-                                                 : "the library");
+                 one ? "it" : "them", pids.c_str(), one ? "it loaded" : "they loaded", one ? "it" : "them",
+                 library.c_str());
   }
   for (const std::string& a : r.own_allocators)
     std::fprintf(stderr,
