@@ -277,11 +277,16 @@ int run_record_command(const std::vector<std::string>& words) {
                  "spoor record: %s; the trace ends after %llu bytes: it holds the events written before, which "
                  "spoor info and spoor report read up to the cut; the later ones are lost\n",
                  r.write_error.c_str(), static_cast<unsigned long long>(r.file_bytes));
+  // After a failed write, runs packed before the failure was known count
+  // too: more than the file holds, said so.
   if (r.compression.raw_bytes > 0)
-    std::fprintf(stderr, "spoor record: zstd packed %s of blocks into %s (%.1fx) using %.2f s of CPU off the program's threads\n",
+    std::fprintf(stderr, "spoor record: zstd packed %s of blocks into %s (%.1fx) using %.2f s of CPU off the program's threads%s\n",
                  human_bytes(r.compression.raw_bytes).c_str(), human_bytes(r.compression.packed_bytes).c_str(),
                  static_cast<double>(r.compression.raw_bytes) / static_cast<double>(r.compression.packed_bytes),
-                 r.compression.cpu_seconds);
+                 r.compression.cpu_seconds,
+                 !r.write_error.empty() && r.compression.packed_bytes > r.file_bytes
+                     ? " (the file holds only what came before the cut)"
+                     : "");
   std::fprintf(stderr, "spoor record: draining the rings took %.3f s of CPU\n", r.drain_cpu_seconds);
   if (r.compression.fast_bytes > 0)
     std::fprintf(stderr, "spoor record: %s of them at zstd's fastest level: compression fell behind the program\n",

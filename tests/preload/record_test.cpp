@@ -424,6 +424,20 @@ TEST(Record, AProcessThatNeverTookItsRingsIsNamed) {
   std::filesystem::remove(path);
 }
 
+// Packed runs are counted as packed, not written: after a failed write the
+// zstd line said it packed more than the file could hold, with no word.
+TEST(Record, AfterAFailedWriteThePackedFigureSaysTheFileHoldsLess) {
+  // A reader of -o - that takes 1,000 bytes and goes: the trace packs to
+  // far more than the pipe held when the write failed.
+  const Process r = run("bash -c '" + kSpoor + " record -o - -- " + SPOOR_HEAP_COUNTS +
+                        " 200000 ran | head -c 1000 >/dev/null'");
+  EXPECT_NE(r.err.find("writing the trace to standard output failed: Broken pipe"), std::string::npos) << r.err;
+  const size_t packed = r.err.find("spoor record: zstd packed ");
+  ASSERT_NE(packed, std::string::npos) << r.err;
+  const std::string line = r.err.substr(packed, r.err.find('\n', packed) - packed);
+  EXPECT_NE(line.find("(the file holds only what came before the cut)"), std::string::npos) << r.err;
+}
+
 // A limit below the rings' size: the program runs untraced, and the
 // summary says why, not that it ignored LD_PRELOAD.
 TEST(Record, RingsTheFileSizeLimitForbidsAreSaidSo) {
