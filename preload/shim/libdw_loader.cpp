@@ -125,7 +125,10 @@ const LibDw* load() {
   return &g_table;
 }
 
+// Near a memory limit, no load (memory_has_room_for_libdw): not marked
+// failed, as the limit may be raised.
 bool claim_load() {
+  if (!memory_has_room_for_libdw()) return false;
   int idle = kIdle;
   return g_state.compare_exchange_strong(idle, kLoading, std::memory_order_acquire);
 }
@@ -178,7 +181,7 @@ void init_libdw_loader(void (*loaded)()) {
   // Threads started before this (a library's constructor): no capture may
   // load it later, so now, in the shim's constructor, where a dlopen is
   // allowed.
-  if (g_threads_started.load(std::memory_order_relaxed) && memory_has_room_for_libdw() && claim_load()) load();
+  if (g_threads_started.load(std::memory_order_relaxed) && claim_load()) load();
 }
 
 const LibDw* libdw() { return g_loaded.load(std::memory_order_acquire); }
@@ -220,7 +223,6 @@ bool load_libdw_after_walk(void* const* frames, int count, bool complete) {
   // that started them tried to load it then (or at attach, if they came
   // first), and has it or failed for good.
   if (!may_build_rule()) return false;
-  if (!memory_has_room_for_libdw()) return false;
   if (_r_debug.r_state != r_debug::RT_CONSISTENT) return false;  // some dlopen or dlclose is mapping or unmapping
   if (static_cast<uint32_t>(syscall(SYS_getpid)) != g_pid) return false;  // a vfork child
   if (g_restorer == 0) g_restorer = find_restorer();
@@ -233,12 +235,11 @@ bool load_libdw_after_walk(void* const* frames, int count, bool complete) {
 void load_libdw_before_threads() {
   if (g_threads_started.exchange(true, std::memory_order_relaxed) || libdw() != nullptr) return;
   // Not before attach (init_libdw_loader: the fast unwinder is in use).
-  if (g_pid != 0 && memory_has_room_for_libdw() && claim_load()) load();
+  if (g_pid != 0 && claim_load()) load();
 }
 
 const LibDw* load_libdw_now() {
   if (const LibDw* loaded = libdw(); loaded != nullptr) return loaded;
-  if (!memory_has_room_for_libdw()) return nullptr;
   return claim_load() ? load() : libdw();
 }
 

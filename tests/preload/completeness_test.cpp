@@ -159,7 +159,8 @@ TEST_F(IoMoves, InheritedDescriptorsAreNamedByWhatTheyAre) {
     inherited[i64(e, "fd")] = str(e, "path");
     offsets[i64(e, "fd")] = i64(e, "offset");
     // A close-on-exec descriptor did not come through the exec: the shim
-    // made it (libunwind's pipe) before it listed the program's.
+    // made it before it listed the program's (as libunwind's pipe was,
+    // while the shim kept it open).
     EXPECT_EQ(i64(e, "flags") & O_CLOEXEC, 0) << "fd " << i64(e, "fd") << " (" << str(e, "path")
                                               << ") is the shim's, not the program's";
   });

@@ -1752,12 +1752,13 @@ TEST(Record, TheProgramsFirstDescriptorsAreTheOnesItGetsAlone) {
 }
 
 // Listed, the program's descriptor table reads as it does untraced: the
-// shim's connection and libunwind's pipe are left out of the entries of
-// /proc/self/fd and its other names (ls through opendir, find through
-// fdopendir, Python's os.listdir, a shell's glob; and a program listing it
-// by a relative name, with readdir_r, scandir, scandirat, and getdents64
-// through its wrapper and syscall(), 64 bytes a read), as they are out of
-// the program's first numbers above. They listed as 960-962 before.
+// shim's connection is left out of the entries of /proc/self/fd and its
+// other names (ls through opendir, find through fdopendir, Python's
+// os.listdir, a shell's glob; and a program listing it by a relative
+// name, with readdir_r, scandir, scandirat, and getdents64 through its
+// wrapper and syscall(), 64 bytes a read), as it is out of the program's
+// first numbers above. It and libunwind's pipe (which the shim no longer
+// keeps open) listed as 960-962 before.
 TEST(Record, TheProgramsListingOfItsDescriptorsLeavesTheShimsOut) {
   const std::vector<std::string> listings = {
       "ls /proc/self/fd /dev/fd/ /proc/self/fdinfo",
