@@ -2,8 +2,11 @@
 # bench/heaptrack_compare.sh: whole-process cost of tracing the heap, Spoor
 # beside heaptrack, in one run. Builds the release preset, then runs each
 # workload (bench/workloads/) untraced, under `spoor record` (every
-# provider, 64-frame stacks: heaptrack's depth) and under `heaptrack`,
-# interleaved, SPOOR_BENCH_REPS times, and prints one table of medians:
+# provider, 64-frame stacks: heaptrack's depth), under `spoor record
+# --compress none` ("spoor raw": the same events written as they are, no
+# packing: what the program's side alone costs, the floor under the first
+# row) and under `heaptrack`, interleaved, SPOOR_BENCH_REPS times, and
+# prints one table of medians:
 #
 #   wall      seconds from start to exit, the tool's finishing work included
 #             (spoor record's last drain; heaptrack's interpreter and zstd)
@@ -75,7 +78,7 @@ cases = [
     ("io_heavy 1 thread", "spoor_workload_io_heavy", ["--iterations=" + io_iters, "--threads=1"]),
     ("io_heavy 2 threads", "spoor_workload_io_heavy", ["--iterations=" + io_iters, "--threads=2"]),
 ]
-tools = ("untraced", "spoor", "heaptrack")
+tools = ("untraced", "spoor", "spoor raw", "heaptrack")
 
 def loadavg():
     with open("/proc/loadavg") as f:
@@ -94,13 +97,17 @@ def peaks(prefix):
         os.remove(path)
     return p
 
+def spoor_file(case_id, tool):
+    return os.path.join(out, case_id + ("-raw" if tool == "spoor raw" else "") + ".spoor")
+
 def run_once(case_id, program, args, tool, rep):
     exe = os.path.join(workloads, program)
     base = os.path.join(out, case_id)
     if tool == "untraced":
         cmd = [exe] + args
-    elif tool == "spoor":
-        cmd = [spoor, "record", "-o", base + ".spoor", "--stack-depth", "64", "--", exe] + args
+    elif tool.startswith("spoor"):
+        cmd = [spoor, "record", "-o", spoor_file(case_id, tool), "--stack-depth", "64"] + \
+              (["--compress", "none"] if tool == "spoor raw" else []) + ["--", exe] + args
     else:
         for stale in glob.glob(base + ".zst") + glob.glob(base + ".gz"):
             os.remove(stale)
@@ -126,10 +133,10 @@ def run_once(case_id, program, args, tool, rep):
     p = peaks(rss_prefix)
     r["rss"], r["shmem"] = p.get(program, (0, 0))
     others = {k: v[0] for k, v in p.items() if k != program}
-    if tool == "spoor":
+    if tool.startswith("spoor"):
         r["tool_rss"] = others.get("spoor", 0)
         r["tool_rss_name"] = "spoor record"
-        r["file"] = os.path.getsize(base + ".spoor")
+        r["file"] = os.path.getsize(spoor_file(case_id, tool))
         m = re.search(r"(\d+) events, (\d+) lost", stderr)
         r["events"], r["lost"] = (int(m.group(1)), int(m.group(2))) if m else (0, -1)
         # What of the wall time came after the program ended: the last
@@ -147,8 +154,8 @@ def run_once(case_id, program, args, tool, rep):
 
 
 def allocation_calls(tool, r, case_id):
-    if tool == "spoor":
-        info = subprocess.run([spoor, "info", os.path.join(out, case_id + ".spoor")],
+    if tool.startswith("spoor"):
+        info = subprocess.run([spoor, "info", spoor_file(case_id, tool)],
                               capture_output=True, text=True).stdout
         n = 0
         for name in ("Alloc", "Realloc"):
@@ -208,7 +215,7 @@ for ci, (label, program, args) in enumerate(cases):
             notes = "%d calls" % calls
             if per_call:
                 notes += ", %+.0f ns wall per call" % ((w - bw) * 1e9 / calls)
-            if tool == "spoor":
+            if tool.startswith("spoor"):
                 notes += ", %d events; lost per run: %s; finishing after the program: %.3f s" % (
                     runs[-1]["events"], " ".join(str(r["lost"]) for r in runs), med(runs, "tail"))
         print("%-23s %-9s %8.3f %7s %8.3f %7s %7.3f %9.1f %8s %8s %20s %9s %7s %s" % (
