@@ -253,6 +253,76 @@ TEST(CompressedTrace, MoreThreadsAllowedMidwayChangeNoByte) {
   EXPECT_EQ(out, compress(raw, options));
 }
 
+// The raw size of each COMPRESSED block of `packed`, in file order.
+std::vector<uint32_t> run_sizes(const Bytes& packed) {
+  std::vector<uint32_t> sizes;
+  for (const size_t at : block_offsets(packed)) {
+    fmt::BlockHeader h{};
+    std::memcpy(&h, packed.data() + at, sizeof h);
+    if (h.type != fmt::kBlockCompressed) continue;
+    fmt::CompressedBlock c{};
+    std::memcpy(&c, packed.data() + at + sizeof h, sizeof c);
+    sizes.push_back(c.raw_size);
+  }
+  return sizes;
+}
+
+TEST(CompressedTrace, AFastWritersFirstRunsAreSmallerAndASlowWritersWhole) {
+  // Runs of 64 KiB, the first ones from 8 KiB while they come at 250 KB/s
+  // or more (the margin keeps a busy machine's scheduling out of it).
+  // Written at once, the trace comes far faster: runs of 8, 16 and 32 KiB
+  // (each cut at the first block boundary past its size), then 64 KiB.
+  // Its first 12 KiB written 1,000 bytes per 10 ms (100 KB/s at most),
+  // its first run is whole.
+  const Bytes raw = busy_trace(90);
+  host::CompressionOptions options;
+  options.enabled = true;
+  options.level = 3;
+  options.threads = 1;
+  options.run_bytes = 64 << 10;
+  options.first_run_bytes = 8 << 10;
+  options.fast_bytes_per_second = 250e3;
+  ASSERT_GT(raw.size(), (8 + 16 + 32 + 64 + 64) << 10);
+  constexpr uint32_t kBlockSlack = 4096;  // a run ends at the first block boundary past its size
+
+  Bytes fast;
+  {
+    host::BlockCompressor compressor(options, append_to(fast));
+    compressor.write(raw.data(), raw.size());
+    ASSERT_TRUE(compressor.finish());
+  }
+  const std::vector<uint32_t> fast_runs = run_sizes(fast);
+  ASSERT_GE(fast_runs.size(), 5u);
+  for (size_t i = 0; i < 3; ++i) {
+    const uint32_t want = (8u << 10) << i;
+    EXPECT_GE(fast_runs[i], want) << "run " << i;
+    EXPECT_LT(fast_runs[i], want + kBlockSlack) << "run " << i;
+  }
+  EXPECT_GE(fast_runs[3], 64u << 10);
+  EXPECT_LT(fast_runs[3], (64u << 10) + kBlockSlack);
+  expect_same_events(raw, fast);
+
+  Bytes slow;
+  {
+    host::BlockCompressor compressor(options, append_to(slow));
+    for (size_t at = 0; at < raw.size(); at += 1000) {
+      compressor.write(raw.data() + at, std::min<size_t>(1000, raw.size() - at));
+      if (at < (12u << 10)) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    ASSERT_TRUE(compressor.finish());
+  }
+  const std::vector<uint32_t> slow_runs = run_sizes(slow);
+  ASSERT_GE(slow_runs.size(), 2u);
+  EXPECT_GE(slow_runs[0], 64u << 10) << "a slow writer's first run was cut short";
+  expect_same_events(raw, slow);
+
+  // Without a ramp, a fast writer's first run is whole too.
+  options.first_run_bytes = 0;
+  const std::vector<uint32_t> whole_runs = run_sizes(compress(raw, options));
+  ASSERT_GE(whole_runs.size(), 2u);
+  EXPECT_GE(whole_runs[0], 64u << 10);
+}
+
 TEST(CompressedTrace, AnIdlePackingThreadMakesTheDrainersNextBuffersAhead) {
   // Runs of 64 KiB; the drainer asks for spares after its first write.
   // Its first buffer goes out with the file header and comes back once it
