@@ -255,17 +255,29 @@ class Recorder {
     return root_status_;
   }
 
-  // A process attached to: its PROCESS block (name, parent, command line
-  // as /proc shows them now), as a traced process announces itself.
-  void describe_attached(pid_t pid) {
-    const std::string dir = "/proc/" + std::to_string(pid);
+  // A process attached to, as /proc shows it: read as soon as its events
+  // are open, before the file is made, so that an exec right after the
+  // attach (one the kernel's records show) cannot lend its command line to
+  // the image the recording began in.
+  struct AttachedProcess {
+    pid_t pid = 0;
+    uint32_t ppid = 0;
     std::string comm, cmdline;
-    std::getline(std::ifstream(dir + "/comm"), comm);
+  };
+  static AttachedProcess read_attached(pid_t pid) {
+    const std::string dir = "/proc/" + std::to_string(pid);
+    AttachedProcess p;
+    p.pid = pid;
+    p.ppid = proc_stat(static_cast<uint32_t>(pid)).ppid;
+    std::getline(std::ifstream(dir + "/comm"), p.comm);
     std::ifstream in(dir + "/cmdline", std::ios::binary);
-    cmdline.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-    if (!cmdline.empty() && cmdline.back() == '\0') cmdline.pop_back();
-    writer_->process(static_cast<uint32_t>(pid), proc_stat(static_cast<uint32_t>(pid)).ppid, comm.c_str(),
-                     cmdline.data(), cmdline.size());
+    p.cmdline.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+    if (!p.cmdline.empty() && p.cmdline.back() == '\0') p.cmdline.pop_back();
+    return p;
+  }
+  // Its PROCESS block, as a traced process announces itself.
+  void describe_attached(const AttachedProcess& p) {
+    writer_->process(static_cast<uint32_t>(p.pid), p.ppid, p.comm.c_str(), p.cmdline.data(), p.cmdline.size());
   }
 
   // Attached (spoor record --pid): drains the kernel's rings until every
@@ -688,14 +700,18 @@ bool run_attach(const RecordOptions& options, RecordResult* result, std::string*
   const std::vector<pid_t> children_before = running_below(options.attach_pids);
   if (!kernel.attach(plan, options.attach_pids, cpus, error)) return false;
   for (const std::string& m : kernel.messages()) std::fprintf(stderr, "spoor record: %s\n", m.c_str());
-  for (const pid_t pid : options.attach_pids) kernel.snapshot_maps(pid, before_open, true);
+  std::vector<Recorder::AttachedProcess> attached;
+  for (const pid_t pid : options.attach_pids) {
+    kernel.snapshot_maps(pid, before_open, true);
+    attached.push_back(Recorder::read_attached(pid));
+  }
   say_unfollowed_children(options.attach_pids, children_before);
   result->pid = options.attach_pids.front();
   result->output_path = options.output_path.empty()
                             ? "spoor-pid-" + std::to_string(options.attach_pids.front()) + ".spoor"
                             : options.output_path;
   if (!recorder.open_file(result->output_path, error)) return false;
-  for (const pid_t pid : options.attach_pids) recorder.describe_attached(pid);
+  for (const Recorder::AttachedProcess& p : attached) recorder.describe_attached(p);
   if (options.output_path == "-") signal(SIGPIPE, SIG_IGN);
   struct sigaction stop{}, old_int{}, old_term{}, old_hup{};
   stop.sa_handler = stop_recording;
