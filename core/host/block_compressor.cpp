@@ -270,45 +270,16 @@ struct BlockCompressor::Impl {
     }
   }
 
-  // The size of the next run. While a program writes fast (each of its
-  // first runs came at fast_bytes_per_second, 100 MB/s, or more) the first
-  // runs are smaller:
-  // first_run_bytes, twice and four times that (1, 2, 4 MiB by default),
-  // then run_bytes. A packing thread sits idle until the first run is
-  // whole: malloc_heavy, writing ~350 MB/s, filled the first 8 MiB ~26 ms
-  // after it started, one CPU idle meanwhile, and what is packed then is
-  // not packed after the program ended (bench/RESULTS.md). Slower writers
-  // get whole runs from the start: smaller runs pack larger (fewer values
-  // seen before), and their packing keeps up anyway.
-  static constexpr uint32_t kRampRuns = 3;
-  uint32_t runs_cut = 0;
-  bool ramping = true;
-  size_t next_run_bytes() const {
-    if (!ramping || runs_cut >= kRampRuns || options.first_run_bytes == 0) return options.run_bytes;
-    const size_t ramp = options.first_run_bytes << runs_cut;
-    return ramp < options.run_bytes ? ramp : options.run_bytes;
-  }
-  // Whether a ramp run of `bytes` came fast enough to cut it; if not, the
-  // ramp ends and runs are whole from then on.
-  bool ramp_run_came_fast(size_t bytes) {
-    const double seconds = std::chrono::duration<double>(Clock::now() - oldest).count();
-    if (seconds * options.fast_bytes_per_second < static_cast<double>(bytes)) return true;
-    ramping = false;
-    return false;
-  }
-
-  // Hands over runs of about next_run_bytes() each; the last, shorter one
-  // only if `all`.
+  // Hands over runs of about run_bytes each; the last, shorter one only if
+  // `all`.
   void cut_runs(bool all) {
     size_t at = 0;
     while (at < complete) {
       fmt::BlockHeader h{};
       std::memcpy(&h, pending.data() + at, sizeof h);
       at += sizeof h + h.size;
-      const size_t run = next_run_bytes();
-      if (at >= run && (run == options.run_bytes || ramp_run_came_fast(at))) {
+      if (at >= options.run_bytes) {
         hand_over_prefix(at, false);
-        ++runs_cut;
         at = 0;
       }
     }
@@ -453,7 +424,7 @@ void BlockCompressor::write(const void* data, size_t size) {
   s.make_room(size);
   compress::append_bytes(s.pending, p, size);
   s.find_complete_blocks();
-  if (s.complete >= s.next_run_bytes()) s.cut_runs(false);
+  if (s.complete >= s.options.run_bytes) s.cut_runs(false);
 }
 
 void BlockCompressor::flush() {

@@ -30,10 +30,6 @@ struct CompressionOptions {
                                         // (more values are seen before), and a short recording
                                         // ends ~10% sooner than with 16 MiB (less left to pack
                                         // when the program ends, half the fresh memory)
-  size_t first_run_bytes = 1u << 20;    // a fast writer's first runs (block_compressor.cpp):
-                                        // this, 2x and 4x, then run_bytes; 0: whole runs
-  double fast_bytes_per_second = 100e6; // what counts as fast: each of those runs came at
-                                        // this rate or more
   uint32_t max_delay_ms = 500;          // flush() packs a shorter run after this long
   size_t backlog_limit = 256u << 20;    // runs waiting beyond this are stored as they are
                                         // (beyond half of it, packed at level 1); write()
