@@ -159,6 +159,27 @@ void favour_the_drain() {
   errno = saved;
 }
 
+// A process attached to, as /proc shows it: read as soon as its events
+// are open, before the file is made, so that an exec right after the
+// attach (one the kernel's records show) cannot lend its command line to
+// the image the recording began in.
+struct AttachedProcess {
+  pid_t pid = 0;
+  uint32_t ppid = 0;
+  std::string comm, cmdline;
+};
+AttachedProcess read_attached(pid_t pid) {
+  const std::string dir = "/proc/" + std::to_string(pid);
+  AttachedProcess p;
+  p.pid = pid;
+  p.ppid = proc_stat(static_cast<uint32_t>(pid)).ppid;
+  std::getline(std::ifstream(dir + "/comm"), p.comm);
+  std::ifstream in(dir + "/cmdline", std::ios::binary);
+  p.cmdline.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  if (!p.cmdline.empty() && p.cmdline.back() == '\0') p.cmdline.pop_back();
+  return p;
+}
+
 class Recorder {
  public:
   Recorder(const RecordOptions& options, uint32_t cpus, kernelsrc::KernelSession& kernel)
@@ -255,27 +276,8 @@ class Recorder {
     return root_status_;
   }
 
-  // A process attached to, as /proc shows it: read as soon as its events
-  // are open, before the file is made, so that an exec right after the
-  // attach (one the kernel's records show) cannot lend its command line to
-  // the image the recording began in.
-  struct AttachedProcess {
-    pid_t pid = 0;
-    uint32_t ppid = 0;
-    std::string comm, cmdline;
-  };
-  static AttachedProcess read_attached(pid_t pid) {
-    const std::string dir = "/proc/" + std::to_string(pid);
-    AttachedProcess p;
-    p.pid = pid;
-    p.ppid = proc_stat(static_cast<uint32_t>(pid)).ppid;
-    std::getline(std::ifstream(dir + "/comm"), p.comm);
-    std::ifstream in(dir + "/cmdline", std::ios::binary);
-    p.cmdline.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-    if (!p.cmdline.empty() && p.cmdline.back() == '\0') p.cmdline.pop_back();
-    return p;
-  }
-  // Its PROCESS block, as a traced process announces itself.
+  // An attached process's PROCESS block (read_attached), as a traced
+  // process announces itself.
   void describe_attached(const AttachedProcess& p) {
     writer_->process(static_cast<uint32_t>(p.pid), p.ppid, p.comm.c_str(), p.cmdline.data(), p.cmdline.size());
   }
@@ -700,10 +702,10 @@ bool run_attach(const RecordOptions& options, RecordResult* result, std::string*
   const std::vector<pid_t> children_before = running_below(options.attach_pids);
   if (!kernel.attach(plan, options.attach_pids, cpus, error)) return false;
   for (const std::string& m : kernel.messages()) std::fprintf(stderr, "spoor record: %s\n", m.c_str());
-  std::vector<Recorder::AttachedProcess> attached;
+  std::vector<AttachedProcess> attached;
   for (const pid_t pid : options.attach_pids) {
     kernel.snapshot_maps(pid, before_open, true);
-    attached.push_back(Recorder::read_attached(pid));
+    attached.push_back(read_attached(pid));
   }
   say_unfollowed_children(options.attach_pids, children_before);
   result->pid = options.attach_pids.front();
@@ -711,7 +713,7 @@ bool run_attach(const RecordOptions& options, RecordResult* result, std::string*
                             ? "spoor-pid-" + std::to_string(options.attach_pids.front()) + ".spoor"
                             : options.output_path;
   if (!recorder.open_file(result->output_path, error)) return false;
-  for (const Recorder::AttachedProcess& p : attached) recorder.describe_attached(p);
+  for (const AttachedProcess& p : attached) recorder.describe_attached(p);
   if (options.output_path == "-") signal(SIGPIPE, SIG_IGN);
   struct sigaction stop{}, old_int{}, old_term{}, old_hup{};
   stop.sa_handler = stop_recording;

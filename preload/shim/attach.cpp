@@ -160,30 +160,6 @@ void apply_provider_spec() {
     apply_enable_state(*const_cast<ProviderControl*>(p->control()), host::state_for(*rules, p->name(), p->id()));
 }
 
-// RingView::when_full, under spoor record --wait-when-full: the writer
-// sleeps 50 us at a time until the recorder has drained a packet. At most
-// 200 ms for one record: past that the recorder is not keeping up at all
-// (or the packet it waits on holds a record of this very thread's, whose
-// signal handler is the writer now), and the shim stops waiting for good,
-// so a stalled recorder stalls the program once. A raw system call: this
-// runs inside hooks and signal handlers.
-constexpr uint32_t kMostWaitRounds = 4000;
-std::atomic<bool> g_wait_when_full{false};
-void stop_tracing_if_recorder_gone();
-bool wait_for_drainer(uint32_t asked) {
-  stop_tracing_if_recorder_gone();
-  if (!g_wait_when_full.load(std::memory_order_relaxed)) return false;
-  if (asked > kMostWaitRounds) {
-    g_wait_when_full.store(false, std::memory_order_relaxed);
-    return false;
-  }
-  const int saved_errno = errno;
-  const struct timespec pause{0, 50'000};
-  syscall(SYS_nanosleep, &pause, nullptr);
-  errno = saved_errno;
-  return true;
-}
-
 void disable_all_providers() {
   for (Provider* p : kShimProviders) apply_enable_state(*const_cast<ProviderControl*>(p->control()), EnableState{});
 }
@@ -209,6 +185,29 @@ void stop_tracing_if_recorder_gone() {
                     (look.revents & (POLLHUP | POLLRDHUP | POLLERR)) != 0;
   errno = saved_errno;
   if (gone) disable_all_providers();
+}
+
+// RingView::when_full: first whether the recorder is gone (above); then,
+// under spoor record --wait-when-full, the writer sleeps 50 us at a time until the recorder has drained a packet. At most
+// 200 ms for one record: past that the recorder is not keeping up at all
+// (or the packet it waits on holds a record of this very thread's, whose
+// signal handler is the writer now), and the shim stops waiting for good,
+// so a stalled recorder stalls the program once. A raw system call: this
+// runs inside hooks and signal handlers.
+constexpr uint32_t kMostWaitRounds = 4000;
+std::atomic<bool> g_wait_when_full{false};
+bool wait_for_drainer(uint32_t asked) {
+  stop_tracing_if_recorder_gone();
+  if (!g_wait_when_full.load(std::memory_order_relaxed)) return false;
+  if (asked > kMostWaitRounds) {
+    g_wait_when_full.store(false, std::memory_order_relaxed);
+    return false;
+  }
+  const int saved_errno = errno;
+  const struct timespec pause{0, 50'000};
+  syscall(SYS_nanosleep, &pause, nullptr);
+  errno = saved_errno;
+  return true;
 }
 
 // RingView::first_use: a packet's pages mapped in one system call when a

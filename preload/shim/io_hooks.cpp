@@ -382,8 +382,7 @@ SPOOR_INTERPOSE int close(int fd) {
 SPOOR_INTERPOSE ssize_t read(int fd, void* buf, size_t n) {
   const ReadFn next = g_read.get();
   if (SPOOR_UNLIKELY(next == nullptr)) return sys_transfer(SYS_read, fd, buf, n);
-  if (SPOOR_UNLIKELY(n == 1 && is_unwind_pipe(fd)) && called_by_libunwind(__builtin_return_address(0)))
-    return answer_unwind_pipe_read();
+  if (is_libunwinds_pipe_call(fd, n, __builtin_return_address(0))) return answer_unwind_pipe_read();
   return forward_transfer<kIoRead>(next, fd, -1, nullptr, 0, n, fd, buf, n);
 }
 
@@ -454,8 +453,7 @@ SPOOR_INTERPOSE ssize_t preadv64v2(int fd, const iovec* iov, int count, off_t of
 SPOOR_INTERPOSE ssize_t write(int fd, const void* buf, size_t n) {
   const WriteFn next = g_write.get();
   if (SPOOR_UNLIKELY(next == nullptr)) return sys_transfer(SYS_write, fd, buf, n);
-  if (SPOOR_UNLIKELY(n == 1 && is_unwind_pipe(fd)) && called_by_libunwind(__builtin_return_address(0)))
-    return answer_unwind_pipe_write(buf, n);
+  if (is_libunwinds_pipe_call(fd, n, __builtin_return_address(0))) return answer_unwind_pipe_write(buf, n);
   return forward_transfer<kIoWrite>(next, fd, -1, nullptr, 0, n, fd, buf, n);
 }
 

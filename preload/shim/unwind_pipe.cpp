@@ -123,8 +123,7 @@ ssize_t answer_unwind_pipe_write(const void* address, size_t size) {
 // the return address here is still its own, as syscall() jumped.
 extern "C" long spoor_write_system_call(long number, long fd, long buffer, long size, long a4, long a5, long a6) {
   using namespace spoor::preload;
-  if (SPOOR_UNLIKELY(size == 1 && is_unwind_pipe(static_cast<int>(fd))) &&
-      called_by_libunwind(__builtin_return_address(0)))
+  if (is_libunwinds_pipe_call(fd, static_cast<size_t>(size), __builtin_return_address(0)))
     return answer_unwind_pipe_write(reinterpret_cast<const void*>(buffer), static_cast<size_t>(size));
   return as_libc_result(raw_system_call(number, fd, buffer, size, a4, a5, a6));
 }

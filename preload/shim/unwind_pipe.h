@@ -43,11 +43,17 @@ extern std::atomic<int> g_unwind_pipe_read, g_unwind_pipe_write;
 // calls, any context).
 bool called_by_libunwind(const void* caller);
 
-// Hot-path test for the read and write hooks (after their count is 1):
-// two loads and compares.
+// Whether `fd` is one of those numbers: two loads and compares.
 SPOOR_ALWAYS_INLINE bool is_unwind_pipe(int fd) {
   return fd >= 0 && (fd == g_unwind_pipe_read.load(std::memory_order_relaxed) ||
                      fd == g_unwind_pipe_write.load(std::memory_order_relaxed));
+}
+
+// Whether a read or write of `n` bytes on `fd`, returning to `caller`, is
+// libunwind's on its pipe, to be answered below. Hot path of the read and
+// write hooks: a compare, then two loads and compares, unless it is one.
+SPOOR_ALWAYS_INLINE bool is_libunwinds_pipe_call(long fd, size_t n, const void* caller) {
+  return SPOOR_UNLIKELY(n == 1 && is_unwind_pipe(static_cast<int>(fd))) && called_by_libunwind(caller);
 }
 
 // pipe/pipe2 called by libunwind, which succeeded (fds[0..1]): notes the

@@ -430,8 +430,7 @@ exit status: the program's (0 with --pid); 127 when it cannot be recorded
 (not found, no such pid, cannot create FILE) or writing the trace failed
 (a full disk, `ulimit -f`, a reader of -o - that went away: said when it
 happens; the program runs on, untraced from then on, and the file keeps
-what was written before); 2
-for a usage error.
+what was written before); 2 for a usage error.
 )",
     run_record_command};
 
