@@ -247,6 +247,40 @@ TEST(ReferenceColumns, SteppedTimesAreThoseFormat15Defines) {
   EXPECT_NE(problem.find("the time step of the records of key word 12 is damaged"), std::string::npos) << problem;
 }
 
+// A word that holds a time on the trace's clock close to its record's own
+// (an I/O call's start_ticks, read just before the call) is new in every
+// record: the writer keeps it with the plain bytes instead of making it a
+// reference column, whose every value would be a literal. The same word
+// holding values that do not follow the clock is one, as is the buffer
+// address beside it. One key word, so its mask byte follows the sizes and
+// the times (docs/FORMAT.md, layout 4).
+TEST(ReferenceColumns, TimesNearTheRecordsOwnAreNotReferenceColumns) {
+  constexpr uint16_t kIoCall = 15;  // fd, result, start_ticks, buffer
+  constexpr int kRecords = 200;
+  constexpr uint64_t kFirstTick = 1ull << 40;
+  auto mask_of = [&](uint64_t word1_from_clock) {
+    TraceBuilder t;
+    add_sample_metadata(t);
+    PacketBuilder packet(1, 0, 0);
+    for (int r = 0; r < kRecords; ++r) {
+      const uint64_t now = kFirstTick + 100 * static_cast<uint64_t>(r);
+      packet.add(RecordBuilder(kIoCall, now).u32(3).u32(0).u64(now - 40 + word1_from_clock).pointer(0x7f00'0000'1000ull + 64 * (r % 4)));
+    }
+    t.packet(packet);
+    const Bytes blocks = blocks_of(t);
+    const Bytes payload = pack(blocks, fmt::kLayoutWideRows);
+    EXPECT_EQ(unpack_ok(payload), blocks);
+    const Bytes packed = columns_of(payload);
+    // The times: the step (100, one byte), the first record's time
+    // (zigzag 2^41: a 6-byte varint), then a step each (one byte).
+    const size_t mask_at = header_of(payload).blocks_size + 4 * size_t{kRecords} + 1 + 6 + (kRecords - 1);
+    EXPECT_LT(mask_at, packed.size());
+    return mask_at < packed.size() ? packed[mask_at] : 0xFF;
+  };
+  EXPECT_EQ(mask_of(0), 0b100) << "start_ticks 40 ticks before its record: plain bytes";
+  EXPECT_EQ(mask_of(1ull << 44), 0b110) << "the same word 2^44 ticks off the clock: a reference column";
+}
+
 TEST(ReferenceColumns, PackHeapRecordsSmallerThanRecordColumns) {
   const Bytes blocks = heap_trace(99, 60, 400);
   const Bytes referenced = pack(blocks, fmt::kLayoutReferenceColumns);

@@ -58,6 +58,24 @@ inline uint8_t* put_time_varint(uint8_t* at, uint64_t time, uint64_t previous) {
   return put_varint(at, zigzag(delta));
 }
 
+// Whether word `w` of the body at `body` holds a time on the trace's clock
+// within 2^32 ticks (about a second) of its record's own, compared in the
+// 48 bits a record's time keeps. Both must be 2^32 or more there: a word
+// of small numbers (a size, an ID shifted up by 32) is not taken for a
+// time when the clock is young, and the second after each 2^48 ticks
+// (every day or two) finds none.
+bool is_time_near_record(const uint8_t* body, uint32_t w) {
+  uint64_t key_time = 0;  // u16 key, u48 time
+  std::memcpy(&key_time, body - kRecordHeader + 2, 8);
+  uint64_t value = 0;
+  std::memcpy(&value, body + 8 * w, 8);
+  constexpr uint64_t kNear = 1ull << 32;
+  const uint64_t time = key_time >> 16;
+  const uint64_t low = value & fmt::kTimeMask48;
+  if (time < kNear || low < kNear) return false;
+  return (low > time ? low - time : time - low) < kNear;
+}
+
 uint32_t width_of(uint64_t v) {
   uint32_t bytes = 1;
   while (bytes < 8 && (v >> (8 * bytes)) != 0) ++bytes;
@@ -83,6 +101,7 @@ struct ReferenceSplitter::State {
     uint32_t width = 0;  // body size of the first record
     bool uniform = true;
     const uint8_t* first_body = nullptr;
+    const uint8_t* last_body = nullptr;
     Bytes times;  // varints
     uint64_t time_step = 1;  // layout 3: what the varints were divided by
     std::vector<uint32_t> stream_firsts;  // layout 3: indexes of streams' first records, not divided
@@ -234,6 +253,7 @@ bool ReferenceSplitter::State::first_pass(std::span<const uint8_t> blocks) {
         g->first_body = record + kRecordHeader;
       }
       g->uniform = g->uniform && body == g->width;
+      g->last_body = record + kRecordHeader;
       ++g->count;
       g->total += body;
       *next_record++ = Record{static_cast<uint32_t>(record - base), group_index};
@@ -265,6 +285,18 @@ void ReferenceSplitter::State::plan() {
   std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) { return groups[a].key < groups[b].key; });
   model.reset();
   columns.clear();
+  // A word that holds, in the group's first and last records, a time
+  // close to the record's own (an I/O call's start_ticks) is new in every
+  // record: as a reference column each value would be a literal that also
+  // grows the model's index and class lists, all cost and no gain. It
+  // stays with the plain bytes. (Words that are not 8-byte aligned, as in
+  // the tid-prefixed records, are not told apart.) A heap address that
+  // happened to lie that close to the clock's count in both would be coded
+  // as plain bytes for the run: larger, never wrong, as the mask says
+  // which words are references.
+  auto is_time_word = [](const Group& g, uint32_t w) {
+    return is_time_near_record(g.first_body, w) && is_time_near_record(g.last_body, w);
+  };
   uint64_t plain_bytes = 0;
   size_t code_count = 0;
   for (uint32_t i : order) {
@@ -281,7 +313,7 @@ void ReferenceSplitter::State::plan() {
     for (uint32_t w = 0; w < kWordsChecked && 8 * w + 8 <= g.width && columns.size() < kMaxColumns; ++w) {
       uint64_t value = 0;
       std::memcpy(&value, g.first_body + 8 * w, 8);
-      if (value < kPointerFloor) continue;
+      if (value < kPointerFloor || is_time_word(g, w)) continue;
       g.mask = static_cast<uint8_t>(g.mask | 1u << w);
       Column& c = columns.emplace_back();
       c.codes_at = code_count;
