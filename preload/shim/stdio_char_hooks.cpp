@@ -42,20 +42,20 @@ void write_run(const StdioRun& run) {
   switch (run.call) {
     case kRunPutc:
       if (kIoFPutcRun.enabled())
-        kIoFPutcRun.write(run.stream, run.fd, run.calls, bytes, run.start_ticks, run.end_ticks, run.stack);
+        kIoFPutcRun.write(run.stream, run.fd, run.stack, run.calls, bytes, run.start_ticks, run.end_ticks);
       return;
     case kRunGetc:
       if (kIoFGetcRun.enabled())
-        kIoFGetcRun.write(run.stream, run.fd, run.calls, bytes, run.start_ticks, run.end_ticks, run.stack);
+        kIoFGetcRun.write(run.stream, run.fd, run.stack, run.calls, bytes, run.start_ticks, run.end_ticks);
       return;
     default:
       if (is_stdio_output(run.call)) {
         if (kIoFWriteRun.enabled())
-          kIoFWriteRun.write(run.stream, run.fd, run.call, run.calls, bytes, run.start_ticks, run.end_ticks,
-                             run.busy_ticks, run.stack);
+          kIoFWriteRun.write(run.stream, run.fd, run.stack, run.calls, bytes, run.start_ticks, run.end_ticks,
+                             run.busy_ticks, run.call);
       } else if (kIoFReadRun.enabled()) {
-        kIoFReadRun.write(run.stream, run.fd, run.call, run.calls, bytes, run.start_ticks, run.end_ticks,
-                          run.busy_ticks, run.stack);
+        kIoFReadRun.write(run.stream, run.fd, run.stack, run.calls, bytes, run.start_ticks, run.end_ticks,
+                          run.busy_ticks, run.call);
       }
       return;
   }
@@ -166,9 +166,9 @@ SPOOR_NOINLINE void record_char_call(FILE* stream, const void* site, bool output
     end_stdio_runs();
     const int64_t error = -static_cast<int64_t>(kept.value());
     if (output)
-      kIoFPutcRun.write(stream, fd, uint64_t{1}, error, start, end, transfer_stack());
+      kIoFPutcRun.write(stream, fd, transfer_stack(), uint64_t{1}, error, start, end);
     else
-      kIoFGetcRun.write(stream, fd, uint64_t{1}, error, start, end, transfer_stack());
+      kIoFGetcRun.write(stream, fd, transfer_stack(), uint64_t{1}, error, start, end);
     return;
   }
   const uint32_t stack = transfer_stack();

@@ -183,9 +183,9 @@ SPOOR_NOINLINE void record_block_call(FILE* stream, const void* site, uint8_t ca
     end_stdio_runs();  // the thread's pending stdio runs come first
     const int64_t result = transfer_result(bytes, failed, kept.value());
     if (output)
-      kIoFWrite.write(stream, stream_fd(stream), requested, result, start, transfer_stack());
+      kIoFWrite.write(stream, stream_fd(stream), transfer_stack(), requested, result, start);
     else
-      kIoFRead.write(stream, stream_fd(stream), requested, result, start, transfer_stack());
+      kIoFRead.write(stream, stream_fd(stream), transfer_stack(), requested, result, start);
     return;
   }
   if (StdioRun* run = run_of(t_stdio_runs, stream, site, call); run != nullptr) {  // before calibration
@@ -244,8 +244,8 @@ SPOOR_NOINLINE void record_dprintf(int fd, int result, uint64_t start) {
   if (!guard.entered_else_count_lost()) return;
   end_stdio_runs();  // the thread's pending stdio runs come first
   const uint64_t bytes = result >= 0 ? static_cast<uint64_t>(result) : 0;
-  kIoFWrite.write(static_cast<FILE*>(nullptr), fd, bytes, transfer_result(bytes, result < 0, kept.value()),
-                  start, transfer_stack());
+  kIoFWrite.write(static_cast<FILE*>(nullptr), fd, transfer_stack(), bytes,
+                  transfer_result(bytes, result < 0, kept.value()), start);
 }
 
 // --- the shared bodies (inlined into each hook, so that the recorders'
