@@ -10,7 +10,8 @@
 //             (since 1.6) keeps bodies over kMaxPlanarWidth bytes in rows
 //             (column_layout.h)
 //   pointers  an 8-byte word of a fixed-size body whose first value is at
-//             least 2^32 becomes a reference column: a value seen before in
+//             least 2^32, and not a time close to its record's own,
+//             becomes a reference column: a value seen before in
 //             the run is written as the rank of its last occurrence among
 //             the still-live ones of its column (live_ranks.h) plus that
 //             column's number, a new value as a literal. So a free() names
