@@ -56,9 +56,8 @@ uint8_t sync_op(int op) { return op == O_DSYNC ? kIoAioDataSync : kIoAioSync; }
 template <class Block>
 void write_submit(const Block* block, uint8_t op, int result, uint64_t start, uint32_t stack) {
   const bool transfer = op == kIoAioRead || op == kIoAioWrite;
-  kIoAioSubmit.write(block->aio_fildes, op, transfer ? static_cast<int64_t>(block->aio_offset) : int64_t{0},
-                     transfer ? static_cast<uint64_t>(block->aio_nbytes) : uint64_t{0}, Ptr(block), result, start,
-                     stack);
+  kIoAioSubmit.write(block->aio_fildes, result, transfer ? static_cast<int64_t>(block->aio_offset) : int64_t{0},
+                     transfer ? static_cast<uint64_t>(block->aio_nbytes) : uint64_t{0}, Ptr(block), start, stack, op);
 }
 
 template <class Block>
@@ -99,7 +98,7 @@ SPOOR_NOINLINE void record_return(const Block* block, ssize_t result, uint64_t s
     const int code = error != nullptr ? error(reinterpret_cast<const struct aiocb*>(block)) : 0;
     value = -(code > 0 ? code : kept.value());
   }
-  kIoAioReturn.write(Ptr(block), block->aio_fildes, value, start);
+  kIoAioReturn.write(Ptr(block), value, start, block->aio_fildes);
 }
 
 // The hooks' bodies, inlined into each so that it stays the frame right

@@ -47,8 +47,8 @@ SPOOR_NOINLINE void record_copy(uint8_t call, int fd, int64_t offset, int target
   KeptErrno kept;
   IoRecording recording;
   if (!recording.on()) return;
-  kIoCopy.write(fd, offset, target, target_offset, call, static_cast<uint64_t>(requested),
-                static_cast<int64_t>(result >= 0 ? result : -kept.value()), start, transfer_stack());
+  kIoCopy.write(fd, target, offset, target_offset, static_cast<uint64_t>(requested),
+                static_cast<int64_t>(result >= 0 ? result : -kept.value()), start, transfer_stack(), call);
 }
 
 SPOOR_ALWAYS_INLINE int64_t offset_of(const off_t* offset) { return offset != nullptr ? *offset : -1; }

@@ -174,7 +174,7 @@ SPOOR_NOINLINE void record_transfer(int fd, int64_t offset, const iovec* iov, in
     for (int i = 0; i < count; ++i) requested += iov[i].iov_len;
   }
   const int64_t value = result >= 0 ? result : -kept.value();
-  kEvent.write(fd, offset, static_cast<uint32_t>(iov != nullptr ? count : 0), requested, value,
+  kEvent.write(fd, static_cast<uint32_t>(iov != nullptr ? count : 0), offset, requested, value,
                start, transfer_stack());
 }
 
@@ -202,14 +202,14 @@ SPOOR_NOINLINE void record_seek(int fd, off_t offset, int whence, off_t result, 
   KeptErrno kept;
   IoRecording recording;
   if (!recording.on()) return;
-  kIoSeek.write(fd, offset, whence, result >= 0 ? result : -kept.value(), start);
+  kIoSeek.write(fd, whence, offset, result >= 0 ? result : -kept.value(), start);
 }
 
 SPOOR_NOINLINE void record_sync(int fd, bool data_only, int result, uint64_t start) {
   KeptErrno kept;
   IoRecording recording;
   if (!recording.on()) return;
-  kIoSync.write(fd, data_only, result == 0 ? 0 : -kept.value(), start);
+  kIoSync.write(fd, result == 0 ? 0 : -kept.value(), start, data_only);
 }
 
 SPOOR_NOINLINE void record_dup(int fd, int target, int flags, int result, uint64_t start) {

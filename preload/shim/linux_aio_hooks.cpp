@@ -190,8 +190,8 @@ void write_ring_results(aio_context_t context, uint64_t start, bool last) {
   for (unsigned index = from; index != tail; index = index + 1 == nr ? 0 : index + 1) {
     const struct io_event& result = ring->events[index];
     if (result.obj == 0) continue;
-    kIoAioReturn.write(Ptr(reinterpret_cast<const void*>(result.obj)), int32_t{-1}, static_cast<int64_t>(result.res),
-                       start);
+    kIoAioReturn.write(Ptr(reinterpret_cast<const void*>(result.obj)), static_cast<int64_t>(result.res), start,
+                       int32_t{-1});
   }
 }
 
@@ -214,10 +214,10 @@ void write_submissions(long count, struct iocb* const* blocks, long result, uint
     if (call < 0) continue;
     const bool plain = block->aio_lio_opcode == IOCB_CMD_PREAD || block->aio_lio_opcode == IOCB_CMD_PWRITE;
     const bool transfer = call == kIoAioRead || call == kIoAioWrite;
-    kIoAioSubmit.write(static_cast<int32_t>(block->aio_fildes), static_cast<uint8_t>(call),
+    kIoAioSubmit.write(static_cast<int32_t>(block->aio_fildes), refused,
                        transfer ? static_cast<int64_t>(block->aio_offset) : int64_t{0},
-                       plain ? static_cast<uint64_t>(block->aio_nbytes) : uint64_t{0}, Ptr(block), refused, start,
-                       stack);
+                       plain ? static_cast<uint64_t>(block->aio_nbytes) : uint64_t{0}, Ptr(block), start, stack,
+                       static_cast<uint8_t>(call));
   }
 }
 
@@ -247,8 +247,8 @@ SPOOR_NOINLINE void record_results(aio_context_t context, const struct io_event*
   for (long i = 0; i < count; ++i) {
     const auto* block = reinterpret_cast<const struct iocb*>(events[i].obj);
     if (block == nullptr || call_of(*block) < 0) continue;
-    kIoAioReturn.write(Ptr(block), static_cast<int32_t>(block->aio_fildes), static_cast<int64_t>(events[i].res),
-                       start);
+    kIoAioReturn.write(Ptr(block), static_cast<int64_t>(events[i].res), start,
+                       static_cast<int32_t>(block->aio_fildes));
   }
 }
 

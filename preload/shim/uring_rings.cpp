@@ -38,8 +38,8 @@ bool recording_rings() { return kIoUringSubmit.enabled() || kIoUringComplete.ena
 void write_submission(int ring_fd, const void* at, uint64_t start, uint32_t stack) {
   if (!kIoUringSubmit.enabled()) return;
   const auto& entry = *static_cast<const struct io_uring_sqe*>(at);
-  kIoUringSubmit.write(ring_fd, entry.fd, entry.opcode, entry.flags, static_cast<int64_t>(entry.off),
-                       requested_bytes(entry), static_cast<uint64_t>(entry.user_data), start, stack);
+  kIoUringSubmit.write(ring_fd, entry.fd, static_cast<int64_t>(entry.off), requested_bytes(entry),
+                       static_cast<uint64_t>(entry.user_data), start, stack, entry.opcode, entry.flags);
 }
 
 void write_registered_files(int ring_fd, uint8_t call, unsigned first, const int* fds, unsigned count) {
@@ -80,7 +80,7 @@ void write_completions(const CompletionRing& ring, std::atomic<unsigned>& seen) 
       ++unseen;
       continue;
     }
-    kIoUringComplete.write(ring.ring_fd, user_data, int64_t{result}, flags);
+    kIoUringComplete.write(ring.ring_fd, flags, user_data, int64_t{result});
   }
   if (unseen != 0) kIoUringUnseen.write(ring.ring_fd, unseen);
 }

@@ -424,6 +424,7 @@ TEST(IoUring, RequestsAndCompletionsAreRecordedAndTheirBytesAreTheFiles) {
   std::multiset<std::tuple<uint64_t, uint64_t, uint64_t>> submitted;  // (user_data, opcode, requested)
   std::map<uint64_t, int64_t> completed;                              // user_data -> result
   std::map<uint64_t, int64_t> ring_of;                                // user_data -> ring
+  std::map<uint64_t, std::tuple<int64_t, int64_t, uint64_t>> placed;  // user_data -> (fd, offset, flags)
   std::vector<uint64_t> stacks;
   spoor::test::fields::CallSites sites;
   int completed_before_submitted = 0, unseen = 0;
@@ -432,6 +433,7 @@ TEST(IoUring, RequestsAndCompletionsAreRecordedAndTheirBytesAreTheFiles) {
     if (name == "UringSubmit") {
       submitted.emplace(u64(e, "user_data"), u64(e, "call"), u64(e, "requested"));
       ring_of[u64(e, "user_data")] = i64(e, "ring");
+      placed[u64(e, "user_data")] = {i64(e, "fd"), i64(e, "offset"), u64(e, "flags")};
       stacks.push_back(u64(e, "stack"));
     } else if (name == "UringComplete") {
       completed_before_submitted += ring_of.count(u64(e, "user_data")) == 0;
@@ -448,6 +450,14 @@ TEST(IoUring, RequestsAndCompletionsAreRecordedAndTheirBytesAreTheFiles) {
                            {1, 4096}, {2, 1500}, {3, 0}, {4, 5596}, {5, 200}, {6, -EBADF}, {7, 100}}));
   EXPECT_EQ(completed_before_submitted, 0);
   EXPECT_EQ(unseen, 0);
+  // The writev starts after the 4096-byte write; the last read names the
+  // file by its index (0) among the registered files (IOSQE_FIXED_FILE).
+  ASSERT_EQ(placed.size(), 7u);
+  const int64_t file = std::get<0>(placed[1]);
+  EXPECT_EQ(placed[2], std::make_tuple(file, int64_t{4096}, uint64_t{0}));
+  EXPECT_EQ(placed[4], std::make_tuple(file, int64_t{0}, uint64_t{0}));
+  EXPECT_EQ(placed[7], std::make_tuple(int64_t{0}, int64_t{0}, uint64_t{1}));
+  EXPECT_NE(std::get<0>(placed[6]), file) << "the closed descriptor";
   // Each stack starts in the program, at its submit call.
   expect_stacks_start_in(sites, SPOOR_URING, stacks);
 

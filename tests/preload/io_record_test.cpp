@@ -8,6 +8,7 @@
 #include <cstring>
 #include <filesystem>
 #include <map>
+#include <ostream>
 #include <set>
 #include <string>
 #include <vector>
@@ -40,6 +41,19 @@ struct FOpen {
   uint64_t stream = 0;  // null when it failed
 };
 
+// One Read, Write or Seek as recorded: its fields by name.
+struct Call {
+  std::string name, file;
+  int64_t offset = 0, result = 0;
+  uint64_t vectors = 0, requested = 0;
+  int64_t whence = 0;
+  bool operator==(const Call&) const = default;
+};
+std::ostream& operator<<(std::ostream& os, const Call& c) {
+  return os << c.name << "(" << c.file << ", offset " << c.offset << ", vectors " << c.vectors << ", requested "
+            << c.requested << ", whence " << c.whence << ") = " << c.result;
+}
+
 // The trace replayed: files are named by their base name (every test file
 // has its own).
 struct IoReplay : spoor::test::fields::CallSites {
@@ -50,6 +64,8 @@ struct IoReplay : spoor::test::fields::CallSites {
   std::map<std::string, int64_t> stdio_written, stdio_read;  // stdio layer
   std::set<std::pair<int64_t, std::string>> write_fds;       // (fd, file) of each Write
   std::map<std::string, std::vector<uint64_t>> read_stacks;   // Read events' stacks, by file
+  std::vector<Call> calls;  // Read, Write and Seek on the test's files, in order
+  std::vector<std::pair<bool, int64_t>> syncs;  // Sync events: data_only, result
   int untimed = 0;  // IO events whose start_ticks is not before their timestamp
   int unattributed = 0;  // data events on an fd or stream the replay does not know
 };
@@ -89,12 +105,18 @@ IoReplay replay(const std::string& path) {
       if (i64(e, "result") >= 0 && fds.count(i64(e, "fd"))) fds[i64(e, "result")] = fds[i64(e, "fd")];
     } else if (name == "Close") {
       fds.erase(i64(e, "fd"));
+    } else if (name == "Seek") {
+      if (const auto it = fds.find(i64(e, "fd")); it != fds.end())
+        r.calls.push_back(Call{name, it->second, i64(e, "offset"), i64(e, "result"), 0, 0, i64(e, "whence")});
+    } else if (name == "Sync") {
+      r.syncs.emplace_back(std::get<bool>(*e.field("data_only")), i64(e, "result"));
     } else if (name == "Read" || name == "Write") {
       const int64_t fd = i64(e, "fd");
       if (fd <= 2) continue;  // the terminal or pipe the program was given
       const std::string* file = file_of_fd(fd);
       if (file == nullptr) continue;
       const int64_t bytes = std::max<int64_t>(i64(e, "result"), 0);
+      r.calls.push_back(Call{name, *file, i64(e, "offset"), i64(e, "result"), u64(e, "vectors"), u64(e, "requested")});
       if (name == "Read") {
         r.fd_read[*file] += bytes;
         r.read_stacks[*file].push_back(u64(e, "stack"));
@@ -167,6 +189,28 @@ TEST_F(IoFiles, BytesWrittenAndReadPerFileAreTheFilesSizes) {
   EXPECT_EQ(r.fd_written.at("v.bin"), 500) << "pwritev";
   EXPECT_EQ(r.fd_read.at("v.bin"), 500) << "preadv";
   EXPECT_EQ(r.events.at("Sync"), 2);
+}
+
+// Each call's own fields, as io_files.c made them: the offset (-1 at the
+// file position), the iovec count, the bytes asked for, lseek's whence,
+// fsync against fdatasync.
+TEST_F(IoFiles, EachCallCarriesItsOffsetVectorsAndRequest) {
+  const IoReplay r = record();
+  std::vector<Call> on_a, on_v;
+  for (const Call& c : r.calls) {
+    if (c.file == "a.bin") on_a.push_back(c);
+    if (c.file == "v.bin") on_v.push_back(c);
+  }
+  const std::vector<Call> expected_a = {
+      {"Write", "a.bin", -1, 1000, 0, 1000},   {"Write", "a.bin", 1000, 500, 0, 500},
+      {"Seek", "a.bin", 1500, 1500, 0, 0, SEEK_SET}, {"Write", "a.bin", -1, 600, 3, 600},
+      {"Read", "a.bin", -1, 700, 0, 700},      {"Read", "a.bin", 700, 1400, 0, 4096},
+      {"Seek", "a.bin", 0, 2100, 0, 0, SEEK_END}};
+  EXPECT_EQ(on_a, expected_a);
+  const std::vector<Call> expected_v = {{"Write", "v.bin", 0, 500, 2, 500}, {"Read", "v.bin", 0, 500, 2, 1250}};
+  EXPECT_EQ(on_v, expected_v);
+  const std::vector<std::pair<bool, int64_t>> expected_syncs = {{false, 0}, {true, 0}};
+  EXPECT_EQ(r.syncs, expected_syncs) << "fsync, then fdatasync";
 }
 
 TEST_F(IoFiles, WritesThroughEveryKindOfDupAreAttributedToTheFile) {
