@@ -436,8 +436,8 @@ SPOOR_EVENT(kIoUringComplete, g_io,
 // kernel may have reused their slots before the next call the shim saw.
 // calls: how many.
 SPOOR_EVENT(kIoUringUnseen, g_io,
-            (EventInfo{.name = "UringUnseen", .id = 36, .level = Level::info, .keywords = kKeywordIoFd}),
-            Field<int32_t>{"ring"}, Field<uint64_t>{"calls"});
+            (EventInfo{.name = "UringUnseen", .id = 36, .version = 1, .level = Level::info, .keywords = kKeywordIoFd}),
+            Field<uint64_t>{"calls"}, Field<int32_t>{"ring"});
 // Files registered with a ring (io_uring_register_files and its update and
 // unregister forms, through liburing or syscall()), written after the call
 // succeeded: a request flagged IOSQE_FIXED_FILE names its file by its index

@@ -82,7 +82,7 @@ void write_completions(const CompletionRing& ring, std::atomic<unsigned>& seen) 
     }
     kIoUringComplete.write(ring.ring_fd, flags, user_data, int64_t{result});
   }
-  if (unseen != 0) kIoUringUnseen.write(ring.ring_fd, unseen);
+  if (unseen != 0) kIoUringUnseen.write(unseen, ring.ring_fd);
 }
 
 }  // namespace spoor::preload

@@ -15,6 +15,7 @@
 
 #include "event_fields.h"
 #include "run_command.h"
+#include "spoor/format.h"
 #include "spoor/reader/event_reader.h"
 #include "spoor/reader/trace.h"
 
@@ -324,6 +325,46 @@ TEST_F(IoFiles, ADisabledProviderRecordsNothingAndChangesNothing) {
   const IoReplay r = record("Spoor.Heap");
   EXPECT_TRUE(r.events.empty());
   EXPECT_EQ(recorded_.out, plain.out);
+}
+
+// The packer reads a record's body as 8-byte words: an I/O event's times
+// and offsets pack fast only where they are whole words (bench/RESULTS.md,
+// "Times and offsets out of the packer's model"). Every Spoor.IO event of
+// fixed size, as the trace describes it, keeps its 8-byte fields at 8-byte
+// offsets of its body.
+TEST_F(IoFiles, FixedSizeEventsKeepTheir8ByteFieldsOnWords) {
+  const std::string trace_path = dir_ + ".spoor";
+  recorded_ = run(kSpoor + " record -o " + trace_path + " -- " + SPOOR_IO_FILES + " " + dir_);
+  ASSERT_EQ(recorded_.status, 0) << recorded_.err;
+  auto trace = reader::Trace::open(trace_path);
+  ASSERT_TRUE(trace) << trace.error();
+  namespace fmt = spoor::format;
+  std::set<std::string> checked;
+  for (const reader::EventDescriptor& d : trace->events()) {
+    if (d.provider->name != "Spoor.IO") continue;
+    uint32_t offset = 0;
+    std::vector<std::string> off_word;
+    bool fixed = true;
+    for (const reader::FieldDescriptor& f : d.fields) {
+      uint32_t size = 0;
+      switch (f.type) {
+        case fmt::kFieldU8: case fmt::kFieldI8: case fmt::kFieldBool: size = 1; break;
+        case fmt::kFieldU16: case fmt::kFieldI16: size = 2; break;
+        case fmt::kFieldU32: case fmt::kFieldI32: case fmt::kFieldF32: size = 4; break;
+        case fmt::kFieldU64: case fmt::kFieldI64: case fmt::kFieldF64: case fmt::kFieldPointer: size = 8; break;
+        default: fixed = false;
+      }
+      if (!fixed) break;
+      if (size == 8 && offset % 8 != 0) off_word.push_back(f.name + " at " + std::to_string(offset));
+      offset += size;
+    }
+    if (!fixed) continue;
+    checked.insert(d.name);
+    EXPECT_TRUE(off_word.empty()) << d.name << ": " << ::testing::PrintToString(off_word);
+  }
+  for (const char* name : {"Read", "Write", "Seek", "Sync", "Close", "FWriteRun", "FPutcRun"})
+    EXPECT_TRUE(checked.count(name)) << name << " is described in the trace";
+  fs::remove(trace_path);
 }
 
 TEST_F(IoFiles, FortifiedCallsAreRecorded) {
