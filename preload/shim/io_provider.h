@@ -32,8 +32,9 @@
 // bytes; and to_ns(start_ticks) places the call's start on the time axis.
 //
 // Field order: in the events of fixed size the 8-byte fields sit at 8-byte
-// offsets of the body, 4-byte ones paired before them and single bytes
-// last (version 1 of the events that had it otherwise). The packer looks
+// offsets of the body, the narrower ones in pairs between them or at the
+// end (version 1 of the events that had it otherwise; a test holds every
+// fixed-size event to it, io_record_test.cpp). The packer looks
 // at a body's 8-byte words (core/compress): a time there is kept with the
 // plain bytes, a pointer becomes a reference, where a time or an offset
 // split across two words made two words of values never seen again, each

@@ -106,7 +106,7 @@ void end_running_threads_with_process(int exit_status) {
   if (g_ended.exchange(true, std::memory_order_acq_rel)) return;
   for (uint32_t i = 0, used = slots_used(); i < used; ++i) {
     const uint32_t tid = g_running[i].exchange(0, std::memory_order_acq_rel);
-    if (tid != 0 && kThreadEnd.enabled()) kThreadEnd.write(tid, true, thread_cpu_ns(tid));
+    if (tid != 0 && kThreadEnd.enabled()) kThreadEnd.write(thread_cpu_ns(tid), tid, true);
   }
   if (exit_status != kNoStatus) write_own_exit(exit_status);
 }

@@ -97,7 +97,7 @@ void write_current_name(uint32_t tid) {
 // The first things a thread does, under the reentry guard.
 void begin_thread(uint32_t parent_tid, void* (*start)(void*), uint32_t creator_stack) {
   const uint32_t tid = current_tid();
-  kThreadStart.write(tid, parent_tid, reinterpret_cast<const void*>(start), creator_stack, own_thread_cpu_ns());
+  kThreadStart.write(tid, parent_tid, reinterpret_cast<const void*>(start), own_thread_cpu_ns(), creator_stack);
   note_thread_running(tid);
   if (kThreadName.enabled()) write_current_name(tid);
   pthread_setspecific(g_exit_key, &g_exit_marker);
@@ -131,7 +131,7 @@ void on_thread_exit(void* marker) {
   }
   const uint32_t tid = current_tid();
   end_stdio_runs();  // the thread's pending stdio runs (stdio_run.h)
-  if (note_thread_ended(tid)) kThreadEnd.write(tid, false, own_thread_cpu_ns());
+  if (note_thread_ended(tid)) kThreadEnd.write(own_thread_cpu_ns(), tid, false);
 }
 
 }  // namespace

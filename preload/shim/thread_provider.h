@@ -29,10 +29,10 @@ SPOOR_DECLARE_PROVIDER(g_threads);
 // image of the process (the programs that exec'd into this one) used,
 // which this image's samples could not see. Added after stack.
 SPOOR_EVENT(kThreadStart, g_threads,
-            (EventInfo{.name = "ThreadStart", .id = 1, .level = Level::info, .keywords = kKeywordThreads,
+            (EventInfo{.name = "ThreadStart", .id = 1, .version = 1, .level = Level::info, .keywords = kKeywordThreads,
                        .opcode = Opcode::start, .task = kTaskThread}),
             Field<uint32_t>{"tid"}, Field<uint32_t>{"parent_tid"}, Field<Ptr>{"start"},
-            Field<uint32_t>{"stack"}, Field<uint64_t>{"cpu_ns"});
+            Field<uint64_t>{"cpu_ns"}, Field<uint32_t>{"stack"});
 // Written by the ending thread as late as the shim can see it: after its
 // start routine returned, or pthread_exit or cancellation unwound it, and
 // after its thread_local destructors and (most) pthread key destructors;
@@ -48,9 +48,9 @@ SPOOR_EVENT(kThreadStart, g_threads,
 // clock (thread_cpu_time.h); 0 when it could not be read. Added after
 // with_process.
 SPOOR_EVENT(kThreadEnd, g_threads,
-            (EventInfo{.name = "ThreadEnd", .id = 2, .level = Level::info, .keywords = kKeywordThreads,
+            (EventInfo{.name = "ThreadEnd", .id = 2, .version = 1, .level = Level::info, .keywords = kKeywordThreads,
                        .opcode = Opcode::stop, .task = kTaskThread}),
-            Field<uint32_t>{"tid"}, Field<bool>{"with_process"}, Field<uint64_t>{"cpu_ns"});
+            Field<uint64_t>{"cpu_ns"}, Field<uint32_t>{"tid"}, Field<bool>{"with_process"});
 // The thread's name: the one it inherited, written after ThreadStart, and
 // each one set later with pthread_setname_np or prctl(PR_SET_NAME). tid is
 // 0 when another thread was named and its tid could not be found.

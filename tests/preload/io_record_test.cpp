@@ -329,9 +329,9 @@ TEST_F(IoFiles, ADisabledProviderRecordsNothingAndChangesNothing) {
 
 // The packer reads a record's body as 8-byte words: an I/O event's times
 // and offsets pack fast only where they are whole words (bench/RESULTS.md,
-// "Times and offsets out of the packer's model"). Every Spoor.IO event of
-// fixed size, as the trace describes it, keeps its 8-byte fields at 8-byte
-// offsets of its body.
+// "Times and offsets out of the packer's model"). Every event of fixed size
+// the shim writes, as the trace describes it, keeps its 8-byte fields at
+// 8-byte offsets of its body.
 TEST_F(IoFiles, FixedSizeEventsKeepTheir8ByteFieldsOnWords) {
   const std::string trace_path = dir_ + ".spoor";
   recorded_ = run(kSpoor + " record -o " + trace_path + " -- " + SPOOR_IO_FILES + " " + dir_);
@@ -341,7 +341,7 @@ TEST_F(IoFiles, FixedSizeEventsKeepTheir8ByteFieldsOnWords) {
   namespace fmt = spoor::format;
   std::set<std::string> checked;
   for (const reader::EventDescriptor& d : trace->events()) {
-    if (d.provider->name != "Spoor.IO") continue;
+    if (d.provider->name.rfind("Spoor.", 0) != 0) continue;
     uint32_t offset = 0;
     std::vector<std::string> off_word;
     bool fixed = true;
@@ -362,7 +362,8 @@ TEST_F(IoFiles, FixedSizeEventsKeepTheir8ByteFieldsOnWords) {
     checked.insert(d.name);
     EXPECT_TRUE(off_word.empty()) << d.name << ": " << ::testing::PrintToString(off_word);
   }
-  for (const char* name : {"Read", "Write", "Seek", "Sync", "Close", "FWriteRun", "FPutcRun"})
+  for (const char* name : {"Read", "Write", "Seek", "Sync", "Close", "FWriteRun", "FPutcRun", "Alloc", "Realloc",
+                           "ThreadStart", "ThreadEnd"})
     EXPECT_TRUE(checked.count(name)) << name << " is described in the trace";
   fs::remove(trace_path);
 }
