@@ -1,0 +1,344 @@
+// spoor record end to end: where the trace goes and what becomes of it when
+// writing fails, the events a full ring drops or waits for, and the
+// tracer's own time in the program's profile.
+#include <gtest/gtest.h>
+
+#include <csignal>
+#include <fcntl.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "record_test_support.h"
+#include "run_command.h"
+#include "spoor/reader/event_reader.h"
+#include "spoor/reader/trace.h"
+
+namespace {
+
+namespace reader = spoor::reader;
+
+using spoor::test::Process;
+using spoor::test::run;
+using namespace spoor::test::record;  // trace_path, stack_frames, count_heap, kSpoor, traced_processes
+
+// -o -: the trace goes to standard output, for a reader on a pipe; the
+// program's own standard output goes to standard error, unchanged.
+TEST(Record, DashWritesTheTraceToStandardOutputAndTheProgramsOutputToStandardError) {
+  const std::string file = trace_path("to-file");
+  const std::string piped = trace_path("to-stdout");
+  const Process to_file = run(kSpoor + " record -o " + file + " -- " + SPOOR_HEAP_COUNTS + " 1000 'hello, world'");
+  const Process to_stdout = run(kSpoor + " record -o - -- " + SPOOR_HEAP_COUNTS + " 1000 'hello, world' > " + piped);
+  EXPECT_EQ(to_stdout.status, 7) << to_stdout.err;
+  EXPECT_NE(to_stdout.err.find("hello, world\n"), std::string::npos) << to_stdout.err;
+  EXPECT_NE(to_stdout.err.find("written to standard output"), std::string::npos) << to_stdout.err;
+  EXPECT_EQ(to_stdout.err.find("next: spoor report"), std::string::npos) << to_stdout.err;
+  EXPECT_FALSE(std::filesystem::exists("-")) << "no file named '-'";
+  HeapCounts a = count_heap(file);
+  HeapCounts b = count_heap(piped);
+  EXPECT_EQ(b.calls["Alloc"], 1002u);
+  EXPECT_EQ(b.calls["Alloc"], a.calls["Alloc"]);
+  EXPECT_EQ(b.alloc_bytes, a.alloc_bytes);
+
+  // Read from the pipe as it is written.
+  const Process info = run(kSpoor + " record -o - -- " + SPOOR_HEAP_COUNTS + " 1000 | " + kSpoor + " info -");
+  EXPECT_EQ(info.status, 0) << info.err;
+  EXPECT_NE(info.out.find("Alloc"), std::string::npos) << info.out;
+  EXPECT_NE(info.out.find("trace      (standard input)"), std::string::npos) << info.out;
+  const Process report = run(kSpoor + " record -o - -- " + SPOOR_HEAP_COUNTS + " 1000 | " + kSpoor + " report --heap -");
+  EXPECT_EQ(report.status, 0) << report.err;
+  EXPECT_NE(report.out.find("spoor report: (standard input)"), std::string::npos) << report.out;
+  EXPECT_NE(report.out.find("1,002 alloc"), std::string::npos) << report.out;
+  std::filesystem::remove(file);
+  std::filesystem::remove(piped);
+}
+
+// A reader that goes away early (true exits at once; the program first
+// sleeps a second, so the first write comes after) fails the trace's writes (EPIPE), which
+// spoor says and exits 127 for, after the program ran to its end; the
+// recorder is not killed by SIGPIPE, and the program does not inherit an
+// ignored SIGPIPE.
+TEST(Record, AReaderThatGoesAwayIsAWriteErrorAndTheProgramRunsToItsEnd) {
+  const Process r = run("bash -c '" + kSpoor +
+                        " record -o - -- sh -c \"sleep 1; grep SigIgn /proc/self/status; echo ran-to-the-end\" | true;"
+                        " echo status=${PIPESTATUS[0]}'");
+  EXPECT_NE(r.out.find("status=127"), std::string::npos) << r.out << r.err;
+  EXPECT_NE(r.err.find("writing the trace to standard output failed: Broken pipe"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("ran-to-the-end"), std::string::npos) << r.err;
+  const size_t ignored = r.err.find("SigIgn:");
+  ASSERT_NE(ignored, std::string::npos) << r.err;
+  const uint64_t mask = std::stoull(r.err.substr(ignored + 7), nullptr, 16);
+  EXPECT_EQ(mask & (uint64_t{1} << (SIGPIPE - 1)), 0u) << r.err;
+}
+
+// A trace that outgrows the file size limit (as a full disk would: the
+// write fails, here with EFBIG) is said while the program runs, which runs
+// on to its end with its output; the summary still tells how it ended, and
+// the file keeps what was written before, readable up to the cut. spoor
+// exits 127, and is not killed by SIGXFSZ. The program's processes stop
+// tracing: nothing more could be written.
+TEST(Record, AFailedWriteIsSaidAtOnceAndTheFileKeepsWhatCameBefore) {
+  const std::string path = trace_path("file-size-limit");
+  const Process r = run("bash -c 'ulimit -f 32768; " + kSpoor + " record --buffer-size 256K --wait-when-full --compress none -o " +
+                        path + " -- sh -c \"" + SPOOR_HEAP_COUNTS +
+                        " 2000000; sleep 1; echo ran-to-the-end >&2\" 2>&1; echo status=$?'");
+  EXPECT_NE(r.out.find("status=127"), std::string::npos) << r.out << r.err;
+  const size_t failed =
+      r.out.find("writing '" + path + "' failed: File too large; the program runs on, untraced from now on");
+  const size_t ran = r.out.find("ran-to-the-end");
+  ASSERT_NE(failed, std::string::npos) << r.out;
+  ASSERT_NE(ran, std::string::npos) << r.out;
+  EXPECT_LT(failed, ran) << "said while the program ran: " << r.out;
+  EXPECT_NE(r.out.find("'sh' (pid "), std::string::npos) << r.out;
+  // Tracing stops with the file: the program's 2,000,000 allocations and
+  // frees after the cut (of 4,000,000 events in all) are not recorded for
+  // nothing, and the `sleep` sh starts afterwards is not traced.
+  const size_t taken_at = r.out.find(" events taken from the rings, ");
+  ASSERT_NE(taken_at, std::string::npos) << r.out;
+  const size_t processes_at = r.out.rfind("processes, ", taken_at);
+  ASSERT_NE(processes_at, std::string::npos) << r.out;
+  const uint64_t taken = std::stoull(r.out.substr(processes_at + 11, taken_at - processes_at - 11));
+  EXPECT_LT(taken, 3'000'000u) << r.out;
+  EXPECT_NE(r.out.find("spoor record: 2 processes, "), std::string::npos) << "sh and the program: " << r.out;
+  EXPECT_NE(r.out.find(", only 32.0 MiB written to " + path), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("the trace ends after 33554432 bytes"), std::string::npos) << r.out;
+  EXPECT_EQ(std::filesystem::file_size(path), 32u << 20);
+  const Process info = run(kSpoor + " info " + path);
+  EXPECT_NE(info.status, 0) << "a cut trace is damaged: " << info.out;
+  EXPECT_NE(info.err.find("events recovered"), std::string::npos) << info.err;
+  EXPECT_NE(info.out.find("Alloc"), std::string::npos) << info.out;
+  std::filesystem::remove(path);
+}
+
+// A process that loads the shim but never takes the rings it is given (a
+// shim of another Spoor build, whose region format differs; here, rings
+// that the address-space limit keeps a subshell from mapping beside its
+// parent's) ran untraced, and the summary counted it as traced with no
+// word. It is named now, and not counted. The limit leaves the parent
+// room for its own rings and half as much again, so that it runs on; with
+// the rule cache off its walks need libdw, which is not used so near a
+// limit (glibc aborted the process when libelf's thread-local data could
+// not be allocated).
+TEST(Record, AProcessThatNeverTookItsRingsIsNamed) {
+  const std::string path = trace_path("never-attached");
+  const long rings_kib = 64 * 1024 * sysconf(_SC_NPROCESSORS_CONF);
+  const std::string limit = std::to_string(rings_kib * 3 / 2 + 24 * 1024);
+  const Process r = run("SPOOR_RULE_CACHE=off " + kSpoor + " record --buffer-size 64M -o " + path +
+                        " -- sh -c 'ulimit -v " + limit + "; (echo child-ran); echo status=$?'");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out, "child-ran\nstatus=0\n") << r.err;
+  const size_t said = r.err.find("spoor record: not traced, no events from it (pid ");
+  ASSERT_NE(said, std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("never took the rings spoor gave it", said), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("spoor record: 1 process, "), std::string::npos) << "sh alone: " << r.err;
+  std::filesystem::remove(path);
+}
+
+// Packed runs are counted as packed, not written: after a failed write the
+// zstd line said it packed more than the file could hold, with no word.
+TEST(Record, AfterAFailedWriteThePackedFigureSaysTheFileHoldsLess) {
+  // A reader of -o - that takes 1,000 bytes and goes: the trace packs to
+  // far more than the pipe held when the write failed.
+  const Process r = run("bash -c '" + kSpoor + " record -o - -- " + SPOOR_HEAP_COUNTS +
+                        " 200000 ran | head -c 1000 >/dev/null'");
+  EXPECT_NE(r.err.find("writing the trace to standard output failed: Broken pipe"), std::string::npos) << r.err;
+  const size_t packed = r.err.find("spoor record: zstd packed ");
+  ASSERT_NE(packed, std::string::npos) << r.err;
+  const std::string line = r.err.substr(packed, r.err.find('\n', packed) - packed);
+  EXPECT_NE(line.find("(the file holds only what came before the cut)"), std::string::npos) << r.err;
+}
+
+// A limit below the rings' size: the program runs untraced, and the
+// summary says why, not that it ignored LD_PRELOAD.
+TEST(Record, RingsTheFileSizeLimitForbidsAreSaidSo) {
+  const std::string path = trace_path("rings-limit");
+  const Process r = run("bash -c 'ulimit -f 1024; " + kSpoor + " record --buffer-size 4M -o " + path + " -- " +
+                        SPOOR_HEAP_COUNTS + " 10 ran; echo status=$?'");
+  EXPECT_NE(r.out.find("ran\nstatus=7"), std::string::npos) << r.out << r.err;
+  EXPECT_NE(r.err.find("the program was not traced, no events from it: cannot create a shared region: File too "
+                       "large (the file size limit, ulimit -f, is below the rings'"),
+            std::string::npos)
+      << r.err;
+  EXPECT_EQ(r.err.find("static or setuid"), std::string::npos) << r.err;
+  std::filesystem::remove(path);
+}
+
+TEST(Record, DashToATerminalIsAUsageError) {
+  const Process r = run("script -qec '" + kSpoor + " record -o - -- true' /dev/null");
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_NE(r.out.find("which is a terminal"), std::string::npos) << r.out;
+}
+
+// A program that does little but allocate spends much of its CPU time in
+// the shim: its samples there are one row of the CPU profile, named, and
+// the report says what that row is.
+TEST(Record, TheTracersOwnTimeIsOneNamedRowOfTheProfile) {
+  const std::string path = trace_path("tracer-time");
+  const Process r = run(kSpoor + " record --sample-hz 1000 -o " + path + " -- " + SPOOR_HEAP_COUNTS + " 1000000");
+  ASSERT_EQ(r.status, 7) << r.err;
+  const Process j = run(kSpoor + " report --cpu --format json " + path);
+  ASSERT_EQ(j.status, 0) << j.err;
+  const nlohmann::json report = nlohmann::json::parse(j.out, nullptr, false);
+  ASSERT_FALSE(report.is_discarded()) << j.out;
+  uint64_t tracer = 0;
+  for (const nlohmann::json& f : report["cpu"]["functions"])
+    if (f["function"] == "[spoor: recording the event]") tracer = f["self"].get<uint64_t>();
+  EXPECT_GT(tracer, 0u) << report["cpu"]["functions"].dump(1);
+  const Process text = run(kSpoor + " report --cpu " + path);
+  EXPECT_NE(text.out.find("is the time the program's threads spent in Spoor's hooks recording events"), std::string::npos)
+      << text.out;
+  std::filesystem::remove(path);
+}
+
+// A signal handler's calls while the program's thread was inside the
+// shim's hooks (most of them, in an allocation loop): each allocation,
+// mapping and write is recorded all the same (an allocation or a mapping
+// with the handler's call site as its stack), and each fflush, which cannot be recorded
+// there (the stdio layer keeps per-thread state), is counted as lost.
+// Before, all of them were dropped unseen. sigaction, signal and the rest
+// still report the program's own handlers, whichever of glibc's functions
+// installed them.
+void expect_handler_calls_recorded_or_counted(const std::string& installer) {
+  SCOPED_TRACE(installer);
+  const std::string path = trace_path("handler-calls-" + installer);
+  const Process r =
+      run(kSpoor + " record --sample-hz 0 -o " + path + " -- " + SPOOR_HANDLER_CALLS + " 2000 " + installer);
+  ASSERT_EQ(r.status, 0) << r.out << r.err;
+  for (const char* check : {"sigaction reports the handler", "signal reports the handler", "signal reports SIG_DFL",
+                            "sysv_signal reports the handler", "sigset holds and releases",
+                            "bsd_signal reports the handler", "a vfork child's handler stays its own"})
+    EXPECT_NE(r.out.find(std::string("ok ") + check + "\n"), std::string::npos) << check << "\n" << r.out;
+  const size_t at = r.out.find("handled ");
+  ASSERT_NE(at, std::string::npos) << r.out;
+  const uint64_t handled = std::stoull(r.out.substr(at + 8));
+  ASSERT_GE(handled, 2000u);
+
+  uint64_t mallocs = 0, aligned = 0, maps = 0, unmaps = 0, writes = 0, flushes = 0, one_frame = 0;
+  auto trace = reader::Trace::open(path);
+  ASSERT_TRUE(trace) << trace.error();
+  reader::EventReader events(trace.value());
+  reader::Event e;
+  std::map<uint64_t, size_t> stack_depths;
+  std::vector<uint64_t> handler_stacks;
+  while (events.next(e)) {
+    const std::string& name = e.descriptor->name;
+    if (name == "Stack") {
+      stack_depths[std::get<uint64_t>(*e.field("id"))] = std::get<reader::Blob>(*e.field("frames")).bytes.size() / 8;
+    } else if (name == "Alloc") {
+      const uint64_t size = std::get<uint64_t>(*e.field("size"));
+      if (size == 4000) ++mallocs;
+      if (size == 3000) ++aligned;
+      if (size == 4000 || size == 3000) handler_stacks.push_back(std::get<uint64_t>(*e.field("stack")));
+    } else if (name == "Write" && std::get<int64_t>(*e.field("result")) == 1) {
+      ++writes;
+    } else if (name == "FFlush") {
+      ++flushes;
+    } else if (name == "Mmap" && std::get<uint64_t>(*e.field("size")) == 12288) {
+      ++maps;
+      handler_stacks.push_back(std::get<uint64_t>(*e.field("stack")));
+    } else if (name == "Munmap" && std::get<uint64_t>(*e.field("size")) == 12288) {
+      ++unmaps;
+    }
+  }
+  EXPECT_EQ(mallocs, handled);
+  EXPECT_EQ(aligned, handled);
+  EXPECT_EQ(maps, handled);
+  EXPECT_EQ(unmaps, handled);
+  for (const uint64_t id : handler_stacks) {
+    EXPECT_NE(id, 0u);
+    if (stack_depths[id] == 1) ++one_frame;
+  }
+  EXPECT_GT(one_frame, 0u) << "some calls interrupted the shim";
+  EXPECT_EQ(writes, handled);
+  // The flushes not recorded are the run's only lost events.
+  const size_t lost_at = r.err.find(" lost");
+  ASSERT_NE(lost_at, std::string::npos) << r.err;
+  const size_t lost_from = r.err.rfind(' ', lost_at - 1) + 1;
+  const uint64_t lost = std::stoull(r.err.substr(lost_from, lost_at - lost_from));
+  EXPECT_EQ(flushes + lost, handled) << r.err;
+  EXPECT_NE(r.err.find(" lost (stdio calls a signal handler made while its thread was inside Spoor's hooks"),
+            std::string::npos)
+      << "the summary names the cause, which the shim counts apart from full rings: " << r.err;
+  EXPECT_GT(lost, 0u) << "some flushes interrupted the shim";
+  std::filesystem::remove(path);
+}
+
+TEST(Record, CallsOfASignalHandlerThatInterruptedTheShimAreRecordedOrCounted) {
+  expect_handler_calls_recorded_or_counted("sigaction");
+  expect_handler_calls_recorded_or_counted("sigset");
+  expect_handler_calls_recorded_or_counted("bsd_signal");
+}
+
+// A ring too small for the program's rate drops events: the summary
+// counts them and names the cause and the cure (no signal handler here).
+TEST(Record, EventsAFullRingDroppedAreCountedWithTheirCause) {
+  const std::string path = trace_path("full-ring");
+  const Process r = run(kSpoor + " record --sample-hz 0 --buffer-size 256K -o " + path + " -- " + SPOOR_HEAP_COUNTS +
+                        " 3000000");
+  ASSERT_EQ(r.status, 7) << r.err;
+  const size_t lost_at = r.err.find(" lost (a ring was full: try --wait-when-full or a larger --buffer-size)");
+  ASSERT_NE(lost_at, std::string::npos) << r.err;
+  const size_t lost_from = r.err.rfind(' ', lost_at - 1) + 1;
+  EXPECT_GT(std::stoull(r.err.substr(lost_from, lost_at - lost_from)), 0u) << r.err;
+  std::filesystem::remove(path);
+}
+
+// The same ring with --wait-when-full: a writer that finds it full waits
+// for the drain, so nothing is lost and every call of the program is there.
+TEST(Record, WaitWhenFullLosesNothingFromAFullRing) {
+  const std::string path = trace_path("wait-full");
+  const Process r = run(kSpoor + " record --sample-hz 0 --buffer-size 256K --wait-when-full -o " + path + " -- " +
+                        SPOOR_HEAP_COUNTS + " 3000000");
+  ASSERT_EQ(r.status, 7) << r.err;
+  EXPECT_NE(r.err.find(" 0 lost, "), std::string::npos) << r.err;
+  const HeapCounts c = count_heap(path);
+  EXPECT_EQ(c.calls.at("Alloc"), 3000000u + 2);  // the blocks, the array, the calloc
+  EXPECT_EQ(c.calls.at("Free"), 3000000u + 2);
+  std::filesystem::remove(path);
+}
+
+// The drain runs ahead of the program where it may (nice -5): the
+// recorder's main thread, not the program, nor the packing threads. The
+// program waits until the recorder has set it (it starts the program
+// first), then prints the nice value of each: its own, then each of the
+// recorder's threads, main thread first.
+TEST(Record, TheDrainIsServedBeforeTheProgramAndThePackers) {
+  if (geteuid() != 0) GTEST_SKIP() << "raising a priority takes root (or RLIMIT_NICE)";
+  // What the program and the packers inherit: this test's own nice value.
+  const std::string inherited = std::to_string(getpriority(PRIO_PROCESS, 0));
+  const std::string script = spoor::test::temp_path("rec-drain-nice.sh");
+  std::ofstream(script) << "for i in $(seq 200); do\n"
+                           "  [ \"$(cut -d' ' -f19 /proc/$PPID/stat)\" = -5 ] && break; sleep 0.01\n"
+                           "done\n"
+                           "cut -d' ' -f19 /proc/$$/stat\n"
+                           "cut -d' ' -f19 /proc/$PPID/task/$PPID/stat\n"
+                           "for t in /proc/$PPID/task/*; do\n"
+                           "  [ \"${t##*/}\" = $PPID ] || cut -d' ' -f19 $t/stat\n"
+                           "done\n";
+  const std::string path = trace_path("drain-nice");
+  const Process r = run(kSpoor + " record -o " + path + " -- sh " + script);
+  ASSERT_EQ(r.status, 0) << r.err;
+  std::istringstream out(r.out);
+  std::string program, drain, other;
+  out >> program >> drain;
+  EXPECT_EQ(program, inherited) << r.out;
+  EXPECT_EQ(drain, "-5") << r.out;
+  int others = 0;
+  while (out >> other) {
+    EXPECT_EQ(other, inherited) << "a packing thread: " << r.out;
+    ++others;
+  }
+  EXPECT_GT(others, 0) << r.out;
+  std::filesystem::remove(path);
+  std::filesystem::remove(script);
+}
+
+}  // namespace
