@@ -18,17 +18,8 @@ bool same_name(const char* a, const char* b) {
   return *a == *b;
 }
 
-uint32_t fixed_size(uint8_t type) {
-  switch (type) {
-    case format::kFieldU8: case format::kFieldI8: case format::kFieldBool: return 1;
-    case format::kFieldU16: case format::kFieldI16: return 2;
-    case format::kFieldU32: case format::kFieldI32: case format::kFieldF32: return 4;
-    case format::kFieldU64: case format::kFieldI64: case format::kFieldF64: return 8;
-    case format::kFieldPointer: return sizeof(void*);
-    case format::kFieldActivityId: return 16;
-    default: return 0;  // variable: string, blob
-  }
-}
+// 0 for the variable fields: string, blob.
+uint32_t fixed_size(uint8_t type) { return format::fixed_field_size(type, sizeof(void*)); }
 
 int write_values(const spoor_event_desc* ev, const ActivityId* activity, const ActivityId* related,
                  const spoor_value* values, uint32_t count) {

@@ -188,12 +188,13 @@ void stop_tracing_if_recorder_gone() {
 }
 
 // RingView::when_full: first whether the recorder is gone (above); then,
-// under spoor record --wait-when-full, the writer sleeps 50 us at a time until the recorder has drained a packet. At most
-// 200 ms for one record: past that the recorder is not keeping up at all
-// (or the packet it waits on holds a record of this very thread's, whose
-// signal handler is the writer now), and the shim stops waiting for good,
-// so a stalled recorder stalls the program once. A raw system call: this
-// runs inside hooks and signal handlers.
+// under spoor record --wait-when-full, the writer sleeps 50 us at a time
+// until the recorder has drained a packet. At most 200 ms for one record:
+// past that the recorder is not keeping up at all (or the packet it waits
+// on holds a record of this very thread's, whose signal handler is the
+// writer now), and the shim stops waiting for good, so a stalled recorder
+// stalls the program once. A raw system call: this runs inside hooks and
+// signal handlers.
 constexpr uint32_t kMostWaitRounds = 4000;
 std::atomic<bool> g_wait_when_full{false};
 bool wait_for_drainer(uint32_t asked) {

@@ -163,13 +163,18 @@ class IoFiles : public ::testing::Test {
   // Runs io_files under spoor record with the given enable spec ("" for
   // the default: everything) and replays its trace.
   IoReplay record(const std::string& spec = "") {
+    const std::string trace = record_trace(spec);
+    IoReplay r = replay(trace);
+    fs::remove(trace);
+    return r;
+  }
+  // The same run, its trace left in place: its path.
+  std::string record_trace(const std::string& spec = "") {
     const std::string trace = dir_ + ".spoor";
     const std::string providers = spec.empty() ? "" : " -p '" + spec + "'";
     recorded_ = run(kSpoor + " record -o " + trace + providers + " -- " + SPOOR_IO_FILES + " " + dir_);
     EXPECT_EQ(recorded_.status, 0) << recorded_.err;
-    IoReplay r = replay(trace);
-    fs::remove(trace);
-    return r;
+    return trace;
   }
   int64_t size(const char* name) const { return static_cast<int64_t>(fs::file_size(dir_ + "/" + name)); }
 
@@ -333,12 +338,9 @@ TEST_F(IoFiles, ADisabledProviderRecordsNothingAndChangesNothing) {
 // the shim writes, as the trace describes it, keeps its 8-byte fields at
 // 8-byte offsets of its body.
 TEST_F(IoFiles, FixedSizeEventsKeepTheir8ByteFieldsOnWords) {
-  const std::string trace_path = dir_ + ".spoor";
-  recorded_ = run(kSpoor + " record -o " + trace_path + " -- " + SPOOR_IO_FILES + " " + dir_);
-  ASSERT_EQ(recorded_.status, 0) << recorded_.err;
+  const std::string trace_path = record_trace();
   auto trace = reader::Trace::open(trace_path);
   ASSERT_TRUE(trace) << trace.error();
-  namespace fmt = spoor::format;
   std::set<std::string> checked;
   for (const reader::EventDescriptor& d : trace->events()) {
     if (d.provider->name.rfind("Spoor.", 0) != 0) continue;
@@ -346,14 +348,8 @@ TEST_F(IoFiles, FixedSizeEventsKeepTheir8ByteFieldsOnWords) {
     std::vector<std::string> off_word;
     bool fixed = true;
     for (const reader::FieldDescriptor& f : d.fields) {
-      uint32_t size = 0;
-      switch (f.type) {
-        case fmt::kFieldU8: case fmt::kFieldI8: case fmt::kFieldBool: size = 1; break;
-        case fmt::kFieldU16: case fmt::kFieldI16: size = 2; break;
-        case fmt::kFieldU32: case fmt::kFieldI32: case fmt::kFieldF32: size = 4; break;
-        case fmt::kFieldU64: case fmt::kFieldI64: case fmt::kFieldF64: case fmt::kFieldPointer: size = 8; break;
-        default: fixed = false;
-      }
+      const uint32_t size = spoor::format::fixed_field_size(f.type, 8);
+      fixed = size != 0;
       if (!fixed) break;
       if (size == 8 && offset % 8 != 0) off_word.push_back(f.name + " at " + std::to_string(offset));
       offset += size;

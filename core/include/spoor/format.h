@@ -133,6 +133,21 @@ enum FieldType : uint8_t {
   kFieldTypeLast = kFieldActivityId,
 };
 
+// The bytes a field of `type` takes in a record body; 0 for the variable
+// ones (string, blob). `pointer_size`: the process's (ProcessBlock). A
+// table, not a switch: Cortex-M0's switch tables call into libgcc, which a
+// firmware image may not link.
+// By FieldType: none, U8 U16 U32 U64, I8 I16 I32 I64, F32 F64, Bool, String,
+// Blob, Pointer (pointer_size), ActivityId.
+SPOOR_FMT_CONST uint8_t kFixedFieldSizes[kFieldTypeLast + 1] = {0, 1, 2, 4, 8, 1, 2, 4, 8, 4, 8, 1, 0, 0, 0, 16};
+constexpr uint32_t fixed_field_size(uint8_t type, uint32_t pointer_size) {
+  if (type == kFieldPointer) return pointer_size;
+  return type <= kFieldTypeLast ? kFixedFieldSizes[type] : 0;
+}
+static_assert(fixed_field_size(kFieldU16, 8) == 2 && fixed_field_size(kFieldI64, 8) == 8 &&
+              fixed_field_size(kFieldBool, 8) == 1 && fixed_field_size(kFieldBlob, 8) == 0 &&
+              fixed_field_size(kFieldPointer, 4) == 4 && fixed_field_size(kFieldActivityId, 8) == 16);
+
 // ETW's opcodes (winmeta.xml values).
 enum Opcode : uint8_t {
   kOpInfo = 0, kOpStart = 1, kOpStop = 2, kOpDcStart = 3, kOpDcStop = 4,
