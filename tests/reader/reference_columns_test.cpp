@@ -247,6 +247,36 @@ TEST(ReferenceColumns, SteppedTimesAreThoseFormat15Defines) {
   EXPECT_NE(problem.find("the time step of the records of key word 12 is damaged"), std::string::npos) << problem;
 }
 
+// A step that narrows after many records: 300 Frees 42 ticks apart, then
+// one 21 later, then one 7 later. The writer divides as it goes, so the
+// first 300 codes were written for a step of 42 and are multiplied up
+// twice: the times section holds what dividing every difference by 7
+// gives (6 each, zigzag 12), and the blocks come back.
+TEST(ReferenceColumns, TimesWrittenBeforeTheStepNarrowsAreRewrittenToIt) {
+  TraceBuilder t;
+  add_sample_metadata(t);
+  PacketBuilder packet(1, 0, 0);
+  uint64_t time = 1000;
+  packet.add(RecordBuilder(kFree, time).tid(7).pointer(1));
+  for (int i = 0; i < 300; ++i) packet.add(RecordBuilder(kFree, time += 42).pointer(2 + i));
+  packet.add(RecordBuilder(kFree, time += 21).pointer(400));
+  packet.add(RecordBuilder(kFree, time += 7).pointer(401));
+  t.packet(packet);
+  const Bytes blocks = blocks_of(t);
+  const Bytes payload = pack(blocks, fmt::kLayoutStepTimes);
+  ASSERT_EQ(unpack_ok(payload), blocks);
+  const Bytes packed = columns_of(payload);
+  // After the 303 records' sizes and keys: key word 12's step and codes.
+  const size_t times_at = header_of(payload).blocks_size + 303 * 4;
+  Bytes expected = {7};
+  expected.insert(expected.end(), 300, 12);
+  expected.push_back(6);  // 21 / 7 = 3
+  expected.push_back(2);  // 7 / 7 = 1
+  ASSERT_GE(packed.size(), times_at + expected.size());
+  EXPECT_EQ(Bytes(packed.begin() + static_cast<long>(times_at), packed.begin() + static_cast<long>(times_at + expected.size())),
+            expected);
+}
+
 // A word that holds a time on the trace's clock close to its record's own
 // (an I/O call's start_ticks, read just before the call) is new in every
 // record: the writer keeps it with the plain bytes instead of making it a

@@ -52,10 +52,10 @@ struct Bytes {
   }
 };
 
-// Zigzag LEB128 of a 48-bit time difference (docs/FORMAT.md layout 2).
-inline uint8_t* put_time_varint(uint8_t* at, uint64_t time, uint64_t previous) {
-  const auto delta = static_cast<int64_t>(((time - previous) & fmt::kTimeMask48) << 16) >> 16;
-  return put_varint(at, zigzag(delta));
+// A record's time less the one before it in its stream, 48-bit times
+// (docs/FORMAT.md layout 2: written as a zigzag LEB128).
+inline int64_t time_difference(uint64_t time, uint64_t previous) {
+  return static_cast<int64_t>(((time - previous) & fmt::kTimeMask48) << 16) >> 16;
 }
 
 // Whether word `w` of the body at `body` holds a time on the trace's clock
@@ -103,7 +103,7 @@ struct ReferenceSplitter::State {
     const uint8_t* first_body = nullptr;
     const uint8_t* last_body = nullptr;
     Bytes times;  // varints
-    uint64_t time_step = 1;  // layout 3: what the varints were divided by
+    RunningStep step;  // layout 3: what the varints are divided by
     std::vector<uint32_t> stream_firsts;  // layout 3: indexes of streams' first records, not divided
     // Second pass.
     bool planar = false;
@@ -145,6 +145,7 @@ struct ReferenceSplitter::State {
   Scratch<uint8_t> sources;
   Scratch<uint64_t> literals;
   Scratch<uint8_t> planes;  // one column's codes or literals as byte planes, while written
+  Scratch<uint8_t> multiplied;  // a group's time codes while its step narrows
   ReferenceModel model{ReferenceModel::Side::kWriter};
   bool time_steps = false;  // layouts 3 and 4
   bool wide_in_rows = false;  // layout 4
@@ -160,6 +161,7 @@ struct ReferenceSplitter::State {
       g.width = 0;
       g.uniform = true;
       g.times.clear();
+      g.step = RunningStep{};
       g.stream_firsts.clear();
       slot = ++used_groups;
     }
@@ -180,7 +182,8 @@ struct ReferenceSplitter::State {
   }
 
   bool first_pass(std::span<const uint8_t> blocks);
-  void divide_time_steps();
+  int64_t divided_by_step(Group& g, int64_t difference);
+  void multiply_times(Group& g, uint64_t factor);
   void plan();
   void second_pass(const uint8_t* base);
   size_t layout_bytes() const;
@@ -238,12 +241,16 @@ bool ReferenceSplitter::State::first_pass(std::span<const uint8_t> blocks) {
         last_key = key;
       }
       const uint64_t time = key_time >> 16;
+      // A stream's first difference is its whole time: not divided.
+      bool undivided = !time_steps;
       if (stream_first) {
         g->stream_firsts.push_back(g->count);
         stream_first = false;
+        undivided = true;
       }
-      g->times.used = static_cast<size_t>(put_time_varint(g->times.reserve_more(10), time, previous) -
-                                          g->times.data.data());
+      const int64_t difference = time_difference(time, previous);
+      const int64_t code = undivided ? difference : divided_by_step(*g, difference);
+      g->times.used = static_cast<size_t>(put_varint(g->times.reserve_more(10), zigzag(code)) - g->times.data.data());
       previous = time;
       std::memcpy(size_at, record, kSizeKeyBytes);
       size_at += kSizeKeyBytes;
@@ -266,14 +273,27 @@ bool ReferenceSplitter::State::first_pass(std::span<const uint8_t> blocks) {
   return true;
 }
 
-// Layout 3: each group's time varints divided by their common step. A
-// pass over the varints (a few bytes a record), where the step is not 1.
-void ReferenceSplitter::State::divide_time_steps() {
-  for (uint32_t i = 0; i < used_groups; ++i) {
-    Group& g = groups[i];
-    g.time_step = common_step(g.times.data.data(), g.count, g.stream_firsts);
-    if (g.time_step > 1) g.times.used = divide_steps(g.times.data.data(), g.count, g.stream_firsts, g.time_step);
+// Layout 3: `difference` divided by its group's step, narrowed first when
+// it does not divide `difference` (time_steps.h). Most records: a multiply
+// and a compare to check, one multiply to divide.
+inline int64_t ReferenceSplitter::State::divided_by_step(Group& g, int64_t difference) {
+  const uint64_t magnitude = difference < 0 ? 0 - static_cast<uint64_t>(difference) : static_cast<uint64_t>(difference);
+  if (!g.step.keeps(magnitude)) [[unlikely]] {
+    const uint64_t factor = g.step.narrow(magnitude);
+    if (factor != 1) multiply_times(g, factor);
   }
+  return g.step.quotient(difference);
+}
+
+// The group's codes so far, divided by a step `factor` times the new one,
+// made codes divided by the new one. Out of line: a group's first few
+// records come here, while its step settles, and the rest seldom do (each
+// time at least halves the step: at most 47 passes over a group's codes).
+__attribute__((noinline)) void ReferenceSplitter::State::multiply_times(Group& g, uint64_t factor) {
+  multiplied.ensure(size_t{g.count} * 10);
+  const size_t n = multiply_codes(g.times.data.data(), g.count, g.stream_firsts, factor, multiplied.data());
+  g.times.clear();
+  g.times.put(multiplied.data(), n);
 }
 
 // Chooses each group's reference words (those whose first value looks like
@@ -396,7 +416,7 @@ size_t ReferenceSplitter::State::layout_bytes() const {
     total += g.times.used;
     if (time_steps) {
       uint8_t step[10];
-      total += static_cast<size_t>(put_varint(step, g.time_step) - step);
+      total += static_cast<size_t>(put_varint(step, g.step.step()) - step);
     }
     if (!g.planar) {
       total += g.total;
@@ -422,7 +442,7 @@ bool ReferenceSplitter::State::write(const PieceSink& sink) {
   for (uint32_t i : order) {
     if (ok && time_steps) {
       uint8_t step[10];
-      ok = put(step, static_cast<size_t>(put_varint(step, groups[i].time_step) - step));
+      ok = put(step, static_cast<size_t>(put_varint(step, groups[i].step.step()) - step));
     }
     ok = ok && put(groups[i].times.data.data(), groups[i].times.used);
   }
@@ -473,7 +493,6 @@ bool ReferenceSplitter::split(std::span<const uint8_t> blocks, ColumnsInfo& info
   if (!fits) return false;  // the next split forgets its groups
   info.blocks_size = static_cast<uint32_t>(s.section.used);
   info.record_count = static_cast<uint32_t>(s.record_count);
-  if (time_steps) s.divide_time_steps();
   s.plan();
   s.second_pass(blocks.data());
   return true;

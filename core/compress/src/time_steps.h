@@ -6,10 +6,10 @@
 // smaller (bench/RESULTS.md). On a machine whose clock moves by single
 // ticks the step is 1 after a handful of records and costs nothing more.
 //
-// The writer's side works on a group's zigzag varints in place (the
-// divided ones are never longer), without a division per record: a
-// difference's divisibility by the step, and the exact quotient, come from
-// the step's odd part's inverse mod 2^64 (one multiply each).
+// The writer divides each difference as it writes it (RunningStep), without
+// a division per record: a difference's divisibility by the step, and the
+// exact quotient, come from the step's odd part's inverse mod 2^64 (one
+// multiply each).
 #ifndef SPOOR_COMPRESS_TIME_STEPS_H
 #define SPOOR_COMPRESS_TIME_STEPS_H
 
@@ -68,51 +68,56 @@ inline uint8_t* put_varint(uint8_t* at, uint64_t v) {
   return at;
 }
 
-// The step of the `count` zigzag varints at `codes`, but for those at the
-// (ascending) indexes in `undivided`: the first record of each stream,
-// whose difference is its whole time, which a clock's offset makes no
-// multiple of anything. 1 when the differences share no step (or are all
-// 0); stops reading at the first difference that brings it to 1.
-inline uint64_t common_step(const uint8_t* codes, size_t count, std::span<const uint32_t> undivided) {
-  uint64_t step = 0;
-  ExactDivisor divisor(1);
-  const uint32_t* skip = undivided.data();
-  const uint32_t* const skip_end = skip + undivided.size();
-  for (size_t i = 0; i < count; ++i) {
-    const int64_t v = unzigzag(take_varint(codes));
-    if (skip != skip_end && *skip == i) {
-      ++skip;
-      continue;
-    }
-    const uint64_t magnitude = v < 0 ? 0 - static_cast<uint64_t>(v) : static_cast<uint64_t>(v);
-    if (magnitude == 0 || (step != 0 && divisor.divides(magnitude))) continue;
-    step = std::gcd(step, magnitude);
-    if (step == 1) return 1;
-    divisor = ExactDivisor(step);
+// The step of a group's time differences so far, found as they come: the
+// largest number that divides every one met, 0 before the first that is
+// not 0. The writer divides each difference by it as it writes it (a
+// multiply and a compare when the step divides it, the usual case); a
+// difference it does not divide narrows the step, and the codes written so
+// far are multiplied up to the new one (multiply_codes). The step of a
+// clock that moves in steps settles within a group's first few records;
+// one that moves by single ticks reaches 1 as soon, and divides by 1 after.
+class RunningStep {
+ public:
+  // What the group's codes are divided by: 1 when no difference but 0 came.
+  uint64_t step() const { return step_ == 0 ? 1 : step_; }
+  // Whether a difference of `magnitude` leaves the step as it is.
+  bool keeps(uint64_t magnitude) const { return magnitude == 0 || (step_ != 0 && divisor_.divides(magnitude)); }
+  // Makes the step take `magnitude` (one keeps() refused) and returns what
+  // the codes written so far are multiplied by: the old step over the new,
+  // 1 when there was none (every code so far is 0 or not divided).
+  uint64_t narrow(uint64_t magnitude) {
+    const uint64_t old = step_;
+    step_ = std::gcd(step_, magnitude);
+    divisor_ = ExactDivisor(step_);
+    return old == 0 ? 1 : old / step_;
   }
-  return step == 0 ? 1 : step;
-}
+  // `v` over the step, for a `v` it keeps (`v` itself, 0, before a step).
+  int64_t quotient(int64_t v) const { return divisor_.quotient(v); }
 
-// Rewrites the `count` zigzag varints at `codes`, but for those at the
-// indexes in `undivided`, as the codes of their differences divided by
-// `step` (which divides every one of them), in place. Returns the bytes
-// they take now.
-inline size_t divide_steps(uint8_t* codes, size_t count, std::span<const uint32_t> undivided, uint64_t step) {
-  const ExactDivisor divisor(step);
+ private:
+  uint64_t step_ = 0;
+  ExactDivisor divisor_{1};
+};
+
+// Writes the `count` zigzag varints at `codes` to `out` (room for 10 bytes
+// each), those not at the (ascending) indexes in `undivided` multiplied by
+// `factor`: codes divided by a step become codes divided by a step
+// `factor` times smaller. Returns the bytes written.
+inline size_t multiply_codes(const uint8_t* codes, size_t count, std::span<const uint32_t> undivided, uint64_t factor,
+                             uint8_t* out) {
   const uint32_t* skip = undivided.data();
   const uint32_t* const skip_end = skip + undivided.size();
-  const uint8_t* from = codes;
-  uint8_t* to = codes;
+  uint8_t* to = out;
   for (size_t i = 0; i < count; ++i) {
-    const uint64_t code = take_varint(from);
+    const uint64_t code = take_varint(codes);
     if (skip != skip_end && *skip == i) {
       ++skip;
       to = put_varint(to, code);
     } else {
-      to = put_varint(to, zigzag(divisor.quotient(unzigzag(code))));
+      to = put_varint(to, zigzag(unzigzag(code) * static_cast<int64_t>(factor)));
     }
   }
-  return static_cast<size_t>(to - codes);
+  return static_cast<size_t>(to - out);
 }
 
 }  // namespace spoor::compress
