@@ -49,6 +49,7 @@ struct Packed {
   bool verbatim = false;
   bool store = false;
   bool hurry = false;
+  bool behind = false;
   bool skipped = false;  // the file failed before it was packed: neither packed nor written
 };
 
@@ -321,6 +322,7 @@ struct BlockCompressor::Impl {
         stats.packed_bytes += sizeof(fmt::BlockHeader) + done.payload.size();
         stats.blocks++;
         if (done.hurry) stats.fast_bytes += size;
+        if (done.behind) stats.behind_bytes += size;
       }
       if (spare.size() < kSpareBuffers && done.bytes.capacity() >= options.run_bytes)
         spare.push_back(std::move(done.bytes));
@@ -346,6 +348,9 @@ struct BlockCompressor::Impl {
     bool packed_any = false;
     std::unique_lock lock(mutex);
     for (;;) {
+      // Behind: a run was already waiting when this thread came for work
+      // (it packed the last one slower than the program made the next).
+      const bool run_waiting = !queue.empty() && packing < allowed;
       wake.wait(lock, [&] { return (stopping && queue.empty()) || (!queue.empty() && packing < allowed) || wants_spare(); });
       if (queue.empty() && stopping) break;
       if (queue.empty() || packing >= allowed) {  // nothing this thread may pack: a spare
@@ -377,6 +382,13 @@ struct BlockCompressor::Impl {
         if (done.hurry) wanted.emplace(1, fmt::kLayoutRecordColumns);
         else wanted.emplace(options.level);
       }
+      // A run that waited, in the same layout at zstd's level 1
+      // (behind_level): zstd's part of the packing is 30-45% faster there
+      // than at 3, heap traces come out ~1% smaller and others 6-11%
+      // larger (bench/RESULTS.md): speed first while the program outruns
+      // the packing, the level asked for while it keeps up.
+      done.behind = !done.hurry && run_waiting && options.behind_level != options.level;
+      if (!done.hurry && wanted) wanted->set_level(done.behind ? options.behind_level : options.level);
       const uint64_t two_runs = 2 * options.run_bytes;
       const bool file_keeps_up = unwritten <= (options.backlog_limit / 4 > two_runs ? options.backlog_limit / 4 : two_runs);
       done.store = done.skipped || job.verbatim || (unpacked > options.backlog_limit && file_keeps_up) ||

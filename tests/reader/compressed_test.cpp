@@ -16,6 +16,7 @@
 #include <variant>
 
 #include "sample_trace.h"
+#include "spoor/compress/packed_blocks.h"
 #include "spoor/crc32c.h"
 #include "spoor/host/block_compressor.h"
 #include "test_support.h"
@@ -219,6 +220,7 @@ TEST(CompressedTrace, RunsPackedOnSeveralThreadsComeOutInTheOrderTheyWereCut) {
   host::CompressionOptions one;
   one.run_bytes = 2 << 10;
   one.threads = 1;
+  one.behind_level = one.level;  // one level, whichever runs wait
   host::CompressionOptions four = one;
   four.threads = 4;
   four.threads_at_first = 4;
@@ -243,6 +245,7 @@ TEST(CompressedTrace, MoreThreadsAllowedMidwayChangeNoByte) {
   options.run_bytes = 2 << 10;
   options.threads = 3;
   options.threads_at_first = 1;
+  options.behind_level = options.level;  // one level, whichever runs wait
   Bytes out;
   host::BlockCompressor compressor(options, append_to(out));
   compressor.write(raw.data(), raw.size() / 2);
@@ -268,6 +271,7 @@ TEST(CompressedTrace, AnIdlePackingThreadMakesTheDrainersNextBuffersAhead) {
   ASSERT_LT(raw.size(), 2 * options.run_bytes);
   options.threads = 2;
   options.threads_at_first = 1;
+  options.behind_level = options.level;  // one level: the bytes are compared with one thread's
   Bytes out;
   host::BlockCompressor compressor(options, append_to(out));
   // Waits for a spare to be ready, which needs only a packing thread
@@ -409,8 +413,112 @@ TEST(CompressedTrace, RunsOverHalfTheBacklogLimitArePackedFast) {
   const Bytes out = compress(raw, options, &stats);
   EXPECT_EQ(stats.blocks, 1u);
   EXPECT_EQ(stats.fast_bytes, run);
+  EXPECT_EQ(stats.behind_bytes, 0u);  // packed fast in the record columns, not at level 1 in the usual layout
   EXPECT_EQ(stats.stored_bytes, 0u);
   expect_same_events(raw, out);
+}
+
+// The zstd level of each COMPRESSED block of `out`: 1 or 3, by packing its
+// blocks again at each and comparing byte for byte (0: neither).
+std::vector<int> block_levels(const Bytes& out) {
+  compress::Packer level_one(1), level_three(3);
+  std::vector<int> levels;
+  for (const size_t at : block_offsets(out)) {
+    fmt::BlockHeader h{};
+    std::memcpy(&h, out.data() + at, sizeof h);
+    if (h.type != fmt::kBlockCompressed) continue;
+    const std::span<const uint8_t> payload(out.data() + at + sizeof h, h.size);
+    compress::ExpandedBytes blocks;
+    std::string problem;
+    EXPECT_TRUE(compress::unpack(payload, blocks, problem)) << problem;
+    std::vector<uint8_t> one, three;
+    EXPECT_TRUE(level_one.pack(blocks, one, &problem)) << problem;
+    EXPECT_TRUE(level_three.pack(blocks, three, &problem)) << problem;
+    EXPECT_NE(one, three) << "the run must tell the levels apart";
+    levels.push_back(std::ranges::equal(payload, one) ? 1 : std::ranges::equal(payload, three) ? 3 : 0);
+  }
+  return levels;
+}
+
+// A run the packing thread finds waiting when it comes for work is packed
+// at zstd's level 1 (behind_level), in the same layout. The file takes
+// nothing until every run but the last is handed over, so the one packing
+// thread, back from writing the file header, finds each of them waiting.
+TEST(CompressedTrace, RunsFoundWaitingArePackedAtTheBehindLevel) {
+  const Bytes raw = busy_trace(60);
+  host::CompressionOptions options;
+  options.enabled = true;
+  options.level = 3;
+  options.run_bytes = 8 << 10;
+  options.threads = 1;
+  std::mutex gate_lock;
+  std::condition_variable gate_open;
+  bool open = false;
+  Bytes out;
+  host::BlockCompressor compressor(options, [&](const void* data, size_t size) {
+    std::unique_lock lock(gate_lock);
+    gate_open.wait(lock, [&] { return open; });
+    const auto* p = static_cast<const uint8_t*>(data);
+    out.insert(out.end(), p, p + size);
+    return true;
+  });
+  for (size_t at = 0; at < raw.size(); at += 1000) compressor.write(raw.data() + at, std::min<size_t>(1000, raw.size() - at));
+  {
+    std::lock_guard lock(gate_lock);
+    open = true;
+  }
+  gate_open.notify_all();
+  ASSERT_TRUE(compressor.finish());
+  const host::CompressionStats stats = compressor.stats();
+  expect_same_events(raw, out);
+  const std::vector<int> levels = block_levels(out);
+  ASSERT_EQ(levels.size(), stats.blocks);
+  ASSERT_GE(levels.size(), 4u);
+  // The last run, handed over by finish(), may have found the thread idle.
+  for (size_t i = 0; i + 1 < levels.size(); ++i) EXPECT_EQ(levels[i], 1) << "run " << i;
+  EXPECT_GE(stats.behind_bytes, stats.raw_bytes - 2 * options.run_bytes);
+}
+
+// A thread that waited for each run packs it at the level asked: the
+// drainer hands a run over only once the one before is in the file. (The
+// first run may find the thread still writing the file header: not
+// checked.) stats() takes the lock the packing thread holds from counting
+// a block until it waits for the next run, so a block counted means the
+// thread found nothing waiting.
+TEST(CompressedTrace, RunsAPackingThreadWaitedForArePackedAtTheLevelAsked) {
+  const Bytes raw = busy_trace(60);
+  host::CompressionOptions options;
+  options.enabled = true;
+  options.level = 3;
+  options.run_bytes = 8 << 10;
+  options.threads = 1;
+  Bytes out;
+  host::BlockCompressor compressor(options, append_to(out));
+  // Where the drainer cuts runs: after the first block that takes a run to
+  // run_bytes or more. Each run is written whole, then waited for.
+  size_t written = 0, run_start = sizeof(fmt::FileHeader);
+  uint64_t runs = 0, first_run = 0;
+  for (const size_t at : block_offsets(raw)) {
+    fmt::BlockHeader h{};
+    std::memcpy(&h, raw.data() + at, sizeof h);
+    const size_t end = at + sizeof h + h.size;
+    if (end - run_start < options.run_bytes) continue;
+    if (runs == 0) first_run = end - run_start;
+    compressor.write(raw.data() + written, end - written);
+    written = run_start = end;
+    ++runs;
+    for (int i = 0; i < 10000 && compressor.stats().blocks < runs; ++i)
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  ASSERT_GE(runs, 3u);
+  compressor.write(raw.data() + written, raw.size() - written);
+  ASSERT_TRUE(compressor.finish());
+  const host::CompressionStats stats = compressor.stats();
+  expect_same_events(raw, out);
+  EXPECT_LE(stats.behind_bytes, first_run);
+  const std::vector<int> levels = block_levels(out);
+  ASSERT_EQ(levels.size(), runs + 1);
+  for (size_t i = 1; i < levels.size(); ++i) EXPECT_EQ(levels[i], 3) << "run " << i;
 }
 
 TEST(CompressedTrace, APacketThatDoesNotWalkIsKeptAsItIsAndReadTheSame) {

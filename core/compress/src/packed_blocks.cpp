@@ -18,6 +18,7 @@ namespace fmt = spoor::format;
 struct Packer::Impl {
   ZSTD_CCtx* context = nullptr;
   uint16_t layout = fmt::kLayoutWideRows;
+  int level = kDefaultLevel;
   PageBuffer columns;          // scratch: the record-columns layout
   ReferenceSplitter splitter;  // keeps its scratch between runs
   // zstd writes here, then the frame (a tenth of the bound on traces) is
@@ -33,6 +34,7 @@ struct Packer::Impl {
   // in one buffer.
   void begin_frame(size_t size) {
     ZSTD_CCtx_reset(context, ZSTD_reset_session_only);
+    ZSTD_CCtx_setParameter(context, ZSTD_c_compressionLevel, level);
     ZSTD_CCtx_setPledgedSrcSize(context, size);  // as one-shot compression would: in the frame header
     const size_t bound = ZSTD_compressBound(size);
     frame.ensure(bound);
@@ -67,16 +69,18 @@ struct Packer::Impl {
 
 Packer::Packer(int level, uint16_t layout) : impl_(std::make_unique<Impl>()) {
   impl_->layout = layout;
+  impl_->level = level;
   impl_->context = ZSTD_createCCtx();
   if (impl_->context != nullptr) {
-    ZSTD_CCtx_setParameter(impl_->context, ZSTD_c_compressionLevel, level);
-    // The reader checks each block's CRC-32C; zstd's own checksum would
-    // only repeat it.
+    // The level is set at each frame's start (begin_frame). The reader
+    // checks each block's CRC-32C; zstd's own checksum would only repeat it.
     ZSTD_CCtx_setParameter(impl_->context, ZSTD_c_checksumFlag, 0);
   }
 }
 
 Packer::~Packer() = default;
+
+void Packer::set_level(int level) { impl_->level = level; }
 
 bool Packer::pack(std::span<const uint8_t> blocks, std::vector<uint8_t>& payload, std::string* problem) {
   auto fail = [&](std::string text) {

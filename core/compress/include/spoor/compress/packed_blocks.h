@@ -40,6 +40,10 @@ class Packer {
   // zstd fails or the run is too large.
   bool pack(std::span<const uint8_t> blocks, std::vector<uint8_t>& payload, std::string* problem);
 
+  // zstd's level for the next pack() calls; the layout and the scratch
+  // memory stay.
+  void set_level(int level);
+
  private:
   struct Impl;
   std::unique_ptr<Impl> impl_;
