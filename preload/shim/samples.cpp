@@ -15,8 +15,8 @@
 //   over a half-updated cache of the shim's own; except in a hook's call of
 //   the real function (RealCall), where the shim does not unwind, and the
 //   time is the program's;
-// - the module scan (after a dlopen), under its mutex: the interrupted code
-//   cannot hold it, since the shim scans only under the guard.
+// - not the module scan (after a dlopen): it takes the loader's lock
+//   (take_sample says why that hangs); the thread's next hook scans.
 // It saves and restores errno, and is installed with SA_RESTART, so an
 // interrupted system call resumes instead of failing with EINTR.
 #include "samples.h"
@@ -35,7 +35,6 @@
 #include <initializer_list>
 
 #include "fast_unwind.h"
-#include "modules.h"
 #include "perf_sampler.h"
 #include "recorder_link.h"
 #include "reentry_guard.h"
@@ -113,8 +112,16 @@ void* interrupted_pc(const ucontext_t* uc) {
 // rule is not cached), through code libunwind cannot cross (CPython's perf
 // trampolines) and without its checked loads in JIT code (three system
 // calls each).
+//
+// No module rescan here (rescan_modules_if_changed): it lists the modules
+// with dl_iterate_phdr, which takes the loader's lock, and the signal may
+// have come while this thread was taking or letting go of that lock
+// (inside dlopen, between the lock's word and its owner): the handler then
+// waited for itself forever. A module a dlopen just mapped is described by
+// the thread's next hook; a sample into it before that is placed by the
+// symbolizer all the same (a module is looked up at any time when none
+// was loaded at the sample's).
 __attribute__((noinline)) void take_sample(const ucontext_t* uc, uint32_t periods) {
-  rescan_modules_if_changed();  // describe a dlopen'ed module before a stack into it
   void* frames[kMaxFrames];
   if (fast_unwinder_in_use()) {
     const int depth = stack_depth();
