@@ -14,6 +14,7 @@
 #include <cstddef>
 #include <cstring>
 
+#include "loader_lock.h"
 #include "rule_cache.h"
 #if defined(__x86_64__)
 #include "libdw_loader.h"
@@ -417,6 +418,7 @@ bool init_fast_unwind(void (*libdw_loaded)()) {
   static std::atomic<bool> done{false};
   if (done.exchange(true)) return rule_cache_ready();
   prime_thread_stack();  // the attaching thread: the main one
+  find_loader_lock();
   if (pthread_key_create(&g_walks_key, forget_thread_walks) == 0)
     g_walks_key_ready.store(true, std::memory_order_release);
   init_libdw_loader(libdw_loaded);
@@ -648,6 +650,15 @@ int fast_backtrace_from_signal(const void* ucontext, void** frames, int max, boo
       ++t_counters.signal_fast;
       return 1 + rest;
     }
+  }
+  // libunwind would look for the frame's unwind tables with
+  // dl_iterate_phdr: not while the loader's lock is half taken (by the
+  // interrupted code, most likely: loader_lock.h). The interrupted
+  // instruction alone; the rules the walk missed are built for the next
+  // sample.
+  if (loader_lock_half_taken()) {
+    *missed = t_missed_rules != 0;
+    return 1;
   }
   // Else libunwind steps out of the interrupted frame (at any
   // instruction), and the rules go on from its caller.

@@ -9,7 +9,9 @@
 //   not published makes the sample write its stack again, never wait);
 // - libunwind: with the fast unwinder its cursor (fast_unwind.h), else
 //   unw_backtrace with its per-thread caches: signal-safe as long as the
-//   interrupted code is not itself inside libunwind on this thread. The
+//   interrupted code is not itself inside libunwind on this thread, nor
+//   taking or letting go of the loader's lock, which libunwind's module
+//   listing takes (loader_lock.h: then no libunwind). The
 //   shim unwinds only under its reentry guard, and a sample landing under
 //   the guard is deferred (reentry_guard.h), so the handler never walks
 //   over a half-updated cache of the shim's own; except in a hook's call of
@@ -35,6 +37,7 @@
 #include <initializer_list>
 
 #include "fast_unwind.h"
+#include "loader_lock.h"
 #include "perf_sampler.h"
 #include "recorder_link.h"
 #include "reentry_guard.h"
@@ -135,9 +138,15 @@ __attribute__((noinline)) void take_sample(const ucontext_t* uc, uint32_t period
     kSample.write(n > 0 ? stack_id_of(frames, n) : 0, periods);
     return;
   }
+  void* pc = interrupted_pc(uc);
+  // unw_backtrace may list the modules, taking the loader's lock: not
+  // while it is half taken (loader_lock.h).
+  if (loader_lock_half_taken()) {
+    kSample.write(pc != nullptr ? stack_id_of(&pc, 1) : 0, periods);
+    return;
+  }
   const int want = stack_depth() + kHandlerFrames;
   const int n = unw_backtrace(frames, want < kMaxFrames ? want : kMaxFrames);
-  void* pc = interrupted_pc(uc);
   int first = 0;
   while (first < n && first < kHandlerFrames && frames[first] != pc) ++first;
   uint32_t stack;
@@ -232,6 +241,7 @@ bool init_samples() {
   // first instruction, and gprof counted every tick in the shim.
   sigfillset(&action.sa_mask);
   for (int fault : {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGTRAP, SIGSYS}) sigdelset(&action.sa_mask, fault);
+  find_loader_lock();  // before the first sample: the handler asks it
   if (!take_sample_signal(g_signal, action)) return false;
   adopt_initial_sample_mask();
   // Where the handler walks with unw_backtrace (no fast unwinder): its

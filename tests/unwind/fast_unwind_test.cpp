@@ -4,6 +4,7 @@
 // alloca frames, the C library's qsort, std::sort, another module through
 // the PLT, other threads. Signal handlers may fall back but must agree too.
 #include "fast_unwind.h"
+#include "loader_lock.h"
 
 #define UNW_LOCAL_ONLY
 #include <dlfcn.h>
@@ -563,6 +564,32 @@ TEST_F(FastUnwind, FromASignalContextOnAThreadNeverPrimedLibunwindWalksItAll) {
     EXPECT_EQ(g_signal.by_libunwind, 1u);
     EXPECT_EQ(g_signal.by_rules, 0u);
   });
+}
+
+// With the loader's lock half taken (a mutex put in that state stands
+// for it: loader_lock.h), the walk that libunwind would take over (a
+// thread never primed) gives the interrupted instruction alone and leaves
+// libunwind out: its module listing would wait on that lock forever.
+TEST_F(FastUnwind, FromASignalContextWithTheLoadersLockHalfTakenLibunwindIsLeftOut) {
+  ASSERT_TRUE(find_loader_lock());
+  const pthread_mutex_t* const real = loader_lock();
+  pthread_mutex_t half = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
+  half.__data.__lock = 1;  // taken, no owner yet
+  set_loader_lock(&half);
+  with_sample_like_handler([] {
+    std::thread([] { test::recurse_without_frame_pointer(3, signal_this_thread); }).join();
+  });
+  set_loader_lock(real);
+  ASSERT_GT(g_signal.libunwind_n, 5);
+  EXPECT_EQ(g_signal.fast_n, 1);
+  EXPECT_EQ(g_signal.fast[0], g_signal.libunwind[0]) << "the interrupted instruction";
+  EXPECT_EQ(g_signal.by_libunwind, 0u);
+  // Whole again: libunwind takes over as before.
+  with_sample_like_handler([] {
+    std::thread([] { test::recurse_without_frame_pointer(3, signal_this_thread); }).join();
+  });
+  EXPECT_EQ(g_signal.by_libunwind, 1u);
+  EXPECT_EQ(frames_of(g_signal.fast, g_signal.fast_n), frames_of(g_signal.libunwind, g_signal.libunwind_n));
 }
 
 const JitCode* g_signal_jit = nullptr;
