@@ -403,14 +403,15 @@ TEST(Samples, NoneAtZeroHertzNorWhenTheProviderIsOff) {
   EXPECT_TRUE(r.threads.empty());
 }
 
-// The sample handler never lists the modules (dl_iterate_phdr takes the
-// loader's lock, which the interrupted code may hold half taken: the
-// handler then waited for itself forever, seen in a python3 importing
-// modules under --sample-hz 10000). dlopen_spin.c loads a module, which
+// The sample handler does not rescan the modules itself (dl_iterate_phdr
+// takes the loader's lock, which the interrupted code may hold half taken:
+// the handler then waited for itself forever, seen in a python3 importing
+// modules under --sample-hz 10000; libunwind's own calls are kept from
+// that state by loader_lock.h). dlopen_spin.c loads a module, which
 // leaves the shim a module scan pending, then spins without calling a
 // hook while samples land, and counts the dl_iterate_phdr calls the shim
 // makes meanwhile (from its handler: nothing else runs). Under both clocks.
-TEST(Samples, TheHandlerNeverTakesTheLoadersLock) {
+TEST(Samples, TheHandlerDoesNotListTheModules) {
   for (const std::string clock : {"timer", "task"}) {
     if (clock == "task" && !task_clock_allowed()) continue;
     SCOPED_TRACE(clock);
@@ -420,7 +421,7 @@ TEST(Samples, TheHandlerNeverTakesTheLoadersLock) {
     ASSERT_EQ(p.status, 0) << p.err;
     EXPECT_EQ(p.out.rfind("0 calls of dl_iterate_phdr by the shim while spinning", 0), 0u) << p.out;
     const Recording r = read_recording(path);
-    EXPECT_GE(r.samples.size(), 50u) << "samples landed while the scan was pending";
+    EXPECT_GE(r.samples.size(), 5u) << "samples landed while the scan was pending";
   }
 }
 

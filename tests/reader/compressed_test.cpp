@@ -90,6 +90,31 @@ host::BlockCompressor::Output append_to(Bytes& out) {
   };
 }
 
+// A file that takes nothing until open() is called: the compressor's
+// output waits at its gate meanwhile.
+struct GatedFile {
+  std::mutex lock;
+  std::condition_variable gate;
+  bool is_open = false;
+  Bytes out;
+  host::BlockCompressor::Output output() {
+    return [this](const void* data, size_t size) {
+      std::unique_lock held(lock);
+      gate.wait(held, [&] { return is_open; });
+      const auto* p = static_cast<const uint8_t*>(data);
+      out.insert(out.end(), p, p + size);
+      return true;
+    };
+  }
+  void open() {
+    {
+      std::lock_guard held(lock);
+      is_open = true;
+    }
+    gate.notify_all();
+  }
+};
+
 // `raw` through a BlockCompressor, written in uneven pieces (as a
 // TraceWriter writes a block piece by piece), runs of about run_bytes.
 Bytes compress(const Bytes& raw, host::CompressionOptions options, host::CompressionStats* stats = nullptr) {
@@ -337,17 +362,8 @@ TEST(CompressedTrace, AFileThatFallsBehindBoundsTheRunsWaiting) {
   options.enabled = true;
   options.run_bytes = 4 << 10;
   options.backlog_limit = 1;
-  std::mutex gate_lock;
-  std::condition_variable gate_open;
-  bool open = false;
-  Bytes out;
-  host::BlockCompressor compressor(options, [&](const void* data, size_t size) {
-    std::unique_lock lock(gate_lock);
-    gate_open.wait(lock, [&] { return open; });
-    const auto* p = static_cast<const uint8_t*>(data);
-    out.insert(out.end(), p, p + size);
-    return true;
-  });
+  GatedFile file;
+  host::BlockCompressor compressor(options, file.output());
   std::atomic<size_t> taken{0};
   std::thread drainer([&] {
     for (size_t at = 0; at < raw.size(); at += 1000) {
@@ -362,17 +378,13 @@ TEST(CompressedTrace, AFileThatFallsBehindBoundsTheRunsWaiting) {
   // being gathered (a block may run past run_bytes).
   EXPECT_LT(taken.load(), memory_limit + 3 * options.run_bytes + 2048) << "of " << raw.size();
   EXPECT_LT(taken.load(), raw.size());
-  {
-    std::lock_guard lock(gate_lock);
-    open = true;
-  }
-  gate_open.notify_all();
+  file.open();
   drainer.join();
   ASSERT_TRUE(compressor.finish());
   const host::CompressionStats stats = compressor.stats();
   EXPECT_GT(stats.drain_wait_seconds, 0.1);
   EXPECT_EQ(stats.memory_limit, memory_limit);
-  expect_same_events(raw, out);
+  expect_same_events(raw, file.out);
 }
 
 TEST(CompressedTrace, RunsWaitingForASlowFileArePackedNotStored) {
@@ -451,24 +463,12 @@ TEST(CompressedTrace, RunsFoundWaitingArePackedAtTheBehindLevel) {
   options.level = 3;
   options.run_bytes = 8 << 10;
   options.threads = 1;
-  std::mutex gate_lock;
-  std::condition_variable gate_open;
-  bool open = false;
-  Bytes out;
-  host::BlockCompressor compressor(options, [&](const void* data, size_t size) {
-    std::unique_lock lock(gate_lock);
-    gate_open.wait(lock, [&] { return open; });
-    const auto* p = static_cast<const uint8_t*>(data);
-    out.insert(out.end(), p, p + size);
-    return true;
-  });
+  GatedFile file;
+  host::BlockCompressor compressor(options, file.output());
   for (size_t at = 0; at < raw.size(); at += 1000) compressor.write(raw.data() + at, std::min<size_t>(1000, raw.size() - at));
-  {
-    std::lock_guard lock(gate_lock);
-    open = true;
-  }
-  gate_open.notify_all();
+  file.open();
   ASSERT_TRUE(compressor.finish());
+  const Bytes& out = file.out;
   const host::CompressionStats stats = compressor.stats();
   expect_same_events(raw, out);
   const std::vector<int> levels = block_levels(out);
