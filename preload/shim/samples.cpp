@@ -11,12 +11,12 @@
 //   unw_backtrace with its per-thread caches: signal-safe as long as the
 //   interrupted code is not itself inside libunwind on this thread, nor
 //   taking or letting go of the loader's lock, which libunwind's module
-//   listing takes (loader_lock.h: then no libunwind). The
-//   shim unwinds only under its reentry guard, and a sample landing under
-//   the guard is deferred (reentry_guard.h), so the handler never walks
-//   over a half-updated cache of the shim's own; except in a hook's call of
-//   the real function (RealCall), where the shim does not unwind, and the
-//   time is the program's;
+//   listing takes (loader_lock.h: then no libunwind). The shim unwinds
+//   only under its reentry guard, and a sample landing under the guard is
+//   deferred (reentry_guard.h), so the handler never walks over a
+//   half-updated cache of the shim's own; except in a hook's call of the
+//   real function (RealCall), where the shim does not unwind, and the time
+//   is the program's;
 // - not the module scan (after a dlopen): it takes the loader's lock
 //   (take_sample says why that hangs); the thread's next hook scans.
 // It saves and restores errno, and is installed with SA_RESTART, so an
