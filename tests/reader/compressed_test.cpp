@@ -452,17 +452,24 @@ std::vector<int> block_levels(const Bytes& out) {
   return levels;
 }
 
+// One packing thread, level 3 asked, runs of 8 KiB: the two tests of the
+// level a run is packed at.
+host::CompressionOptions one_thread_at_level_three() {
+  host::CompressionOptions options;
+  options.enabled = true;
+  options.level = 3;
+  options.run_bytes = 8 << 10;
+  options.threads = 1;
+  return options;
+}
+
 // A run the packing thread finds waiting when it comes for work is packed
 // at zstd's level 1 (behind_level), in the same layout. The file takes
 // nothing until every run but the last is handed over, so the one packing
 // thread, back from writing the file header, finds each of them waiting.
 TEST(CompressedTrace, RunsFoundWaitingArePackedAtTheBehindLevel) {
   const Bytes raw = busy_trace(60);
-  host::CompressionOptions options;
-  options.enabled = true;
-  options.level = 3;
-  options.run_bytes = 8 << 10;
-  options.threads = 1;
+  const host::CompressionOptions options = one_thread_at_level_three();
   GatedFile file;
   host::BlockCompressor compressor(options, file.output());
   for (size_t at = 0; at < raw.size(); at += 1000) compressor.write(raw.data() + at, std::min<size_t>(1000, raw.size() - at));
@@ -487,11 +494,7 @@ TEST(CompressedTrace, RunsFoundWaitingArePackedAtTheBehindLevel) {
 // thread found nothing waiting.
 TEST(CompressedTrace, RunsAPackingThreadWaitedForArePackedAtTheLevelAsked) {
   const Bytes raw = busy_trace(60);
-  host::CompressionOptions options;
-  options.enabled = true;
-  options.level = 3;
-  options.run_bytes = 8 << 10;
-  options.threads = 1;
+  const host::CompressionOptions options = one_thread_at_level_three();
   Bytes out;
   host::BlockCompressor compressor(options, append_to(out));
   // Where the drainer cuts runs: after the first block that takes a run to
