@@ -418,7 +418,6 @@ bool init_fast_unwind(void (*libdw_loaded)()) {
   static std::atomic<bool> done{false};
   if (done.exchange(true)) return rule_cache_ready();
   prime_thread_stack();  // the attaching thread: the main one
-  find_loader_lock();
   if (pthread_key_create(&g_walks_key, forget_thread_walks) == 0)
     g_walks_key_ready.store(true, std::memory_order_release);
   init_libdw_loader(libdw_loaded);

@@ -69,19 +69,16 @@ Stepped write_stepped(const std::vector<int64_t>& differences, const std::vector
     if (skip < undivided.size() && undivided[skip] == i) {
       ++skip;
     } else {
-      const uint64_t magnitude = code < 0 ? 0 - static_cast<uint64_t>(code) : static_cast<uint64_t>(code);
-      if (!step.keeps(magnitude)) {
-        const uint64_t factor = step.narrow(magnitude);
-        if (factor != 1) {
-          std::vector<uint8_t> multiplied(i * 10);
-          multiplied.resize(multiply_codes(out.codes.data(), i, std::span(undivided.data(), skip), factor,
-                                           multiplied.data()));
-          std::copy(multiplied.begin(), multiplied.end(), out.codes.begin());
-          used = multiplied.size();
-          ++out.multiplications;
-        }
+      uint64_t factor = 1;
+      code = step.divide(code, factor);
+      if (factor != 1) {
+        std::vector<uint8_t> multiplied(i * 10);
+        multiplied.resize(multiply_codes(out.codes.data(), i, std::span(undivided.data(), skip), factor,
+                                         multiplied.data()));
+        std::copy(multiplied.begin(), multiplied.end(), out.codes.begin());
+        used = multiplied.size();
+        ++out.multiplications;
       }
-      code = step.quotient(code);
     }
     used = static_cast<size_t>(put_varint(out.codes.data() + used, zigzag(code)) - out.codes.data());
   }

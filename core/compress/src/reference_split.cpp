@@ -277,12 +277,10 @@ bool ReferenceSplitter::State::first_pass(std::span<const uint8_t> blocks) {
 // it does not divide `difference` (time_steps.h). Most records: a multiply
 // and a compare to check, one multiply to divide.
 inline int64_t ReferenceSplitter::State::divided_by_step(Group& g, int64_t difference) {
-  const uint64_t magnitude = difference < 0 ? 0 - static_cast<uint64_t>(difference) : static_cast<uint64_t>(difference);
-  if (!g.step.keeps(magnitude)) [[unlikely]] {
-    const uint64_t factor = g.step.narrow(magnitude);
-    if (factor != 1) multiply_times(g, factor);
-  }
-  return g.step.quotient(difference);
+  uint64_t factor = 1;
+  const int64_t quotient = g.step.divide(difference, factor);
+  if (factor != 1) [[unlikely]] multiply_times(g, factor);
+  return quotient;
 }
 
 // The group's codes so far, divided by a step `factor` times the new one,

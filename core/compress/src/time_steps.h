@@ -80,21 +80,28 @@ class RunningStep {
  public:
   // What the group's codes are divided by: 1 when no difference but 0 came.
   uint64_t step() const { return step_ == 0 ? 1 : step_; }
+  // `difference` over the step, narrowed first when it does not divide
+  // `difference`. `factor`: what the codes written before are to be
+  // multiplied by (multiply_codes), 1 when the step kept.
+  int64_t divide(int64_t difference, uint64_t& factor) {
+    const uint64_t magnitude = difference < 0 ? 0 - static_cast<uint64_t>(difference) : static_cast<uint64_t>(difference);
+    factor = keeps(magnitude) ? 1 : narrow(magnitude);
+    return divisor_.quotient(difference);  // `difference` itself, 0, before a step
+  }
+
+ private:
   // Whether a difference of `magnitude` leaves the step as it is.
   bool keeps(uint64_t magnitude) const { return magnitude == 0 || (step_ != 0 && divisor_.divides(magnitude)); }
-  // Makes the step take `magnitude` (one keeps() refused) and returns what
-  // the codes written so far are multiplied by: the old step over the new,
-  // 1 when there was none (every code so far is 0 or not divided).
-  uint64_t narrow(uint64_t magnitude) {
+  // Makes the step take `magnitude` (one keeps() refused) and returns the
+  // old step over the new, 1 when there was none (every code so far is 0
+  // or not divided).
+  __attribute__((noinline)) uint64_t narrow(uint64_t magnitude) {
     const uint64_t old = step_;
     step_ = std::gcd(step_, magnitude);
     divisor_ = ExactDivisor(step_);
     return old == 0 ? 1 : old / step_;
   }
-  // `v` over the step, for a `v` it keeps (`v` itself, 0, before a step).
-  int64_t quotient(int64_t v) const { return divisor_.quotient(v); }
 
- private:
   uint64_t step_ = 0;
   ExactDivisor divisor_{1};
 };
