@@ -75,8 +75,10 @@ struct Welcome {
 // own malloc keeps its heap calls from the hooks (kNoteOwnAllocator, path:
 // the object that defines it), so spoor record can say so. An exec that
 // then failed takes its note back (kNoteExecFailed, same path and why):
-// the program never ran.
-enum NoteKind : uint32_t { kNoteUntraceable = 0, kNoteOwnAllocator = 1, kNoteExecFailed = 2 };
+// the program never ran. An image that a debugger or tracer held from its
+// start gets no CPU samples (kNoteSamplesOff, path: the program, why: the
+// tracer's name).
+enum NoteKind : uint32_t { kNoteUntraceable = 0, kNoteOwnAllocator = 1, kNoteExecFailed = 2, kNoteSamplesOff = 3 };
 struct UntraceableNote {
   uint32_t magic;
   uint32_t pid;

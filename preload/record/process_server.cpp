@@ -123,9 +123,9 @@ bool ProcessServer::take_notes(const Connection& c) {
     note.path[sizeof note.path - 1] = note.why[sizeof note.why - 1] = '\0';
     const bool own = note.kind == preload::kNoteOwnAllocator;
     const std::string text = own ? std::string(note.path) : std::string(note.path) + " (" + note.why + ")";
-    if (own) {
-      if (std::find(own_allocators_.begin(), own_allocators_.end(), text) == own_allocators_.end())
-        own_allocators_.push_back(text);
+    if (own || note.kind == preload::kNoteSamplesOff) {
+      std::vector<std::string>& list = own ? own_allocators_ : samples_off_;
+      if (std::find(list.begin(), list.end(), text) == list.end()) list.push_back(text);
       continue;
     }
     // Counted: one process's failed exec of a program takes back its own

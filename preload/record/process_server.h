@@ -57,6 +57,9 @@ class ProcessServer {
   std::vector<std::string> untraceable() const;
   // The objects whose own malloc kept images' heap calls from the hooks.
   const std::vector<std::string>& own_allocators() const { return own_allocators_; }
+  // Programs that got no CPU samples, a debugger or tracer holding them
+  // from their start, as "PROGRAM (TRACER)", each once.
+  const std::vector<std::string>& samples_off() const { return samples_off_; }
 
   // Connections answered and still open.
   size_t open_connections() const { return connections_.size(); }
@@ -85,6 +88,7 @@ class ProcessServer {
   };
   std::vector<Untraceable> untraceable_;
   std::vector<std::string> own_allocators_;
+  std::vector<std::string> samples_off_;
 };
 
 }  // namespace spoor::record

@@ -352,6 +352,7 @@ class Recorder {
     server_.take_queued_notes();
     result->untraceable = server_.untraceable();
     result->own_allocators = server_.own_allocators();
+    result->samples_off = server_.samples_off();
     result->perf_maps = perf_maps_;
     for (auto& t : traced_) result->preload_attached |= t->pid == root_;
     result->region_error = region_error_;

@@ -66,6 +66,7 @@ struct RecordResult {
   std::vector<uint32_t> never_attached;
   std::vector<std::string> untraceable;  // programs exec'd in the tree that could not be traced
   std::vector<std::string> own_allocators;  // programs whose own malloc kept their heap calls from the hooks
+  std::vector<std::string> samples_off;     // "PROGRAM (TRACER)": no CPU samples, ptrace held it from its start
   PerfMapsKept perf_maps;        // JIT symbol maps copied into the trace
   uint64_t events = 0;
   uint64_t lost = 0;

@@ -150,6 +150,7 @@ void register_shim_events() {
   register_event(kCommandStart);
   register_event(kCommandEnd);
   register_event(kHeapOwnAllocator);
+  register_event(kSamplerOff);
 }
 
 void apply_provider_spec() {

@@ -97,6 +97,10 @@ void note_exec_failed(int connection, const char* path, const char* why) {
 
 void note_own_allocator(int connection, const char* owner) { send_note(connection, kNoteOwnAllocator, owner, ""); }
 
+void note_samples_off(int connection, const char* program, const char* tracer) {
+  send_note(connection, kNoteSamplesOff, program, tracer);
+}
+
 bool request_region(Welcome* welcome, int* connection, int* region_fd, int* rule_store_fd) {
   *connection = *region_fd = *rule_store_fd = -1;
   if (g_socket_name[0] == '\0') return false;

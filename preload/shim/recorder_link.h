@@ -32,6 +32,9 @@ void note_untraceable(int connection, const char* path, const char* why);
 void note_exec_failed(int connection, const char* path, const char* why);
 // Tells spoor record that this image's malloc is its own, defined in `owner`.
 void note_own_allocator(int connection, const char* owner);
+// Tells spoor record that `program` gets no CPU samples: `tracer` (a
+// debugger's or tracer's name) held it from its start.
+void note_samples_off(int connection, const char* program, const char* tracer);
 
 // The variables an exec'd program needs to be traced in turn, as
 // "NAME=value" strings: LD_PRELOAD (the shim first) and the

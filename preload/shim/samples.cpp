@@ -25,6 +25,7 @@
 
 #define UNW_LOCAL_ONLY
 #include <libunwind.h>
+#include <limits.h>
 #include <pthread.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -41,8 +42,10 @@
 #include "perf_sampler.h"
 #include "recorder_link.h"
 #include "reentry_guard.h"
+#include "shim_state.h"
 #include "signal_hooks.h"
 #include "stack_table.h"
+#include "tracer.h"
 
 namespace spoor::preload {
 
@@ -229,6 +232,15 @@ bool init_samples() {
   long hz = text != nullptr && *text != '\0' ? std::strtol(text, nullptr, 10) : kDefaultHz;
   if (hz <= 0 || !kSample.enabled()) return false;
   if (hz > kMaxHz) hz = kMaxHz;
+  char tracer_name[32];
+  if (const uint32_t tracer = ptrace_tracer(tracer_name, sizeof tracer_name); tracer != 0) {
+    kSamplerOff.write(tracer, Str{tracer_name});
+    char program[PATH_MAX];
+    const ssize_t n = readlink("/proc/self/exe", program, sizeof program - 1);
+    program[n > 0 ? n : 0] = '\0';
+    note_samples_off(shim_connection(), program, tracer_name[0] != '\0' ? tracer_name : "a tracer");
+    return false;
+  }
   g_signal = SIGRTMAX - kSampleSignalBelowMax;
   struct sigaction action{};
   action.sa_sigaction = on_sample_signal;

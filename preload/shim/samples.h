@@ -51,10 +51,19 @@ SPOOR_EVENT(kSamplerStart, g_samples,
             (EventInfo{.name = "SamplerStart", .id = 2, .level = Level::info, .keywords = kKeywordSamples}),
             Field<uint32_t>{"hz"});
 
+// Sampling is off in this image: a debugger or tracer (ptrace) held it from
+// its start (tracer.h), and would stop at or print each sample's signal.
+// tracer: its pid as this process sees it; tracer_name: its command name.
+// Written once per image, in place of SamplerStart.
+SPOOR_EVENT(kSamplerOff, g_samples,
+            (EventInfo{.name = "SamplerOff", .id = 3, .level = Level::info, .keywords = kKeywordSamples}),
+            Field<uint32_t>{"tracer"}, Field<Str>{"tracer_name"});
+
 // Installs the signal handler and remembers the period, from
 // SPOOR_SAMPLE_HZ (default 1000). Called once at attach, after the
 // providers' enable state is set. Returns false when sampling stays off
-// (0 Hz, Spoor.Samples not enabled, or the handler cannot be installed).
+// (0 Hz, Spoor.Samples not enabled, a tracer holds the process, or the
+// handler cannot be installed).
 bool init_samples();
 
 // Whether init_samples turned sampling on.

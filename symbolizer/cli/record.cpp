@@ -256,6 +256,11 @@ int run_record_command(const std::vector<std::string>& words) {
                  "spoor record: heap calls not recorded (the program's own malloc, which LD_PRELOAD cannot wrap; "
                  "its mmap calls are recorded): %s\n",
                  a.c_str());
+  for (const std::string& s : r.samples_off)
+    std::fprintf(stderr,
+                 "spoor record: no CPU samples from %s: a debugger or tracer held it from its start, and would "
+                 "have stopped at (or printed) each sample's signal; its other events are recorded\n",
+                 s.c_str());
   if (r.perf_maps.maps > 0)
     std::fprintf(stderr, "spoor record: kept %u JIT symbol map%s (%s/perf-PID.map, %s) in the trace\n",
                  r.perf_maps.maps, r.perf_maps.maps == 1 ? "" : "s", options.perf_map_dir.c_str(),

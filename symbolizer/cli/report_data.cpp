@@ -159,6 +159,7 @@ json process_json(const Context& c, const an::ProcessInfo& p) {
   j["images"] = std::move(images);
   if (!p.exec_failures.empty()) j["exec_failures"] = p.exec_failures;
   if (!p.untraceable_exec.empty()) j["untraceable_exec"] = p.untraceable_exec;
+  if (!p.samples_off_under.empty()) j["samples_off_under"] = p.samples_off_under;
   json threads = json::array();
   for (an::ThreadIndex t : p.threads) {
     const an::ThreadInfo& th = m.threads[t];

@@ -200,6 +200,9 @@ void print_processes(const json& procs, std::string& out) {
     if (p.contains("exec_failures"))
       for (const json& f : p["exec_failures"]) t.note("exec failed: " + f.get<std::string>());
     if (p.contains("untraceable_exec")) t.note("exec not traced: " + str(p, "untraceable_exec"));
+    if (p.contains("samples_off_under"))
+      t.note("no CPU samples: held by " + str(p, "samples_off_under") +
+             " from its start, a debugger or tracer, which stops at each sample's signal");
     for (const json* c : children[u(p, "pid")]) add(*c, depth + 1);
   };
   for (const json* r : roots) add(*r, 0);

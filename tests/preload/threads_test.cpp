@@ -425,6 +425,33 @@ TEST(Samples, TheHandlerDoesNotListTheModules) {
   }
 }
 
+TEST(Samples, AProgramADebuggerHoldsFromItsStartGetsNoSamplingSignals) {
+  // tracer.c runs threads.c (a thread spinning 300 ms of CPU) under ptrace
+  // as gdb does: it follows the threads and reaps their ends with __WALL,
+  // and counts the signals the program is sent at the sampler's signal.
+  const std::string path = trace_path("samples-under-tracer");
+  const Process p = run(kSpoor + " record -o " + path + " -- " + SPOOR_TRACER + " " + SPOOR_THREADS);
+  ASSERT_EQ(p.status, 0) << p.err;
+  EXPECT_EQ(p.out, "threads: done\n");
+  EXPECT_NE(p.err.find("tracer: 0 signals at SIGRTMAX-5"), std::string::npos) << p.err;
+  EXPECT_NE(p.err.find("spoor record: no CPU samples from " + std::string(SPOOR_THREADS) + " (spoor_test_trac)"),
+            std::string::npos)
+      << p.err;
+  const Recording r = read_recording(path);
+  EXPECT_TRUE(r.samples.empty());
+  EXPECT_EQ(r.threads.size(), 6u) << "the tracer's main thread, the program's and its four";
+
+  const spoor::test::ReportJson report = spoor::test::report_json(kSpoor, "", path);
+  ASSERT_TRUE(report.failure.empty()) << report.failure;
+  const nlohmann::json& processes = report.report["processes"];
+  ASSERT_EQ(processes.size(), 2u) << "the threads the tracer reaped are not processes: " << processes.dump();
+  const nlohmann::json& program = processes[1];
+  EXPECT_EQ(program["ppid"], processes[0]["pid"]);
+  EXPECT_EQ(program["thread_count"], 5u);
+  EXPECT_EQ(program.value("samples_off_under", ""),
+            "spoor_test_trac (pid " + std::to_string(processes[0]["pid"].get<uint32_t>()) + ")");
+}
+
 TEST(Samples, ThreadsProgramOutputIsUnchanged) {
   const Process plain = run(SPOOR_THREADS);
   const Process traced = run(kSpoor + " record -o " + trace_path("threads-same") + " -- " + SPOOR_THREADS);

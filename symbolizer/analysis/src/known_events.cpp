@@ -84,6 +84,7 @@ const KindSpec kSpecs[] = {
     {"Spoor.IO", "UringFiles", EventKind::io_uring_files, SPOOR_IO_FIELDS},
     {"Spoor.Samples", "Sample", EventKind::sample, {"stack", "periods"}},
     {"Spoor.Samples", "SamplerStart", EventKind::sampler_start, {"hz"}},
+    {"Spoor.Samples", "SamplerOff", EventKind::sampler_off, {"tracer", "tracer_name"}},
     {"Spoor.Kernel", "CpuSample", EventKind::kernel_sample,
      {"pid", "tid", "cpu", "ip", "regs_abi", "regs_mask", "regs", "stack", "callchain", "kernel_callchain", "stack_2",
       "stack_3", "stack_4"}},

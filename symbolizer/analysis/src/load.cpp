@@ -100,6 +100,20 @@ class Loader {
     return it->second;
   }
 
+  // Whether a ProcessExit that `reaper` wrote for `pid` is a thread's end: a
+  // debugger's wait (__WALL) also reaps the threads of the program it
+  // holds. It is taken as one when the trace knows `pid` as a thread of
+  // another process, and neither as a process nor as a child the reaper
+  // forked. Scans the threads, only for pids no process has.
+  bool reaped_thread(uint32_t pid, ProcessIndex reaper) const {
+    if (m_.process_by_pid.count(pid) != 0) return false;
+    const std::vector<uint32_t>& forked = m_.processes[reaper].forked;
+    if (std::find(forked.begin(), forked.end(), pid) != forked.end()) return false;
+    for (const ThreadInfo& t : m_.threads)
+      if (t.tid == pid && t.pid != pid) return true;
+    return false;
+  }
+
   ImageIndex new_image(ProcessIndex process, uint32_t exec_count, int64_t time_ns) {
     ProcessInfo& p = m_.processes[process];
     if (!p.images.empty()) m_.images[p.images.back()].end_ns = time_ns;
@@ -200,6 +214,12 @@ class Loader {
       case EventKind::sampler_start:
         if (m_.sample_hz == 0) m_.sample_hz = static_cast<uint32_t>(field_u64(e, k, f::kSamplerHz));
         return;
+      case EventKind::sampler_off: {
+        const std::string_view name = field_str(e, k, f::kSamplerOffTracerName);
+        m_.processes[process].samples_off_under = (name.empty() ? std::string("a tracer") : std::string(name)) +
+                                                  " (pid " + std::to_string(field_u64(e, k, f::kSamplerOffTracer)) + ")";
+        return;
+      }
       case EventKind::process_fork:
         m_.processes[process].forked.push_back(static_cast<uint32_t>(field_u64(e, k, f::kChildPid)));
         return;
@@ -228,6 +248,7 @@ class Loader {
         const auto pid = static_cast<uint32_t>(field_u64(e, k, f::kExitPid));
         const bool by_itself = m_.processes[process].pid == pid;
         const uint32_t reaper = m_.processes[process].recorder ? 0 : m_.processes[process].pid;
+        if (!by_itself && reaped_thread(pid, process)) return;
         ProcessInfo& p = m_.processes[process_of(pid)];
         // A child that never wrote an event (a vfork child whose exec
         // failed, one that ended before it loaded the shim) is known only

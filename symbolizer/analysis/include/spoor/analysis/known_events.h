@@ -36,7 +36,7 @@ enum class EventKind : uint8_t {
   io_uring_files,
   io_chdir,  // io_chdir: keep last of Spoor.IO
   // Spoor.Samples
-  sample, sampler_start,
+  sample, sampler_start, sampler_off,
   // Spoor.Kernel (kernelsrc/: perf_event_open's records, in the recorder's stream)
   kernel_sample, kernel_switch, kernel_fault, kernel_syscall_enter, kernel_syscall_exit, kernel_mmap,
   kernel_comm, kernel_fork, kernel_exit, kernel_lost,
@@ -111,8 +111,8 @@ inline constexpr int kIoFd = 0, kIoPath = 1, kIoResult = 2, kIoStartTicks = 3, k
 std::string_view stdio_run_function(uint64_t call);
 // module_image: bias, path, offset, image
 inline constexpr int kImageBias = 0, kImagePath = 1, kImageOffset = 2, kImageBytes = 3;
-// sample: stack, periods; sampler_start: hz
-inline constexpr int kSampleStack = 0, kPeriods = 1, kSamplerHz = 0;
+// sample: stack, periods; sampler_start: hz; sampler_off: tracer, tracer_name
+inline constexpr int kSampleStack = 0, kPeriods = 1, kSamplerHz = 0, kSamplerOffTracer = 0, kSamplerOffTracerName = 1;
 // Spoor.Kernel (every kind but kernel_lost starts with pid, tid):
 inline constexpr int kKernelPid = 0, kKernelTid = 1, kKernelCpu = 2;
 // kernel_sample: pid, tid, cpu, ip, regs_abi, regs_mask, regs, stack, callchain, kernel_callchain,

@@ -113,6 +113,9 @@ struct ProcessInfo {
   std::vector<uint32_t> forked;           // child pids, from Fork events
   std::vector<std::string> exec_failures; // "path: errno N" of ExecFailed (path from Exec)
   std::string untraceable_exec;           // Exec's reason its new image is not traced
+  // SamplerOff: "NAME (pid N)" of the debugger or tracer that held an image
+  // of it from its start, which got no CPU samples.
+  std::string samples_off_under;
   int64_t start_ns = kNeverNs;            // first event or ProcessStart
   int64_t end_ns = 0;                     // ProcessExit, else its last event
   std::optional<ProcessEnd> end;
