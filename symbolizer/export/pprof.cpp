@@ -87,7 +87,9 @@ std::string pprof_profile_proto(const ExportModel& model) {
   // uint64 file_offset = 4; int64 filename = 5; int64 build_id = 6; bool has_functions = 7;
   // bool has_filenames = 8; bool has_line_numbers = 9; bool has_inline_frames = 10; }`
   // pprof names the profile after its first mapping ("File: ..."), so the
-  // first process's executable goes first; ids keep the model's order.
+  // first process's executable goes first; ids keep the model's order. The
+  // executable is the file its last image ran (a command line may name a
+  // link to it: python3 for python3.11), else the one its command names.
   std::vector<size_t> order(model.modules.size());
   for (size_t i = 0; i < order.size(); ++i) order[i] = i;
   auto is_main = [&](size_t i) {
@@ -95,6 +97,7 @@ std::string pprof_profile_proto(const ExportModel& model) {
     const Process& first = model.processes.front();
     const Module& m = model.modules[i];
     if (m.pid != first.pid) return false;
+    if (!first.exe.empty()) return m.path == first.exe;
     const std::string& exe = first.cmdline.empty() ? first.name : first.cmdline.front();
     return !exe.empty() && (m.path == exe || m.path.ends_with("/" + exe.substr(exe.rfind('/') + 1)));
   };

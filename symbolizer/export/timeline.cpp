@@ -10,7 +10,7 @@ namespace spoor::exporter {
 std::vector<Process> timeline_processes(const ExportModel& model) {
   std::map<uint32_t, Process> by_pid;
   for (const Process& p : model.processes) by_pid[p.pid] = p;
-  auto mention = [&](uint32_t pid) { by_pid.try_emplace(pid, Process{.pid = pid, .name = {}, .cmdline = {}}); };
+  auto mention = [&](uint32_t pid) { by_pid.try_emplace(pid, Process{.pid = pid, .name = {}, .cmdline = {}, .exe = {}}); };
   for (const Thread& t : model.threads) mention(t.pid);
   for (const Slice& s : model.slices) mention(s.pid);
   for (const Instant& i : model.instants) mention(i.pid);

@@ -13,7 +13,7 @@ namespace spoor::test {
 inline exporter::ExportModel known_model() {
   using namespace spoor::exporter;
   ExportModel m;
-  m.processes = {{.pid = 100, .name = "app", .cmdline = {"app", "--run"}}};
+  m.processes = {{.pid = 100, .name = "app", .cmdline = {"app", "--run"}, .exe = {}}};
   m.threads = {{.pid = 100, .tid = 100, .name = "app"}, {.pid = 100, .tid = 101, .name = "worker"}};
   m.slices = {
       {.pid = 100, .tid = 100, .begin_ns = 1000, .end_ns = 9000, .name = "outer", .category = "activity", .args = {}},

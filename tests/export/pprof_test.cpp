@@ -80,6 +80,24 @@ TEST(Pprof, WithoutAllocationsTheDefaultTypeIsCpu) {
   EXPECT_NE(top.out.find("of 10ms total"), std::string::npos) << top.out;
 }
 
+TEST(Pprof, TheProfileIsNamedAfterTheFileTheProgramRanNotALinkToIt) {
+  SKIP_WITHOUT("go");
+  // Run as "python3", a link to python3.11; the shim's library was mapped
+  // before the executable was described, so it comes first in the model.
+  ExportModel m = spoor::test::known_model();
+  m.processes[0].cmdline = {"python3", "-c", "pass"};
+  m.processes[0].exe = "/usr/bin/app";
+  m.modules.insert(m.modules.begin(), {.pid = 100, .path = "/usr/lib/libspoor-preload.so", .build_id = "ef02",
+                                       .start = 0x7f0000, .limit = 0x7f8000, .bias = 0x7f0000});
+  for (Location& l : m.locations)
+    if (l.module != kNoModule) ++l.module;
+  const ProfileFile file = write_profile(m, "named");
+  const spoor::test::Process top = pprof_top(file.path, "cpu");
+  ASSERT_EQ(top.status, 0) << top.err;
+  EXPECT_EQ(top.out.substr(0, top.out.find('\n')), "File: app") << top.out;
+  EXPECT_NE(top.out.find("of 10ms total"), std::string::npos) << top.out;
+}
+
 TEST(Pprof, RawFieldsFollowTheFormatsRules) {
   SKIP_WITHOUT("protoc");
   std::string error;

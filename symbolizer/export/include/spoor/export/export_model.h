@@ -19,6 +19,7 @@ struct Process {
   uint32_t pid = 0;
   std::string name;                   // "" when unknown
   std::vector<std::string> cmdline;
+  std::string exe;                    // the last image's executable file, "" when unknown
 };
 
 struct Thread {
