@@ -236,6 +236,17 @@ json top_functions(const Context& c, const std::vector<an::HeapFunction>& functi
   return arr;
 }
 
+// Whether an image ran CPython: its executable is a python (Debian's
+// /usr/bin/python3.11 links the interpreter in) or it loaded libpython.
+// CPython serves objects of up to 512 bytes from pools in arenas it maps
+// itself (pymalloc, unless PYTHONMALLOC says otherwise), so most of its
+// objects never reach malloc: the report says so.
+bool runs_cpython(const an::Image& image) {
+  if (an::base_name(image.exe).starts_with("python")) return true;
+  return std::any_of(image.modules.begin(), image.modules.end(),
+                     [](const an::Module& m) { return an::base_name(m.path).starts_with("libpython"); });
+}
+
 json heap_json(const Context& c) {
   json arr = json::array();
   for (const an::HeapProfile& p : c.in.heap->profiles()) {
@@ -253,6 +264,7 @@ json heap_json(const Context& c) {
       const std::string cmd = joined(im.command_line);
       if (!cmd.empty()) j["command_line"] = cmd;
       else if (!im.exe.empty() && proc.images.size() > 1) j["command_line"] = im.exe;
+      if (runs_cpython(im)) j["cpython"] = true;
     }
     j["ended_by"] = p.ended_by_exec ? "exec" : "exit";
     if (!p.own_allocator.empty()) j["own_allocator"] = p.own_allocator;

@@ -384,6 +384,10 @@ void print_heap(const json& heap, std::string& out) {
                                   "to this image, or an Alloc or Fork event lost)"});
     if (u(mm, "calls") > 0) s.row({"mmap", mmap_text});
     s.print(out, "  ");
+    if (p.value("cpython", false))
+      out += "  CPython: unless it ran with PYTHONMALLOC=malloc, objects of up to 512 bytes come from its own\n"
+             "  pools (pymalloc), in arenas it maps itself, and never reach malloc: the calls above are its\n"
+             "  larger blocks. To count every object: PYTHONMALLOC=malloc spoor record -- python3 ...\n";
 
     if (p.contains("top_functions")) allocating_function_table(p["top_functions"], u(p, "functions"), out);
     SiteNumbers numbers;

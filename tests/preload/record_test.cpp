@@ -966,6 +966,42 @@ TEST(Record, CodeInNoModuleIsUnwoundAndNamedByTheRuntimesPerfMap) {
   EXPECT_EQ(at[2], "main");
 }
 
+TEST(Record, TheHeapReportSaysCPythonKeepsSmallObjectsInItsOwnPools) {
+  // 20,000 strings of 50-250 characters: CPython's pymalloc serves each
+  // from its pools, never through malloc, unless PYTHONMALLOC=malloc.
+  if (!spoor::test::have_program("python3")) GTEST_SKIP() << "python3 is not installed";
+  const std::string script = "python3 -c 'd = [str(i) * 50 for i in range(20000)]; print(len(d))'";
+  // The CPython image's alloc calls (the one that made most, past a
+  // launcher such as pyenv's shell scripts), and whether the report said so.
+  const auto python_calls = [&](const std::string& name, const std::string& environment) {
+    const std::string path = trace_path(name);
+    const Process r = run(environment + kSpoor + " record -p heap,process -o " + path + " -- " + script);
+    EXPECT_EQ(r.out, "20000\n") << r.err;
+    const spoor::test::ReportJson report = spoor::test::report_json(kSpoor, "--heap", path);
+    EXPECT_EQ(report.failure, "");
+    uint64_t calls = 0;
+    for (const nlohmann::json& image : report.report.value("heap", nlohmann::json::array()))
+      if (image.value("cpython", false)) calls = std::max(calls, image.at("calls").at("alloc").get<uint64_t>());
+    const Process text = run(kSpoor + " report --heap " + path);
+    EXPECT_NE(text.out.find("CPython: unless it ran with PYTHONMALLOC=malloc, objects of up to 512 bytes"),
+              std::string::npos)
+        << text.out;
+    return calls;
+  };
+  const uint64_t pooled = python_calls("cpython-pools", "");
+  const uint64_t every_object = python_calls("cpython-malloc", "PYTHONMALLOC=malloc ");
+  EXPECT_GT(pooled, 0u) << "the interpreter's image is told apart";
+  EXPECT_LT(pooled, 20000u) << "the strings come from pymalloc's pools";
+  EXPECT_GT(every_object, 20000u) << "the report's advice counts every object";
+
+  // A C program's report has no such note.
+  const std::string path = trace_path("cpython-none");
+  ASSERT_EQ(run(kSpoor + " record -p heap -o " + path + " -- " + SPOOR_HEAP_COUNTS + " 1000").status, 7);
+  const spoor::test::ReportJson report = spoor::test::report_json(kSpoor, "--heap", path);
+  ASSERT_EQ(report.failure, "");
+  EXPECT_FALSE(report.report.at("heap").at(0).contains("cpython"));
+}
+
 TEST(Record, VforkChildrenKnownOnlyFromTheirParentsWaitAreItsChildren) {
   // vfork_exec_failed.c: three vfork children whose exec fails (_exit 127),
   // which write no event, then one that runs /bin/true. The report puts
