@@ -35,7 +35,8 @@ uint32_t tracer_pid_in_status(const char* status, size_t length) {
     size_t c = at + kKeyLength;
     while (c < length && (status[c] == ' ' || status[c] == '\t')) ++c;
     uint32_t pid = 0;
-    for (; c < length && status[c] >= '0' && status[c] <= '9'; ++c) pid = pid * 10 + static_cast<uint32_t>(status[c] - '0');
+    for (; c < length && status[c] >= '0' && status[c] <= '9'; ++c)
+      pid = pid * 10 + static_cast<uint32_t>(status[c] - '0');
     return pid;
   }
   return 0;

@@ -216,8 +216,9 @@ class Loader {
         return;
       case EventKind::sampler_off: {
         const std::string_view name = field_str(e, k, f::kSamplerOffTracerName);
-        m_.processes[process].samples_off_under = (name.empty() ? std::string("a tracer") : std::string(name)) +
-                                                  " (pid " + std::to_string(field_u64(e, k, f::kSamplerOffTracer)) + ")";
+        const std::string tracer_pid = std::to_string(field_u64(e, k, f::kSamplerOffTracer));
+        m_.processes[process].samples_off_under =
+            (name.empty() ? std::string("a tracer") : std::string(name)) + " (pid " + tracer_pid + ")";
         return;
       }
       case EventKind::process_fork:
