@@ -270,11 +270,17 @@ int run_record_command(const std::vector<std::string>& words) {
     std::fprintf(stderr, "spoor record: kernel: %llu records, %llu lost%s\n",
                  static_cast<unsigned long long>(r.kernel_records), static_cast<unsigned long long>(r.kernel_lost),
                  r.kernel_lost ? " (the kernel's rings filled up: try a lower --sample-hz or --kernel-stack-size)" : "");
-  const std::string processes = options.no_preload ? "" : std::to_string(r.processes) + (r.processes == 1 ? " process, " : " processes, ");
+  // The count of traced processes; none ("0 processes, 2 events") read as
+  // if the recording had failed, where the events are the recorder's own.
+  const std::string processes = options.no_preload    ? ""
+                                : r.processes == 0    ? "no process traced (the events are the recorder's own): "
+                                : r.processes == 1    ? "1 process, "
+                                                      : std::to_string(r.processes) + " processes, ";
   // After a failed write the events counted were taken from the rings,
   // not all written: the file says which it holds.
-  std::fprintf(stderr, "spoor record: %s%llu events%s, %llu lost%s, %s%s written to %s\n", processes.c_str(),
-               static_cast<unsigned long long>(r.events), r.write_error.empty() ? "" : " taken from the rings",
+  std::fprintf(stderr, "spoor record: %s%llu %s%s, %llu lost%s, %s%s written to %s\n", processes.c_str(),
+               static_cast<unsigned long long>(r.events), r.events == 1 ? "event" : "events",
+               r.write_error.empty() ? "" : " taken from the rings",
                static_cast<unsigned long long>(r.lost), lost_reason(r).c_str(), r.write_error.empty() ? "" : "only ",
                human_bytes(r.file_bytes).c_str(), r.output_path == "-" ? "standard output" : r.output_path.c_str());
   if (!r.write_error.empty())

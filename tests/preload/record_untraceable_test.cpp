@@ -33,6 +33,8 @@ TEST(Record, AStaticProgramRunsAndIsReportedUntraceable) {
   EXPECT_EQ(r.out, "static\n");
   EXPECT_NE(r.err.find("never loaded libspoor-preload.so"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("--no-preload --kernel=samples,switches,faults"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("spoor record: no process traced (the events are the recorder's own): "), std::string::npos)
+      << r.err;
 }
 
 TEST(Record, AStaticChildRunsAndIsNamedInTheSummary) {
