@@ -4,7 +4,8 @@
  * is sent is passed on to it; the ones it is sent at SIGRTMAX-5 (the
  * sampling clocks' signal) are counted. Prints
  *   "tracer: N signals at SIGRTMAX-5"
- * to stderr at the end and exits with the program's status. */
+ * to stderr at the end and exits with the program's status (125 where
+ * ptrace is not allowed). */
 #define _GNU_SOURCE
 #include <signal.h>
 #include <stdio.h>
@@ -21,7 +22,10 @@ int main(int argc, char** argv) {
   const pid_t child = fork();
   if (child < 0) return 2;
   if (child == 0) {
-    ptrace(PTRACE_TRACEME, 0, NULL, NULL);
+    if (ptrace(PTRACE_TRACEME, 0, NULL, NULL) != 0) {
+      perror("tracer: PTRACE_TRACEME"); /* a sandbox that forbids ptrace */
+      _exit(125);
+    }
     execvp(argv[1], argv + 1);
     _exit(127);
   }
