@@ -194,8 +194,8 @@ ExportInput export_model_from_trace(const reader::Trace& trace, symbolizer::Opti
 
   for (const analysis::ProcessInfo& p : tm.processes) {
     if (p.recorder || !chosen(p.pid)) continue;
-    const std::string& exe = p.images.empty() ? std::string() : tm.images[p.images.back()].exe;
-    m.processes.push_back({.pid = p.pid, .name = p.name, .cmdline = p.command_line, .exe = exe});
+    std::string exe = p.images.empty() ? std::string() : tm.images[p.images.back()].exe;
+    m.processes.push_back({.pid = p.pid, .name = p.name, .cmdline = p.command_line, .exe = std::move(exe)});
   }
   for (const analysis::ThreadInfo& t : tm.threads) {
     if (t.process != analysis::kNone && tm.processes[t.process].recorder) continue;

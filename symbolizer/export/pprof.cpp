@@ -89,19 +89,27 @@ std::string pprof_profile_proto(const ExportModel& model) {
   // pprof names the profile after its first mapping ("File: ..."), so the
   // first process's executable goes first; ids keep the model's order. The
   // executable is the file its last image ran (a command line may name a
-  // link to it: python3 for python3.11), else the one its command names.
+  // link to it: python3 for python3.11); where no module is that file, the
+  // one its command names.
   std::vector<size_t> order(model.modules.size());
   for (size_t i = 0; i < order.size(); ++i) order[i] = i;
-  auto is_main = [&](size_t i) {
-    if (model.processes.empty()) return false;
-    const Process& first = model.processes.front();
+  const Process* first = model.processes.empty() ? nullptr : &model.processes.front();
+  auto is_exe = [&](size_t i) {
     const Module& m = model.modules[i];
-    if (m.pid != first.pid) return false;
-    if (!first.exe.empty()) return m.path == first.exe;
-    const std::string& exe = first.cmdline.empty() ? first.name : first.cmdline.front();
-    return !exe.empty() && (m.path == exe || m.path.ends_with("/" + exe.substr(exe.rfind('/') + 1)));
+    return m.pid == first->pid && !first->exe.empty() && m.path == first->exe;
   };
-  std::stable_partition(order.begin(), order.end(), is_main);
+  auto named_by_command = [&](size_t i) {
+    const Module& m = model.modules[i];
+    const std::string& exe = first->cmdline.empty() ? first->name : first->cmdline.front();
+    return m.pid == first->pid && !exe.empty() &&
+           (m.path == exe || m.path.ends_with("/" + exe.substr(exe.rfind('/') + 1)));
+  };
+  if (first != nullptr) {
+    if (std::any_of(order.begin(), order.end(), is_exe))
+      std::stable_partition(order.begin(), order.end(), is_exe);
+    else
+      std::stable_partition(order.begin(), order.end(), named_by_command);
+  }
   for (size_t i : order) {
     const Module& m = model.modules[i];
     ProtoMessage mapping;

@@ -96,6 +96,15 @@ TEST(Pprof, TheProfileIsNamedAfterTheFileTheProgramRanNotALinkToIt) {
   ASSERT_EQ(top.status, 0) << top.err;
   EXPECT_EQ(top.out.substr(0, top.out.find('\n')), "File: app") << top.out;
   EXPECT_NE(top.out.find("of 10ms total"), std::string::npos) << top.out;
+
+  // An executable no module is (a trace cut before it was described): the
+  // module the command line names, as before.
+  m.processes[0].cmdline = {"/usr/bin/app", "--run"};
+  m.processes[0].exe = "/usr/bin/gone";
+  const ProfileFile by_command = write_profile(m, "named-by-command");
+  const spoor::test::Process top2 = pprof_top(by_command.path, "cpu");
+  ASSERT_EQ(top2.status, 0) << top2.err;
+  EXPECT_EQ(top2.out.substr(0, top2.out.find('\n')), "File: app") << top2.out;
 }
 
 TEST(Pprof, RawFieldsFollowTheFormatsRules) {
