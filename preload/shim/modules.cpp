@@ -141,6 +141,8 @@ void describe_known_modules_again() {
 
 }  // namespace
 
+const char* executable_path() { return g_exe_path; }
+
 void scan_modules() {
   std::lock_guard lock(g_scan_mutex);
   if (g_exe_path[0] == '\0') {

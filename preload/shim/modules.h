@@ -16,6 +16,10 @@ namespace spoor::preload {
 // callers hold the reentry guard.
 void scan_modules();
 
+// The executable's path (readlink of /proc/self/exe), as the first
+// scan_modules() read it: "" before it.
+const char* executable_path();
+
 // In a fork child: the modules are described again, in the child's own
 // streams, by the next scan_modules(), from what the parent's scans kept
 // of them (the child reads no module's pages for it).

@@ -25,7 +25,6 @@
 
 #define UNW_LOCAL_ONLY
 #include <libunwind.h>
-#include <limits.h>
 #include <pthread.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -39,6 +38,7 @@
 
 #include "fast_unwind.h"
 #include "loader_lock.h"
+#include "modules.h"
 #include "perf_sampler.h"
 #include "recorder_link.h"
 #include "reentry_guard.h"
@@ -235,10 +235,8 @@ bool init_samples() {
   char tracer_name[32];
   if (const uint32_t tracer = ptrace_tracer(tracer_name, sizeof tracer_name); tracer != 0) {
     kSamplerOff.write(tracer, Str{tracer_name});
-    char program[PATH_MAX];
-    const ssize_t n = readlink("/proc/self/exe", program, sizeof program - 1);
-    program[n > 0 ? n : 0] = '\0';
-    note_samples_off(shim_connection(), program, tracer_name[0] != '\0' ? tracer_name : "a tracer");
+    // attach scanned the modules before: the path is known.
+    note_samples_off(shim_connection(), executable_path(), tracer_name[0] != '\0' ? tracer_name : "a tracer");
     return false;
   }
   g_signal = SIGRTMAX - kSampleSignalBelowMax;
