@@ -14,11 +14,23 @@ namespace spoor::record {
 // counted in the turn.
 inline constexpr int kMostIdleWaitMs = 16;
 
+// While no traced image is open (the program could not be traced, or
+// only untraced processes are left running after it: a daemon, say),
+// nothing should fill a ring: the idle waits go on doubling up to a
+// second, and a connection, a child's end or Ctrl-C (recorder_wake.h)
+// still wakes the poll at once. Held at kMostIdleWaitMs, such a wait cost
+// the recorder ~5 ms of CPU a second (bench/RESULTS.md). A turn that
+// drains anything (an image whose connection was closed behind the shim's
+// back, still writing) goes back to 1 ms as always.
+inline constexpr int kMostIdleWaitNothingOpenMs = 1024;
+
 // The next wait, after a turn with `wait_ms`: `busy` when it drained
-// something or served a connection.
-constexpr int next_poll_wait_ms(int wait_ms, bool busy) {
+// something or served a connection; `images_open` while any traced image
+// has its connection open.
+constexpr int next_poll_wait_ms(int wait_ms, bool busy, bool images_open = true) {
   if (busy || wait_ms < 1) return 1;
-  return wait_ms * 2 < kMostIdleWaitMs ? wait_ms * 2 : kMostIdleWaitMs;
+  const int most = images_open ? kMostIdleWaitMs : kMostIdleWaitNothingOpenMs;
+  return wait_ms * 2 < most ? wait_ms * 2 : most;
 }
 
 // Whether one pass of the drain loop that took `turns` turns (each up to

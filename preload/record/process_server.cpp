@@ -142,14 +142,16 @@ void ProcessServer::take_queued_notes() {
     if (c.answered) (void)take_notes(c);
 }
 
-void ProcessServer::poll(int timeout_ms, const std::function<Reply(uint32_t, uint32_t)>& on_hello,
-                         const std::function<void(uint32_t)>& on_closed) {
+bool ProcessServer::poll(int timeout_ms, const std::function<Reply(uint32_t, uint32_t)>& on_hello,
+                         const std::function<void(uint32_t)>& on_closed, int wake_fd) {
   std::vector<pollfd> fds;
   fds.push_back({listen_fd_, POLLIN, 0});
   fds.push_back({path_fd_, POLLIN, 0});
   constexpr size_t kListening = 2;
   for (const Connection& c : connections_) fds.push_back({c.fd, POLLIN, 0});
-  if (::poll(fds.data(), fds.size(), timeout_ms) <= 0) return;
+  if (wake_fd >= 0) fds.push_back({wake_fd, POLLIN, 0});  // last: the indexes above stay
+  if (::poll(fds.data(), fds.size(), timeout_ms) <= 0) return false;
+  const bool woken = wake_fd >= 0 && (fds.back().revents & POLLIN);
   // Connections first (their indexes match fds[kListening..]), then new ones.
   std::vector<Connection> kept;
   for (size_t i = 0; i < connections_.size(); ++i) {
@@ -186,6 +188,7 @@ void ProcessServer::poll(int timeout_ms, const std::function<Reply(uint32_t, uin
       connections_.push_back(c);
     }
   }
+  return woken;
 }
 
 }  // namespace spoor::record

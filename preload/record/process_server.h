@@ -42,9 +42,10 @@ class ProcessServer {
   // their Hello with on_hello(pid, ppid) (the pid is the kernel's word for
   // the peer, not the message's), and reports connections that closed
   // after being answered with on_closed(pid). Peers of another user are
-  // refused.
-  void poll(int timeout_ms, const std::function<Reply(uint32_t pid, uint32_t ppid)>& on_hello,
-            const std::function<void(uint32_t pid)>& on_closed);
+  // refused. `wake_fd` (recorder_wake.h), when not -1, ends the wait too:
+  // returns whether it was readable.
+  bool poll(int timeout_ms, const std::function<Reply(uint32_t pid, uint32_t ppid)>& on_hello,
+            const std::function<void(uint32_t pid)>& on_closed, int wake_fd = -1);
 
   // Reads the notes still queued on every connection. A process may end,
   // and the recording with it, before a poll has read the notes it sent

@@ -29,6 +29,7 @@
 #include "process_tree.h"
 #include "process_server.h"
 #include "provider_spec.h"
+#include "recorder_wake.h"
 #include "region.h"
 #include "rule_cache_file.h"
 #include "spoor/drain.h"
@@ -97,6 +98,7 @@ std::atomic<pid_t> g_program_pid{0};
 // the program ends, then finishes the file, as after Ctrl-C.
 void pass_to_program(int sig) {
   g_stop_waiting.store(true);
+  wake_recorder();
   const pid_t pid = g_program_pid.load();
   if (pid > 0) kill(pid, sig);  // async-signal-safe
 }
@@ -108,8 +110,12 @@ void pass_to_program(int sig) {
 // pkill, timeout -s INT: SI_USER), they are passed on as SIGTERM is, or
 // the program would never hear of them and the recording never end.
 void on_interrupt(int sig, siginfo_t* info, void*) {
-  if (info != nullptr && info->si_code == SI_KERNEL) g_stop_waiting.store(true);
-  else pass_to_program(sig);
+  if (info != nullptr && info->si_code == SI_KERNEL) {
+    g_stop_waiting.store(true);
+    wake_recorder();
+  } else {
+    pass_to_program(sig);
+  }
 }
 
 // Attached to processes it did not start, spoor record stops at SIGINT,
@@ -223,8 +229,9 @@ class Recorder {
   }
 
   // Runs until the program and every traced process it started have ended
-  // (or, once the program has ended, the user stops the wait).
-  int run(pid_t root) {
+  // (or, once the program has ended, the user stops the wait). `wake` ends
+  // the poll's waits early (recorder_wake.h).
+  int run(pid_t root, const RecorderWake& wake) {
     root_ = static_cast<uint32_t>(root);
     favour_the_drain();
     auto last_flush = Clock::now(), last_check = Clock::now(), root_end = Clock::time_point{};
@@ -232,14 +239,15 @@ class Recorder {
     int wait_ms = 1;
     for (;;) {
       bool busy = false;
-      server_.poll(wait_ms, [&](uint32_t pid, uint32_t) { busy = true; return hello(pid); },
-                   [&](uint32_t pid) { busy = true; closed(pid); });
+      if (server_.poll(wait_ms, [&](uint32_t pid, uint32_t) { busy = true; return hello(pid); },
+                       [&](uint32_t pid) { busy = true; closed(pid); }, wake.fd()))
+        wake.clear();
       reap();
       const uint64_t drained_before = totals_.events + totals_.lost;
       drain_all(false);
       tell_write_failure();
       busy = busy || totals_.events + totals_.lost != drained_before;
-      wait_ms = kernel_.opened() ? 1 : next_poll_wait_ms(wait_ms, busy);
+      wait_ms = kernel_.opened() ? 1 : next_poll_wait_ms(wait_ms, busy, images_open());
       const auto now = Clock::now();
       if (now - last_flush >= std::chrono::milliseconds(250)) {
         for (auto& t : traced_)
@@ -456,6 +464,14 @@ class Recorder {
   static bool has_children() {
     siginfo_t info{};
     return waitid(P_ALL, 0, &info, WEXITED | WNOHANG | WNOWAIT) == 0;
+  }
+
+  // Whether any traced process still has an image that may write: one
+  // whose connection is open (drain_pace.h).
+  bool images_open() const {
+    for (auto& t : traced_)
+      if (!t->finished && t->open_images > 0) return true;
+    return false;
   }
 
   size_t live_processes() const {
@@ -690,6 +706,9 @@ void say_unfollowed_children(const std::vector<pid_t>& pids, std::vector<pid_t> 
 bool run_attach(const RecordOptions& options, RecordResult* result, std::string* error) {
   keep_freed_memory();
   const FileSizeSignalIgnored file_size_signal;
+  // Before the fork: the program may end before the recorder first polls.
+  RecorderWake wake;
+  if (!wake.open(error)) return false;
   const uint32_t cpus = configured_cpus();
   kernelsrc::KernelSession kernel;
   Recorder recorder(options, cpus, kernel);
@@ -770,6 +789,9 @@ bool run_record(const RecordOptions& given, RecordResult* result, std::string* e
   }
   keep_freed_memory();
   const FileSizeSignalIgnored file_size_signal;
+  // Before the fork: the program may end before the recorder first polls.
+  RecorderWake wake;
+  if (!wake.open(error)) return false;
   const uint32_t cpus = configured_cpus();
   kernelsrc::KernelSession kernel;
   Recorder recorder(options, cpus, kernel);
@@ -821,6 +843,7 @@ bool run_record(const RecordOptions& given, RecordResult* result, std::string* e
     while (read(go_pipe[0], &go, 1) < 0 && errno == EINTR) {
     }
     file_size_signal.restore();
+    wake.restore_in_child();
     execvpe(argv[0], argv.data(), envp.data());
     const int err = errno;
     if (write(exec_pipe[1], &err, sizeof err) < 0) _exit(127);
@@ -880,7 +903,7 @@ bool run_record(const RecordOptions& given, RecordResult* result, std::string* e
   sigaction(SIGTERM, &pass, &old_term);
   sigaction(SIGHUP, &pass, &old_hup);
   const double drain_cpu_start = thread_cpu_seconds();
-  const int status = recorder.run(pid);
+  const int status = recorder.run(pid, wake);
   sigaction(SIGINT, &old_int, nullptr);
   sigaction(SIGQUIT, &old_quit, nullptr);
   sigaction(SIGTERM, &old_term, nullptr);

@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <map>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -101,6 +102,57 @@ TEST(Record, AProcessLeftRunningWhenTheWaitIsStoppedIsSaidToBeRunning) {
   }
   EXPECT_EQ(ended["sh"], "exit 0") << report.report["processes"].dump(1);
   EXPECT_EQ(ended["sleep"], "running at the end") << report.report["processes"].dump(1);
+  std::filesystem::remove(path);
+}
+
+// A recorder whose parent ignores SIGCHLD (a shell's `trap '' CHLD`, kept
+// across exec) still learns when the program ends, where the kernel would
+// reap it unseen and the recording wait forever; the program starts with
+// SIGCHLD ignored, as it would alone.
+TEST(Record, ARecorderStartedWithChildSignalsIgnoredEndsWithItsProgram) {
+  const std::string path = trace_path("sigchld-ignored");
+  const std::string show = "grep SigIgn /proc/self/status";
+  const Process alone = run("bash -c \"trap '' CHLD; exec " + show + "\"");
+  ASSERT_EQ(alone.status, 0) << alone.err;
+  // SIGCHLD is signal 17: bit 16 of the mask, the fifth hex digit from the end.
+  const std::string mask = alone.out.substr(alone.out.find_last_not_of(" \n") - 4, 5);
+  ASSERT_EQ(std::strtoul(mask.c_str(), nullptr, 16) & 0x10000, 0x10000u) << alone.out;
+  const Process traced =
+      run("timeout -s KILL 60 bash -c \"trap '' CHLD; exec " + kSpoor + " record -o " + path + " -- " + show + "\"");
+  EXPECT_EQ(traced.status, 0) << "137 is the recording waiting for an end it never saw\n" << traced.err;
+  EXPECT_EQ(traced.out, alone.out);
+  std::filesystem::remove(path);
+}
+
+// While only untraced processes are left running (a static daemon), no
+// ring can fill: the recorder sleeps in its poll, woken by the child's end,
+// instead of turning 60 times a second.
+TEST(Record, WaitingForAnUntracedProcessTheRecorderSleeps) {
+  const std::string path = trace_path("untraced-left"), out = spoor::test::temp_path("untraced-left.out");
+  const std::string switches = "grep voluntary_ctxt_switches /proc/$s/task/$s/status | grep -v non";
+  const Process r = run("sh -c '" + kSpoor + " record -o " + path + " -- sh -c \"" + SPOOR_STATIC_SLEEP +
+                        " 4 &\" > " + out + " 2>&1 & s=$!; " +
+                        "n=0; until grep -q \"waiting for the processes\" " + out +
+                        " || [ $n -ge 600 ]; do sleep 0.05; n=$((n+1)); done; " + switches + "; sleep 1; " +
+                        switches + "; wait $s; echo status=$?; cat " + out + "'");
+  std::filesystem::remove(out);
+  ASSERT_NE(r.out.find("status=0"), std::string::npos) << r.out << r.err;
+  std::vector<long> counts;
+  for (size_t at = 0; (at = r.out.find("voluntary_ctxt_switches:", at)) != std::string::npos; ++at)
+    counts.push_back(std::strtol(r.out.c_str() + at + 24, nullptr, 10));
+  ASSERT_EQ(counts.size(), 2u) << r.out;
+  // A poll that times out is one switch: 63 in the second at a 16 ms pace.
+  EXPECT_LE(counts[1] - counts[0], 8) << r.out;
+  const spoor::test::ReportJson report = spoor::test::report_json(kSpoor, "", path);
+  ASSERT_TRUE(report.failure.empty()) << report.failure;
+  int static_ones = 0;
+  for (const nlohmann::json& p : report.report["processes"]) {
+    if (!p.contains("untraceable_exec")) continue;
+    ++static_ones;
+    EXPECT_EQ(p["ended"], "exit 0") << p.dump();
+    EXPECT_GE(p["duration_ns"].get<int64_t>(), 3'500'000'000) << p.dump();
+  }
+  EXPECT_EQ(static_ones, 1) << report.report["processes"].dump(1);
   std::filesystem::remove(path);
 }
 
