@@ -27,7 +27,7 @@
 namespace spoor::preload {
 
 inline constexpr uint32_t kRegionMagic = 0x4E474552u;  // "REGN"
-inline constexpr uint32_t kRegionVersion = 5;
+inline constexpr uint32_t kRegionVersion = 6;  // 6: time_grain_ticks
 
 struct RegionHeader {
   uint32_t magic;
@@ -55,6 +55,10 @@ struct RegionHeader {
   // Of the same, allocations made before the shim attached, past what its
   // pre-attach log keeps (preload/shim/pre_attach_log.h).
   std::atomic<uint64_t> pre_attach_calls_lost;
+  // Written before the region is handed over: the process rounds its
+  // records' times down to a multiple of this many ticks, a power of two
+  // (spoor record --time-resolution; the trace's CLOCK blocks say it too).
+  uint64_t time_grain_ticks;
 };
 static_assert(std::atomic<uint64_t>::is_always_lock_free);
 

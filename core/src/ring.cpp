@@ -212,6 +212,7 @@ void ring_install(const RingView& view) {
   g.subbuf_mask = view.subbuf_mask;
   g.first_use = view.first_use;
   g.when_full = view.when_full;
+  g.tick_mask = view.tick_mask;
   __atomic_store_n(&g.cpu_count, view.cpu_count, __ATOMIC_RELEASE);
 #endif
 }
@@ -271,7 +272,7 @@ Reservation ring_reserve_slow(uint32_t body_size) {
       }
     }
     const uint64_t end = (start + size) & kPosMask;
-    const uint64_t ticks = ring_ticks_after_head_load();
+    const uint64_t ticks = ring_ticks_after_head_load() & v.tick_mask;
     const uint64_t next = end | (uint64_t{tid} << kPosBits);
     if (!c.head.compare_exchange_weak(h, next, std::memory_order_acq_rel,
                                       std::memory_order_relaxed))

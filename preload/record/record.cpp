@@ -32,6 +32,7 @@
 #include "recorder_wake.h"
 #include "region.h"
 #include "rule_cache_file.h"
+#include "time_grain.h"
 #include "spoor/drain.h"
 #include "spoor/host/clock.h"
 #include "spoor/host/enable_spec.h"
@@ -202,6 +203,9 @@ class Recorder {
     // metadata names them; the kernel streams use them only if opened.
     if (options_.kernel.any()) kernelsrc::register_kernel_events();
     if (!server_.listen(error) || !own_.start(layout_.cpus, error)) return false;
+    // The clock's frequency for the time grain (open_file), measured over
+    // the program's start.
+    first_clock_sample_ = host::sample_clock();
     // Before any process is handed the store (a read and one write of a
     // few hundred KiB at most).
     if (keeps_rules()) (void)load_rule_cache(server_.rule_store_fd(), options_.rule_cache);
@@ -219,7 +223,10 @@ class Recorder {
     writer_ = std::make_unique<TraceWriter>(file_.sink());
     writer_->file_header();
     clock_start_ = host::sample_clock();
-    writer_->clock(host::clock_block(clock_start_, host::sample_clock()));
+    // Before any region is made: every process rounds its times alike.
+    layout_.time_grain_ticks = time_grain_ticks(options_.time_resolution_ns,
+                                                host::clock_block(first_clock_sample_, clock_start_).freq_millihz);
+    writer_->clock(clock_block(host::sample_clock()));
     own_.describe(*writer_, 0);
     next_stream_ = layout_.cpus;
     if (kernel_.opened()) {
@@ -342,7 +349,7 @@ class Recorder {
     drain_ring(own_.ring(), *writer_, true, totals_, 0);
     const host::ClockSample last = host::sample_clock();
     kernel_.end(*writer_, {host::clock_block(clock_start_, last)});
-    writer_->clock(host::clock_block(clock_start_, last));
+    writer_->clock(clock_block(last));
     end_streams(own_.ring(), *writer_, totals_, nullptr, 0);
     const kernelsrc::KernelTotals k = kernel_.totals();
     result->kernel_opened = kernel_.opened();
@@ -559,6 +566,14 @@ class Recorder {
   host::FileSink file_;
   std::unique_ptr<TraceWriter> writer_;
   host::ClockSample clock_start_{};
+  host::ClockSample first_clock_sample_{};
+  // A CLOCK block from the recording's start to `later`, with the grain
+  // the traced processes round their times to.
+  format::ClockBlock clock_block(const host::ClockSample& later) const {
+    format::ClockBlock c = host::clock_block(clock_start_, later);
+    c.time_grain_ticks = static_cast<uint32_t>(layout_.time_grain_ticks);
+    return c;
+  }
   std::vector<std::unique_ptr<Traced>> traced_;
   uint32_t next_stream_ = 0;
   uint32_t root_ = 0;

@@ -118,6 +118,7 @@ bool Region::create(const RegionLayout& layout, std::string* error) {
   header_->control_size = control_size;
   header_->metadata_offset = meta_off;
   header_->metadata_capacity = kMetadataCapacity;
+  header_->time_grain_ticks = layout.time_grain_ticks;
   if (ring_init(base_ + ring_off, ring_size, layout.cpus, layout.packet_bytes, &ring_,
                 /*memory_is_zero=*/true) != Status::ok) {
     *error = "cannot lay out the ring buffers";

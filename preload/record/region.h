@@ -19,6 +19,7 @@ struct RegionLayout {
   uint32_t cpus = 1;
   size_t buffer_bytes_per_cpu = 4u << 20;
   uint32_t packet_bytes = 128u << 10;
+  uint64_t time_grain_ticks = 1;  // time_grain.h; for the region's header
 };
 
 class Region {

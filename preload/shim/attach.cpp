@@ -263,6 +263,9 @@ bool join_recorder(bool fork_child) {
     return false;
   }
   view.first_use = map_ring_packet;
+  // A power of two from the recorder; anything else keeps every tick.
+  const uint64_t grain = header->time_grain_ticks;
+  if (grain > 1 && (grain & (grain - 1)) == 0) view.tick_mask = ~(grain - 1);
   const char* wait = tracing_setting("SPOOR_WAIT_WHEN_FULL=");
   g_wait_when_full.store(wait != nullptr && std::strcmp(wait, "1") == 0, std::memory_order_relaxed);
   view.when_full = wait_for_drainer;

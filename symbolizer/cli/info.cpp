@@ -52,12 +52,17 @@ void print_file(const std::string& path, const Trace& t, const EventSummary& s, 
             static_cast<ull>(z.raw_bytes),
             static_cast<double>(z.raw_bytes) / static_cast<double>(z.stored_bytes));
   const reader::Clock& c = t.clock();
-  if (t.has_clock())
+  if (!t.has_clock()) {
+    appendf(out, "clock      none (times are raw ticks)\n");
+  } else {
     appendf(out, "clock      %s at %.3f MHz (tick %llu = %lld ns)\n",
             reader::clock_source_name(c.source).c_str(), static_cast<double>(c.freq_millihz) / 1e9,
             static_cast<ull>(c.tick_ref), static_cast<ll>(c.monotonic_ns_ref));
-  else
-    appendf(out, "clock      none (times are raw ticks)\n");
+    // Said only when coarser than a tick: as any trace before format 1.7.
+    if (c.time_grain_ticks > 1)
+      appendf(out, "resolution events' times rounded down to %u ticks (%.1f ns)\n", c.time_grain_ticks,
+              static_cast<double>(c.time_grain_ticks) * 1e12 / static_cast<double>(c.freq_millihz));
+  }
   if (s.events == 0)
     appendf(out, "time span  no events\n");
   else

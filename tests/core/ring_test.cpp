@@ -377,6 +377,33 @@ TEST_F(RingTest, TimestampsIncreaseWithinACpuStream) {
     EXPECT_LE(got.records[i - 1].ticks, got.records[i].ticks);
 }
 
+// A view's tick_mask rounds every record's time down (spoor record
+// --time-resolution): on the fast path and the slow one (a packet's first
+// record, a thread change), as installed.
+TEST_F(RingTest, TimesAreRoundedDownToTheViewsTickMask) {
+  TestRing ring(1, 256, 64);  // small packets: many records open one
+  spoor::RingView view = ring.view();
+  view.tick_mask = ~uint64_t{63};
+  spoor::ring_install(view);
+  for (uint64_t i = 0; i < 400; ++i) write_seq(0, i);
+  std::thread([] { write_seq(1, 400); }).join();
+  DrainResult got;
+  spoor::test::drain(view, got, true);
+  ASSERT_TRUE(got.ok) << got.problem;
+  ASSERT_EQ(got.records.size(), 401u);
+  EXPECT_GT(got.packets, 10u);
+  bool fine_before = false;  // a record with a time below the grain, unmasked
+  for (const auto& r : got.records) EXPECT_EQ(r.ticks % 64, 0u) << r.ticks;
+  spoor::ring_install(ring.view());
+  for (uint64_t i = 0; i < 64 && !fine_before; ++i) {
+    write_seq(0, i);
+    DrainResult plain;
+    spoor::test::drain(ring.view(), plain, true);
+    fine_before = !plain.records.empty() && plain.records.back().ticks % 64 != 0;
+  }
+  EXPECT_TRUE(fine_before) << "the default view keeps every tick";
+}
+
 TEST_F(RingTest, NoRingInstalledWritesNothing) {
   ring_install(spoor::RingView{});
   write_seq(0, 0);  // must not crash

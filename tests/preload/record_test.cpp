@@ -76,6 +76,54 @@ TEST(Record, AProviderNamedShortRecordsItsEventsWithReadableStacks) {
   for (uint64_t id : used) EXPECT_TRUE(written.count(id)) << "stack " << id << " is not in the trace";
 }
 
+// The traced processes round their events' times to the grain the trace's
+// CLOCK block names (--time-resolution, 10 ns by default: a power of two
+// of ticks); --time-resolution 0 keeps every tick, and says so.
+TEST(Record, EventTimesAreRoundedToTheResolutionTheTraceNames) {
+  for (const char* resolution : {"", "--time-resolution 100 ", "--time-resolution 0 "}) {
+    SCOPED_TRACE(resolution);
+    const std::string path = trace_path("resolution");
+    const Process r = run(kSpoor + " record " + resolution + "-o " + path + " -- " + SPOOR_HEAP_COUNTS + " 1000");
+    ASSERT_EQ(r.status, 7) << r.err;
+    auto trace = reader::Trace::open(path);
+    ASSERT_TRUE(trace) << trace.error();
+    const reader::Clock& clock = trace.value().clock();
+    const double tick_ns = 1e12 / static_cast<double>(clock.freq_millihz);
+    const uint32_t grain = clock.time_grain_ticks;
+    EXPECT_EQ(grain & (grain - 1), 0u) << grain << " is not a power of two";
+    const double wanted = std::string(resolution).empty() ? 10 : std::atof(resolution + 18);
+    if (wanted == 0) {
+      EXPECT_EQ(grain, 1u);
+    } else {
+      EXPECT_LE(grain * tick_ns, wanted * 1.01) << grain;
+      if (tick_ns <= wanted / 4) {
+        EXPECT_GT(grain * 2 * tick_ns, wanted * 0.99) << "the largest such power of two";
+      }
+    }
+    uint64_t program_events = 0;
+    reader::EventReader events(trace.value());
+    reader::Event e;
+    while (events.next(e)) {
+      // Only the traced program writes heap events (the recorder's own
+      // stream, which keeps every tick, has none).
+      if (e.provider->name == "Spoor.Heap") {
+        ++program_events;
+        EXPECT_EQ(e.ticks % grain, 0u) << e.descriptor->name << " at tick " << e.ticks;
+      }
+    }
+    EXPECT_GE(program_events, 2000u);
+    const Process info = run(kSpoor + " info " + path);
+    if (grain > 1) {
+      EXPECT_NE(info.out.find("resolution events' times rounded down to " + std::to_string(grain) + " ticks"),
+                std::string::npos)
+          << info.out;
+    } else {
+      EXPECT_EQ(info.out.find("resolution events"), std::string::npos) << "every tick, as in any trace\n" << info.out;
+    }
+    std::filesystem::remove(path);
+  }
+}
+
 TEST(Record, ARecordingInsideARecordingKeepsItsProgram) {
   // spoor record traced by spoor record (a test suite or CI job run under
   // it): the inner recorder's program is the inner's to record; the outer

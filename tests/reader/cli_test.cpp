@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "sample_trace.h"
+#include "spoor/format.h"
 #include "temp_dir.h"
 
 namespace spoor::testing {
@@ -275,8 +276,9 @@ TEST_F(Cli, InfoSummarizesTheTrace) {
   const std::string file = write("sample.spoor", sample_trace().bytes());
   Outcome r = spoor("info " + file);
   EXPECT_EQ(r.status, 0) << r.err;
+  const std::string format = "format     1." + std::to_string(spoor::format::kVersionMinor);
   for (const char* part :
-       {"format     1.6", "clock      CLOCK_MONOTONIC", "time span  1000 .. 4000 ns (3.000 us), 8 events",
+       {format.c_str(), "clock      CLOCK_MONOTONIC", "time span  1000 .. 4000 ns (3.000 us), 8 events",
         "pid 100 (ppid 1, 64-bit) demo: demo --fast", "Demo.Provider {10111213-",
         "4 events lost on cpu 0 between 1500 and 3100 ns", "stream 1 (pid 100, cpu 0): 4 lost",
         "Read ", "damage\n  (none)"})

@@ -18,7 +18,7 @@ namespace spoor::format {
 // ---------------------------------------------------------------------------
 SPOOR_FMT_CONST char kFileMagic[8] = {'S', 'P', 'O', 'O', 'R', 'T', 'R', 'C'};
 SPOOR_FMT_CONST uint16_t kVersionMajor = 1;  // a reader rejects any other major
-SPOOR_FMT_CONST uint16_t kVersionMinor = 6;  // minor bumps only add block types, layouts or record forms
+SPOOR_FMT_CONST uint16_t kVersionMinor = 7;  // minor bumps only add block types, layouts, record forms or reserved fields' meanings
                                              // (1: COMPRESSED; 2: its reference-columns layout;
                                              // 3: short records; 4: SYMBOL_MAP; 5: layout 3)
 
@@ -73,7 +73,10 @@ enum ClockSource : uint32_t {
 // calibrated, written at session stop).
 struct ClockBlock {
   uint32_t source;        // ClockSource
-  uint32_t reserved;
+  // Since 1.7 (0 before): the writers rounded their records' times down to
+  // a multiple of this many ticks (spoor record --time-resolution); 0 or 1
+  // when they kept every tick.
+  uint32_t time_grain_ticks;
   uint64_t freq_millihz;  // tick frequency in milli-hertz (ticks/s * 1000)
   uint64_t tick_ref;      // a tick reading ...
   int64_t monotonic_ns_ref;  // ... taken at this CLOCK_MONOTONIC time

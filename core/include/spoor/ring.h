@@ -115,6 +115,10 @@ struct RingView {
   // drop the record and count it lost. The preloaded library waits for
   // `spoor record --wait-when-full`, whose drainer runs in another process.
   bool (*when_full)(uint32_t asked) = nullptr;
+  // Lock-free writers: each record's time is its tick reading ANDed with
+  // this, so times are multiples of a power of two (format::ClockBlock's
+  // time_grain_ticks says which). All ones keeps every tick.
+  uint64_t tick_mask = ~uint64_t{0};
 };
 
 // The ring events go to. All zero (cpu_count 0, subbuf_mask 0) while no
@@ -215,7 +219,8 @@ SPOOR_ALWAYS_INLINE uint64_t ring_ticks_after_head_load() {
 // when the event is dropped (ring full, no ring, or too large); the drop is
 // counted. Cost on the fast path (measured in bench/RESULTS.md, ~10 ns in
 // all on this x86-64 VM): CPU id from the rseq area (~1 ns), the tick read
-// (~3-8 ns), one load and one lock cmpxchg on the CPU's head line.
+// (~3-8 ns; its rounding to tick_mask an AND), one load and one lock
+// cmpxchg on the CPU's head line.
 SPOOR_ALWAYS_INLINE bool ring_reserve(uint32_t body_size, Reservation* out) {
   const RingView& v = g_ring;
   uint32_t cpu = spoor_port_cpu();
@@ -237,7 +242,7 @@ SPOOR_ALWAYS_INLINE bool ring_reserve(uint32_t body_size, Reservation* out) {
       *out = ring_reserve_slow(body_size);
       return out->record != nullptr;
     }
-    const uint64_t ticks = with_tid ? ring_ticks_after_head_load() : spoor_port_ticks();
+    const uint64_t ticks = (with_tid ? ring_ticks_after_head_load() : spoor_port_ticks()) & v.tick_mask;
     const uint64_t next = ((pos + size) & kPosMask) | (uint64_t{tid} << kPosBits);
     // acq_rel: acquiring the previous writer's head carries forward the
     // drainer's release of this packet (the zeroing happened before we write);

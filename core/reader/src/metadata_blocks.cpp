@@ -43,7 +43,7 @@ Problem parse_clock(Trace::Data& d, std::span<const uint8_t> payload, uint64_t o
     return std::nullopt;
   }
   d.clock = Clock{b.source, b.freq_millihz, b.tick_ref, b.monotonic_ns_ref, b.realtime_ns_ref,
-                  offset};
+                  offset, b.time_grain_ticks > 1 ? b.time_grain_ticks : 1};
   d.has_clock = true;
   return std::nullopt;
 }

@@ -33,6 +33,9 @@ struct Clock {
   int64_t monotonic_ns_ref = 0;
   int64_t realtime_ns_ref = 0;
   uint64_t offset = 0;  // of the CLOCK block used; 0 when the file has none
+  // The writers rounded record times down to multiples of this many ticks
+  // (format 1.7's time_grain_ticks); 1 when they kept every tick.
+  uint32_t time_grain_ticks = 1;
 
   // CLOCK_MONOTONIC ns of a tick reading; ticks before tick_ref give earlier
   // times. Saturates at the int64_t range instead of wrapping.
