@@ -721,9 +721,6 @@ void say_unfollowed_children(const std::vector<pid_t>& pids, std::vector<pid_t> 
 bool run_attach(const RecordOptions& options, RecordResult* result, std::string* error) {
   keep_freed_memory();
   const FileSizeSignalIgnored file_size_signal;
-  // Before the fork: the program may end before the recorder first polls.
-  RecorderWake wake;
-  if (!wake.open(error)) return false;
   const uint32_t cpus = configured_cpus();
   kernelsrc::KernelSession kernel;
   Recorder recorder(options, cpus, kernel);
