@@ -386,8 +386,8 @@ options:
                           ticks that lasts at most NS nanoseconds (default
                           10: 16 ticks, 6.2 ns, on a 2.6 GHz TSC); 0 keeps
                           every tick. Finer times are mostly the clock's
-                          noise, and cost ~15% more trace for heap events.
-                          spoor info shows the resolution a trace has
+                          noise, and make a heap trace a quarter larger.
+                          spoor info shows a trace's resolution
   --sample-clock CLOCK    what interrupts a thread for its samples: timer
                           (the default), a CPU-time timer, which the kernel
                           checks only at its tick (often 250 Hz): faster
