@@ -115,10 +115,14 @@ struct RingView {
   // drop the record and count it lost. The preloaded library waits for
   // `spoor record --wait-when-full`, whose drainer runs in another process.
   bool (*when_full)(uint32_t asked) = nullptr;
+#if !SPOOR_SINGLE_CORE
   // Lock-free writers: each record's time is its tick reading ANDed with
   // this, so times are multiples of a power of two (format::ClockBlock's
-  // time_grain_ticks says which). All ones keeps every tick.
+  // time_grain_ticks says which). All ones keeps every tick. Not on
+  // single-core targets, whose writers keep every tick: ~70 bytes of flash
+  // there (the view's copies and its all-ones start), of a 2 KiB budget.
   uint64_t tick_mask = ~uint64_t{0};
+#endif
 };
 
 // The ring events go to. All zero (cpu_count 0, subbuf_mask 0) while no
