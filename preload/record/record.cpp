@@ -32,7 +32,6 @@
 #include "recorder_wake.h"
 #include "region.h"
 #include "rule_cache_file.h"
-#include "time_grain.h"
 #include "spoor/drain.h"
 #include "spoor/host/clock.h"
 #include "spoor/host/enable_spec.h"

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "perf_map_copy.h"
+#include "time_grain.h"
 #include "spoor/host/block_compressor.h"
 #include "spoor/kernelsrc/attr_plan.h"
 #include "spoor/kernelsrc/kernel_spec.h"
@@ -25,7 +26,7 @@ struct RecordOptions {
   std::string providers = "*";           // enable spec for the shim's providers
   int stack_depth = 64;                  // frames kept per stack, 1..128
   int sample_hz = 1000;                  // CPU samples per second of a thread's CPU time; 0: off
-  double time_resolution_ns = 10;        // events' times rounded down to a power of two of ticks this long at most (time_grain.h); 0: every tick
+  double time_resolution_ns = kDefaultTimeResolutionNs;  // events' times rounded down to a power of two of ticks this long at most (time_grain.h); 0: every tick
   std::string sample_clock = "timer";    // "timer" (CPU-time timer) or "task" (perf task clock where allowed)
   bool no_follow = false;                // trace the program only, not its children
   bool wait_when_full = false;           // a writer that finds its ring full waits for the drain (bounded)

@@ -392,9 +392,9 @@ TEST_F(RingTest, TimesAreRoundedDownToTheViewsTickMask) {
   ASSERT_TRUE(got.ok) << got.problem;
   ASSERT_EQ(got.records.size(), 401u);
   EXPECT_GT(got.packets, 10u);
-  bool fine_before = false;  // a record with a time below the grain, unmasked
   for (const auto& r : got.records) EXPECT_EQ(r.ticks % 64, 0u) << r.ticks;
   spoor::ring_install(ring.view());
+  bool fine_before = false;  // a record with a time below the grain, unmasked
   for (uint64_t i = 0; i < 64 && !fine_before; ++i) {
     write_seq(0, i);
     DrainResult plain;
