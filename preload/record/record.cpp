@@ -31,6 +31,7 @@
 #include "provider_spec.h"
 #include "recorder_wake.h"
 #include "region.h"
+#include "ring_budget.h"
 #include "rule_cache_file.h"
 #include "spoor/drain.h"
 #include "spoor/host/clock.h"
@@ -370,6 +371,7 @@ class Recorder {
     result->perf_maps = perf_maps_;
     for (auto& t : traced_) result->preload_attached |= t->pid == root_;
     result->region_error = region_error_;
+    result->refused_rings = refused_rings_;
     if (!file_.close()) result->write_error = write_failure();
     result->file_bytes = file_.bytes_written();
     result->compression = file_.compression_stats();
@@ -416,10 +418,11 @@ class Recorder {
     t->region = std::make_unique<Region>();
     std::string error;
     if (!t->region->create(layout_, &error)) {
-      if (region_error_.empty()) {  // said once
+      if (region_error_.empty()) {  // said once, and each pid again in the summary
         std::fprintf(stderr, "spoor record: %s; pid %u is not traced\n", error.c_str(), pid);
         region_error_ = error;
       }
+      refused_rings_.push_back(pid);
       return {};
     }
     t->pid = pid;
@@ -580,6 +583,7 @@ class Recorder {
   bool maybe_ended_ = false;  // a connection closed or a child was reaped since the last check
   int root_status_ = 0;
   std::string region_error_;  // the first process's that could not be given rings
+  std::vector<uint32_t> refused_rings_;  // every process that could not
   bool told_write_failure_ = false;
   bool tracing_off_ = false;  // after a failed write: no process is traced any more
   std::vector<uint32_t> never_attached_;  // finished without ever taking their rings
@@ -678,6 +682,14 @@ namespace {
 uint32_t configured_cpus() {
   const long ncpu = sysconf(_SC_NPROCESSORS_CONF);
   return ncpu > 0 ? static_cast<uint32_t>(ncpu) : 1;
+}
+
+// The soft address-space limit (ulimit -v) in bytes, UINT64_MAX for none:
+// the program inherits it from the recorder.
+uint64_t address_space_limit() {
+  rlimit limit{};
+  if (getrlimit(RLIMIT_AS, &limit) != 0 || limit.rlim_cur == RLIM_INFINITY) return UINT64_MAX;
+  return static_cast<uint64_t>(limit.rlim_cur);
 }
 
 // The kernel sources `options` ask for.
@@ -804,6 +816,11 @@ bool run_record(const RecordOptions& given, RecordResult* result, std::string* e
   RecorderWake wake;
   if (!wake.open(error)) return false;
   const uint32_t cpus = configured_cpus();
+  result->address_limit = address_space_limit();
+  if (!options.buffer_size_given)
+    options.buffer_bytes_per_cpu = ring_bytes_within_limit(result->address_limit, cpus, options.buffer_bytes_per_cpu,
+                                                           2 * size_t{options.packet_bytes});
+  result->ring_bytes_per_cpu = options.buffer_bytes_per_cpu;
   kernelsrc::KernelSession kernel;
   Recorder recorder(options, cpus, kernel);
   if (!recorder.start(error)) return false;

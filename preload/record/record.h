@@ -33,7 +33,10 @@ struct RecordOptions {
   // Per CPU, per process. Pages are touched only as used: while the drain
   // keeps up, the writers stay in the first 4 MiB (ring.cpp's
   // rewind_target); the rest is for when it stalls (bench/RESULTS.md).
+  // Under an address-space limit (ulimit -v) the default is made smaller
+  // (ring_budget.h) unless the size was given (--buffer-size).
   size_t buffer_bytes_per_cpu = 32u << 20;
+  bool buffer_size_given = false;
   uint32_t packet_bytes = 128u << 10;
   bool compress = true;                  // zstd COMPRESSED blocks (docs/FORMAT.md)
   kernelsrc::KernelRequest kernel;       // kernel sources (perf_event_open); none by default
@@ -57,6 +60,13 @@ struct RecordResult {
   // Why some process could not be given its rings ("cannot create a shared
   // region: ..."), the first one; "" when every process got them.
   std::string region_error;
+  // Every process that could not be given its rings (the program too,
+  // when it could not): none of their events are in the trace.
+  std::vector<uint32_t> refused_rings;
+  // The ring per CPU each process got, and the address-space limit it was
+  // fitted to (UINT64_MAX: none).
+  size_t ring_bytes_per_cpu = 0;
+  uint64_t address_limit = UINT64_MAX;
   // Why the program itself cannot be traced, as its ELF headers tell before
   // it starts (program_image.h): "static binary", "AddressSanitizer build"...;
   // "" when they do not say.

@@ -1,6 +1,7 @@
 #include "region.h"
 
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -104,7 +105,13 @@ bool Region::create(const RegionLayout& layout, std::string* error) {
   if (p == MAP_FAILED && slot != nullptr) slots.give_back(slot, 0);
   in_slot_ = p != MAP_FAILED && slot != nullptr;
   if (p == MAP_FAILED) {
-    *error = std::string("cannot map a shared region: ") + std::strerror(errno);
+    const int err = errno;
+    *error = std::string("cannot map a shared region: ") + std::strerror(err);
+    rlimit limit{};
+    if (err == ENOMEM && getrlimit(RLIMIT_AS, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY)
+      *error += " (the address space limit, ulimit -v, is " + std::to_string(limit.rlim_cur >> 20) +
+                " MiB, and the recorder maps every live process's " + std::to_string(size_ >> 20) +
+                " MiB region: record with a smaller --buffer-size, like 1M)";
     return false;
   }
   base_ = static_cast<uint8_t*>(p);

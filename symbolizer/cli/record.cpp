@@ -161,6 +161,7 @@ int run_record_command(const std::vector<std::string>& words) {
       if (n < 2 * options.packet_bytes)
         return usage_error("record", "--buffer-size needs a size of at least 256K per CPU, like 4M");
       options.buffer_bytes_per_cpu = n;
+      options.buffer_size_given = true;
     } else if (w == "--no-follow") {
       options.no_follow = true;
     } else if (w == "--no-rule-cache") {
@@ -242,6 +243,25 @@ int run_record_command(const std::vector<std::string>& words) {
     std::fprintf(stderr, "spoor record: the program never loaded libspoor-preload.so (%s): no events from it; "
                  "to still profile it, record with --no-preload --kernel=samples,switches,faults\n",
                  untraceable_reason(r.program_untraceable).c_str());
+  // The program's own refusal is said above; here the rest of its tree's,
+  // the first kPidsListed by number.
+  constexpr size_t kPidsListed = 10;
+  std::string refused;
+  size_t refused_count = 0;
+  for (const uint32_t pid : r.refused_rings)
+    if (static_cast<int>(pid) != r.pid && ++refused_count <= kPidsListed)
+      refused += (refused.empty() ? "" : ", ") + std::to_string(pid);
+  if (refused_count > kPidsListed) refused += " and " + std::to_string(refused_count - kPidsListed) + " more";
+  if (refused_count > 0)
+    std::fprintf(stderr, "spoor record: not traced, no events from %zu process%s of the program's tree (pid%s %s): %s\n",
+                 refused_count, refused_count == 1 ? "" : "es", refused_count == 1 ? "" : "s", refused.c_str(),
+                 r.region_error.c_str());
+  if (r.ring_bytes_per_cpu != 0 && r.ring_bytes_per_cpu < options.buffer_bytes_per_cpu)
+    std::fprintf(stderr,
+                 "spoor record: rings of %s per CPU instead of %s, to fit the address space limit (ulimit -v, "
+                 "%s) each process and spoor map them in; --buffer-size sets them\n",
+                 human_bytes(r.ring_bytes_per_cpu).c_str(), human_bytes(options.buffer_bytes_per_cpu).c_str(),
+                 human_bytes(r.address_limit).c_str());
   for (const std::string& u : r.untraceable)
     std::fprintf(stderr, "spoor record: not traced, but it ran: %s\n", u.c_str());
   if (!r.never_attached.empty()) {
@@ -398,9 +418,10 @@ options:
                           the top of the program's range; the timer where
                           the kernel does not allow it). The task clock
                           makes each context switch of a thread dearer
-  --buffer-size SIZE      ring per CPU per process, like 4M (default 32M;
-                          while spoor keeps up, the program writes only
-                          its first 4 MiB: the rest is for when it does not)
+  --buffer-size SIZE      ring per CPU per process, like 4M (default 32M,
+                          less under ulimit -v; while spoor keeps up, the
+                          program writes only its first 4 MiB: the rest is
+                          for when it does not)
   --wait-when-full        a thread whose ring is full waits for spoor to
                           drain it (50 us at a time, at most 200 ms for one
                           event) instead of dropping the event: no events

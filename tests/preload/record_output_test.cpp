@@ -17,6 +17,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "../../preload/record/ring_budget.h"
 #include "record_test_support.h"
 #include "run_command.h"
 #include "spoor/reader/event_reader.h"
@@ -168,6 +169,66 @@ TEST(Record, RingsTheFileSizeLimitForbidsAreSaidSo) {
             std::string::npos)
       << r.err;
   EXPECT_EQ(r.err.find("static or setuid"), std::string::npos) << r.err;
+  std::filesystem::remove(path);
+}
+
+// A limit set before spoor record starts holds the recorder and every
+// process: the default rings shrink to fit it (ring_budget.h), so the
+// whole tree is traced, and the summary says what they were. With 32 MiB
+// per CPU under `ulimit -v 100000` a python3 started from a pyenv shim
+// ran with 40 of its 41 processes untraced.
+TEST(Record, UnderAnAddressSpaceLimitTheDefaultRingsAreMadeToFit) {
+  const std::string path = trace_path("address-limit-fit");
+  const uint64_t limit_kib = 100000;
+  const auto cpus = static_cast<uint32_t>(sysconf(_SC_NPROCESSORS_CONF));
+  const size_t ring = spoor::record::ring_bytes_within_limit(limit_kib * 1024, cpus, 32u << 20, 256u << 10);
+  ASSERT_LT(ring, 32u << 20);
+  const Process r = run("bash -c 'ulimit -v " + std::to_string(limit_kib) + "; SPOOR_RULE_CACHE=off " + kSpoor +
+                        " record -o " + path + " -- sh -c \"(echo child); sh -c true; echo parent\"; echo status=$?'");
+  EXPECT_EQ(r.out, "child\nparent\nstatus=0\n") << r.err;
+  const std::string size = ring >= (1u << 20) ? std::to_string(ring >> 20) + ".0 MiB" : std::to_string(ring >> 10) + ".0 KiB";
+  EXPECT_NE(r.err.find("spoor record: rings of " + size + " per CPU instead of 32.0 MiB, to fit the address space "
+                       "limit (ulimit -v, 97.7 MiB)"),
+            std::string::npos)
+      << r.err;
+  EXPECT_EQ(r.err.find("not traced"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("spoor record: 3 processes, "), std::string::npos) << "sh, its subshell, sh -c: " << r.err;
+  // Without the limit the default stands and nothing is said.
+  const Process free = run(kSpoor + " record -o " + path + " -- sh -c true");
+  EXPECT_EQ(free.err.find("rings of "), std::string::npos) << free.err;
+  // A size given is kept, and the limit's cost is the user's to judge.
+  const Process given = run("bash -c 'ulimit -v " + std::to_string(limit_kib) + "; SPOOR_RULE_CACHE=off " + kSpoor +
+                            " record --buffer-size 512K -o " + path + " -- true'");
+  EXPECT_EQ(given.err.find("rings of "), std::string::npos) << given.err;
+  EXPECT_NE(given.err.find("spoor record: 1 process, "), std::string::npos) << given.err;
+  std::filesystem::remove(path);
+}
+
+// Rings the recorder cannot map: every process refused them is named at
+// the end with the reason and the limit, not only the first one while the
+// program ran. The limit holds one region beside the recorder's own
+// ~100-150 MiB, not two: the program's is mapped, its children's are not.
+TEST(Record, ProcessesTheRecorderCouldNotGiveRingsAreListed) {
+  const std::string path = trace_path("address-limit-refused");
+  const uint64_t limit_kib = 1000000;  // 976 MiB
+  const auto cpus = static_cast<uint64_t>(sysconf(_SC_NPROCESSORS_CONF));
+  uint64_t per_cpu_mib = 512;
+  while (cpus * per_cpu_mib > 768) per_cpu_mib /= 2;
+  if (cpus * per_cpu_mib < 480) GTEST_SKIP() << "no power of two per CPU makes one region fit and two not";
+  const Process r = run("bash -c 'ulimit -v " + std::to_string(limit_kib) + "; SPOOR_RULE_CACHE=off " + kSpoor +
+                        " record --buffer-size " + std::to_string(per_cpu_mib) + "M -o " + path +
+                        " -- sh -c \"sh -c true; sh -c true; echo parent\"; echo status=$?'");
+  EXPECT_EQ(r.out, "parent\nstatus=0\n") << r.err;
+  const size_t listed = r.err.find("spoor record: not traced, no events from 2 processes of the program's tree (pids ");
+  ASSERT_NE(listed, std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("cannot map a shared region: Cannot allocate memory (the address space limit, ulimit -v, is "
+                       "976 MiB, and the recorder maps every live process's ",
+                       listed),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("record with a smaller --buffer-size", listed), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("spoor record: 1 process, "), std::string::npos) << "the program alone: " << r.err;
+  EXPECT_EQ(r.err.find("rings of "), std::string::npos) << "a size given is kept: " << r.err;
   std::filesystem::remove(path);
 }
 
