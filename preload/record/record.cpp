@@ -24,8 +24,10 @@
 #include <memory>
 
 #include "../program_image.h"
+#include "cgroup_memory.h"
 #include "drain_pace.h"
 #include "own_stream.h"
+#include "packing_budget.h"
 #include "process_tree.h"
 #include "process_server.h"
 #include "provider_spec.h"
@@ -189,8 +191,9 @@ AttachedProcess read_attached(pid_t pid) {
 
 class Recorder {
  public:
-  Recorder(const RecordOptions& options, uint32_t cpus, kernelsrc::KernelSession& kernel)
-      : options_(options), kernel_(kernel) {
+  Recorder(const RecordOptions& options, uint32_t cpus, kernelsrc::KernelSession& kernel,
+           const PackingBudget& packing = {})
+      : options_(options), kernel_(kernel), packing_(packing) {
     layout_.cpus = cpus;
     layout_.buffer_bytes_per_cpu = options.buffer_bytes_per_cpu;
     layout_.packet_bytes = options.packet_bytes;
@@ -219,7 +222,10 @@ class Recorder {
   bool open_file(const std::string& path, std::string* error) {
     if (!file_.open(path, error)) return false;
     path_ = path;
-    file_.compress({.enabled = options_.compress});
+    file_.compress({.enabled = options_.compress,
+                    .run_bytes = packing_.run_bytes,
+                    .backlog_limit = packing_.backlog_limit,
+                    .threads = packing_.threads});
     writer_ = std::make_unique<TraceWriter>(file_.sink());
     writer_->file_header();
     clock_start_ = host::sample_clock();
@@ -582,6 +588,7 @@ class Recorder {
   bool root_done_ = false;
   bool maybe_ended_ = false;  // a connection closed or a child was reaped since the last check
   int root_status_ = 0;
+  PackingBudget packing_;     // the packing's sizes, made to fit a memory limit
   std::string region_error_;  // the first process's that could not be given rings
   std::vector<uint32_t> refused_rings_;  // every process that could not
   bool told_write_failure_ = false;
@@ -733,8 +740,10 @@ bool run_attach(const RecordOptions& options, RecordResult* result, std::string*
   keep_freed_memory();
   const FileSizeSignalIgnored file_size_signal;
   const uint32_t cpus = configured_cpus();
+  result->memory_limit = cgroup_memory_limit();
+  result->packing = packing_within_memory(result->memory_limit, cpus);
   kernelsrc::KernelSession kernel;
-  Recorder recorder(options, cpus, kernel);
+  Recorder recorder(options, cpus, kernel, result->packing);
   if (!recorder.start(error)) return false;
   const kernelsrc::PlanOptions plan = kernel_plan(options);
   // The mappings are read once the events are on (the kernel reports any
@@ -821,8 +830,10 @@ bool run_record(const RecordOptions& given, RecordResult* result, std::string* e
     options.buffer_bytes_per_cpu = ring_bytes_within_limit(result->address_limit, cpus, options.buffer_bytes_per_cpu,
                                                            2 * size_t{options.packet_bytes});
   result->ring_bytes_per_cpu = options.buffer_bytes_per_cpu;
+  result->memory_limit = cgroup_memory_limit();
+  result->packing = packing_within_memory(result->memory_limit, cpus);
   kernelsrc::KernelSession kernel;
-  Recorder recorder(options, cpus, kernel);
+  Recorder recorder(options, cpus, kernel, result->packing);
   if (!recorder.start(error)) return false;
 
   // A sanitizer build starts without the shim: its runtime must load first

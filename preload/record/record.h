@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "packing_budget.h"
 #include "perf_map_copy.h"
 #include "time_grain.h"
 #include "spoor/host/block_compressor.h"
@@ -67,6 +68,10 @@ struct RecordResult {
   // fitted to (UINT64_MAX: none).
   size_t ring_bytes_per_cpu = 0;
   uint64_t address_limit = UINT64_MAX;
+  // The memory limit of spoor's cgroup (UINT64_MAX: none), and the packing
+  // sized for it.
+  uint64_t memory_limit = UINT64_MAX;
+  PackingBudget packing;
   // Why the program itself cannot be traced, as its ELF headers tell before
   // it starts (program_image.h): "static binary", "AddressSanitizer build"...;
   // "" when they do not say.

@@ -332,6 +332,19 @@ int run_record_command(const std::vector<std::string>& words) {
   if (r.compression.stored_bytes > 0)
     std::fprintf(stderr, "spoor record: %s were written uncompressed: compression fell behind the program\n",
                  human_bytes(r.compression.stored_bytes).c_str());
+  // Said only when the packing was made smaller and had work: its runs
+  // and backlog are why a file under a limit comes out larger.
+  if (r.packing.fitted && r.compression.raw_bytes + r.compression.stored_bytes > 0) {
+    const uint32_t threads = r.packing.threads;
+    std::fprintf(stderr,
+                 "spoor record: packing kept within the memory limit of spoor's cgroup (%s): runs of %s, %s, "
+                 "%s waiting at most before runs are written uncompressed\n",
+                 human_bytes(r.memory_limit).c_str(), human_bytes(r.packing.run_bytes).c_str(),
+                 threads == 0 ? "a thread per CPU"
+                 : threads == 1 ? "1 thread"
+                                : (std::to_string(threads) + " threads").c_str(),
+                 human_bytes(r.packing.backlog_limit).c_str());
+  }
   if (r.compression.drain_wait_seconds >= 0.001)
     std::fprintf(stderr,
                  "spoor record: the drain waited %.3f s for packing and writing to catch up (%s of runs waiting is "

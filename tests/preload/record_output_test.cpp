@@ -6,6 +6,7 @@
 #include <csignal>
 #include <fcntl.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -14,6 +15,7 @@
 #include <map>
 #include <sstream>
 #include <string>
+#include <utility>
 
 #include <nlohmann/json.hpp>
 
@@ -229,6 +231,68 @@ TEST(Record, ProcessesTheRecorderCouldNotGiveRingsAreListed) {
   EXPECT_NE(r.err.find("record with a smaller --buffer-size", listed), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("spoor record: 1 process, "), std::string::npos) << "the program alone: " << r.err;
   EXPECT_EQ(r.err.find("rings of "), std::string::npos) << "a size given is kept: " << r.err;
+  std::filesystem::remove(path);
+}
+
+// A memory cgroup of its own with `limit` bytes, under the v1 memory
+// hierarchy or cgroup v2 (which takes root); dir() is empty when neither
+// can be made here. Removed once its processes are gone.
+class MemoryCgroup {
+ public:
+  explicit MemoryCgroup(uint64_t limit) {
+    const std::string name = "/spoor-test-" + std::to_string(getpid());
+    const std::pair<const char*, const char*> kinds[] = {{"/sys/fs/cgroup/memory", "memory.limit_in_bytes"},
+                                                         {"/sys/fs/cgroup", "memory.max"},
+                                                         {"/sys/fs/cgroup/unified", "memory.max"}};
+    for (const auto& [base, file] : kinds) {
+      const std::string dir = base + name;
+      if (mkdir(dir.c_str(), 0755) != 0) continue;
+      // A cgroup's directory comes with its files; a plain directory (the
+      // tmpfs v1 mounts its hierarchies on) does not.
+      if (std::filesystem::exists(dir + "/cgroup.procs") && std::filesystem::exists(dir + "/" + file)) {
+        std::ofstream out(dir + "/" + file);
+        out << limit << std::flush;
+        if (out.good()) {
+          dir_ = dir;
+          return;
+        }
+      }
+      rmdir(dir.c_str());
+    }
+  }
+  ~MemoryCgroup() {
+    for (int i = 0; i < 100 && !dir_.empty() && rmdir(dir_.c_str()) != 0; ++i) usleep(20000);
+  }
+  const std::string& dir() const { return dir_; }
+
+ private:
+  std::string dir_;
+};
+
+// In a cgroup with a memory limit, which the program shares, the packing
+// is sized for it (packing_budget.h): under 100 MiB the recorder of a
+// 2-thread heap workload peaked at ~165 MiB with the defaults, and the OOM
+// killer ended it. Every event still reaches the file.
+TEST(Record, InACgroupWithAMemoryLimitThePackingKeepsWithinIt) {
+  const MemoryCgroup cgroup(100u << 20);
+  if (cgroup.dir().empty()) GTEST_SKIP() << "no memory cgroup can be made here (it takes root and a cgroup file system)";
+  const std::string path = trace_path("memory-cgroup");
+  const int n = 300000;
+  const Process r = run("bash -c 'echo $$ > " + cgroup.dir() + "/cgroup.procs && exec " + kSpoor + " record -o " +
+                        path + " -- " + SPOOR_HEAP_COUNTS + " " + std::to_string(n) + " ran'");
+  EXPECT_EQ(r.status, 7) << r.err;
+  EXPECT_EQ(r.out, "ran\n") << r.err;
+  EXPECT_NE(r.err.find("spoor record: packing kept within the memory limit of spoor's cgroup (100.0 MiB): runs of "
+                       "2.0 MiB, 1 thread, 16.7 MiB waiting at most before runs are written uncompressed"),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find(", 0 lost, "), std::string::npos) << r.err;
+  HeapCounts c = count_heap(path);
+  EXPECT_EQ(c.calls["Alloc"], uint64_t{n} + 2) << "the blocks, the array, the calloc";
+  EXPECT_EQ(c.calls["Free"], uint64_t{n} + 2);
+  // Outside it nothing is said.
+  const Process free = run(kSpoor + " record -o " + path + " -- " + SPOOR_HEAP_COUNTS + " 1000");
+  EXPECT_EQ(free.err.find("packing kept within"), std::string::npos) << free.err;
   std::filesystem::remove(path);
 }
 
