@@ -14,6 +14,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <system_error>
 #include <thread>
 #include <vector>
 
@@ -121,6 +122,7 @@ struct BlockCompressor::Impl {
   std::unique_ptr<TraceWriter> writer;  // used by the writing thread only
   std::vector<std::thread> threads;
   uint32_t thread_count = 0;  // threads.size(), set before any starts
+  std::string start_problem;  // why a packing thread could not start ("" when all did)
 
   // What the runs waiting to be packed or written may hold at most.
   // Beyond it the drainer waits for the file: the program's rings fill,
@@ -424,7 +426,29 @@ BlockCompressor::BlockCompressor(const CompressionOptions& options, Output outpu
   s.output = std::move(output);
   s.writer = std::make_unique<TraceWriter>(Sink{impl_.get(), &Impl::sink_thunk});
   s.thread_count = threads;
-  for (uint32_t i = 0; i < threads; ++i) s.threads.emplace_back([p = impl_.get()] { p->run(); });
+  // A thread that cannot start (a cgroup's pids.max, RLIMIT_NPROC) leaves
+  // the others to pack; with none, running() tells the caller, which
+  // writes the trace uncompressed. Before any thread runs, thread_count
+  // and allowed are this thread's alone.
+  for (uint32_t i = 0; i < threads; ++i) {
+    try {
+      s.threads.emplace_back([p = impl_.get()] { p->run(); });
+    } catch (const std::system_error& e) {
+      std::lock_guard lock(s.mutex);
+      s.thread_count = static_cast<uint32_t>(s.threads.size());
+      if (s.allowed > s.thread_count) s.allowed = s.thread_count;
+      s.start_problem = std::to_string(s.thread_count) + " of " + std::to_string(threads) +
+                        " packing threads started (" + e.code().message() + ")";
+      break;
+    }
+  }
+}
+
+bool BlockCompressor::running() const { return !impl_->threads.empty(); }
+
+std::string BlockCompressor::start_problem() const {
+  std::lock_guard lock(impl_->mutex);
+  return impl_->start_problem;
 }
 
 BlockCompressor::~BlockCompressor() { finish(); }

@@ -55,6 +55,13 @@ void FileSink::compress(const CompressionOptions& options) {
   if (!options.enabled || fd_ < 0) return;
   compressor_ = std::make_unique<BlockCompressor>(
       options, [this](const void* data, size_t size) { return write_all(data, size); });
+  const std::string problem = compressor_->start_problem();
+  if (!compressor_->running()) {
+    compressor_.reset();
+    compression_problem_ = problem + ": the trace is written uncompressed";
+  } else {
+    compression_problem_ = problem;
+  }
 }
 
 void FileSink::pack_threads(uint32_t threads) {

@@ -15,6 +15,7 @@
 #include <fstream>
 #include <iterator>
 #include <mutex>
+#include <system_error>
 #include <thread>
 
 #include "spoor/control.h"
@@ -261,7 +262,14 @@ std::unique_ptr<Session> Session::start(const SessionOptions& options, std::stri
   ring_install(impl->ring);
   Registry::set_provider_hook(&Impl::on_registered, impl.get());
   impl->apply_all();
-  impl->thread = std::thread([p = impl.get()] { p->run(); });
+  try {
+    impl->thread = std::thread([p = impl.get()] { p->run(); });
+  } catch (const std::system_error& e) {
+    // No thread to drain with (a cgroup's pids.max, RLIMIT_NPROC): the
+    // session ends at once, as stop() ends any, and says why.
+    std::unique_ptr<Session>(new Session(std::move(impl)))->stop();
+    return fail(std::string("cannot start the session's drain thread: ") + e.code().message());
+  }
   return std::unique_ptr<Session>(new Session(std::move(impl)));
 }
 
@@ -296,7 +304,7 @@ SessionStats Session::stop() {
     s.stopping.store(true, std::memory_order_release);
   }
   s.wake.notify_one();
-  s.thread.join();
+  if (s.thread.joinable()) s.thread.join();  // not when it never started
   ring_install(RingView{});
   // 3. Close every open packet and drain. Writers that passed the enable
   //    check before step 1 finish within nanoseconds; give them up to 100 ms

@@ -381,6 +381,7 @@ class Recorder {
     if (!file_.close()) result->write_error = write_failure();
     result->file_bytes = file_.bytes_written();
     result->compression = file_.compression_stats();
+    result->compression_problem = file_.compression_problem();
   }
 
  private:

@@ -72,6 +72,9 @@ struct RecordResult {
   // sized for it.
   uint64_t memory_limit = UINT64_MAX;
   PackingBudget packing;
+  // What compression could not do as asked ("1 of 2 packing threads
+  // started (...)"), "" when nothing.
+  std::string compression_problem;
   // Why the program itself cannot be traced, as its ELF headers tell before
   // it starts (program_image.h): "static binary", "AddressSanitizer build"...;
   // "" when they do not say.

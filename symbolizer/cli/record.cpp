@@ -326,6 +326,7 @@ int run_record_command(const std::vector<std::string>& words) {
                      ? " (the file holds only what came before the cut)"
                      : "");
   std::fprintf(stderr, "spoor record: draining the rings took %.3f s of CPU\n", r.drain_cpu_seconds);
+  if (!r.compression_problem.empty()) std::fprintf(stderr, "spoor record: %s\n", r.compression_problem.c_str());
   if (r.compression.fast_bytes > 0)
     std::fprintf(stderr, "spoor record: %s of them at zstd's fastest level: compression fell behind the program\n",
                  human_bytes(r.compression.fast_bytes).c_str());

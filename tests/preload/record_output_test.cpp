@@ -15,12 +15,14 @@
 #include <map>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <utility>
 
 #include <nlohmann/json.hpp>
 
 #include "../../preload/record/ring_budget.h"
 #include "record_test_support.h"
+#include "test_cgroup.h"
 #include "run_command.h"
 #include "spoor/reader/event_reader.h"
 #include "spoor/reader/trace.h"
@@ -234,52 +236,17 @@ TEST(Record, ProcessesTheRecorderCouldNotGiveRingsAreListed) {
   std::filesystem::remove(path);
 }
 
-// A memory cgroup of its own with `limit` bytes, under the v1 memory
-// hierarchy or cgroup v2 (which takes root); dir() is empty when neither
-// can be made here. Removed once its processes are gone.
-class MemoryCgroup {
- public:
-  explicit MemoryCgroup(uint64_t limit) {
-    const std::string name = "/spoor-test-" + std::to_string(getpid());
-    const std::pair<const char*, const char*> kinds[] = {{"/sys/fs/cgroup/memory", "memory.limit_in_bytes"},
-                                                         {"/sys/fs/cgroup", "memory.max"},
-                                                         {"/sys/fs/cgroup/unified", "memory.max"}};
-    for (const auto& [base, file] : kinds) {
-      const std::string dir = base + name;
-      if (mkdir(dir.c_str(), 0755) != 0) continue;
-      // A cgroup's directory comes with its files; a plain directory (the
-      // tmpfs v1 mounts its hierarchies on) does not.
-      if (std::filesystem::exists(dir + "/cgroup.procs") && std::filesystem::exists(dir + "/" + file)) {
-        std::ofstream out(dir + "/" + file);
-        out << limit << std::flush;
-        if (out.good()) {
-          dir_ = dir;
-          return;
-        }
-      }
-      rmdir(dir.c_str());
-    }
-  }
-  ~MemoryCgroup() {
-    for (int i = 0; i < 100 && !dir_.empty() && rmdir(dir_.c_str()) != 0; ++i) usleep(20000);
-  }
-  const std::string& dir() const { return dir_; }
-
- private:
-  std::string dir_;
-};
-
 // In a cgroup with a memory limit, which the program shares, the packing
 // is sized for it (packing_budget.h): under 100 MiB the recorder of a
 // 2-thread heap workload peaked at ~165 MiB with the defaults, and the OOM
 // killer ended it. Every event still reaches the file.
 TEST(Record, InACgroupWithAMemoryLimitThePackingKeepsWithinIt) {
-  const MemoryCgroup cgroup(100u << 20);
+  const spoor::test::TestCgroup cgroup("memory", "memory.limit_in_bytes", "memory.max", 100u << 20);
   if (cgroup.dir().empty()) GTEST_SKIP() << "no memory cgroup can be made here (it takes root and a cgroup file system)";
   const std::string path = trace_path("memory-cgroup");
   const int n = 300000;
-  const Process r = run("bash -c 'echo $$ > " + cgroup.dir() + "/cgroup.procs && exec " + kSpoor + " record -o " +
-                        path + " -- " + SPOOR_HEAP_COUNTS + " " + std::to_string(n) + " ran'");
+  const Process r = run("bash -c '" + cgroup.enter() + "exec " + kSpoor + " record -o " + path + " -- " +
+                        SPOOR_HEAP_COUNTS + " " + std::to_string(n) + " ran'");
   EXPECT_EQ(r.status, 7) << r.err;
   EXPECT_EQ(r.out, "ran\n") << r.err;
   EXPECT_NE(r.err.find("spoor record: packing kept within the memory limit of spoor's cgroup (100.0 MiB): runs of "
@@ -293,6 +260,62 @@ TEST(Record, InACgroupWithAMemoryLimitThePackingKeepsWithinIt) {
   // Outside it nothing is said.
   const Process free = run(kSpoor + " record -o " + path + " -- " + SPOOR_HEAP_COUNTS + " 1000");
   EXPECT_EQ(free.err.find("packing kept within"), std::string::npos) << free.err;
+  std::filesystem::remove(path);
+}
+
+// Under a limit on the number of processes (a container's pids.max) the
+// recorder's packing threads may not all start: it packs on those that
+// did, or writes the trace uncompressed, and says so. It aborted on the
+// first thread it could not start, after the program had started.
+TEST(Record, PackingThreadsThatCannotStartAreSaidAndTheTraceIsWhole) {
+  // The recorder (bash execs it) and the program: no room for a thread.
+  const spoor::test::TestCgroup cgroup("pids", "pids.max", "pids.max", 2);
+  if (cgroup.dir().empty()) GTEST_SKIP() << "no pids cgroup can be made here (it takes root and a cgroup file system)";
+  const std::string path = trace_path("pids-limit");
+  const auto record = [&] {
+    return run("bash -c '" + cgroup.enter() + "exec " + kSpoor + " record -o " + path + " -- " + SPOOR_HEAP_COUNTS +
+               " 1000 ran'");
+  };
+  const Process none = record();
+  EXPECT_EQ(none.status, 7) << none.err;
+  EXPECT_EQ(none.out, "ran\n") << none.err;
+  EXPECT_NE(none.err.find(" packing threads started (Resource temporarily unavailable): the trace is written "
+                          "uncompressed"),
+            std::string::npos)
+      << none.err;
+  EXPECT_NE(none.err.find("spoor record: 0 of "), std::string::npos) << none.err;
+  EXPECT_EQ(none.err.find("zstd packed"), std::string::npos) << none.err;
+  HeapCounts c = count_heap(path);
+  EXPECT_EQ(c.calls["Alloc"], 1000u + 2);
+  // Room for one: it packs alone.
+  ASSERT_TRUE(cgroup.set(3));
+  const Process one = record();
+  EXPECT_EQ(one.status, 7) << one.err;
+  EXPECT_NE(one.err.find("zstd packed"), std::string::npos) << one.err;
+  if (std::thread::hardware_concurrency() > 1) {
+    EXPECT_NE(one.err.find("spoor record: 1 of "), std::string::npos) << one.err;
+  }
+  c = count_heap(path);
+  EXPECT_EQ(c.calls["Alloc"], 1000u + 2);
+  std::filesystem::remove(path);
+}
+
+// Reading too: the reader expands the next packed block on a thread of
+// its own, and where none can start (pids.max) it expands each itself.
+// It aborted there, as the recorder did.
+TEST(Record, AReportWithNoThreadToSpareSaysTheSame) {
+  const std::string path = trace_path("pids-report");
+  const Process recorded = run(kSpoor + " record -o " + path + " -- " + SPOOR_HEAP_COUNTS + " 300000");
+  ASSERT_EQ(recorded.status, 7) << recorded.err;
+  ASSERT_NE(run(kSpoor + " info " + path).out.find("compressed 2 COMPRESSED blocks"), std::string::npos)
+      << "blocks enough for the reader to expand one ahead";
+  const Process alone = run(kSpoor + " report " + path);
+  ASSERT_EQ(alone.status, 0) << alone.err;
+  const spoor::test::TestCgroup cgroup("pids", "pids.max", "pids.max", 1);
+  if (cgroup.dir().empty()) GTEST_SKIP() << "no pids cgroup can be made here (it takes root and a cgroup file system)";
+  const Process limited = run("bash -c '" + cgroup.enter() + "exec " + kSpoor + " report " + path + "'");
+  EXPECT_EQ(limited.status, 0) << limited.err;
+  EXPECT_EQ(limited.out, alone.out);
   std::filesystem::remove(path);
 }
 

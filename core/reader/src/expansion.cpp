@@ -4,6 +4,8 @@
 // every packet's CRC, which opening could not.
 #include <algorithm>
 #include <cstring>
+#include <system_error>
+#include <thread>
 
 #include "spoor/compress/packed_blocks.h"
 #include "spoor/crc32c.h"
@@ -138,7 +140,17 @@ void prefetch(const Trace::Data& d, uint32_t next) {
       cache.prefetched_index == next || !d.containers[next].live.expired())
     return;
   cache.prefetching = next;
-  if (!cache.worker.joinable()) cache.worker = std::thread([&d] { prefetch_loop(d); });
+  if (!cache.worker.joinable()) {
+    try {
+      cache.worker = std::thread([&d] { prefetch_loop(d); });
+    } catch (const std::system_error&) {
+      // No thread to spare (a cgroup's pids.max): the reader expands each
+      // block itself, as on one CPU.
+      cache.prefetch_enabled = false;
+      cache.prefetching = kNoContainer;
+      return;
+    }
+  }
   cache.work.notify_one();
 }
 

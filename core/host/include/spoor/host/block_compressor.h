@@ -19,6 +19,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <string>
 
 namespace spoor::host {
 
@@ -72,6 +73,12 @@ class BlockCompressor {
 
   BlockCompressor(const CompressionOptions& options, Output output);
   ~BlockCompressor();  // finish()
+  // False when no packing thread could start: nothing written to it would
+  // ever be packed or written. start_problem() says how many started and
+  // why the next could not ("1 of 2 packing threads started (Resource
+  // temporarily unavailable)"), "" when every one did.
+  bool running() const;
+  std::string start_problem() const;
   BlockCompressor(const BlockCompressor&) = delete;
   BlockCompressor& operator=(const BlockCompressor&) = delete;
 

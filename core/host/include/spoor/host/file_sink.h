@@ -28,8 +28,14 @@ class FileSink {
   // false with *error set.
   bool open(const std::string& path, std::string* error);
   // Compresses everything written from now on (call right after open(),
-  // before the file header); does nothing unless options.enabled.
+  // before the file header); does nothing unless options.enabled. Where
+  // no packing thread can start, the file is written uncompressed and
+  // compression_problem() says why; where only some can, they pack.
   void compress(const CompressionOptions& options);
+  // "" when compression runs as asked; else what it could not do, for the
+  // user ("no packing thread could start (Resource temporarily
+  // unavailable): the trace is written uncompressed").
+  const std::string& compression_problem() const { return compression_problem_; }
   // Sends buffered bytes to the kernel. Returns false on a write error.
   // Compressing: hands complete blocks to the packing threads once they
   // waited max_delay_ms (they reach the kernel when packed).
@@ -66,6 +72,7 @@ class FileSink {
   std::vector<uint8_t> buffer_;
   std::unique_ptr<BlockCompressor> compressor_;
   CompressionStats compression_;
+  std::string compression_problem_;
 };
 
 }  // namespace spoor::host
