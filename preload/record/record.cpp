@@ -147,6 +147,35 @@ class FileSizeSignalIgnored {
   struct sigaction given_{};
 };
 
+// The recorder holds descriptors for every traced process alive at once
+// (its region's memfd and its connection) besides the kernel's events:
+// under `ulimit -Sn 24` the processes a shell loop started past the
+// eighth went untraced ("Too many open files"), and Debian's default soft
+// limit of 1,024 is within reach of a wide parallel build. So the
+// recorder raises its soft limit to the hard one while it runs, and the
+// program gets back the limit it was given (restore(), in the child
+// before its exec): what the program can open, and the shim's choice of
+// numbers below its limit, are what they are untraced.
+class DescriptorLimitRaised {
+ public:
+  DescriptorLimitRaised() {
+    if (getrlimit(RLIMIT_NOFILE, &given_) != 0 || given_.rlim_cur >= given_.rlim_max) return;
+    const rlimit raised{given_.rlim_max, given_.rlim_max};
+    raised_ = setrlimit(RLIMIT_NOFILE, &raised) == 0;
+  }
+  ~DescriptorLimitRaised() { restore(); }
+  DescriptorLimitRaised(const DescriptorLimitRaised&) = delete;
+  DescriptorLimitRaised& operator=(const DescriptorLimitRaised&) = delete;
+  // Async-signal-safe.
+  void restore() const {
+    if (raised_) setrlimit(RLIMIT_NOFILE, &given_);
+  }
+
+ private:
+  rlimit given_{};
+  bool raised_ = false;
+};
+
 // The drain thread (the recorder's main thread, once the program is
 // started) runs at nice -5 where it may: a program whose threads keep
 // every CPU busy otherwise shares them evenly with the drain, and on a
@@ -740,6 +769,7 @@ void say_unfollowed_children(const std::vector<pid_t>& pids, std::vector<pid_t> 
 bool run_attach(const RecordOptions& options, RecordResult* result, std::string* error) {
   keep_freed_memory();
   const FileSizeSignalIgnored file_size_signal;
+  const DescriptorLimitRaised descriptor_limit;  // a perf event per thread and CPU
   const uint32_t cpus = configured_cpus();
   result->memory_limit = cgroup_memory_limit();
   result->packing = packing_within_memory(result->memory_limit, cpus);
@@ -765,7 +795,10 @@ bool run_attach(const RecordOptions& options, RecordResult* result, std::string*
   result->output_path = options.output_path.empty()
                             ? "spoor-pid-" + std::to_string(options.attach_pids.front()) + ".spoor"
                             : options.output_path;
-  if (!recorder.open_file(result->output_path, error)) return false;
+  if (!recorder.open_file(result->output_path, error)) {
+    if (options.output_path.empty()) *error += " (the trace goes to the current directory unless -o FILE says where)";
+    return false;
+  }
   for (const AttachedProcess& p : attached) recorder.describe_attached(p);
   if (options.output_path == "-") signal(SIGPIPE, SIG_IGN);
   struct sigaction stop{}, old_int{}, old_term{}, old_hup{};
@@ -822,6 +855,7 @@ bool run_record(const RecordOptions& given, RecordResult* result, std::string* e
   }
   keep_freed_memory();
   const FileSizeSignalIgnored file_size_signal;
+  const DescriptorLimitRaised descriptor_limit;
   // Before the fork: the program may end before the recorder first polls.
   RecorderWake wake;
   if (!wake.open(error)) return false;
@@ -883,6 +917,7 @@ bool run_record(const RecordOptions& given, RecordResult* result, std::string* e
     while (read(go_pipe[0], &go, 1) < 0 && errno == EINTR) {
     }
     file_size_signal.restore();
+    descriptor_limit.restore();
     wake.restore_in_child();
     execvpe(argv[0], argv.data(), envp.data());
     const int err = errno;
@@ -924,6 +959,9 @@ bool run_record(const RecordOptions& given, RecordResult* result, std::string* e
   if (!recorder.open_file(result->output_path, error)) {
     kill(pid, SIGKILL);
     waitpid(pid, nullptr, 0);
+    // The name was spoor's choice, in a directory the user may not have
+    // meant to write to (a read-only one, a tmpfs that is full).
+    if (options.output_path.empty()) *error += " (the trace goes to the current directory unless -o FILE says where)";
     return false;
   }
 

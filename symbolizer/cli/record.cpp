@@ -274,7 +274,7 @@ int run_record_command(const std::vector<std::string>& words) {
     std::fprintf(stderr,
                  "spoor record: not traced, no events from %s (pid %s): %s libspoor-preload.so but never took "
                  "the rings spoor gave %s; %s is another Spoor build's (its format differs), or the rings could "
-                 "not be mapped (ulimit -v, a memory limit)\n",
+                 "not be taken (ulimit -v or a memory limit for their mapping, ulimit -n for their descriptor)\n",
                  one ? "it" : "them", pids.c_str(), one ? "it loaded" : "they loaded", one ? "it" : "them",
                  library.c_str());
   }

@@ -319,6 +319,37 @@ TEST(Record, AReportWithNoThreadToSpareSaysTheSame) {
   std::filesystem::remove(path);
 }
 
+// The recorder holds two descriptors for each live process; under a low
+// soft limit it ran out and the processes past the first few went
+// untraced. It raises its own soft limit to the hard one, and the program
+// still gets the limit it was given.
+TEST(Record, TheRecordersDescriptorsComeOutsideTheProgramsLimit) {
+  rlimit limit{};
+  ASSERT_EQ(getrlimit(RLIMIT_NOFILE, &limit), 0);
+  if (limit.rlim_max < 256) GTEST_SKIP() << "the hard limit leaves no room: " << limit.rlim_max;
+  const std::string path = trace_path("descriptor-limit");
+  const Process r = run("bash -c 'ulimit -Sn 16; " + kSpoor + " record -o " + path +
+                        " -- sh -c \"for i in 1 2 3 4 5 6 7 8 9 10 11 12; do sleep 0.3 & done; ulimit -n; wait\"'");
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out, "16\n") << "the program's own limit: " << r.err;
+  EXPECT_EQ(r.err.find("not traced"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("spoor record: 13 processes, "), std::string::npos) << "sh and its 12 sleeps: " << r.err;
+  std::filesystem::remove(path);
+}
+
+// The default trace name goes to the current directory: where that cannot
+// be written (here /proc), the error says how to choose another place.
+TEST(Record, AnUnwritableCurrentDirectoryPointsToDashO) {
+  const Process r = run("cd /proc && " + kSpoor + " record -- true");
+  EXPECT_EQ(r.status, 127) << r.err;
+  EXPECT_NE(r.err.find("spoor record: cannot create 'spoor-true-"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("(the trace goes to the current directory unless -o FILE says where)"), std::string::npos)
+      << r.err;
+  const Process named = run(kSpoor + " record -o /proc/spoor-test.spoor -- true");
+  EXPECT_EQ(named.status, 127) << named.err;
+  EXPECT_EQ(named.err.find("unless -o FILE"), std::string::npos) << "the user chose the name: " << named.err;
+}
+
 TEST(Record, DashToATerminalIsAUsageError) {
   const Process r = run("script -qec '" + kSpoor + " record -o - -- true' /dev/null");
   EXPECT_EQ(r.status, 2) << r.out;
