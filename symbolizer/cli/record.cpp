@@ -1,9 +1,11 @@
 // spoor record: run a program under the preload shim and write its trace.
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cstdio>
-#include <limits>
 #include <cstdlib>
-#include <unistd.h>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -354,7 +356,11 @@ int run_record_command(const std::vector<std::string>& words) {
   if (r.abandoned_bytes)
     std::fprintf(stderr, "spoor record: %llu bytes were reserved by events the program never finished\n",
                  static_cast<unsigned long long>(r.abandoned_bytes));
-  if (r.output_path != "-") std::fprintf(stderr, "spoor record: next: spoor report %s\n", r.output_path.c_str());
+  // Only for a file that holds something to report (not -o /dev/null, nor
+  // a write that failed before the first byte).
+  struct stat out{};
+  if (r.output_path != "-" && stat(r.output_path.c_str(), &out) == 0 && S_ISREG(out.st_mode) && r.file_bytes > 0)
+    std::fprintf(stderr, "spoor record: next: spoor report %s\n", r.output_path.c_str());
   return r.write_error.empty() ? r.exit_status : 127;
 }
 

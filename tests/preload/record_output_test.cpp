@@ -353,6 +353,21 @@ TEST(Record, AnUnwritableCurrentDirectoryPointsToDashO) {
   EXPECT_EQ(named.err.find("unless -o FILE"), std::string::npos) << "the user chose the name: " << named.err;
 }
 
+// The summary's last line suggests the report only for a file that holds
+// a trace: not for -o /dev/null, nor for one whose first write failed.
+TEST(Record, TheNextCommandIsSuggestedOnlyForATraceFile) {
+  const std::string path = trace_path("next-command");
+  const Process file = run(kSpoor + " record -o " + path + " -- true");
+  EXPECT_NE(file.err.find("spoor record: next: spoor report " + path + "\n"), std::string::npos) << file.err;
+  const Process null = run(kSpoor + " record -o /dev/null -- true");
+  EXPECT_EQ(null.status, 0) << null.err;
+  EXPECT_EQ(null.err.find("next:"), std::string::npos) << null.err;
+  const Process full = run(kSpoor + " record -o /dev/full -- true");
+  EXPECT_EQ(full.status, 127) << full.err;
+  EXPECT_EQ(full.err.find("next:"), std::string::npos) << full.err;
+  std::filesystem::remove(path);
+}
+
 TEST(Record, DashToATerminalIsAUsageError) {
   const Process r = run("script -qec '" + kSpoor + " record -o - -- true' /dev/null");
   EXPECT_EQ(r.status, 2) << r.out;
