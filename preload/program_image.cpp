@@ -238,6 +238,13 @@ ProgramImage examine_program_image(const char* path, bool search_path) {
     image.why = "setuid program";
     return image;
   }
+  // File capabilities (setcap) that the exec grants put the loader in
+  // secure mode as setuid does: it ignores LD_PRELOAD. Root gains nothing
+  // from them (it holds every capability), and its loader reads LD_PRELOAD.
+  if (geteuid() != 0 && syscall(SYS_getxattr, path, "security.capability", nullptr, 0) > 0) {
+    image.why = "program with file capabilities";
+    return image;
+  }
   ImageFile file;
   if (!file.open(path)) return image;
   // A 32-bit header is 52 bytes, a 64-bit one 64: a file that is a 32-bit

@@ -8,7 +8,8 @@ namespace spoor::preload {
 
 struct ProgramImage {
   // Why the program cannot be traced, "" when it can:
-  //   "static binary", "setuid program": the loader ignores LD_PRELOAD;
+  //   "static binary", "setuid program", "program with file capabilities"
+  //   (for a user other than root): the loader ignores LD_PRELOAD;
   //   "AddressSanitizer build", "ThreadSanitizer build", "HWAddressSanitizer
   //   build": linked against a sanitizer's shared runtime, which must be the
   //   first library loaded and intercepts the C library from before any

@@ -83,7 +83,7 @@ struct UntraceableNote {
   uint32_t magic;
   uint32_t pid;
   uint32_t kind;    // NoteKind
-  char why[32];     // "static binary", "setuid program"
+  char why[32];     // "static binary", "setuid program", "program with file capabilities"
   char path[256];   // cut to fit, NUL-terminated
 };
 

@@ -41,6 +41,8 @@ size_t parse_size(const std::string& text) {
 std::string untraceable_reason(const std::string& why) {
   if (why.empty() || why == "setuid program") return "a static or setuid program ignores LD_PRELOAD";
   if (why == "static binary") return "a static binary: no loader runs to read LD_PRELOAD";
+  if (why == "program with file capabilities")
+    return "a program with file capabilities (setcap) runs in secure mode, where the loader ignores LD_PRELOAD";
   // The sanitizer builds (program_image.h).
   if (why.ends_with(" build"))
     return why + ": its sanitizer runtime must be the first library loaded, so it ran without the shim";

@@ -5,7 +5,15 @@
 #include <elf.h>
 #include <gtest/gtest.h>
 
+#include <grp.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <sys/xattr.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <string>
 #include <vector>
@@ -173,6 +181,53 @@ TEST(ProgramImage, ThisMachinesDynamicProgramTakesTheShim) {
   const auto image = examine_program_image("true", true);
   EXPECT_STREQ(image.why, "");
   EXPECT_FALSE(image.without_preload);
+}
+
+// What examine_program_image says of `path` in a child that runs as
+// nobody (uid and gid 65534), which gains file capabilities at an exec.
+std::string examined_as_nobody(const std::string& path) {
+  int out[2];
+  if (pipe(out) != 0) return "no pipe";
+  const pid_t pid = fork();
+  if (pid == 0) {
+    close(out[0]);
+    if (setgroups(0, nullptr) != 0 || setresgid(65534, 65534, 65534) != 0 || setresuid(65534, 65534, 65534) != 0)
+      _exit(1);
+    const char* why = examine_program_image(path.c_str(), false).why;
+    const bool written = write(out[1], why, std::strlen(why)) >= 0;
+    _exit(written ? 0 : 2);
+  }
+  close(out[1]);
+  std::string why;
+  char buffer[64];
+  ssize_t got;
+  while ((got = read(out[0], buffer, sizeof buffer)) > 0) why.append(buffer, static_cast<size_t>(got));
+  close(out[0]);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? why : "child failed";
+}
+
+// A program given file capabilities (setcap cap_net_raw+ep) runs in the
+// loader's secure mode for anyone but root, who gains nothing by them:
+// LD_PRELOAD is ignored, and the recording says why instead of guessing
+// "a static or setuid program".
+TEST(ProgramImage, AProgramWithFileCapabilitiesIsNamedForAUserOtherThanRoot) {
+  if (geteuid() != 0) GTEST_SKIP() << "setting file capabilities takes root";
+  const std::string path = spoor::test::temp_path("capable-true");
+  std::filesystem::copy_file("/bin/true", path, std::filesystem::copy_options::overwrite_existing);
+  chmod(path.c_str(), 0755);
+  // struct vfs_cap_data, revision 2, effective: CAP_NET_RAW (13) permitted.
+  const uint32_t caps[5] = {0x02000001u, 1u << 13, 0, 0, 0};
+  if (setxattr(path.c_str(), "security.capability", caps, sizeof caps, 0) != 0)
+    GTEST_SKIP() << "no file capabilities on this file system: " << std::strerror(errno);
+  EXPECT_STREQ(examine_program_image(path.c_str(), false).why, "") << "root";
+  const std::string dir = std::filesystem::path(path).parent_path().string();
+  if (access(dir.c_str(), X_OK) != 0 || (std::filesystem::status(dir).permissions() & std::filesystem::perms::others_exec) ==
+                                            std::filesystem::perms::none)
+    GTEST_SKIP() << dir << " is closed to other users";
+  EXPECT_EQ(examined_as_nobody(path), "program with file capabilities");
+  EXPECT_EQ(examined_as_nobody("/bin/true"), "") << "a plain program";
 }
 
 }  // namespace
