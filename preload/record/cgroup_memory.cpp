@@ -102,9 +102,10 @@ uint64_t hierarchy_limit(const CgroupSources& sources, bool v2) {
   const std::string top = sources.root_prefix + mount.point;
   std::string dir = top + relative;
   while (dir.size() > top.size() && dir.back() == '/') dir.pop_back();
+  using Files = std::span<const char* const>;
   static constexpr const char* kV2Files[] = {"memory.max", "memory.high"};
   static constexpr const char* kV1Files[] = {"memory.limit_in_bytes"};
-  const std::span<const char* const> files = v2 ? std::span<const char* const>(kV2Files) : std::span<const char* const>(kV1Files);
+  const Files files = v2 ? Files(kV2Files) : Files(kV1Files);
   uint64_t limit = kNoLimit;
   for (;;) {
     for (const char* file : files) {

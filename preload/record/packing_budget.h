@@ -24,19 +24,22 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "spoor/host/block_compressor.h"
+
 namespace spoor::record {
 
 struct PackingBudget {
-  size_t run_bytes = size_t{8} << 20;        // BlockCompressor's defaults
-  size_t backlog_limit = size_t{256} << 20;
-  uint32_t threads = 0;                      // 0: one per CPU, at most 8
-  bool fitted = false;                       // smaller than the defaults for a limit
+  // BlockCompressor's defaults until a limit makes them smaller.
+  size_t run_bytes = host::CompressionOptions{}.run_bytes;
+  size_t backlog_limit = host::CompressionOptions{}.backlog_limit;
+  uint32_t threads = host::CompressionOptions{}.threads;  // 0: one per CPU, at most 8
+  bool fitted = false;                                     // smaller than the defaults for a limit
 };
 
 inline constexpr uint64_t kLimitPerRun = 48;
 inline constexpr size_t kSmallestRun = size_t{1} << 20;
 inline constexpr uint64_t kScratchRunsPerThread = 8;
-inline constexpr uint32_t kMostPackingThreads = 8;
+inline constexpr uint32_t kMostPackingThreads = 8;  // as BlockCompressor, with threads 0
 
 // The packing for `cpus` CPUs under a memory limit of `limit_bytes`
 // (UINT64_MAX: none, the defaults).

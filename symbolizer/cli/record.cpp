@@ -248,7 +248,7 @@ int run_record_command(const std::vector<std::string>& words) {
                  "to still profile it, record with --no-preload --kernel=samples,switches,faults\n",
                  untraceable_reason(r.program_untraceable).c_str());
   // The program's own refusal is said above; here the rest of its tree's,
-  // the first kPidsListed by number.
+  // the first kPidsListed in the order they asked.
   constexpr size_t kPidsListed = 10;
   std::string refused;
   size_t refused_count = 0;
@@ -262,8 +262,8 @@ int run_record_command(const std::vector<std::string>& words) {
                  r.region_error.c_str());
   if (r.ring_bytes_per_cpu != 0 && r.ring_bytes_per_cpu < options.buffer_bytes_per_cpu)
     std::fprintf(stderr,
-                 "spoor record: rings of %s per CPU instead of %s, to fit the address space limit (ulimit -v, "
-                 "%s) each process and spoor map them in; --buffer-size sets them\n",
+                 "spoor record: rings of %s per CPU instead of %s: each process and spoor itself map them, "
+                 "within the address space limit (ulimit -v, %s); --buffer-size sets them\n",
                  human_bytes(r.ring_bytes_per_cpu).c_str(), human_bytes(options.buffer_bytes_per_cpu).c_str(),
                  human_bytes(r.address_limit).c_str());
   for (const std::string& u : r.untraceable)

@@ -191,8 +191,8 @@ TEST(Record, UnderAnAddressSpaceLimitTheDefaultRingsAreMadeToFit) {
                         " record -o " + path + " -- sh -c \"(echo child); sh -c true; echo parent\"; echo status=$?'");
   EXPECT_EQ(r.out, "child\nparent\nstatus=0\n") << r.err;
   const std::string size = ring >= (1u << 20) ? std::to_string(ring >> 20) + ".0 MiB" : std::to_string(ring >> 10) + ".0 KiB";
-  EXPECT_NE(r.err.find("spoor record: rings of " + size + " per CPU instead of 32.0 MiB, to fit the address space "
-                       "limit (ulimit -v, 97.7 MiB)"),
+  EXPECT_NE(r.err.find("spoor record: rings of " + size + " per CPU instead of 32.0 MiB: each process and spoor "
+                       "itself map them, within the address space limit (ulimit -v, 97.7 MiB)"),
             std::string::npos)
       << r.err;
   EXPECT_EQ(r.err.find("not traced"), std::string::npos) << r.err;

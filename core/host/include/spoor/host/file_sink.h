@@ -33,7 +33,7 @@ class FileSink {
   // compression_problem() says why; where only some can, they pack.
   void compress(const CompressionOptions& options);
   // "" when compression runs as asked; else what it could not do, for the
-  // user ("no packing thread could start (Resource temporarily
+  // user ("0 of 2 packing threads started (Resource temporarily
   // unavailable): the trace is written uncompressed").
   const std::string& compression_problem() const { return compression_problem_; }
   // Sends buffered bytes to the kernel. Returns false on a write error.
