@@ -220,9 +220,13 @@ AttachedProcess read_attached(pid_t pid) {
 
 class Recorder {
  public:
-  Recorder(const RecordOptions& options, uint32_t cpus, kernelsrc::KernelSession& kernel,
-           const PackingBudget& packing = {})
-      : options_(options), kernel_(kernel), packing_(packing) {
+  // The packing is sized for the memory limit of the recorder's cgroup,
+  // which the program shares (packing_budget.h).
+  Recorder(const RecordOptions& options, uint32_t cpus, kernelsrc::KernelSession& kernel)
+      : options_(options),
+        kernel_(kernel),
+        memory_limit_(cgroup_memory_limit()),
+        packing_(packing_within_memory(memory_limit_, cpus)) {
     layout_.cpus = cpus;
     layout_.buffer_bytes_per_cpu = options.buffer_bytes_per_cpu;
     layout_.packet_bytes = options.packet_bytes;
@@ -249,7 +253,12 @@ class Recorder {
   bool keeps_rules() const { return !options_.rule_cache.empty() && !options_.no_preload; }
 
   bool open_file(const std::string& path, std::string* error) {
-    if (!file_.open(path, error)) return false;
+    if (!file_.open(path, error)) {
+      // The name was spoor's choice, in a directory the user may not have
+      // meant to write to (a read-only one, a tmpfs that is full).
+      if (options_.output_path.empty()) *error += " (the trace goes to the current directory unless -o FILE says where)";
+      return false;
+    }
     path_ = path;
     file_.compress({.enabled = options_.compress,
                     .run_bytes = packing_.run_bytes,
@@ -406,6 +415,8 @@ class Recorder {
     result->perf_maps = perf_maps_;
     for (auto& t : traced_) result->preload_attached |= t->pid == root_;
     result->region_error = region_error_;
+    result->memory_limit = memory_limit_;
+    result->packing = packing_;
     result->refused_rings = refused_rings_;
     if (!file_.close()) result->write_error = write_failure();
     result->file_bytes = file_.bytes_written();
@@ -618,7 +629,8 @@ class Recorder {
   bool root_done_ = false;
   bool maybe_ended_ = false;  // a connection closed or a child was reaped since the last check
   int root_status_ = 0;
-  PackingBudget packing_;     // the packing's sizes, made to fit a memory limit
+  uint64_t memory_limit_;     // of the recorder's cgroup, UINT64_MAX for none
+  PackingBudget packing_;     // the packing's sizes, made to fit it
   std::string region_error_;  // the first process's that could not be given rings
   std::vector<uint32_t> refused_rings_;  // every process that could not
   bool told_write_failure_ = false;
@@ -771,10 +783,8 @@ bool run_attach(const RecordOptions& options, RecordResult* result, std::string*
   const FileSizeSignalIgnored file_size_signal;
   const DescriptorLimitRaised descriptor_limit;  // a perf event per thread and CPU
   const uint32_t cpus = configured_cpus();
-  result->memory_limit = cgroup_memory_limit();
-  result->packing = packing_within_memory(result->memory_limit, cpus);
   kernelsrc::KernelSession kernel;
-  Recorder recorder(options, cpus, kernel, result->packing);
+  Recorder recorder(options, cpus, kernel);
   if (!recorder.start(error)) return false;
   const kernelsrc::PlanOptions plan = kernel_plan(options);
   // The mappings are read once the events are on (the kernel reports any
@@ -795,10 +805,7 @@ bool run_attach(const RecordOptions& options, RecordResult* result, std::string*
   result->output_path = options.output_path.empty()
                             ? "spoor-pid-" + std::to_string(options.attach_pids.front()) + ".spoor"
                             : options.output_path;
-  if (!recorder.open_file(result->output_path, error)) {
-    if (options.output_path.empty()) *error += " (the trace goes to the current directory unless -o FILE says where)";
-    return false;
-  }
+  if (!recorder.open_file(result->output_path, error)) return false;
   for (const AttachedProcess& p : attached) recorder.describe_attached(p);
   if (options.output_path == "-") signal(SIGPIPE, SIG_IGN);
   struct sigaction stop{}, old_int{}, old_term{}, old_hup{};
@@ -865,10 +872,8 @@ bool run_record(const RecordOptions& given, RecordResult* result, std::string* e
     options.buffer_bytes_per_cpu = ring_bytes_within_limit(result->address_limit, cpus, options.buffer_bytes_per_cpu,
                                                            2 * size_t{options.packet_bytes});
   result->ring_bytes_per_cpu = options.buffer_bytes_per_cpu;
-  result->memory_limit = cgroup_memory_limit();
-  result->packing = packing_within_memory(result->memory_limit, cpus);
   kernelsrc::KernelSession kernel;
-  Recorder recorder(options, cpus, kernel, result->packing);
+  Recorder recorder(options, cpus, kernel);
   if (!recorder.start(error)) return false;
 
   // A sanitizer build starts without the shim: its runtime must load first
@@ -959,9 +964,6 @@ bool run_record(const RecordOptions& given, RecordResult* result, std::string* e
   if (!recorder.open_file(result->output_path, error)) {
     kill(pid, SIGKILL);
     waitpid(pid, nullptr, 0);
-    // The name was spoor's choice, in a directory the user may not have
-    // meant to write to (a read-only one, a tmpfs that is full).
-    if (options.output_path.empty()) *error += " (the trace goes to the current directory unless -o FILE says where)";
     return false;
   }
 
