@@ -46,10 +46,13 @@ bool read_at(int fd, void* to, size_t size, uint64_t offset) {
 
 // The program's file with its first bytes read in one system call: the ELF
 // header and, in every linker's layout, the program headers. An exec hook
-// runs this for each exec, and one pread of a page costs about what one of
+// runs this for each exec, and one pread of 1 KiB costs about what one of
 // 16 bytes does (~1.3 us here; header by header, an exec made ~55 reads).
+// 1 KiB holds the header and 17 program headers (programs have 10-14; more
+// are read one by one), and keeps off the stack of the thread that execs,
+// which may be small.
 struct ImageFile {
-  static constexpr size_t kHead = 4096;
+  static constexpr size_t kHead = 1024;
   int fd = -1;
   size_t head_size = 0;  // bytes of `head` read
   alignas(8) unsigned char head[kHead];

@@ -98,19 +98,22 @@ bool append_metadata(void* context, const void* bytes, size_t size) {
 }
 
 // With read(2), not an ifstream: the first stream of a process builds the
-// C++ locale (tens of microseconds), and every process pays it.
+// C++ locale (tens of microseconds), and every process pays it. Read into
+// the string itself, with no buffer on the stack (see join_recorder).
 std::string read_file(const char* path) {
   std::string text;
   const int fd = open(path, O_RDONLY | O_CLOEXEC);
   if (fd < 0) return text;
-  char chunk[4096];
+  size_t used = 0;
   for (;;) {
-    const ssize_t n = read(fd, chunk, sizeof chunk);
+    if (text.size() - used < 256) text.resize(used + 1024);
+    const ssize_t n = read(fd, text.data() + used, text.size() - used);
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) break;
-    text.append(chunk, static_cast<size_t>(n));
+    used += static_cast<size_t>(n);
   }
   close(fd);
+  text.resize(used);
   return text;
 }
 
@@ -309,10 +312,13 @@ bool join_recorder(bool fork_child) {
   // the modules already loaded are described.
   ring_install(view);
   if (kProcessStart.enabled()) {
-    char exe[PATH_MAX] = {};
+    // Not on the stack: the program's may be small (ulimit -s), and the
+    // shim's start must fit where the program's own start fits. Static is
+    // safe: this runs in the constructor or in a fork child, on one thread.
+    static char exe[PATH_MAX];
     const ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
     exe[n > 0 ? n : 0] = '\0';
-    char cwd[PATH_MAX] = {};
+    static char cwd[PATH_MAX];
     if (getcwd(cwd, sizeof cwd) == nullptr) cwd[0] = '\0';
     kProcessStart.write(ppid, welcome.exec_count, Str{exe}, Str{cwd});
   }

@@ -31,8 +31,11 @@ int fd_number(const char* name) {
   return static_cast<int>(n);
 }
 
+// Static buffers here and below: this runs as the process joins the
+// recorder, on its one thread, and keeps off a stack that may be small
+// (ulimit -s; attach.cpp's join_recorder).
 void describe(int fd) {
-  char path[PATH_MAX];
+  static char path[PATH_MAX];
   const size_t path_len = fd_link(fd, path, sizeof path);
   long flags = syscall(SYS_fcntl, fd, F_GETFL);
   if (flags < 0) return;  // closed since the listing
@@ -85,7 +88,7 @@ void describe_inherited_fds(int own_fd) {
     errno = saved_errno;
     return;
   }
-  alignas(LinuxDirent64) char buffer[4096];
+  alignas(LinuxDirent64) static char buffer[4096];
   for (;;) {
     const long got = syscall(SYS_getdents64, dir, buffer, sizeof buffer);
     if (got <= 0) break;
