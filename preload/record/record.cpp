@@ -218,17 +218,31 @@ AttachedProcess read_attached(pid_t pid) {
   return p;
 }
 
+// The soft address-space limit (ulimit -v) in bytes, UINT64_MAX for none:
+// the program inherits it from the recorder.
+uint64_t address_space_limit() {
+  rlimit limit{};
+  if (getrlimit(RLIMIT_AS, &limit) != 0 || limit.rlim_cur == RLIM_INFINITY) return UINT64_MAX;
+  return static_cast<uint64_t>(limit.rlim_cur);
+}
+
 class Recorder {
  public:
   // The packing is sized for the memory limit of the recorder's cgroup,
-  // which the program shares (packing_budget.h).
+  // which the program shares (packing_budget.h), and the rings, unless
+  // --buffer-size gave them, for it and the address-space limit
+  // (ring_budget.h).
   Recorder(const RecordOptions& options, uint32_t cpus, kernelsrc::KernelSession& kernel)
       : options_(options),
         kernel_(kernel),
         memory_limit_(cgroup_memory_limit()),
-        packing_(packing_within_memory(memory_limit_, cpus)) {
+        address_limit_(address_space_limit()),
+        packing_(packing_within_memory(memory_limit_, cpus)),
+        rings_(options.buffer_size_given ? DefaultRings{options.buffer_bytes_per_cpu, RingLimit::none}
+                                         : default_rings(address_limit_, memory_limit_, cpus,
+                                                         options.buffer_bytes_per_cpu, 2 * size_t{options.packet_bytes})) {
     layout_.cpus = cpus;
-    layout_.buffer_bytes_per_cpu = options.buffer_bytes_per_cpu;
+    layout_.buffer_bytes_per_cpu = rings_.bytes_per_cpu;
     layout_.packet_bytes = options.packet_bytes;
   }
 
@@ -416,7 +430,10 @@ class Recorder {
     for (auto& t : traced_) result->preload_attached |= t->pid == root_;
     result->region_error = region_error_;
     result->memory_limit = memory_limit_;
+    result->address_limit = address_limit_;
     result->packing = packing_;
+    result->ring_bytes_per_cpu = rings_.bytes_per_cpu;
+    result->rings_limited_by = rings_.limited_by;
     result->refused_rings = refused_rings_;
     if (!file_.close()) result->write_error = write_failure();
     result->file_bytes = file_.bytes_written();
@@ -630,7 +647,9 @@ class Recorder {
   bool maybe_ended_ = false;  // a connection closed or a child was reaped since the last check
   int root_status_ = 0;
   uint64_t memory_limit_;     // of the recorder's cgroup, UINT64_MAX for none
+  uint64_t address_limit_;    // the recorder's soft RLIMIT_AS, UINT64_MAX for none
   PackingBudget packing_;     // the packing's sizes, made to fit it
+  DefaultRings rings_;        // each process's rings, made to fit both
   std::string region_error_;  // the first process's that could not be given rings
   std::vector<uint32_t> refused_rings_;  // every process that could not
   bool told_write_failure_ = false;
@@ -731,14 +750,6 @@ namespace {
 uint32_t configured_cpus() {
   const long ncpu = sysconf(_SC_NPROCESSORS_CONF);
   return ncpu > 0 ? static_cast<uint32_t>(ncpu) : 1;
-}
-
-// The soft address-space limit (ulimit -v) in bytes, UINT64_MAX for none:
-// the program inherits it from the recorder.
-uint64_t address_space_limit() {
-  rlimit limit{};
-  if (getrlimit(RLIMIT_AS, &limit) != 0 || limit.rlim_cur == RLIM_INFINITY) return UINT64_MAX;
-  return static_cast<uint64_t>(limit.rlim_cur);
 }
 
 // The kernel sources `options` ask for.
@@ -867,11 +878,6 @@ bool run_record(const RecordOptions& given, RecordResult* result, std::string* e
   RecorderWake wake;
   if (!wake.open(error)) return false;
   const uint32_t cpus = configured_cpus();
-  result->address_limit = address_space_limit();
-  if (!options.buffer_size_given)
-    options.buffer_bytes_per_cpu = ring_bytes_within_limit(result->address_limit, cpus, options.buffer_bytes_per_cpu,
-                                                           2 * size_t{options.packet_bytes});
-  result->ring_bytes_per_cpu = options.buffer_bytes_per_cpu;
   kernelsrc::KernelSession kernel;
   Recorder recorder(options, cpus, kernel);
   if (!recorder.start(error)) return false;

@@ -14,6 +14,7 @@
 
 #include "packing_budget.h"
 #include "perf_map_copy.h"
+#include "ring_budget.h"
 #include "time_grain.h"
 #include "spoor/host/block_compressor.h"
 #include "spoor/kernelsrc/attr_plan.h"
@@ -64,10 +65,11 @@ struct RecordResult {
   // Every process that could not be given its rings (the program too,
   // when it could not): none of their events are in the trace.
   std::vector<uint32_t> refused_rings;
-  // The ring per CPU each process got, and the address-space limit it was
-  // fitted to (UINT64_MAX: none).
+  // The ring per CPU each process got, the recorder's address-space limit
+  // (UINT64_MAX: none), and which limit made the rings smaller than asked.
   size_t ring_bytes_per_cpu = 0;
   uint64_t address_limit = UINT64_MAX;
+  RingLimit rings_limited_by = RingLimit::none;
   // The memory limit of spoor's cgroup (UINT64_MAX: none), and the packing
   // sized for it.
   uint64_t memory_limit = UINT64_MAX;

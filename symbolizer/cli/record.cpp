@@ -260,12 +260,18 @@ int run_record_command(const std::vector<std::string>& words) {
     std::fprintf(stderr, "spoor record: not traced, no events from %zu process%s of the program's tree (pid%s %s): %s\n",
                  refused_count, refused_count == 1 ? "" : "es", refused_count == 1 ? "" : "s", refused.c_str(),
                  r.region_error.c_str());
-  if (r.ring_bytes_per_cpu != 0 && r.ring_bytes_per_cpu < options.buffer_bytes_per_cpu)
+  if (r.rings_limited_by == record::RingLimit::address_space)
     std::fprintf(stderr,
                  "spoor record: rings of %s per CPU instead of %s: each process and spoor itself map them, "
                  "within the address space limit (ulimit -v, %s); --buffer-size sets them\n",
                  human_bytes(r.ring_bytes_per_cpu).c_str(), human_bytes(options.buffer_bytes_per_cpu).c_str(),
                  human_bytes(r.address_limit).c_str());
+  if (r.rings_limited_by == record::RingLimit::memory)
+    std::fprintf(stderr,
+                 "spoor record: rings of %s per CPU instead of %s: they fill while the file is slow, within the "
+                 "memory limit of spoor's cgroup (%s), which the program shares; --buffer-size sets them\n",
+                 human_bytes(r.ring_bytes_per_cpu).c_str(), human_bytes(options.buffer_bytes_per_cpu).c_str(),
+                 human_bytes(r.memory_limit).c_str());
   for (const std::string& u : r.untraceable)
     std::fprintf(stderr, "spoor record: not traced, but it ran: %s\n", u.c_str());
   if (!r.never_attached.empty()) {
@@ -350,11 +356,13 @@ int run_record_command(const std::vector<std::string>& words) {
                                 : (std::to_string(threads) + " threads").c_str(),
                  human_bytes(r.packing.backlog_limit).c_str());
   }
+  // The rings take up the wait; only lost events say they overflowed.
   if (r.compression.drain_wait_seconds >= 0.001)
     std::fprintf(stderr,
                  "spoor record: the drain waited %.3f s for packing and writing to catch up (%s of runs waiting is "
-                 "the most it holds); the rings filled meanwhile\n",
-                 r.compression.drain_wait_seconds, human_bytes(r.compression.memory_limit).c_str());
+                 "the most it holds); %s\n",
+                 r.compression.drain_wait_seconds, human_bytes(r.compression.memory_limit).c_str(),
+                 r.lost > 0 ? "the rings filled meanwhile" : "the rings held what came meanwhile");
   if (r.abandoned_bytes)
     std::fprintf(stderr, "spoor record: %llu bytes were reserved by events the program never finished\n",
                  static_cast<unsigned long long>(r.abandoned_bytes));

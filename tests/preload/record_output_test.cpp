@@ -259,14 +259,27 @@ TEST(Record, InACgroupWithAMemoryLimitThePackingKeepsWithinIt) {
   EXPECT_NE(r.err.find(", 16.7 MiB waiting at most before runs are written uncompressed", said), std::string::npos)
       << r.err;
   EXPECT_NE(r.err.find(", 0 lost, "), std::string::npos) << r.err;
+  // The rings too, which fill while the file is slow (ring_budget.h).
+  const auto cpus = static_cast<uint32_t>(sysconf(_SC_NPROCESSORS_CONF));
+  const size_t ring =
+      spoor::record::default_rings(UINT64_MAX, uint64_t{100} << 20, cpus, 32u << 20, 256u << 10).bytes_per_cpu;
+  ASSERT_LT(ring, 32u << 20);
+  const std::string size = ring >= (1u << 20) ? std::to_string(ring >> 20) + ".0 MiB" : std::to_string(ring >> 10) + ".0 KiB";
+  EXPECT_NE(r.err.find("spoor record: rings of " + size + " per CPU instead of 32.0 MiB: they fill while the file is "
+                       "slow, within the memory limit of spoor's cgroup (100.0 MiB), which the program shares"),
+            std::string::npos)
+      << r.err;
   HeapCounts c = count_heap(path);
   EXPECT_EQ(c.calls["Alloc"], uint64_t{n} + 2) << "the blocks, the array, the calloc";
   EXPECT_EQ(c.calls["Free"], uint64_t{n} + 2);
   // Outside it nothing is said, unless the machine's own cgroup is tight.
-  const auto cpus = static_cast<uint32_t>(sysconf(_SC_NPROCESSORS_CONF));
-  if (!spoor::record::packing_within_memory(spoor::record::cgroup_memory_limit(), cpus).fitted) {
+  const uint64_t own_limit = spoor::record::cgroup_memory_limit();
+  if (!spoor::record::packing_within_memory(own_limit, cpus).fitted &&
+      spoor::record::default_rings(UINT64_MAX, own_limit, cpus, 32u << 20, 256u << 10).limited_by ==
+          spoor::record::RingLimit::none) {
     const Process free = run(kSpoor + " record -o " + path + " -- " + SPOOR_HEAP_COUNTS + " 1000");
     EXPECT_EQ(free.err.find("packing kept within"), std::string::npos) << free.err;
+    EXPECT_EQ(free.err.find("rings of "), std::string::npos) << free.err;
   }
   std::filesystem::remove(path);
 }
