@@ -97,20 +97,21 @@ constinit thread_local bool t_handler_in_hook __attribute__((tls_model("initial-
 // (pre_attach_log.h): one more load, on the disabled path only.
 // The allocator has returned: its stack may build unwind rules even when
 // it is not glibc's (rule_cache.h). Two thread-local stores.
-__attribute__((noinline)) void record_alloc(void* p, uint64_t size) {
+// `caller`, the hook's return address, is read only before attach.
+__attribute__((noinline)) void record_alloc(void* p, uint64_t size, const void* caller) {
   AfterAllocatorReturned allocator_returned;
   rescan_modules_if_changed();
   if (kHeapAlloc.enabled()) kHeapAlloc.write(p, size, current_stack_id(2));
-  else if (SPOOR_UNLIKELY(g_before_attach.load(std::memory_order_relaxed))) log_pre_attach_alloc(p, size);
+  else if (SPOOR_UNLIKELY(g_before_attach.load(std::memory_order_relaxed))) log_pre_attach_alloc(p, size, caller);
 }
-__attribute__((noinline)) void record_realloc(void* old, void* p, uint64_t size) {
+__attribute__((noinline)) void record_realloc(void* old, void* p, uint64_t size, const void* caller) {
   AfterAllocatorReturned allocator_returned;
   rescan_modules_if_changed();
   if (kHeapRealloc.enabled()) {
     kHeapRealloc.write(old, p, size, current_stack_id(2));
   } else if (SPOOR_UNLIKELY(g_before_attach.load(std::memory_order_relaxed))) {
     log_pre_attach_free(old);
-    log_pre_attach_alloc(p, size);
+    log_pre_attach_alloc(p, size, caller);
   }
 }
 void record_free(void* p) {
@@ -215,7 +216,7 @@ SPOOR_INTERPOSE void* malloc(size_t size) {
   void* p = call_real_allocator(resolve(g_malloc, "malloc"), size);
   ReentryGuard guard;
   if (guard.entered()) {
-    if (!called_from_shim(__builtin_return_address(0))) record_alloc(p, size);
+    if (!called_from_shim(__builtin_return_address(0))) record_alloc(p, size, __builtin_return_address(0));
   } else if (guard.in_handler()) {
     record_alloc_in_handler(p, size, __builtin_return_address(0));
   }
@@ -252,7 +253,7 @@ SPOOR_INTERPOSE void* calloc(size_t count, size_t size) {
   ReentryGuard guard;
   size_t bytes = 0;
   if (__builtin_mul_overflow(count, size, &bytes)) return p;
-  if (guard.entered()) record_alloc(p, bytes);
+  if (guard.entered()) record_alloc(p, bytes, __builtin_return_address(0));
   else if (guard.in_handler()) record_alloc_in_handler(p, bytes, __builtin_return_address(0));
   return p;
 }
@@ -269,7 +270,7 @@ SPOOR_INTERPOSE void* realloc(void* old, size_t size) {
   ReentryGuard guard;
   // One event, after it succeeded: the old block is gone only then.
   if (p == nullptr && size != 0) return p;
-  if (guard.entered()) record_realloc(old, p, size);
+  if (guard.entered()) record_realloc(old, p, size, __builtin_return_address(0));
   else if (guard.in_handler())
     record_realloc_in_handler(old, p, size, __builtin_return_address(0));
   return p;
@@ -283,7 +284,7 @@ SPOOR_INTERPOSE int posix_memalign(void** out, size_t alignment, size_t size) {
   ReentryGuard guard;
   const int err = call_real(guard, resolve(g_posix_memalign, "posix_memalign"), out, alignment, size);
   if (err != 0) return err;
-  if (guard.entered()) record_alloc(*out, size);
+  if (guard.entered()) record_alloc(*out, size, __builtin_return_address(0));
   else if (guard.in_handler()) record_alloc_in_handler(*out, size, __builtin_return_address(0));
   return err;
 }
@@ -292,7 +293,7 @@ SPOOR_INTERPOSE void* aligned_alloc(size_t alignment, size_t size) {
   ReentryGuard guard;
   void* p = call_real(guard, resolve(g_aligned_alloc, "aligned_alloc"), alignment, size);
   if (p == nullptr) return p;
-  if (guard.entered()) record_alloc(p, size);
+  if (guard.entered()) record_alloc(p, size, __builtin_return_address(0));
   else if (guard.in_handler()) record_alloc_in_handler(p, size, __builtin_return_address(0));
   return p;
 }
@@ -301,7 +302,7 @@ SPOOR_INTERPOSE void* memalign(size_t alignment, size_t size) {
   ReentryGuard guard;
   void* p = call_real(guard, resolve(g_memalign, "memalign"), alignment, size);
   if (p == nullptr) return p;
-  if (guard.entered()) record_alloc(p, size);
+  if (guard.entered()) record_alloc(p, size, __builtin_return_address(0));
   else if (guard.in_handler()) record_alloc_in_handler(p, size, __builtin_return_address(0));
   return p;
 }
@@ -310,7 +311,7 @@ SPOOR_INTERPOSE void* valloc(size_t size) {
   ReentryGuard guard;
   void* p = call_real(guard, resolve(g_valloc, "valloc"), size);
   if (p == nullptr) return p;
-  if (guard.entered()) record_alloc(p, size);
+  if (guard.entered()) record_alloc(p, size, __builtin_return_address(0));
   else if (guard.in_handler()) record_alloc_in_handler(p, size, __builtin_return_address(0));
   return p;
 }
@@ -322,7 +323,7 @@ SPOOR_INTERPOSE void* pvalloc(size_t size) {
   // pvalloc rounds the size up to whole pages; the program owns all of it.
   const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
   const uint64_t owned = size == 0 ? page : (size + page - 1) / page * page;
-  if (guard.entered()) record_alloc(p, owned);
+  if (guard.entered()) record_alloc(p, owned, __builtin_return_address(0));
   else if (guard.in_handler()) record_alloc_in_handler(p, owned, __builtin_return_address(0));
   return p;
 }
@@ -332,7 +333,7 @@ SPOOR_INTERPOSE void* reallocarray(void* old, size_t count, size_t size) {
   void* p = call_real(guard, resolve(g_reallocarray, "reallocarray"), old, count, size);
   size_t bytes = 0;
   if (p == nullptr || __builtin_mul_overflow(count, size, &bytes)) return p;
-  if (guard.entered()) record_realloc(old, p, bytes);
+  if (guard.entered()) record_realloc(old, p, bytes, __builtin_return_address(0));
   else if (guard.in_handler()) record_realloc_in_handler(old, p, bytes, __builtin_return_address(0));
   return p;
 }

@@ -9,8 +9,10 @@
 
 namespace spoor::preload {
 
-void record_alloc(void* p, uint64_t size);
-void record_realloc(void* old, void* p, uint64_t size);
+// `caller`: the hook's return address (__builtin_return_address(0)), the
+// first frame outside the shim, which the pre-attach log keeps.
+void record_alloc(void* p, uint64_t size, const void* caller);
+void record_realloc(void* old, void* p, uint64_t size, const void* caller);
 // Before the real free: once freed, another thread may get the same address
 // and its Alloc must come after this Free.
 void record_free(void* p);

@@ -111,7 +111,7 @@ void* fallback_new_nothrow(std::size_t size, std::size_t alignment) noexcept {
       p = next != nullptr ? next(size args) : fallback;                        \
     }                                                                          \
     if (p == nullptr) return p;                                                \
-    if (guard.entered()) record_alloc(p, size);                                \
+    if (guard.entered()) record_alloc(p, size, __builtin_return_address(0));   \
     else if (guard.in_handler())                                               \
       record_alloc_in_handler(p, size, __builtin_return_address(0));           \
     return p;                                                                  \

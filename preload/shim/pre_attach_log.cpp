@@ -6,10 +6,6 @@
 
 #include <algorithm>
 
-#define UNW_LOCAL_ONLY
-#include <libunwind.h>
-
-#include "fast_unwind.h"
 #include "heap_provider.h"
 #include "shim_libraries.h"
 #include "shim_state.h"
@@ -23,7 +19,7 @@ namespace {
 struct Entry {
   std::atomic<uintptr_t> ptr;  // 0: not written yet
   uint64_t size;
-  uintptr_t caller;            // the first return address outside the shim, or 0
+  uintptr_t caller;            // the first return address outside the shim (the hook's)
   std::atomic<bool> freed;     // freed again before attach
 };
 
@@ -31,30 +27,9 @@ constinit Entry g_log[kPreAttachCapacity] = {};  // 1 MiB of .bss
 constinit std::atomic<uint32_t> g_used{0};
 constinit std::atomic<uint64_t> g_dropped{0};
 
-constexpr int kCallerFrames = 8;  // the hook and the recording functions are a few frames of the shim
-
-// Who called the hook: the first frame outside the shim. libunwind needs
-// no set-up for this, and this runs at most kPreAttachCapacity times.
-// A process's first kCursorWalks go with a cursor (cursor_backtrace):
-// unw_backtrace's first call in a thread makes a 256 KiB cache, more than
-// the handful of allocations most processes make before attach cost that
-// way (ls's libselinux constructor makes 3, in every ls).
-constexpr uint32_t kCursorWalks = 64;
-
-uintptr_t caller_outside_shim(uint32_t walks_before) {
-  void* frames[kCallerFrames];
-  const int n = walks_before < kCursorWalks ? cursor_backtrace(frames, kCallerFrames)
-                                            : unw_backtrace(frames, kCallerFrames);
-  for (int i = 0; i < n; ++i) {
-    const auto pc = reinterpret_cast<uintptr_t>(frames[i]);
-    if (!in_shim(pc)) return pc;
-  }
-  return 0;
-}
-
 }  // namespace
 
-void log_pre_attach_alloc(void* p, uint64_t size) {
+void log_pre_attach_alloc(void* p, uint64_t size, const void* caller) {
   if (p == nullptr) return;
   const uint32_t at = g_used.fetch_add(1, std::memory_order_relaxed);
   if (at >= kPreAttachCapacity) {
@@ -63,7 +38,7 @@ void log_pre_attach_alloc(void* p, uint64_t size) {
     return;
   }
   g_log[at].size = size;
-  g_log[at].caller = caller_outside_shim(at);
+  g_log[at].caller = reinterpret_cast<uintptr_t>(caller);
   g_log[at].ptr.store(reinterpret_cast<uintptr_t>(p), std::memory_order_release);
 }
 

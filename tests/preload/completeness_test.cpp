@@ -669,6 +669,40 @@ TEST(EarlyAllocations, ThosePastThePreAttachLogAreLostWithTheirCause) {
   fs::remove(path);
 }
 
+// The log keeps each call's caller as the hook's return address: no unwind
+// before attach. An unwind through libunwind made ~50 rt_sigprocmask
+// system calls per logged allocation, which the program's own count
+// (--kernel syscalls) then showed as its. Counted up to the shim's
+// ProcessStart: later, a thread's first stacks may still go through
+// libunwind, until the recording's unwind rules have its frames.
+TEST(EarlyAllocations, TheLogAddsNoSystemCallsToTheProgramsOwn) {
+  const std::string path = temp_path("early-syscalls.spoor");
+  // rt_sigprocmask calls before the shim's ProcessStart (all of them
+  // without the shim), -1 when the recording failed.
+  const auto sigprocmask_calls = [&](const std::string& options, std::string* err) {
+    const Process p = run("SPOOR_TEST_EARLY_BLOCKS=100 " + kSpoor + " record " + options + " -o " + path +
+                          " --kernel=syscalls:rt_sigprocmask -- " + SPOOR_EARLY_ALLOC_MAIN);
+    *err = p.err;
+    int calls = -1;
+    if (p.status != 0) return calls;
+    calls = 0;
+    bool attached = false;
+    each_event(path, [&](const std::string& name, const reader::Event& e) {
+      attached |= name == "ProcessStart";
+      calls += !attached && name == "SyscallEnter" && str(e, "name") == "rt_sigprocmask";
+    });
+    return calls;
+  };
+  std::string err;
+  const int untraced = sigprocmask_calls("--no-preload", &err);
+  if (err.find("unavailable") != std::string::npos) GTEST_SKIP() << err;
+  ASSERT_GE(untraced, 0) << err;
+  const int traced = sigprocmask_calls("", &err);
+  ASSERT_GE(traced, 0) << err;
+  EXPECT_LE(traced, untraced + 2) << "103 allocations logged before attach; " << err;
+  fs::remove(path);
+}
+
 }  // namespace
 
 namespace {
