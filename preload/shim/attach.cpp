@@ -154,6 +154,19 @@ void register_shim_events() {
   register_event(kCommandEnd);
   register_event(kHeapOwnAllocator);
   register_event(kSamplerOff);
+  register_event(kShimStarted);
+}
+
+uint64_t monotonic_ns() {
+  timespec now{};
+  clock_gettime(CLOCK_MONOTONIC, &now);  // the vDSO's: no system call of its own
+  return static_cast<uint64_t>(now.tv_sec) * 1000000000u + static_cast<uint64_t>(now.tv_nsec);
+}
+
+// What the shim's start took, for a report to tell its system calls from
+// the program's (process_events.h).
+void note_shim_started(uint64_t began_ns) {
+  if (kShimStarted.enabled()) kShimStarted.write(monotonic_ns() - began_ns);
 }
 
 void apply_provider_spec() {
@@ -333,6 +346,7 @@ bool join_recorder(bool fork_child) {
 
 void after_fork_in_child() {
   if (g_region.base == nullptr) return;
+  const uint64_t began_ns = monotonic_ns();
   // Before any event: the thread ID cache still holds the parent's tid
   // (the port's own fork handler runs after this one).
   port::t_thread_id = 0;
@@ -352,7 +366,10 @@ void after_fork_in_child() {
     disable_all_providers();
   }
   munmap(parent.base, parent.size);
-  if (joined) begin_thread_after_fork();
+  if (joined) {
+    begin_thread_after_fork();
+    note_shim_started(began_ns);
+  }
 }
 
 // Whether this process is a program run by valgrind: its tool preloads
@@ -363,6 +380,7 @@ bool is_valgrind_guest() {
 }
 
 void attach() {
+  const uint64_t began_ns = monotonic_ns();
   // The program's handlers are wrapped whether or not a recorder is there.
   register_signal_fork_handlers();
   if (!capture_link_settings()) {  // not under spoor record: stay inert
@@ -396,6 +414,7 @@ void attach() {
   // timer) must run before this one arms the child's.
   pthread_atfork(nullptr, nullptr, after_fork_in_child);
   note_exit_status_at_exit();
+  note_shim_started(began_ns);
 }
 
 // Early (priority 101): the program's own constructors may allocate.

@@ -589,6 +589,9 @@ json kernel_json(const Context& c) {
   // table, as strace -c of the same program would count fewer.
   j["syscalls_include_preload"] =
       std::any_of(m.images.begin(), m.images.end(), [](const an::Image& im) { return im.started; });
+  // Those made within its start are left out of the table, and said.
+  const an::ShimSyscalls& shim = k.shim_syscalls();
+  j["preload_start_syscalls"] = {{"count", shim.count}, {"total_ns", shim.total_ns}, {"starts", shim.starts}};
 
   const an::KernelUnwindSummary& u = m.kernel_unwind;
   const uint64_t samples = u.dwarf + u.frame_pointer + u.pc_only;

@@ -692,10 +692,15 @@ void print_kernel(const json& k, std::string& out) {
       st.row({count_text(u(x, "count")), count_text(u(x, "errors")), duration_text(i64(x, "total_ns")),
               duration_text(i64(x, "max_ns")), str(x, "name")});
     st.print(out, "    ");
+    const json& shim = k["preload_start_syscalls"];
+    if (u(shim, "count") > 0)
+      out += "    left out: " + count_text(u(shim, "count")) + " calls (" + duration_text(i64(shim, "total_ns")) +
+             ") Spoor's preloaded library made as it started, in " + count_text(u(shim, "starts")) +
+             (u(shim, "starts") == 1 ? " process" : " processes and fork children") + "\n";
     if (k.value("syscalls_include_preload", false))
-      out += "    (these include the calls Spoor's preloaded library makes in the process: its unwinder's signal\n"
-             "    masks, its connection to the recorder, reading modules; spoor record --no-preload counts the\n"
-             "    program's alone)\n";
+      out += "    (these include the calls Spoor's preloaded library makes in the process after its start: its\n"
+             "    unwinder's signal masks, new threads' sample timers, loading it; spoor record --no-preload\n"
+             "    counts the program's alone)\n";
   }
   const json& cpu = k["cpu"];
   if (u(cpu, "samples") > 0) {

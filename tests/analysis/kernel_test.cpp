@@ -145,6 +145,38 @@ TEST(Kernel, SyscallCountsErrorsAndDurations) {
   EXPECT_EQ(k.lost().at("samples"), 7u);
 }
 
+// The calls a thread made wholly within the preloaded library's start
+// (ShimStarted, written as it ends) are the library's: out of every count,
+// counted apart; a call only it made leaves the table.
+TEST(Kernel, SyscallsWithinThePreloadedLibrarysStartAreLeftOut) {
+  an::KernelAnalysis k;
+  KernelTrace t = switches_faults_syscalls();
+  // Thread 100's start: 5500-5900, with a connect and a read in it; a read
+  // on thread 101 meanwhile is the program's.
+  t.syscall(100, 100, 5600, 5700, 42, "connect", 0);
+  t.syscall(100, 100, 5750, 5850, 0, "read", -11);
+  t.syscall(100, 101, 5760, 5770, 0, "read", 1);
+  t.shim_started(100, 100, 5900, 400);
+  Loaded l = load(t, {&k});
+  std::map<std::string, an::SyscallStats> by_name;
+  for (const an::SyscallStats& s : k.syscalls()) by_name[s.name] = s;
+  EXPECT_EQ(by_name.count("connect"), 0u) << "only the library called it";
+  ASSERT_EQ(by_name.count("read"), 1u);
+  EXPECT_EQ(by_name["read"].count, 3u) << "thread 100's two after its start, thread 101's";
+  EXPECT_EQ(by_name["read"].errors, 1u);
+  EXPECT_EQ(by_name["read"].total_ns, 410);
+  EXPECT_EQ(by_name["read"].max_ns, 300);
+  EXPECT_EQ(by_name["write"].total_ns, 50);
+  EXPECT_EQ(k.shim_syscalls().count, 2u);
+  EXPECT_EQ(k.shim_syscalls().total_ns, 200);
+  EXPECT_EQ(k.shim_syscalls().starts, 1u);
+  EXPECT_EQ(k.syscall_intervals().size(), 4u);
+  for (const an::SyscallInterval& i : k.syscall_intervals())
+    EXPECT_EQ(k.syscalls()[i.syscall].name, i.start_ns == 8000 ? "write" : "read") << i.start_ns;
+  EXPECT_EQ(kthread(k, l.model, 100)->syscalls, 2u);
+  EXPECT_EQ(kthread(k, l.model, 101)->syscalls, 2u);
+}
+
 // The kernel's sys_exit after rt_sigreturn carries nr -1 (it reads the
 // number from the registers the call restored), and exit_group has no
 // exit at all: each is still one call of its own name.

@@ -19,7 +19,7 @@ enum Key : uint16_t {
   kModuleLoad = 1, kProcessStart, kFork, kProcessExit, kThreadStart, kThreadEnd, kThreadName, kStack,
   kAlloc, kFree, kRealloc, kOpen, kRead, kWrite, kClose, kDup, kSample, kJobStart, kJobStop, kTick,
   kModuleImage, kSamplerStart, kExec, kExecFailed, kFdCreated, kConnect, kChdir, kBind, kListen, kAccept, kSend,
-  kReceive, kSocket, kCommandStart, kCommandEnd, kProcessRunning,
+  kReceive, kSocket, kCommandStart, kCommandEnd, kProcessRunning, kShimStarted,
 };
 
 class SpoorTrace {
@@ -44,6 +44,7 @@ class SpoorTrace {
     ev(kFork, 0, "Fork", {{kFieldU32, "child_pid"}, {kFieldBool, "spawn"}});
     ev(kProcessExit, 0, "ProcessExit", {{kFieldU32, "pid"}, {kFieldI32, "exit_code"}, {kFieldU8, "signal"}, {kFieldBool, "core_dumped"}});
     ev(kProcessRunning, 0, "ProcessRunning", {{kFieldU32, "pid"}});
+    ev(kShimStarted, 0, "ShimStarted", {{kFieldU64, "duration_ns"}});
     ev(kThreadStart, 1, "ThreadStart", {{kFieldU32, "tid"}, {kFieldU32, "parent_tid"}, {kFieldPointer, "start"}, {kFieldU32, "stack"}}, kOpStart);
     ev(kThreadEnd, 1, "ThreadEnd", {{kFieldU32, "tid"}}, kOpStop);
     ev(kThreadName, 1, "ThreadName", {{kFieldU32, "tid"}, {kFieldString, "name"}});
@@ -131,6 +132,10 @@ class SpoorTrace {
     add(writer, R(kProcessExit, t, writer).u32(pid).i32(code).u8(signal).boolean(false));
   }
   void process_running(uint32_t writer, uint64_t t, uint32_t pid) { add(writer, R(kProcessRunning, t, writer).u32(pid)); }
+  // The preloaded library's start on thread `tid`, ending at t.
+  void shim_started(uint32_t pid, uint32_t tid, uint64_t t, uint64_t duration_ns) {
+    add(pid, R(kShimStarted, t, tid).u64(duration_ns));
+  }
   void thread_start(uint32_t pid, uint32_t tid, uint64_t t, uint32_t parent) {
     add(pid, R(kThreadStart, t, tid).u32(tid).u32(parent).pointer(0).u32(0));
   }

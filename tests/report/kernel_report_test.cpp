@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -393,6 +394,31 @@ TEST(KernelRecord, ChildrenWithoutThePreloadEndWithTheirExitGroupStatus) {
   EXPECT_EQ(count("sh", "ended"), 1) << "the killed shell: " << p.out;
   EXPECT_EQ(count("sh", "exit 3"), 1) << "the program, as the recorder reaped it: " << p.out;
   EXPECT_EQ(ended.size(), 4u) << p.out;
+  std::filesystem::remove(path);
+}
+
+// The preloaded library's start talks to the recorder (socket, connect,
+// sendmsg, recvmsg): calls the program never makes, left out of its
+// system calls and counted apart. The program's own write stays.
+TEST(KernelRecord, TheLibrarysStartIsLeftOutOfTheProgramsSystemCalls) {
+  SKIP_WITHOUT_PERF();
+  const std::string path = spoor::test::temp_path("kernel-shim-start.spoor");
+  const Process rec = run(kSpoor + " record --kernel=syscalls:socket,connect,sendmsg,recvmsg,write -o " + path +
+                          " -- sh -c 'echo written'");
+  ASSERT_EQ(rec.status, 0) << rec.err;
+  EXPECT_EQ(rec.out, "written\n");
+  if (rec.err.find("unavailable") != std::string::npos) GTEST_SKIP() << rec.err;
+  const Process p = run(kSpoor + " report --kernel --format json " + path);
+  ASSERT_EQ(p.status, 0) << p.err;
+  const json k = json::parse(p.out)["kernel"];
+  std::set<std::string> names;
+  for (const json& s : k["syscalls"]) names.insert(s["name"].get<std::string>());
+  EXPECT_EQ(names, (std::set<std::string>{"write"})) << k.dump();
+  EXPECT_GE(k["preload_start_syscalls"]["count"].get<uint64_t>(), 4u) << k.dump();
+  EXPECT_EQ(k["preload_start_syscalls"]["starts"].get<uint64_t>(), 1u) << k.dump();
+  const Process text = run(kSpoor + " report --kernel " + path);
+  EXPECT_NE(text.out.find(") Spoor's preloaded library made as it started, in 1 process\n"), std::string::npos)
+      << text.out;
   std::filesystem::remove(path);
 }
 

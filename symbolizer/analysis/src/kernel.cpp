@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstring>
 #include <span>
+#include <unordered_map>
+#include <vector>
 
 namespace spoor::analysis {
 namespace {
@@ -32,10 +34,15 @@ uint32_t KernelAnalysis::syscall_index(uint32_t nr, std::string_view name) {
   return it->second;
 }
 
-bool KernelAnalysis::wants(EventKind kind) const { return is_kernel(kind); }
+bool KernelAnalysis::wants(EventKind kind) const { return is_kernel(kind) || kind == EventKind::shim_started; }
 
 void KernelAnalysis::on_event(const reader::Event& e, const EventContext& c) {
   const KnownEvent& k = *c.known;
+  if (k.kind == EventKind::shim_started) {
+    const auto took = static_cast<int64_t>(field_u64(e, k, f::kShimDuration));
+    shim_windows_.push_back({c.thread, e.time_ns - took, e.time_ns});
+    return;
+  }
   if (!is_kernel(k.kind)) return;
   ++events_;
   switch (k.kind) {
@@ -133,6 +140,65 @@ void KernelAnalysis::on_event(const reader::Event& e, const EventContext& c) {
     default:
       return;
   }
+}
+
+void KernelAnalysis::on_end(const TraceModel& model) {
+  (void)model;
+  leave_out_shim_syscalls();
+}
+
+// The windows come after the calls in them (ShimStarted is written as the
+// start ends), so the calls are taken out of the totals here, at the end:
+// counts, errors and time by subtraction, the longest by looking again.
+void KernelAnalysis::leave_out_shim_syscalls() {
+  shim_syscalls_.starts = shim_windows_.size();
+  if (shim_windows_.empty() || syscall_intervals_.empty()) return;
+  std::unordered_map<ThreadIndex, std::vector<ShimWindow>> by_thread;
+  for (const ShimWindow& w : shim_windows_) by_thread[w.thread].push_back(w);
+  const auto in_shim = [&](const SyscallInterval& call) {
+    const auto it = by_thread.find(call.thread);
+    if (it == by_thread.end()) return false;
+    for (const ShimWindow& w : it->second)
+      if (call.start_ns >= w.start_ns && call.end_ns <= w.end_ns) return true;
+    return false;
+  };
+  std::vector<SyscallInterval> kept;
+  kept.reserve(syscall_intervals_.size());
+  std::vector<bool> touched(syscalls_.size(), false);
+  for (const SyscallInterval& call : syscall_intervals_) {
+    if (!in_shim(call)) {
+      kept.push_back(call);
+      continue;
+    }
+    SyscallStats& st = syscalls_[call.syscall];
+    const int64_t ns = call.end_ns - call.start_ns;
+    --st.count;
+    const bool result = st.name != "rt_sigreturn" && st.name != "sigreturn";
+    if (result && call.ret < 0 && call.ret >= -4095) --st.errors;
+    st.total_ns -= ns;
+    touched[call.syscall] = true;
+    --threads_[per_thread_[call.thread].index].syscalls;
+    ++shim_syscalls_.count;
+    shim_syscalls_.total_ns += ns;
+  }
+  if (shim_syscalls_.count == 0) return;
+  for (size_t i = 0; i < syscalls_.size(); ++i)
+    if (touched[i]) syscalls_[i].max_ns = 0;
+  for (const SyscallInterval& call : kept)
+    if (touched[call.syscall])
+      syscalls_[call.syscall].max_ns = std::max(syscalls_[call.syscall].max_ns, call.end_ns - call.start_ns);
+  // Calls only the library made (its socket, connect, recvmsg) go.
+  std::vector<uint32_t> renumbered(syscalls_.size(), 0);
+  std::vector<SyscallStats> left;
+  for (size_t i = 0; i < syscalls_.size(); ++i) {
+    renumbered[i] = static_cast<uint32_t>(left.size());
+    if (syscalls_[i].count > 0) left.push_back(std::move(syscalls_[i]));
+  }
+  for (SyscallInterval& call : kept) call.syscall = renumbered[call.syscall];
+  syscalls_ = std::move(left);
+  syscall_by_nr_.clear();
+  for (size_t i = 0; i < syscalls_.size(); ++i) syscall_by_nr_[syscalls_[i].nr] = static_cast<uint32_t>(i);
+  syscall_intervals_ = std::move(kept);
 }
 
 std::vector<FaultSite> KernelAnalysis::fault_sites() const {

@@ -34,6 +34,7 @@ const KindSpec kSpecs[] = {
     {"Spoor.Process", "CommandStart", EventKind::command_start, {"call", "command"}},
     {"Spoor.Process", "CommandEnd", EventKind::command_end, {"call", "exit_code", "signal", "core_dumped"}},
     {"Spoor.Process", "ProcessRunning", EventKind::process_running, {"pid"}},
+    {"Spoor.Process", "ShimStarted", EventKind::shim_started, {"duration_ns"}},
     {"Spoor.Thread", "ThreadStart", EventKind::thread_start, {"tid", "parent_tid", "start", "stack", "cpu_ns"}},
     {"Spoor.Thread", "ThreadEnd", EventKind::thread_end, {"tid", "with_process", "cpu_ns"}},
     {"Spoor.Thread", "ThreadName", EventKind::thread_name, {"tid", "name"}},

@@ -16,6 +16,10 @@
 // - calls: enters (exit_group never exits), and exits whose enter came
 //   before the recording; an error is a return value in [-4095, -1],
 //   except rt_sigreturn's (the interrupted code's register, no result).
+// - the preloaded library's own start (Spoor.Process ShimStarted: its
+//   constructor, a fork child's joining) is not the program's: the system
+//   calls a thread made wholly within it are left out of every count,
+//   and counted apart (shim_syscalls).
 #ifndef SPOOR_ANALYSIS_KERNEL_H
 #define SPOOR_ANALYSIS_KERNEL_H
 
@@ -94,6 +98,13 @@ struct SyscallInterval {
   int64_t ret = 0;
 };
 
+// System calls left out as the preloaded library's (ShimStarted).
+struct ShimSyscalls {
+  uint64_t count = 0;
+  int64_t total_ns = 0;
+  uint64_t starts = 0;  // ShimStarted events: the processes and fork children it started in
+};
+
 // The recording's settings (Spoor.Kernel Session); recorded is false for
 // traces written before it existed.
 struct KernelSessionInfo {
@@ -107,8 +118,10 @@ class KernelAnalysis final : public EventVisitor {
  public:
   // Cost per kernel event: one or two hash lookups (the thread's state).
   void on_event(const reader::Event& event, const EventContext& context) override;
-  // Spoor.Kernel's events only.
+  // Spoor.Kernel's events, and ShimStarted.
   bool wants(EventKind kind) const override;
+  // Leaves out the system calls made within the preloaded library's starts.
+  void on_end(const TraceModel& model) override;
 
   // Any Spoor.Kernel event at all.
   bool any() const { return events_ > 0; }
@@ -125,6 +138,8 @@ class KernelAnalysis final : public EventVisitor {
   // Kernel records lost, per source ("samples", "switches", ...).
   const std::map<std::string, uint64_t>& lost() const { return lost_; }
   const KernelSessionInfo& session() const { return session_; }
+  // After on_end.
+  const ShimSyscalls& shim_syscalls() const { return shim_syscalls_; }
   uint64_t minor_faults() const { return minor_; }
   uint64_t major_faults() const { return major_; }
 
@@ -136,7 +151,13 @@ class KernelAnalysis final : public EventVisitor {
     int64_t enter_ns = -1;         // the pending SyscallEnter, -1 when none
     uint32_t enter_nr = 0;
   };
+  struct ShimWindow {
+    ThreadIndex thread = kNone;
+    int64_t start_ns = 0;
+    int64_t end_ns = 0;
+  };
   PerThread& state(ThreadIndex t);
+  void leave_out_shim_syscalls();
   uint32_t syscall_index(uint32_t nr, std::string_view name);
 
   uint64_t events_ = 0;
@@ -150,6 +171,8 @@ class KernelAnalysis final : public EventVisitor {
   std::vector<SyscallInterval> syscall_intervals_;
   std::map<std::string, uint64_t> lost_;
   KernelSessionInfo session_;
+  std::vector<ShimWindow> shim_windows_;
+  ShimSyscalls shim_syscalls_;
   uint64_t minor_ = 0;
   uint64_t major_ = 0;
 };

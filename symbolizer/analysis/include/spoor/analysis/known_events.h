@@ -20,7 +20,7 @@ enum class EventKind : uint8_t {
   other,  // an event of the program's own providers, or one the analyses do not read
   // Spoor.Process
   module_load, module_unload, process_start, process_fork, process_exec, process_exec_failed, process_exit, module_image,
-  command_start, command_end, process_running,
+  command_start, command_end, process_running, shim_started,
   // Spoor.Thread
   thread_start, thread_end, thread_name,
   // Spoor.Stack
@@ -79,6 +79,8 @@ inline constexpr int kChildPid = 0, kForkSpawn = 1, kExecPath = 0, kUntraceable 
 // process_exit: pid, exit_code, signal, core_dumped
 inline constexpr int kExitPid = 0, kExitCode = 1, kSignal = 2, kCoreDumped = 3;
 // process_running: pid (as process_exit's kExitPid)
+// shim_started: duration_ns
+inline constexpr int kShimDuration = 0;
 // command_start: call, command; command_end: call, exit_code, signal, core_dumped
 inline constexpr int kCommandCall = 0, kCommandLine = 1, kCommandExitCode = 1, kCommandSignal = 2, kCommandCore = 3;
 // thread_start: tid, parent_tid, start, stack, cpu_ns; thread_end: tid, with_process, cpu_ns; thread_name: tid, name
