@@ -691,6 +691,21 @@ json health_json(const Context& c) {
   if (c.in.kernel != nullptr)
     for (const auto& [source, n] : c.in.kernel->lost()) kernel_lost.push_back({{"source", source}, {"count", n}});
   j["kernel_lost"] = std::move(kernel_lost);
+  // What tracing cost each traced image at its start (the preloaded
+  // library's constructor, or a fork child's joining): the part of
+  // tracing's cost a program of many short processes feels most.
+  std::vector<int64_t> starts;
+  for (const an::Image& image : c.model().images)
+    if (image.shim_start_ns >= 0) starts.push_back(image.shim_start_ns);
+  if (!starts.empty()) {
+    std::sort(starts.begin(), starts.end());
+    int64_t total = 0;
+    for (const int64_t ns : starts) total += ns;
+    j["preload_start"] = {{"images", starts.size()},
+                          {"total_ns", total},
+                          {"median_ns", starts[starts.size() / 2]},
+                          {"max_ns", starts.back()}};
+  }
   return j;
 }
 

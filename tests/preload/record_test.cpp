@@ -384,13 +384,23 @@ TEST(Record, AProgramThatExecsIsFollowedIntoItsNewImage) {
   ASSERT_EQ(traced.size(), 1u) << "one process, two images";
   EXPECT_NE(traced[0]->name.find("spoor_test_heap"), std::string::npos)
       << "the process is known by its image after the exec: " << traced[0]->name;
-  // Two images: ProcessStart with exec_count 0, then 1 after the exec.
+  // Two images: ProcessStart with exec_count 0, then 1 after the exec;
+  // and the shim's start in each, after its ProcessStart.
   std::vector<uint64_t> exec_counts;
+  std::vector<std::string> order;
   reader::EventReader events(trace.value());
   reader::Event e;
-  while (events.next(e))
+  while (events.next(e)) {
     if (e.descriptor->name == "ProcessStart") exec_counts.push_back(std::get<uint64_t>(*e.field("exec_count")));
+    if (e.descriptor->name == "ProcessStart" || e.descriptor->name == "ShimStarted") {
+      order.push_back(e.descriptor->name);
+      if (e.descriptor->name == "ShimStarted") {
+        EXPECT_GT(std::get<uint64_t>(*e.field("duration_ns")), 0u);
+      }
+    }
+  }
   EXPECT_EQ(exec_counts, (std::vector<uint64_t>{0, 1}));
+  EXPECT_EQ(order, (std::vector<std::string>{"ProcessStart", "ShimStarted", "ProcessStart", "ShimStarted"}));
 }
 
 struct ChildFacts {

@@ -847,3 +847,44 @@ TEST(ReportText, CppSitesAreNamedAfterTheProgramsOwnFrames) {
   std::filesystem::remove_all(dir);
   std::filesystem::remove(path);
 }
+
+// What the preloaded library's start took in each traced process
+// (ShimStarted): summed, with the median and the longest, in Trace health.
+TEST(Report, TheLibrarysStartInEachProcessIsSummedInTraceHealth) {
+  spoor::testing::SpoorTrace t;
+  const uint64_t took[] = {100000, 300000, 200000};  // ns
+  for (uint32_t i = 0; i < 3; ++i) {
+    const uint32_t pid = 100 + i;
+    t.process(pid, 1, "prog", {"prog"});
+    t.process_start(pid, 1000 + took[i], 1, 0, "/nonexistent/prog");
+    t.shim_started(pid, pid, 2000 + took[i], took[i]);
+    t.tick(pid, pid, 5000000);
+  }
+  const std::string path = spoor::test::temp_path("report-shim-start.spoor");
+  {
+    const spoor::testing::Bytes b = t.bytes();
+    std::ofstream(path, std::ios::binary).write(reinterpret_cast<const char*>(b.data()), static_cast<std::streamsize>(b.size()));
+  }
+  const json r = report_json(path);
+  const json& start = r["health"]["preload_start"];
+  EXPECT_EQ(start["images"], 3u) << r["health"].dump();
+  EXPECT_EQ(start["total_ns"], 600000);
+  EXPECT_EQ(start["median_ns"], 200000);
+  EXPECT_EQ(start["max_ns"], 300000);
+  const Process text = run(kSpoor + " report " + path);
+  EXPECT_NE(text.out.find("  Spoor's start in the program: 600.000 us over 3 starts of its preloaded library (each "
+                          "process, exec and fork child), 200.000 us each (median), 300.000 us the longest\n"),
+            std::string::npos)
+      << text.out;
+  std::filesystem::remove(path);
+  // A trace without ShimStarted (one written before it existed) says nothing.
+  spoor::testing::SpoorTrace old;
+  old.process(100, 1, "prog", {"prog"});
+  old.tick(100, 100, 5000);
+  {
+    const spoor::testing::Bytes b = old.bytes();
+    std::ofstream(path, std::ios::binary).write(reinterpret_cast<const char*>(b.data()), static_cast<std::streamsize>(b.size()));
+  }
+  EXPECT_FALSE(report_json(path)["health"].contains("preload_start"));
+  std::filesystem::remove(path);
+}

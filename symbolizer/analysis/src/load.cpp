@@ -211,6 +211,11 @@ class Loader {
         return;
       }
       case EventKind::module_image: return module_image(e, k, process);
+      case EventKind::shim_started: {
+        Image& image = m_.images[current_image(process, e.time_ns)];
+        if (image.shim_start_ns < 0) image.shim_start_ns = static_cast<int64_t>(field_u64(e, k, f::kShimDuration));
+        return;
+      }
       case EventKind::sampler_start:
         if (m_.sample_hz == 0) m_.sample_hz = static_cast<uint32_t>(field_u64(e, k, f::kSamplerHz));
         return;

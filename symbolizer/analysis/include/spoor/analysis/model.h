@@ -82,6 +82,9 @@ struct Image {
   std::string comm;
   int64_t start_ns = 0;
   int64_t end_ns = 0;
+  // How long the preloaded library's start took in it (ShimStarted: its
+  // constructor, or a fork child's joining the recording); -1 when unknown.
+  int64_t shim_start_ns = -1;
   std::vector<Module> modules;  // in load order
 
   // The module holding `address` at `time_ns` (kNeverNs: any time); the
