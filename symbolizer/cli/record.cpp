@@ -260,18 +260,17 @@ int run_record_command(const std::vector<std::string>& words) {
     std::fprintf(stderr, "spoor record: not traced, no events from %zu process%s of the program's tree (pid%s %s): %s\n",
                  refused_count, refused_count == 1 ? "" : "es", refused_count == 1 ? "" : "s", refused.c_str(),
                  r.region_error.c_str());
-  if (r.rings_limited_by == record::RingLimit::address_space)
-    std::fprintf(stderr,
-                 "spoor record: rings of %s per CPU instead of %s: each process and spoor itself map them, "
-                 "within the address space limit (ulimit -v, %s); --buffer-size sets them\n",
+  if (r.rings_limited_by != record::RingLimit::none) {
+    const bool by_address = r.rings_limited_by == record::RingLimit::address_space;
+    const std::string why =
+        by_address ? "each process and spoor itself map them, within the address space limit (ulimit -v, " +
+                         human_bytes(r.address_limit) + ")"
+                   : "they fill while the file is slow, within the memory limit of spoor's cgroup (" +
+                         human_bytes(r.memory_limit) + "), which the program shares";
+    std::fprintf(stderr, "spoor record: rings of %s per CPU instead of %s: %s; --buffer-size sets them\n",
                  human_bytes(r.ring_bytes_per_cpu).c_str(), human_bytes(options.buffer_bytes_per_cpu).c_str(),
-                 human_bytes(r.address_limit).c_str());
-  if (r.rings_limited_by == record::RingLimit::memory)
-    std::fprintf(stderr,
-                 "spoor record: rings of %s per CPU instead of %s: they fill while the file is slow, within the "
-                 "memory limit of spoor's cgroup (%s), which the program shares; --buffer-size sets them\n",
-                 human_bytes(r.ring_bytes_per_cpu).c_str(), human_bytes(options.buffer_bytes_per_cpu).c_str(),
-                 human_bytes(r.memory_limit).c_str());
+                 why.c_str());
+  }
   for (const std::string& u : r.untraceable)
     std::fprintf(stderr, "spoor record: not traced, but it ran: %s\n", u.c_str());
   if (!r.never_attached.empty()) {
