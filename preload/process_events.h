@@ -94,12 +94,13 @@ SPOOR_EVENT(kCommandEnd, g_process,
             Field<uint32_t>{"call"}, Field<int32_t>{"exit_code"}, Field<uint8_t>{"signal"},
             Field<bool>{"core_dumped"});
 
-// The preloaded library's own start in this process: its constructor, or
-// a fork child's joining the recording, took `duration_ns`
-// (CLOCK_MONOTONIC) up to this event, on the thread that writes it. The
-// system calls made meanwhile are the library's (its connection to the
-// recorder, /proc reads, the modules' build IDs, the sampler's timer), not
-// the program's: a report of the kernel's system calls leaves them out.
+// The preloaded library's own start on the thread that writes it: its
+// constructor, a fork child's joining the recording, or a new thread's
+// set-up took `duration_ns` (CLOCK_MONOTONIC) up to this event. The system
+// calls made meanwhile are the library's (its connection to the recorder,
+// /proc reads, the modules' build IDs, the sampler's timer), not the
+// program's: a report of the kernel's system calls leaves them out. The
+// first in an image is its start's.
 SPOOR_EVENT(kShimStarted, g_process,
             (EventInfo{.name = "ShimStarted", .id = 12, .level = Level::always, .keywords = kKeywordLifetime}),
             Field<uint64_t>{"duration_ns"});

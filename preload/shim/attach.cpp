@@ -157,17 +157,6 @@ void register_shim_events() {
   register_event(kShimStarted);
 }
 
-uint64_t monotonic_ns() {
-  timespec now{};
-  clock_gettime(CLOCK_MONOTONIC, &now);  // the vDSO's: no system call of its own
-  return static_cast<uint64_t>(now.tv_sec) * 1000000000u + static_cast<uint64_t>(now.tv_nsec);
-}
-
-// What the shim's start took, for a report to tell its system calls from
-// the program's (process_events.h).
-void note_shim_started(uint64_t began_ns) {
-  if (kShimStarted.enabled()) kShimStarted.write(monotonic_ns() - began_ns);
-}
 
 void apply_provider_spec() {
   const char* spec = tracing_setting("SPOOR_PROVIDERS=");
@@ -346,7 +335,7 @@ bool join_recorder(bool fork_child) {
 
 void after_fork_in_child() {
   if (g_region.base == nullptr) return;
-  const uint64_t began_ns = monotonic_ns();
+  const uint64_t began_ns = shim_clock_ns();
   // Before any event: the thread ID cache still holds the parent's tid
   // (the port's own fork handler runs after this one).
   port::t_thread_id = 0;
@@ -380,7 +369,7 @@ bool is_valgrind_guest() {
 }
 
 void attach() {
-  const uint64_t began_ns = monotonic_ns();
+  const uint64_t began_ns = shim_clock_ns();
   // The program's handlers are wrapped whether or not a recorder is there.
   register_signal_fork_handlers();
   if (!capture_link_settings()) {  // not under spoor record: stay inert
@@ -423,6 +412,16 @@ __attribute__((constructor(101))) void attach_at_load() { attach(); }
 }  // namespace
 
 bool shim_attached() { return g_region.base != nullptr; }
+
+uint64_t shim_clock_ns() {
+  timespec now{};
+  clock_gettime(CLOCK_MONOTONIC, &now);  // the vDSO's: no system call of its own
+  return static_cast<uint64_t>(now.tv_sec) * 1000000000u + static_cast<uint64_t>(now.tv_nsec);
+}
+
+void note_shim_started(uint64_t began_ns) {
+  if (kShimStarted.enabled()) kShimStarted.write(shim_clock_ns() - began_ns);
+}
 
 void begin_cloned_process() {
   // What fork's child handlers do, in the order attach registered them.

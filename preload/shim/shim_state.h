@@ -10,6 +10,14 @@ namespace spoor::preload {
 
 bool shim_attached();
 
+// The shim's own start on a thread (its constructor, a fork child's
+// joining, a new thread's set-up) for a report to tell the system calls
+// made meanwhile from the program's: shim_clock_ns() (CLOCK_MONOTONIC,
+// through the vDSO) as it begins, note_shim_started(began) as it ends
+// (ShimStarted, process_events.h).
+uint64_t shim_clock_ns();
+void note_shim_started(uint64_t began_ns);
+
 // In the child of a clone() that made a process with memory of its own:
 // glibc runs no fork handlers there, so the clone hook calls this first.
 // The child leaves its parent's rings and joins the recording as a fork

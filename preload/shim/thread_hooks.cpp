@@ -25,6 +25,7 @@
 #include "stack_table.h"
 #include "stdio_run.h"
 #include "thread_cpu_time.h"
+#include "shim_state.h"
 #include "thread_provider.h"
 
 namespace spoor::preload {
@@ -105,6 +106,7 @@ void begin_thread(uint32_t parent_tid, void* (*start)(void*), uint32_t creator_s
 }
 
 void* thread_trampoline(void* raw) {
+  const uint64_t began_ns = shim_clock_ns();
   const StartArg a = *static_cast<StartArg*>(raw);
   {
     ReentryGuard guard;
@@ -112,6 +114,7 @@ void* thread_trampoline(void* raw) {
     begin_thread_sample_mask(a.blocks_sample_signal);
     prime_thread_stack();  // before the program's code: it may hold locks the lookup takes
     begin_thread(a.parent_tid, a.start, a.creator_stack);
+    note_shim_started(began_ns);  // its sample timer's set-up is the shim's
   }
   return a.start(a.arg);
 }

@@ -695,12 +695,12 @@ void print_kernel(const json& k, std::string& out) {
     const json& shim = k["preload_start_syscalls"];
     if (u(shim, "count") > 0)
       out += "    left out: " + count_text(u(shim, "count")) + " calls (" + duration_text(i64(shim, "total_ns")) +
-             ") Spoor's preloaded library made as it started, in " + count_text(u(shim, "starts")) +
-             (u(shim, "starts") == 1 ? " process" : " processes and fork children") + "\n";
+             ") Spoor's preloaded library made as it started in the program's processes and threads (" +
+             count_text(u(shim, "starts")) + (u(shim, "starts") == 1 ? " start" : " starts") + ")\n";
     if (k.value("syscalls_include_preload", false))
       out += "    (these include the calls Spoor's preloaded library makes in the process after its start: its\n"
-             "    unwinder's signal masks, new threads' sample timers, loading it; spoor record --no-preload\n"
-             "    counts the program's alone)\n";
+             "    unwinder's signal masks, a thread's sample timer at its end, loading it; spoor record\n"
+             "    --no-preload counts the program's alone)\n";
   }
   const json& cpu = k["cpu"];
   if (u(cpu, "samples") > 0) {

@@ -72,6 +72,7 @@ struct Recording {
   std::map<uint64_t, std::vector<uint64_t>> stacks;
   std::vector<SampleSeen> samples;
   uint64_t shim_start = 0, shim_size = 0;
+  std::map<uint64_t, int> shim_starts;  // tid: ShimStarted written on it, the shim's set-up of it
 };
 
 Recording read_recording(const std::string& path) {
@@ -107,6 +108,8 @@ Recording read_recording(const std::string& path) {
       r.stacks[u64(e, "id")] = frames;
     } else if (name == "Sample") {
       r.samples.push_back({e.tid, u64(e, "stack"), u64(e, "periods")});
+    } else if (name == "ShimStarted") {
+      r.shim_starts[e.tid]++;
     } else if (name == "ModuleLoad") {
       if (std::get<std::string_view>(*e.field("path")).find("libspoor-preload.so") != std::string_view::npos) {
         r.shim_start = std::get<reader::Pointer>(*e.field("start")).address;
@@ -153,6 +156,7 @@ TEST(Threads, EveryThreadIsDescribedFromStartToEndWithItsNames) {
   EXPECT_TRUE(main_thread.ended_with_process) << "main returns: it ends with the process";
   // The kernel keeps 15 bytes of the program's name.
   EXPECT_EQ(main_thread.name, std::filesystem::path(SPOOR_THREADS).filename().string().substr(0, 15));
+  EXPECT_EQ(r.shim_starts.count(main_tid) ? r.shim_starts.at(main_tid) : 0, 1) << "the shim's constructor";
 
   // Each named one way, each ending another.
   for (const char* name : {"returner", "exiter", "cancelled", "spinner"}) {
@@ -167,6 +171,8 @@ TEST(Threads, EveryThreadIsDescribedFromStartToEndWithItsNames) {
     EXPECT_LT(t.start_ns, t.end_ns);
     EXPECT_EQ(t.parent, main_tid);
     EXPECT_EQ(t.name, name);
+    EXPECT_EQ(r.shim_starts.count(tid) ? r.shim_starts.at(tid) : 0, 1)
+        << "the shim's set-up of the thread, for a report to leave its system calls out";
     EXPECT_NE(t.stack, 0u);
     EXPECT_TRUE(r.stacks.count(t.stack)) << "the creator's stack is written";
   }

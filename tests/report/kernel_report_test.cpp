@@ -417,7 +417,9 @@ TEST(KernelRecord, TheLibrarysStartIsLeftOutOfTheProgramsSystemCalls) {
   EXPECT_GE(k["preload_start_syscalls"]["count"].get<uint64_t>(), 4u) << k.dump();
   EXPECT_EQ(k["preload_start_syscalls"]["starts"].get<uint64_t>(), 1u) << k.dump();
   const Process text = run(kSpoor + " report --kernel " + path);
-  EXPECT_NE(text.out.find(") Spoor's preloaded library made as it started, in 1 process\n"), std::string::npos)
+  EXPECT_NE(text.out.find(") Spoor's preloaded library made as it started in the program's processes and threads "
+                          "(1 start)\n"),
+            std::string::npos)
       << text.out;
   std::filesystem::remove(path);
 }

@@ -17,9 +17,9 @@
 //   before the recording; an error is a return value in [-4095, -1],
 //   except rt_sigreturn's (the interrupted code's register, no result).
 // - the preloaded library's own start (Spoor.Process ShimStarted: its
-//   constructor, a fork child's joining) is not the program's: the system
-//   calls a thread made wholly within it are left out of every count,
-//   and counted apart (shim_syscalls).
+//   constructor, a fork child's joining, a new thread's set-up) is not the
+//   program's: the system calls a thread made wholly within it are left
+//   out of every count, and counted apart (shim_syscalls).
 #ifndef SPOOR_ANALYSIS_KERNEL_H
 #define SPOOR_ANALYSIS_KERNEL_H
 
@@ -102,7 +102,7 @@ struct SyscallInterval {
 struct ShimSyscalls {
   uint64_t count = 0;
   int64_t total_ns = 0;
-  uint64_t starts = 0;  // ShimStarted events: the processes and fork children it started in
+  uint64_t starts = 0;  // ShimStarted events: its starts in processes, fork children, execs and threads
 };
 
 // The recording's settings (Spoor.Kernel Session); recorded is false for
