@@ -787,10 +787,10 @@ void print_health(const json& h, std::string& out) {
   if (h.contains("preload_start")) {
     const json& ps = h["preload_start"];
     const uint64_t images = u(ps, "images");
-    out += "  Spoor's start in the program: " + duration_text(i64(ps, "total_ns")) +
-           (images == 1 ? " (its preloaded library's, as the process started)"
-                        : " over " + count_text(images) + " starts of its preloaded library (each process, exec and " +
-                              "fork child), " + duration_text(i64(ps, "median_ns")) + " each (median), " +
+    out += "  Spoor's start-up in the program: " + duration_text(i64(ps, "total_ns")) +
+           (images == 1 ? " (the preloaded library's set-up as the process started)"
+                        : " over " + count_text(images) + " set-ups of the preloaded library (one per process, exec " +
+                              "and fork child), " + duration_text(i64(ps, "median_ns")) + " each (median), " +
                               duration_text(i64(ps, "max_ns")) + " the longest") +
            "\n";
   }

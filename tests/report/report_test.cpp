@@ -872,8 +872,8 @@ TEST(Report, TheLibrarysStartInEachProcessIsSummedInTraceHealth) {
   EXPECT_EQ(start["median_ns"], 200000);
   EXPECT_EQ(start["max_ns"], 300000);
   const Process text = run(kSpoor + " report " + path);
-  EXPECT_NE(text.out.find("  Spoor's start in the program: 600.000 us over 3 starts of its preloaded library (each "
-                          "process, exec and fork child), 200.000 us each (median), 300.000 us the longest\n"),
+  EXPECT_NE(text.out.find("  Spoor's start-up in the program: 600.000 us over 3 set-ups of the preloaded library "
+                          "(one per process, exec and fork child), 200.000 us each (median), 300.000 us the longest\n"),
             std::string::npos)
       << text.out;
   std::filesystem::remove(path);
