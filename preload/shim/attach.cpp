@@ -157,7 +157,6 @@ void register_shim_events() {
   register_event(kShimStarted);
 }
 
-
 void apply_provider_spec() {
   const char* spec = tracing_setting("SPOOR_PROVIDERS=");
   auto rules = host::parse_enable_spec(spec != nullptr && *spec ? spec : "*", nullptr);

@@ -21,11 +21,11 @@
 #include "next_symbol.h"
 #include "reentry_guard.h"
 #include "samples.h"
+#include "shim_state.h"
 #include "signal_hooks.h"
 #include "stack_table.h"
 #include "stdio_run.h"
 #include "thread_cpu_time.h"
-#include "shim_state.h"
 #include "thread_provider.h"
 
 namespace spoor::preload {
