@@ -6,6 +6,8 @@
 #include <sstream>
 #include <string_view>
 
+#include "spoor/kernelsrc/kernel_symbols.h"
+
 namespace spoor::record {
 namespace {
 
@@ -13,13 +15,6 @@ constexpr uint64_t kNoLimit = UINT64_MAX;
 // cgroup v1 writes "no limit" as the largest page count times the page
 // size: just under 2^63. Nothing real comes near 2^62 bytes.
 constexpr uint64_t kV1Unlimited = uint64_t{1} << 62;
-
-std::string read_text(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 // A limit file's value: bytes, or kNoLimit for "max", a v1 "unlimited",
 // or a file that is not there or does not hold a number.
@@ -128,7 +123,8 @@ uint64_t cgroup_memory_limit(const CgroupSources& sources) {
 }
 
 uint64_t cgroup_memory_limit() {
-  return cgroup_memory_limit({read_text("/proc/self/cgroup"), read_text("/proc/self/mountinfo"), ""});
+  return cgroup_memory_limit(
+      {kernelsrc::read_text_file("/proc/self/cgroup"), kernelsrc::read_text_file("/proc/self/mountinfo"), ""});
 }
 
 }  // namespace spoor::record

@@ -7,6 +7,7 @@
 #define SPOOR_TESTS_ANALYSIS_SPOOR_TRACE_H
 
 #include <cstdint>
+#include <fstream>
 #include <map>
 #include <string>
 #include <vector>
@@ -248,6 +249,11 @@ class SpoorTrace {
       t.stream_end(pid, lost_[pid], 0, 1);
     }
     return t.bytes();
+  }
+  // bytes(), written to `path`.
+  void save(const std::string& path) {
+    const Bytes b = bytes();
+    std::ofstream(path, std::ios::binary).write(reinterpret_cast<const char*>(b.data()), static_cast<std::streamsize>(b.size()));
   }
 
  private:

@@ -8,7 +8,6 @@
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <set>
 #include <string>
 #include <utility>
@@ -36,8 +35,7 @@ const std::string kSpoor = SPOOR_TOOL;
 // `t` written to a temporary file named `name`; its path.
 std::string written(spoor::testing::KernelTrace& t, const std::string& name) {
   const std::string path = spoor::test::temp_path(name);
-  const spoor::testing::Bytes b = t.bytes();
-  std::ofstream(path, std::ios::binary).write(reinterpret_cast<const char*>(b.data()), static_cast<std::streamsize>(b.size()));
+  t.save(path);
   return path;
 }
 
@@ -215,8 +213,7 @@ TEST(KernelReport, AModuleMappedByBothSourcesCountsOnce) {
   t.module_load(100, 4, 0x7f0000000000, 0x7f0000000000, 0x10000, "/nonexistent/libx.so");
   t.tick(100, 100, 10);
   const std::string path = spoor::test::temp_path("kernel-modules.spoor");
-  const spoor::testing::Bytes b = t.bytes();
-  std::ofstream(path, std::ios::binary).write(reinterpret_cast<const char*>(b.data()), static_cast<std::streamsize>(b.size()));
+  t.save(path);
   const Process p = run(kSpoor + " report --threads --format json " + path);
   ASSERT_EQ(p.status, 0) << p.err;
   const json r = json::parse(p.out);
@@ -230,8 +227,7 @@ TEST(KernelReport, NoKernelSectionWithoutKernelEvents) {
   t.process(100, 1, "prog", {"prog"});
   t.tick(100, 100, 10);
   const std::string path = spoor::test::temp_path("no-kernel.spoor");
-  const spoor::testing::Bytes b = t.bytes();
-  std::ofstream(path, std::ios::binary).write(reinterpret_cast<const char*>(b.data()), static_cast<std::streamsize>(b.size()));
+  t.save(path);
   const Process p = run(kSpoor + " report " + path);
   EXPECT_EQ(p.out.find("Kernel"), std::string::npos) << p.out;
   std::filesystem::remove(path);

@@ -8,7 +8,6 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <sstream>
 #include <string>
@@ -32,8 +31,7 @@ constexpr uint32_t kDisk = 8u << 20;  // 8:0
 
 std::string written(spoor::testing::KernelTrace t, const std::string& name) {
   const std::string path = spoor::test::temp_path(name);
-  const spoor::testing::Bytes b = t.bytes();
-  std::ofstream(path, std::ios::binary).write(reinterpret_cast<const char*>(b.data()), static_cast<std::streamsize>(b.size()));
+  t.save(path);
   return path;
 }
 

@@ -700,10 +700,7 @@ TEST(ReportEvents, ActivityDurationsOfAKnownProvider) {
   }
   t.tick(100, 100, now);
   const std::string path = spoor::test::temp_path("report-events.spoor");
-  {
-    const spoor::testing::Bytes b = t.bytes();
-    std::ofstream(path, std::ios::binary).write(reinterpret_cast<const char*>(b.data()), static_cast<std::streamsize>(b.size()));
-  }
+  t.save(path);
   const json r = report_json(path);
   ASSERT_TRUE(r.contains("events")) << "chosen by default: the trace has program events";
   const json& a = r["events"]["activities"][0];
@@ -731,10 +728,7 @@ TEST(ReportHeapDeepStack, TheTextCountsTheFramesItDoesNotShowAndTheJsonHasThemAl
   t.stack(100, 1, 1, frames);
   t.alloc(100, 10, 0x1000, 4096, 1);
   const std::string path = spoor::test::temp_path("report-deep-stack.spoor");
-  {
-    const spoor::testing::Bytes b = t.bytes();
-    std::ofstream(path, std::ios::binary).write(reinterpret_cast<const char*>(b.data()), static_cast<std::streamsize>(b.size()));
-  }
+  t.save(path);
   const json r = report_json(path, "--heap");
   const json& site = r["heap"][0]["top_by_bytes"][0];
   ASSERT_EQ(site["frames"].size(), 60u) << site.dump();
@@ -861,10 +855,7 @@ TEST(Report, TheLibrarysStartInEachProcessIsSummedInTraceHealth) {
     t.tick(pid, pid, 5000000);
   }
   const std::string path = spoor::test::temp_path("report-shim-start.spoor");
-  {
-    const spoor::testing::Bytes b = t.bytes();
-    std::ofstream(path, std::ios::binary).write(reinterpret_cast<const char*>(b.data()), static_cast<std::streamsize>(b.size()));
-  }
+  t.save(path);
   const json r = report_json(path);
   const json& start = r["health"]["preload_start"];
   EXPECT_EQ(start["images"], 3u) << r["health"].dump();
@@ -881,10 +872,7 @@ TEST(Report, TheLibrarysStartInEachProcessIsSummedInTraceHealth) {
   spoor::testing::SpoorTrace old;
   old.process(100, 1, "prog", {"prog"});
   old.tick(100, 100, 5000);
-  {
-    const spoor::testing::Bytes b = old.bytes();
-    std::ofstream(path, std::ios::binary).write(reinterpret_cast<const char*>(b.data()), static_cast<std::streamsize>(b.size()));
-  }
+  old.save(path);
   EXPECT_FALSE(report_json(path)["health"].contains("preload_start"));
   std::filesystem::remove(path);
 }
