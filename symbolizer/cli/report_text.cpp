@@ -108,6 +108,11 @@ size_t frames_total(const json& site) {
   return site.contains("frames") ? site["frames"].size() : 0;
 }
 
+// "1 frame", "3 frames".
+std::string frame_count(size_t n, const char* noun) {
+  return std::to_string(n) + " " + noun + (n == 1 ? "" : "s");
+}
+
 // A site's row: the program's frame, and what it reached the allocator
 // through: "(through 3 library frames)", "(through CRYPTO_zalloc, 2 frames)".
 std::string site_cell(const json& site) {
@@ -117,9 +122,8 @@ std::string site_cell(const json& site) {
   std::string wrapper;
   for (size_t i = 0; i < own; ++i)
     if (analysis::is_allocator_wrapper(frames[i].function)) wrapper = short_function(frames[i].function);
-  const std::string count = std::to_string(own) + (own == 1 ? " frame" : " frames");
   return frame_label(site["frames"][own]) + "  (through " +
-         (wrapper.empty() ? std::to_string(own) + " library frames" : wrapper + ", " + count) + ")";
+         (wrapper.empty() ? frame_count(own, "library frame") : wrapper + ", " + frame_count(own, "frame")) + ")";
 }
 
 // The frames under a site, its callers after the one the row names.
@@ -128,7 +132,7 @@ void stack_notes(Table& t, const json& site, size_t max_frames) {
   const json& frames = site["frames"];
   const size_t first = own_frame(site) + 1, total = frames_total(site);
   for (size_t i = first; i < frames.size() && i < first + max_frames; ++i) t.note("<- " + frame_label(frames[i]));
-  if (total > first + max_frames) t.note("   (" + std::to_string(total - first - max_frames) + " more frames)");
+  if (total > first + max_frames) t.note("   (" + frame_count(total - first - max_frames, "more frame") + ")");
 }
 
 // --- processes --------------------------------------------------------------

@@ -745,6 +745,23 @@ TEST(ReportHeapDeepStack, TheTextCountsTheFramesItDoesNotShowAndTheJsonHasThemAl
   std::filesystem::remove(path);
 }
 
+// One frame left out is "1 more frame", not "1 more frames".
+TEST(ReportHeapDeepStack, OneFrameLeftOutIsCountedInTheSingular) {
+  spoor::testing::SpoorTrace t;
+  t.process(100, 1, "prog", {"prog"});
+  t.module_load(100, 1, 0x400000, 0x400000, 0x100000, "/nonexistent/prog");
+  t.stack(100, 1, 1, {0x401000, 0x401100, 0x401200, 0x401300, 0x401400, 0x401500});
+  t.alloc(100, 10, 0x1000, 4096, 1);
+  const std::string path = spoor::test::temp_path("report-one-more-frame.spoor");
+  t.save(path);
+  const Process text = run(kSpoor + " report --heap " + path);
+  EXPECT_EQ(text.status, 0) << text.err;
+  EXPECT_NE(text.out.find("<- prog+0x1400"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("(1 more frame)"), std::string::npos) << text.out;
+  EXPECT_EQ(text.out.find("more frames"), std::string::npos) << text.out;
+  std::filesystem::remove(path);
+}
+
 TEST(ReportBadInput, MissingFileSaysSoAndExitsOne) {
   const Process p = run(kSpoor + " report /nonexistent/trace.spoor");
   EXPECT_EQ(p.status, 1);
