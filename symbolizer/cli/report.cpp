@@ -127,7 +127,9 @@ section (all that have data when none is chosen):
              threads with their names and lifetimes
   --heap     per program image (a process that execs has one per exec):
              peak heap (bytes live) and when, total allocated, calls
-             (alloc, free, realloc), temporary allocations (freed before
+             (alloc, free, realloc), bytes live over time (a chart of up
+             to 64 columns of equal time, each as high as the most bytes
+             live in it), temporary allocations (freed before
              any other allocation), leaks (never freed) with their stacks,
              the top allocating functions (the sites merged by the function
              that called the allocator, however it was reached: STACKS says

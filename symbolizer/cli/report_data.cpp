@@ -272,6 +272,10 @@ json heap_json(const Context& c) {
     j["calls"] = {{"alloc", p.alloc_calls}, {"free", p.free_calls}, {"realloc", p.realloc_calls}};
     j["peak_bytes"] = p.peak_bytes;
     j["peak_ns"] = c.rel(p.peak_ns);
+    if (p.timeline.column_ns > 0)
+      j["live_over_time"] = {{"start_ns", c.rel(p.timeline.start_ns)},
+                             {"column_ns", p.timeline.column_ns},
+                             {"most_live_bytes", p.timeline.most_live_bytes}};
     j["temporary"] = p.temporary;
     j["leaked_bytes"] = p.leaked_bytes;
     j["leaked_blocks"] = p.leaked_blocks;

@@ -351,3 +351,106 @@ TEST(Heap, ManyBlocksComeAndGoThroughTheAddressTable) {
 }
 
 }  // namespace
+
+// The most bytes live in [from, to) by the definition, from the changes
+// (time, bytes live after it) in time order: what was live on entering the
+// span, and each change within it.
+uint64_t most_live_between(const std::vector<std::pair<int64_t, uint64_t>>& changes, int64_t from, int64_t to) {
+  uint64_t live = 0, most = 0;
+  for (const auto& [time, after] : changes) {
+    if (time >= to) break;
+    if (time < from) live = after;
+    else most = std::max(most, after);
+  }
+  return std::max(most, live);
+}
+
+// Bytes live over time from the start (0) to the exit (64 ms), in columns
+// of a power of two of nanoseconds (2^20 here: 62 of them); a short spike
+// shows in its own column only.
+TEST(HeapTimeline, EachColumnHoldsTheMostBytesLiveAtAnyMomentInIt) {
+  constexpr int64_t kMs = 1'000'000;
+  const std::vector<std::pair<int64_t, uint64_t>> changes = {
+      {10 * kMs + kMs / 2, 1000},  // alloc 0x1000
+      {20 * kMs + kMs / 2, 3000},  // alloc 0x2000
+      {30 * kMs + kMs / 2, 2000},  // free 0x1000
+      {40 * kMs + kMs / 4, 2500},  // alloc 0x3000: a spike of 0.25 ms
+      {40 * kMs + kMs / 2, 2000},  // free 0x3000
+      {50 * kMs + kMs / 2, 0},     // free 0x2000
+      {55 * kMs + kMs / 2, 300}};  // alloc 0x4000: leaked, live to the exit
+  SpoorTrace t;
+  t.process(100, 1, "prog", {"prog"});
+  t.stack(100, 0, 1, {0x401001});
+  t.process_start(100, 0, 1, 0, "/bin/prog");
+  t.alloc(100, changes[0].first, 0x1000, 1000, 1);
+  t.alloc(100, changes[1].first, 0x2000, 2000, 1);
+  t.free(100, changes[2].first, 0x1000);
+  t.alloc(100, changes[3].first, 0x3000, 500, 1);
+  t.free(100, changes[4].first, 0x3000);
+  t.free(100, changes[5].first, 0x2000);
+  t.alloc(100, changes[6].first, 0x4000, 300, 1);
+  t.process_exit(100, 64 * kMs, 100, 0, 0);
+  an::HeapAnalysis heap;
+  Loaded l = load(t, {&heap});
+  ASSERT_EQ(heap.profiles().size(), 1u);
+  const an::HeapTimeline& tl = heap.profiles()[0].timeline;
+  EXPECT_EQ(tl.start_ns, 0);
+  EXPECT_EQ(tl.column_ns, int64_t{1} << 20) << "the least power of two that fits 64 ms in 64 columns";
+  ASSERT_EQ(tl.most_live_bytes.size(), 62u) << "64 ms / 2^20 ns, to the exit";
+  for (size_t c = 0; c < tl.most_live_bytes.size(); ++c) {
+    const int64_t from = static_cast<int64_t>(c) * tl.column_ns;
+    EXPECT_EQ(tl.most_live_bytes[c], most_live_between(changes, from, from + tl.column_ns)) << "column " << c;
+  }
+  // Worked by hand: the spike at 40.25 ms is in column 38 (39.85-40.89 ms).
+  EXPECT_EQ(tl.most_live_bytes[38], 2500u);
+  EXPECT_EQ(tl.most_live_bytes[37], 2000u);
+  EXPECT_EQ(tl.most_live_bytes[39], 2000u);
+  EXPECT_EQ(tl.most_live_bytes[9], 0u);
+  EXPECT_EQ(tl.most_live_bytes.back(), 300u);
+  EXPECT_EQ(*std::max_element(tl.most_live_bytes.begin(), tl.most_live_bytes.end()), heap.profiles()[0].peak_bytes);
+}
+
+// A long image (100 s) whose changes all come in its first nanoseconds and
+// its last second: the columns widen by merging, and the spike at the
+// start is kept in the first column however wide it grew.
+TEST(HeapTimeline, ALongImageKeepsAnEarlySpikeAndItsEnd) {
+  constexpr int64_t kS = 1'000'000'000;
+  SpoorTrace t;
+  t.process(100, 1, "prog", {"prog"});
+  t.stack(100, 0, 1, {0x401001});
+  t.process_start(100, 0, 1, 0, "/bin/prog");
+  t.alloc(100, 100, 0x1000, 1 << 20, 1);  // 1 MiB for 100 ns
+  t.free(100, 200, 0x1000);
+  t.alloc(100, 300, 0x2000, 64, 1);       // 64 bytes from then on
+  t.alloc(100, 99 * kS + kS / 2, 0x3000, 4096, 1);  // in the last column
+  t.process_exit(100, 100 * kS, 100, 0, 0);
+  an::HeapAnalysis heap;
+  Loaded l = load(t, {&heap});
+  ASSERT_EQ(heap.profiles().size(), 1u);
+  const an::HeapTimeline& tl = heap.profiles()[0].timeline;
+  EXPECT_EQ(tl.column_ns, int64_t{1} << 31);
+  ASSERT_EQ(tl.most_live_bytes.size(), 47u) << "100 s / 2^31 ns";
+  EXPECT_EQ(tl.most_live_bytes.front(), uint64_t{1} << 20);
+  for (size_t c = 1; c + 1 < tl.most_live_bytes.size(); ++c) EXPECT_EQ(tl.most_live_bytes[c], 64u) << "column " << c;
+  EXPECT_EQ(tl.most_live_bytes.back(), 64u + 4096);
+}
+
+// An exec ends the image's timeline at the exec; the next image's starts there.
+TEST(HeapTimeline, AnExecEndsOneImagesTimelineAndStartsTheNext) {
+  SpoorTrace t = exec_trace();
+  an::HeapAnalysis heap;
+  Loaded l = load(t, {&heap});
+  ASSERT_EQ(heap.profiles().size(), 3u);
+  const an::HeapProfile& prog = heap.profiles()[0];
+  const an::HeapProfile& next = heap.profiles()[2];
+  EXPECT_EQ(prog.timeline.start_ns, 1);
+  EXPECT_EQ(prog.timeline.column_ns, 1) << "from 1 to the exec at 20: 19 ns";
+  ASSERT_EQ(prog.timeline.most_live_bytes.size(), 20u);
+  EXPECT_EQ(prog.timeline.most_live_bytes[8], 0u) << "at 9";
+  EXPECT_EQ(prog.timeline.most_live_bytes[9], 64u) << "at 10";
+  EXPECT_EQ(prog.timeline.most_live_bytes[10], 80u) << "at 11";
+  EXPECT_EQ(prog.timeline.most_live_bytes.back(), 80u) << "to the exec";
+  EXPECT_EQ(next.timeline.start_ns, 20);
+  EXPECT_EQ(*std::max_element(next.timeline.most_live_bytes.begin(), next.timeline.most_live_bytes.end()), 32u)
+      << "nothing of prog's";
+}

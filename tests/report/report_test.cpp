@@ -745,6 +745,58 @@ TEST(ReportHeapDeepStack, TheTextCountsTheFramesItDoesNotShowAndTheJsonHasThemAl
   std::filesystem::remove(path);
 }
 
+// The heap's bytes live over time: in the JSON as columns of equal time,
+// in the text as a bar chart as high as the peak. Here 1 KiB from 16 ms to
+// 32 ms, then 3 KiB to the exit at 64 ms (2^20 ns columns: 62 of them).
+TEST(ReportHeapOverTime, TheJsonHasTheColumnsAndTheTextDrawsThem) {
+  constexpr uint64_t kMs = 1'000'000;
+  spoor::testing::SpoorTrace t;
+  t.process(100, 1, "prog", {"prog"});
+  t.module_load(100, 0, 0x400000, 0x400000, 0x100000, "/nonexistent/prog");
+  t.stack(100, 0, 1, {0x401000});
+  t.process_start(100, 0, 1, 0, "/nonexistent/prog");
+  t.alloc(100, 16 * kMs + 1, 0x1000, 1024, 1);
+  t.free(100, 32 * kMs + 1, 0x1000);
+  t.alloc(100, 32 * kMs + 2, 0x2000, 3072, 1);
+  t.process_exit(100, 64 * kMs, 100, 0, 0);
+  const std::string path = spoor::test::temp_path("report-heap-over-time.spoor");
+  t.save(path);
+  const json r = report_json(path, "--heap");
+  const json& over = r["heap"][0]["live_over_time"];
+  EXPECT_EQ(over["start_ns"], 0);
+  EXPECT_EQ(over["column_ns"], 1 << 20);
+  const std::vector<uint64_t> most = over["most_live_bytes"].get<std::vector<uint64_t>>();
+  ASSERT_EQ(most.size(), 62u);
+  EXPECT_EQ(most[15], 1024u) << "15.7-16.8 ms";
+  EXPECT_EQ(most[14], 0u);
+  EXPECT_EQ(most[30], 3072u) << "31.5-32.5 ms: the free and the next allocation";
+  EXPECT_EQ(most[29], 1024u);
+  EXPECT_EQ(most.back(), 3072u) << "live to the exit";
+
+  const Process text = run(kSpoor + " report --heap " + path);
+  EXPECT_EQ(text.status, 0) << text.err;
+  const std::string& o = text.out;
+  const size_t title = o.find("bytes live over time (each column 1.049 ms");
+  ASSERT_NE(title, std::string::npos) << o;
+  // Six rows: 3 KiB fills them all; 1 KiB is a third of the peak, two rows.
+  std::vector<std::string> rows;
+  for (size_t at = o.find('\n', title) + 1, i = 0; i < 8; ++i) {
+    const size_t end = o.find('\n', at);
+    rows.push_back(o.substr(at, end - at));
+    at = end + 1;
+  }
+  // Columns 0-14 empty, 15-29 1 KiB, 30-61 3 KiB.
+  const std::string zero(15, ' '), one_kib(15, '#'), three_kib(32, '#');
+  EXPECT_EQ(rows[0], "    3.00 KiB |" + zero + std::string(15, ' ') + three_kib) << o;
+  EXPECT_EQ(rows[4], "             |" + zero + one_kib + three_kib) << o;
+  EXPECT_EQ(rows[5], "             |" + zero + one_kib + three_kib) << o;
+  EXPECT_EQ(rows[3], "             |" + zero + std::string(15, ' ') + three_kib) << o;
+  EXPECT_EQ(rows[6], "         0 B +" + std::string(62, '-')) << o;
+  EXPECT_NE(rows[7].find("0.000 ms"), std::string::npos) << o;
+  EXPECT_NE(rows[7].find("64.000 ms"), std::string::npos) << "the image's end" << o;
+  std::filesystem::remove(path);
+}
+
 // One frame left out is "1 more frame", not "1 more frames".
 TEST(ReportHeapDeepStack, OneFrameLeftOutIsCountedInTheSingular) {
   spoor::testing::SpoorTrace t;

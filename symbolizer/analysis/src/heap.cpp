@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "address_map.h"
+#include "live_bytes_over_time.h"
 
 namespace spoor::analysis {
 
@@ -42,7 +43,9 @@ struct SiteState {
 using ForkCopy = std::vector<std::pair<uint64_t, uint64_t>>;  // address, size
 
 struct ImageHeap {
+  explicit ImageHeap(int64_t start_ns) : over_time(start_ns) {}
   HeapProfile profile;
+  LiveBytesOverTime over_time;
   std::vector<SiteState> site_state;  // beside profile.sites
   std::unordered_map<StackKey, uint32_t> site_by_stack;
   static constexpr int kSiteCacheBits = 6;
@@ -96,11 +99,12 @@ struct ImageHeap {
     profile.size_histogram[size_bucket(size)]++;
     // The same address still live means its free was lost: forget it.
     Block old;
-    if (live.take(address, &old)) release(old);
+    if (live.take(address, &old)) release(old, time_ns);
     live.put(address, Block{size, site});
     touch(site);
     site_state[site].live += size;
     live_bytes += size;
+    over_time.note(time_ns, live_bytes);
     last_alloc = address;
     if (live_bytes > profile.peak_bytes) {
       profile.peak_bytes = live_bytes;
@@ -112,7 +116,7 @@ struct ImageHeap {
   }
 
   // A block leaves the live set (freed, or its free was lost).
-  void release(const Block& b) {
+  void release(const Block& b, int64_t time_ns) {
     if (b.site == kInherited) {
       profile.inherited_freed_blocks++;
       profile.inherited_freed_bytes += b.size;
@@ -121,9 +125,10 @@ struct ImageHeap {
     touch(b.site);
     site_state[b.site].live -= b.size;
     live_bytes -= b.size;
+    over_time.note(time_ns, live_bytes);
   }
 
-  void free_block(uint64_t address) {
+  void free_block(uint64_t address, int64_t time_ns) {
     Block b;
     if (!live.take(address, &b)) {
       profile.unknown_frees++;
@@ -135,7 +140,7 @@ struct ImageHeap {
       profile.sites[b.site].temporary++;
     }
     last_alloc = 0;
-    release(b);
+    release(b, time_ns);
   }
 
   // The parent's blocks at the fork. Frees the image made before the Fork
@@ -165,9 +170,10 @@ struct ImageHeap {
 
   // The image is over: what is still live was leaked (the process ended)
   // or released by an exec; inherited blocks are neither.
-  void end(bool by_exec) {
+  void end(bool by_exec, int64_t end_ns) {
     if (ended) return;
     ended = true;
+    profile.timeline = over_time.timeline(end_ns);
     may_inherit = false;
     unknown_free_addresses = {};
     profile.ended_by_exec = by_exec;
@@ -228,9 +234,12 @@ struct HeapAnalysis::State {
   ImageHeap& heap(const EventContext& c) {
     uint32_t& i = at(heap_of_process, c.process);
     if (i != kNone && heaps[i].profile.image == c.image) return heaps[i];
-    if (i != kNone) heaps[i].end(c.model->images[c.image].exec_count > 0);
+    if (i != kNone) {
+      const ImageIndex ended = heaps[i].profile.image;
+      heaps[i].end(c.model->images[c.image].exec_count > 0, c.model->images[ended].end_ns);
+    }
     i = static_cast<uint32_t>(heaps.size());
-    heaps.emplace_back();
+    heaps.emplace_back(c.model->images[c.image].start_ns);
     ImageHeap& h = heaps.back();
     h.profile.process = c.process;
     h.profile.image = c.image;
@@ -289,7 +298,7 @@ void HeapAnalysis::on_event(const reader::Event& e, const EventContext& c) {
       ImageHeap& h = state_->heap(c);
       h.profile.free_calls++;
       const uint64_t ptr = field_u64(e, k, f::kPtr);
-      if (ptr != 0) h.free_block(ptr);
+      if (ptr != 0) h.free_block(ptr, e.time_ns);
       return;
     }
     case EventKind::heap_realloc: {
@@ -299,10 +308,10 @@ void HeapAnalysis::on_event(const reader::Event& e, const EventContext& c) {
       const uint64_t ptr = field_u64(e, k, f::kReallocPtr);
       const uint64_t size = field_u64(e, k, f::kReallocSize);
       if (ptr != 0) {
-        if (old_ptr != 0) h.free_block(old_ptr);
+        if (old_ptr != 0) h.free_block(old_ptr, e.time_ns);
         h.allocate(ptr, size, c.stack(static_cast<uint32_t>(field_u64(e, k, f::kReallocStack))), e.time_ns);
       } else if (size == 0 && old_ptr != 0) {
-        h.free_block(old_ptr);  // realloc(p, 0) freed p
+        h.free_block(old_ptr, e.time_ns);  // realloc(p, 0) freed p
       }
       return;
     }
@@ -352,7 +361,7 @@ void HeapAnalysis::on_end(const TraceModel& model) {
     const bool replaced = next != p.images.end() && model.images[*next].exec_count > 0;
     const bool execd = h.profile.process < state_->exec_from.size() &&
                        state_->exec_from[h.profile.process] == h.profile.image;
-    h.end(replaced || execd);
+    h.end(replaced || execd, model.images[h.profile.image].end_ns);
     state_->profiles.push_back(h.profile);
   }
 }

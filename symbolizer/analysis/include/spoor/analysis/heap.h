@@ -27,6 +27,9 @@
 //   for). Its frees of them are known frees; those it never frees are
 //   counted apart, never as leaks, and no inherited block counts in the
 //   image's allocated, live or peak bytes (the parent allocated them).
+// - bytes live over time: the image's own blocks (as the peak), from the
+//   image's start to its end (the process's exit or exec); the leaked
+//   bytes stay live to the end.
 // - a free of a block the trace never saw allocated (allocated before the
 //   recording or before the shim attached in that image, or its Alloc
 //   lost) counts as a call and changes no bytes.
@@ -57,6 +60,18 @@ struct HeapSite {
 inline constexpr size_t kSizeBuckets = 65;
 size_t size_bucket(uint64_t size);
 
+// Bytes live over the image's life, from its start to its end, in columns
+// of equal time (a power of two of nanoseconds): each the most bytes live
+// at any moment in it. What massif's and heaptrack_gui's charts draw.
+inline constexpr size_t kHeapTimelineColumns = 64;
+struct HeapTimeline {
+  int64_t start_ns = 0;
+  int64_t column_ns = 0;  // 0: no timeline (the image allocated nothing)
+  // At most kHeapTimelineColumns, at least half as many for an image
+  // longer than that many nanoseconds.
+  std::vector<uint64_t> most_live_bytes;
+};
+
 struct HeapProfile {
   ProcessIndex process = kNone;
   ImageIndex image = kNone;
@@ -86,6 +101,7 @@ struct HeapProfile {
   uint64_t mmap_bytes = 0;
   uint64_t munmap_calls = 0;
   std::array<uint64_t, kSizeBuckets> size_histogram{};  // allocations per size bucket
+  HeapTimeline timeline;
   std::vector<HeapSite> sites;  // in order of first allocation
 };
 
