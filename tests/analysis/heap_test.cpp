@@ -435,6 +435,25 @@ TEST(HeapTimeline, ALongImageKeepsAnEarlySpikeAndItsEnd) {
   EXPECT_EQ(tl.most_live_bytes.back(), 64u + 4096);
 }
 
+// Times far apart (19.5 hours here) stretch the columns, never past 64.
+TEST(HeapTimeline, TimesFarApartStretchTheColumnsWithinTheirNumber) {
+  SpoorTrace t;
+  t.process(100, 1, "prog", {"prog"});
+  t.stack(100, 0, 1, {0x401001});
+  t.process_start(100, 0, 1, 0, "/bin/prog");
+  t.alloc(100, 1, 0x1000, 100, 1);
+  t.free(100, uint64_t{1} << 46, 0x1000);
+  an::HeapAnalysis heap;
+  Loaded l = load(t, {&heap});
+  ASSERT_EQ(heap.profiles().size(), 1u);
+  const an::HeapTimeline& tl = heap.profiles()[0].timeline;
+  EXPECT_EQ(tl.column_ns, int64_t{1} << 41) << "2^46 ns in at most 64 columns";
+  ASSERT_EQ(tl.most_live_bytes.size(), 33u);
+  EXPECT_EQ(tl.most_live_bytes.front(), 100u);
+  EXPECT_EQ(tl.most_live_bytes[1], 100u);
+  EXPECT_EQ(tl.most_live_bytes.back(), 100u) << "the free is in the last column: live on entering it";
+}
+
 // An exec ends the image's timeline at the exec; the next image's starts there.
 TEST(HeapTimeline, AnExecEndsOneImagesTimelineAndStartsTheNext) {
   SpoorTrace t = exec_trace();

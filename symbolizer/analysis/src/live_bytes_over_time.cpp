@@ -4,8 +4,8 @@
 
 namespace spoor::analysis {
 
-void LiveBytesOverTime::grow_to(int64_t at) {
-  while ((at >> width_shift_) >= static_cast<int64_t>(kColumns)) widen();
+void LiveBytesOverTime::grow_to(uint64_t at) {
+  while ((at >> width_shift_) >= kColumns) widen();
   columns_.resize(static_cast<size_t>(at >> width_shift_) + 1);
 }
 
@@ -28,10 +28,10 @@ HeapTimeline LiveBytesOverTime::timeline(int64_t end_ns) const {
   HeapTimeline t;
   if (columns_.empty()) return t;
   LiveBytesOverTime fitted = *this;
-  const int64_t end = std::max(end_ns - start_ns_, last_ns_);
-  while ((end >> fitted.width_shift_) >= static_cast<int64_t>(kColumns)) fitted.widen();
+  const uint64_t end = std::max(offset(end_ns), last_offset_);
+  while ((end >> fitted.width_shift_) >= kColumns) fitted.widen();
   t.start_ns = start_ns_;
-  t.column_ns = int64_t{1} << fitted.width_shift_;
+  t.column_ns = int64_t{1} << fitted.width_shift_;  // at most 2^58: 64 columns span any offset
   // Each column over its whole time: the bytes live on entering it (after
   // the last change before it) or the most within it; past the last
   // change, what stayed live.
