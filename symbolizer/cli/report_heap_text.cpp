@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "event_text.h"
 #include "report_format.h"
 #include "report_text_parts.h"
 #include "spoor/analysis/library_glue.h"
@@ -162,13 +163,16 @@ void live_over_time_chart(const json& p, std::string& out) {
   if (top == 0) return;
   constexpr uint64_t kRows = 6;
   const int64_t column_ns = i64(t, "column_ns"), start_ns = i64(t, "start_ns");
-  out += "\n  bytes live over time (each column " + ms_text(column_ns) + ", as high as the most bytes live in it)\n";
+  out += "\n  bytes live over time (each column " + duration_text(column_ns) +
+         ", as high as the most bytes live in it)\n";
   const std::string top_label = bytes_text(top), bottom_label = bytes_text(0);
   const size_t label_width = std::max(top_label.size(), bottom_label.size());
   for (uint64_t row = kRows; row >= 1; --row) {
     const std::string label = row == kRows ? top_label : "";
     out += "    " + std::string(label_width - label.size(), ' ') + label + " |";
-    for (const uint64_t v : most) out += (v * kRows + top - 1) / top >= row ? '#' : ' ';
+    // Rows rounded up, in 128 bits: a damaged trace's sizes may come near 2^64.
+    for (const uint64_t v : most)
+      out += (static_cast<unsigned __int128>(v) * kRows + top - 1) / top >= row ? '#' : ' ';
     while (!out.empty() && out.back() == ' ') out.pop_back();
     out += '\n';
   }
