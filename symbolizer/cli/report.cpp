@@ -146,7 +146,8 @@ section (all that have data when none is chosen):
              descriptor by the function that made them, as in "memory
              stream: open_memstream"): opens, reads, writes, bytes each
              way, failed calls, time in the calls; per thread; the slowest
-             calls
+             calls; the bytes read and written over time (a chart each,
+             from the first call that moved a byte to the last)
   --cpu      from the preload's CPU samples: top functions by self and
              inclusive time, overall and per thread
   --kernel   from the kernel's records (spoor record --kernel): per thread,

@@ -345,6 +345,11 @@ json io_json(const Context& c) {
   const an::IoAnalysis& io = *c.in.io;
   json j;
   j["totals"] = totals_json(io.totals());
+  if (const an::IoTimeline& t = io.timeline(); t.column_ns > 0)
+    j["over_time"] = {{"start_ns", c.rel(t.start_ns)},
+                      {"column_ns", t.column_ns},
+                      {"read_bytes", t.read_bytes},
+                      {"written_bytes", t.written_bytes}};
   if (const an::IoAioCounts& a = io.aio(); a.requests + a.results != 0)
     j["aio"] = {{"requests", a.requests}, {"results", a.results}, {"uncollected", a.uncollected}};
   if (const an::IoUringCounts& u = io.uring(); u.requests + u.completions + u.unseen != 0)

@@ -152,39 +152,20 @@ std::string image_title(const json& p) {
          " to " + ms_text(i64(p, "image_end_ns")) + ")";
 }
 
-// An image's bytes live over time as a bar chart: one column per column of
-// the timeline, as tall as the most bytes live in it (a column with any
-// bytes at all gets at least one mark), the highest the image's peak.
+// An image's bytes live over time: one column per column of the
+// timeline, as high as the most bytes live in it.
 void live_over_time_chart(const json& p, std::string& out) {
   if (!p.contains("live_over_time")) return;
   const json& t = p["live_over_time"];
   const std::vector<uint64_t> most = t["most_live_bytes"].get<std::vector<uint64_t>>();
-  const uint64_t top = most.empty() ? 0 : *std::max_element(most.begin(), most.end());
-  if (top == 0) return;
-  constexpr uint64_t kRows = 6;
+  if (std::all_of(most.begin(), most.end(), [](uint64_t v) { return v == 0; })) return;
   const int64_t column_ns = i64(t, "column_ns"), start_ns = i64(t, "start_ns");
   out += "\n  bytes live over time (each column " + duration_text(column_ns) +
          ", as high as the most bytes live in it)\n";
-  const std::string top_label = bytes_text(top), bottom_label = bytes_text(0);
-  const size_t label_width = std::max(top_label.size(), bottom_label.size());
-  for (uint64_t row = kRows; row >= 1; --row) {
-    const std::string label = row == kRows ? top_label : "";
-    out += "    " + std::string(label_width - label.size(), ' ') + label + " |";
-    // Rows rounded up, in 128 bits: a damaged trace's sizes may come near 2^64.
-    for (const uint64_t v : most)
-      out += (static_cast<unsigned __int128>(v) * kRows + top - 1) / top >= row ? '#' : ' ';
-    while (!out.empty() && out.back() == ' ') out.pop_back();
-    out += '\n';
-  }
-  out += "    " + std::string(label_width - bottom_label.size(), ' ') + bottom_label + " +" +
-         std::string(most.size(), '-') + "\n";
-  const std::string from = ms_text(start_ns);
   // The image's end, within the last column.
-  const std::string to = ms_text(p.contains("image_end_ns") ? i64(p, "image_end_ns")
-                                                             : start_ns + column_ns * static_cast<int64_t>(most.size()));
-  const size_t axis = most.size() + 1;  // the '+' and the columns
-  const size_t gap = axis > from.size() + to.size() ? axis - from.size() - to.size() : 2;
-  out += "    " + std::string(label_width + 1, ' ') + from + std::string(gap, ' ') + to + "\n";
+  const int64_t end_ns = p.contains("image_end_ns") ? i64(p, "image_end_ns")
+                                                     : start_ns + column_ns * static_cast<int64_t>(most.size());
+  bar_chart(most, 6, ms_text(start_ns), ms_text(end_ns), out);
 }
 
 // The images whose malloc was their own (an allocator in the executable,

@@ -71,6 +71,28 @@ std::string function_cell(const json& j) {
   return s;
 }
 
+void bar_chart(const std::vector<uint64_t>& values, uint64_t rows, const std::string& from, const std::string& to,
+               std::string& out) {
+  const uint64_t top = values.empty() ? 0 : *std::max_element(values.begin(), values.end());
+  if (top == 0) return;
+  const std::string top_label = bytes_text(top), zero_label = bytes_text(0);
+  const size_t label_width = std::max(top_label.size(), zero_label.size());
+  for (uint64_t row = rows; row >= 1; --row) {
+    const std::string label = row == rows ? top_label : "";
+    out += "    " + std::string(label_width - label.size(), ' ') + label + " |";
+    // Rounded up, in 128 bits: a damaged trace's sizes may come near 2^64.
+    for (const uint64_t v : values)
+      out += (static_cast<unsigned __int128>(v) * rows + top - 1) / top >= row ? '#' : ' ';
+    while (!out.empty() && out.back() == ' ') out.pop_back();
+    out += '\n';
+  }
+  out += "    " + std::string(label_width - zero_label.size(), ' ') + zero_label + " +" +
+         std::string(values.size(), '-') + "\n";
+  const size_t axis = values.size() + 1;  // the '+' and the columns
+  const size_t gap = axis > from.size() + to.size() ? axis - from.size() - to.size() : 2;
+  out += "    " + std::string(label_width + 1, ' ') + from + std::string(gap, ' ') + to + "\n";
+}
+
 }  // namespace text
 
 namespace {
@@ -194,6 +216,25 @@ std::string file_cell(const json& x) {
   return s;
 }
 
+// The bytes read and written over time, a chart each (none for a way no
+// byte went), from the first call that moved a byte to the last.
+void io_over_time_charts(const json& io, std::string& out) {
+  if (!io.contains("over_time")) return;
+  const json& t = io["over_time"];
+  // Fewer columns than this: the calls came within a few nanoseconds (one
+  // copy_file_range, say), and a chart would show one bar.
+  constexpr size_t kFewestColumns = 8;
+  if (t["read_bytes"].size() < kFewestColumns) return;
+  const int64_t start_ns = i64(t, "start_ns"), column_ns = i64(t, "column_ns");
+  for (const auto& [key, verb] : {std::pair{"read_bytes", "read"}, std::pair{"written_bytes", "wrote"}}) {
+    const std::vector<uint64_t> bytes = t[key].get<std::vector<uint64_t>>();
+    if (std::all_of(bytes.begin(), bytes.end(), [](uint64_t b) { return b == 0; })) continue;
+    out += std::string("\n  bytes ") + (key[0] == 'r' ? "read" : "written") + " over time (each column " +
+           duration_text(column_ns) + ", as high as the bytes the calls that ended in it " + verb + ")\n";
+    bar_chart(bytes, 4, ms_text(start_ns), ms_text(start_ns + column_ns * static_cast<int64_t>(bytes.size())), out);
+  }
+}
+
 void print_io(const json& io, std::string& out) {
   heading(out, "File I/O");
   const json& t = io["totals"];
@@ -228,6 +269,7 @@ void print_io(const json& io, std::string& out) {
              " requests have no completion in the trace (one is read at the program's next call on its ring: "
              "those reaped after the last are missed); their bytes are not counted\n";
   }
+  io_over_time_charts(io, out);
   out += "\n  files, by time spent in their calls (" + std::to_string(u(io, "file_count")) + " in all)\n";
   Table f({{"OPENS", Table::right}, {"READS", Table::right}, {"READ", Table::right}, {"WRITES", Table::right},
            {"WRITTEN", Table::right}, {"ERRORS", Table::right}, {"TIME", Table::right}, {"FILE", Table::left}});

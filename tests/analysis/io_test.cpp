@@ -34,6 +34,41 @@ SpoorTrace io_trace() {
   return t;
 }
 
+// Bytes over time, from the first call that moved any (the read at 1200)
+// to the last (the write at 2200): 1000 ns in 16 ns columns, 63 of them;
+// each call's bytes in the column it ended in, failed calls none.
+TEST(Io, BytesOverTimeAreEachCallsBytesInTheColumnItEndedIn) {
+  an::IoAnalysis io(spoor::reader::Clock{});
+  SpoorTrace t = io_trace();
+  Loaded l = load(t, {&io});
+  const an::IoTimeline& tl = io.timeline();
+  EXPECT_EQ(tl.start_ns, 1200);
+  EXPECT_EQ(tl.column_ns, 16);
+  ASSERT_EQ(tl.read_bytes.size(), 63u);
+  ASSERT_EQ(tl.written_bytes.size(), 63u);
+  std::vector<uint64_t> read(63, 0), written(63, 0);
+  read[0] = 4096;    // at 1200
+  read[6] = 100;     // at 1300: 100 / 16
+  read[18] = 10;     // at 1500
+  read[31] = 7;      // at 1700
+  written[50] = 300; // at 2000; the failed write at 2100 moved nothing
+  written[62] = 12;  // at 2200
+  EXPECT_EQ(tl.read_bytes, read);
+  EXPECT_EQ(tl.written_bytes, written);
+}
+
+// A trace whose calls moved no byte has no timeline.
+TEST(Io, NoBytesNoTimeline) {
+  SpoorTrace t;
+  t.process(100, 1, "prog", {"prog"});
+  t.open(100, 100, 1100, 100, "/data/in", 3);
+  t.read(100, 100, 1200, 50, 3, 0);  // end of file
+  an::IoAnalysis io(spoor::reader::Clock{});
+  Loaded l = load(t, {&io});
+  EXPECT_EQ(io.timeline().column_ns, 0);
+  EXPECT_TRUE(io.timeline().read_bytes.empty());
+}
+
 TEST(Io, ReadsAndWritesFollowTheirDescriptorToThePathOpened) {
   an::IoAnalysis io(spoor::reader::Clock{});
   SpoorTrace t = io_trace();

@@ -797,6 +797,83 @@ TEST(ReportHeapOverTime, TheJsonHasTheColumnsAndTheTextDrawsThem) {
   std::filesystem::remove(path);
 }
 
+// The bytes read and written over time: in the JSON as columns of equal
+// time from the first call that moved a byte (the read at 1 ms) to the
+// last (the write at 63 ms), in the text as a chart each. 62 ms in 2^20
+// ns columns: 60 of them.
+TEST(ReportIoOverTime, TheJsonHasTheColumnsAndTheTextDrawsThem) {
+  constexpr uint64_t kMs = 1'000'000;
+  spoor::testing::SpoorTrace t;
+  t.process(100, 1, "prog", {"prog"});
+  t.open(100, 100, kMs / 2, 100, "/data/in", 3);
+  t.read(100, 100, 1 * kMs, 50, 3, 1024);
+  t.read(100, 100, 33 * kMs, 50, 3, 4096);
+  t.read(100, 100, 34 * kMs, 50, 3, 0);  // end of file: no bytes
+  t.write(100, 100, 63 * kMs, 40, 1, 2048);
+  const std::string path = spoor::test::temp_path("report-io-over-time.spoor");
+  t.save(path);
+  const json r = report_json(path, "--io");
+  const json& over = r["io"]["over_time"];
+  EXPECT_EQ(over["start_ns"], kMs / 2) << "times from the first event (the open at 0.5 ms)";
+  EXPECT_EQ(over["column_ns"], 1 << 20);
+  const std::vector<uint64_t> read = over["read_bytes"].get<std::vector<uint64_t>>();
+  const std::vector<uint64_t> written = over["written_bytes"].get<std::vector<uint64_t>>();
+  ASSERT_EQ(read.size(), 60u);
+  ASSERT_EQ(written.size(), 60u);
+  std::vector<uint64_t> want_read(60, 0), want_written(60, 0);
+  want_read[0] = 1024;
+  want_read[30] = 4096;       // 32 ms after the start
+  want_written[59] = 2048;    // 62 ms after
+  EXPECT_EQ(read, want_read);
+  EXPECT_EQ(written, want_written);
+
+  const Process text = run(kSpoor + " report --io " + path);
+  EXPECT_EQ(text.status, 0) << text.err;
+  const std::string& o = text.out;
+  auto rows_after = [&o](const std::string& title) {
+    std::vector<std::string> rows;
+    const size_t at_title = o.find(title);
+    if (at_title == std::string::npos) return rows;
+    for (size_t at = o.find('\n', at_title) + 1, i = 0; i < 6; ++i) {
+      const size_t end = o.find('\n', at);
+      rows.push_back(o.substr(at, end - at));
+      at = end + 1;
+    }
+    return rows;
+  };
+  // Four rows: 4 KiB fills them, 1 KiB one (rounded up).
+  const std::vector<std::string> r_rows = rows_after("bytes read over time (each column 1.049 ms");
+  ASSERT_EQ(r_rows.size(), 6u) << o;
+  EXPECT_EQ(r_rows[0], "    4.00 KiB |" + std::string(30, ' ') + "#") << o;
+  EXPECT_EQ(r_rows[2], "             |" + std::string(30, ' ') + "#") << o;
+  EXPECT_EQ(r_rows[3], "             |#" + std::string(29, ' ') + "#") << o;
+  EXPECT_EQ(r_rows[4], "         0 B +" + std::string(60, '-')) << o;
+  EXPECT_NE(r_rows[5].find("0.500 ms"), std::string::npos) << o;
+  const std::vector<std::string> w_rows = rows_after("bytes written over time (each column 1.049 ms");
+  ASSERT_EQ(w_rows.size(), 6u) << o;
+  for (size_t i = 0; i < 4; ++i)
+    EXPECT_EQ(w_rows[i], std::string(i == 0 ? "    2.00 KiB |" : "             |") + std::string(59, ' ') + "#") << o;
+  std::filesystem::remove(path);
+}
+
+// Bytes that all moved at one moment (one call) have one column: the JSON
+// has it, the text draws no chart of one bar.
+TEST(ReportIoOverTime, OneMomentsBytesDrawNoChart) {
+  spoor::testing::SpoorTrace t;
+  t.process(100, 1, "prog", {"prog"});
+  t.open(100, 100, 1000, 100, "/data/in", 3);
+  t.read(100, 100, 2000, 50, 3, 1024);
+  const std::string path = spoor::test::temp_path("report-io-one-moment.spoor");
+  t.save(path);
+  const json r = report_json(path, "--io");
+  EXPECT_EQ(r["io"]["over_time"]["read_bytes"], json::array({1024})) << r["io"].dump();
+  const Process text = run(kSpoor + " report --io " + path);
+  EXPECT_EQ(text.status, 0) << text.err;
+  EXPECT_NE(text.out.find("1 reads (1.00 KiB)"), std::string::npos) << text.out;
+  EXPECT_EQ(text.out.find("over time"), std::string::npos) << text.out;
+  std::filesystem::remove(path);
+}
+
 // One frame left out is "1 more frame", not "1 more frames".
 TEST(ReportHeapDeepStack, OneFrameLeftOutIsCountedInTheSingular) {
   spoor::testing::SpoorTrace t;

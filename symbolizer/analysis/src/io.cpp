@@ -7,6 +7,7 @@
 #include <deque>
 #include <functional>
 #include <map>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -17,6 +18,7 @@
 
 #include "spoor/analysis/io_names.h"
 #include "spoor/analysis/symbolized_stacks.h"
+#include "time_columns.h"
 
 namespace spoor::analysis {
 namespace {
@@ -186,6 +188,15 @@ struct IoAnalysis::State {
   std::vector<uint32_t> thread_slot;  // ThreadIndex -> index in threads, or kNone
   std::priority_queue<IoOperation, std::vector<IoOperation>, Slower> slowest;  // fastest on top
   IoTotals totals;
+  // The bytes over time, from the first call that moved any.
+  struct BytesColumn {
+    uint64_t read = 0, written = 0;
+    static BytesColumn merged(const BytesColumn& a, const BytesColumn& b) {
+      return {a.read + b.read, a.written + b.written};
+    }
+  };
+  std::optional<TimeColumns<BytesColumn>> over_time;
+  IoTimeline timeline;
   // Per row of a socket's kernel object ("socket:[ino]"), what socket()
   // made it.
   std::unordered_map<uint32_t, SocketKind> socket_kinds;
@@ -498,6 +509,11 @@ struct IoAnalysis::State {
     if (std::find(io_file.pids.begin(), io_file.pids.end(), pid) == io_file.pids.end()) io_file.pids.push_back(pid);
     add(thread_totals(c.thread), what, result, ns, failed, calls);
     add(totals, what, result, ns, failed, calls);
+    if ((what == Counted::read || what == Counted::write) && result > 0) {
+      if (!over_time) over_time.emplace(end_ns);
+      BytesColumn& column = over_time->at(end_ns);
+      (what == Counted::read ? column.read : column.written) += static_cast<uint64_t>(result);
+    }
     if (keep_slowest == 0 || !timed || busy || calls != 1) return;
     if (slowest.size() == keep_slowest && slowest.top().duration_ns >= ns) return;
     IoOperation op;
@@ -906,11 +922,23 @@ void IoAnalysis::on_end(const TraceModel& model) {
   state_->name_pipe_ends(model);
   state_->name_destination_counts();
   state_->fold();
+  if (state_->over_time) {
+    // Fitted to the latest call: the last column holds it.
+    const TimeColumns<State::BytesColumn> fitted = state_->over_time->fitted_to(0);
+    IoTimeline& t = state_->timeline = IoTimeline{};
+    t.start_ns = fitted.start_ns();
+    t.column_ns = fitted.column_ns();
+    for (const State::BytesColumn& c : fitted.columns()) {
+      t.read_bytes.push_back(c.read);
+      t.written_bytes.push_back(c.written);
+    }
+  }
 }
 
 const std::vector<IoFile>& IoAnalysis::files() const { return state_->files; }
 const std::vector<IoThread>& IoAnalysis::threads() const { return state_->threads; }
 const IoTotals& IoAnalysis::totals() const { return state_->totals; }
+const IoTimeline& IoAnalysis::timeline() const { return state_->timeline; }
 
 const IoUringCounts& IoAnalysis::uring() const { return state_->uring; }
 

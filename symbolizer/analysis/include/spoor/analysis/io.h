@@ -100,6 +100,16 @@ struct IoAioCounts {
   uint64_t uncollected = 0;
 };
 
+// Bytes read and written over the trace, from its first call that moved
+// a byte to its last, in up to 64 columns of equal time (a power of two
+// of nanoseconds): each the bytes of the calls that ended in it.
+struct IoTimeline {
+  int64_t start_ns = 0;
+  int64_t column_ns = 0;  // 0: no call read or wrote a byte
+  std::vector<uint64_t> read_bytes;
+  std::vector<uint64_t> written_bytes;
+};
+
 struct IoThread {
   ThreadIndex thread = kNone;
   IoTotals totals;
@@ -136,6 +146,7 @@ class IoAnalysis final : public EventVisitor {
   const std::vector<IoThread>& threads() const;  // threads that made a call, in order of first one
   std::vector<IoOperation> slowest() const;      // slowest first
   const IoTotals& totals() const;
+  const IoTimeline& timeline() const;  // complete after on_end
   const IoUringCounts& uring() const;
   const IoAioCounts& aio() const;
 
