@@ -226,11 +226,16 @@ void io_over_time_charts(const json& io, std::string& out) {
   constexpr size_t kFewestColumns = 8;
   if (t["read_bytes"].size() < kFewestColumns) return;
   const int64_t start_ns = i64(t, "start_ns"), column_ns = i64(t, "column_ns");
-  for (const auto& [key, verb] : {std::pair{"read_bytes", "read"}, std::pair{"written_bytes", "wrote"}}) {
-    const std::vector<uint64_t> bytes = t[key].get<std::vector<uint64_t>>();
+  struct Way {
+    const char* key;
+    const char* done;  // "bytes read over time"
+    const char* did;   // "the calls that ended in it read"
+  };
+  for (const Way& way : {Way{"read_bytes", "read", "read"}, Way{"written_bytes", "written", "wrote"}}) {
+    const std::vector<uint64_t> bytes = t[way.key].get<std::vector<uint64_t>>();
     if (std::all_of(bytes.begin(), bytes.end(), [](uint64_t b) { return b == 0; })) continue;
-    out += std::string("\n  bytes ") + (key[0] == 'r' ? "read" : "written") + " over time (each column " +
-           duration_text(column_ns) + ", as high as the bytes the calls that ended in it " + verb + ")\n";
+    out += std::string("\n  bytes ") + way.done + " over time (each column " + duration_text(column_ns) +
+           ", as high as the bytes the calls that ended in it " + way.did + ")\n";
     bar_chart(bytes, 4, ms_text(start_ns), ms_text(start_ns + column_ns * static_cast<int64_t>(bytes.size())), out);
   }
 }
