@@ -43,6 +43,7 @@ class LiveBytesOverTime {
     static Column merged(const Column& a, const Column& b);
   };
   TimeColumns<Column> columns_;
+  static_assert(TimeColumns<Column>::kMost == kHeapTimelineColumns, "heap.h says how many columns there are");
 };
 
 }  // namespace spoor::analysis
