@@ -158,14 +158,12 @@ void live_over_time_chart(const json& p, std::string& out) {
   if (!p.contains("live_over_time")) return;
   const json& t = p["live_over_time"];
   const std::vector<uint64_t> most = t["most_live_bytes"].get<std::vector<uint64_t>>();
-  if (std::all_of(most.begin(), most.end(), [](uint64_t v) { return v == 0; })) return;
   const int64_t column_ns = i64(t, "column_ns"), start_ns = i64(t, "start_ns");
-  out += "\n  bytes live over time (each column " + duration_text(column_ns) +
-         ", as high as the most bytes live in it)\n";
   // The image's end, within the last column.
   const int64_t end_ns = p.contains("image_end_ns") ? i64(p, "image_end_ns")
                                                      : start_ns + column_ns * static_cast<int64_t>(most.size());
-  bar_chart(most, 6, ms_text(start_ns), ms_text(end_ns), out);
+  bar_chart("bytes live over time (each column " + duration_text(column_ns) + ", as high as the most bytes live in it)",
+            most, 6, ms_text(start_ns), ms_text(end_ns), out);
 }
 
 // The images whose malloc was their own (an allocator in the executable,

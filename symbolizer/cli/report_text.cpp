@@ -71,10 +71,11 @@ std::string function_cell(const json& j) {
   return s;
 }
 
-void bar_chart(const std::vector<uint64_t>& values, uint64_t rows, const std::string& from, const std::string& to,
-               std::string& out) {
+void bar_chart(const std::string& title, const std::vector<uint64_t>& values, uint64_t rows, const std::string& from,
+               const std::string& to, std::string& out) {
   const uint64_t top = values.empty() ? 0 : *std::max_element(values.begin(), values.end());
   if (top == 0) return;
+  out += "\n  " + title + "\n";
   const std::string top_label = bytes_text(top), zero_label = bytes_text(0);
   const size_t label_width = std::max(top_label.size(), zero_label.size());
   for (uint64_t row = rows; row >= 1; --row) {
@@ -233,10 +234,9 @@ void io_over_time_charts(const json& io, std::string& out) {
   };
   for (const Way& way : {Way{"read_bytes", "read", "read"}, Way{"written_bytes", "written", "wrote"}}) {
     const std::vector<uint64_t> bytes = t[way.key].get<std::vector<uint64_t>>();
-    if (std::all_of(bytes.begin(), bytes.end(), [](uint64_t b) { return b == 0; })) continue;
-    out += std::string("\n  bytes ") + way.done + " over time (each column " + duration_text(column_ns) +
-           ", as high as the bytes the calls that ended in it " + way.did + ")\n";
-    bar_chart(bytes, 4, ms_text(start_ns), ms_text(start_ns + column_ns * static_cast<int64_t>(bytes.size())), out);
+    bar_chart(std::string("bytes ") + way.done + " over time (each column " + duration_text(column_ns) +
+                  ", as high as the bytes the calls that ended in it " + way.did + ")",
+              bytes, 4, ms_text(start_ns), ms_text(start_ns + column_ns * static_cast<int64_t>(bytes.size())), out);
   }
 }
 

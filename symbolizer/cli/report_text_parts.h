@@ -32,12 +32,13 @@ std::string frame_label(const json& frame);
 // A function row's name: the function with its location or offset.
 std::string function_cell(const json& function);
 
-// A bar chart of byte counts, one column per value and `rows` high, each
-// bar as high as its value over the highest (rounded up: any value above
-// 0 shows), the highest labelled; under its axis, the times `from` and
-// `to` at its ends. Nothing when every value is 0.
-void bar_chart(const std::vector<uint64_t>& values, uint64_t rows, const std::string& from, const std::string& to,
-               std::string& out);
+// A bar chart of byte counts under the line `title`: one column per value
+// and `rows` high, each bar as high as its value over the highest (rounded
+// up: any value above 0 shows), the highest labelled; under its axis, the
+// times `from` and `to` at its ends. Nothing, title included, when every
+// value is 0.
+void bar_chart(const std::string& title, const std::vector<uint64_t>& values, uint64_t rows, const std::string& from,
+               const std::string& to, std::string& out);
 
 // The heap section (report_heap_text.cpp).
 void print_heap(const json& heap, std::string& out);

@@ -923,8 +923,8 @@ void IoAnalysis::on_end(const TraceModel& model) {
   state_->name_destination_counts();
   state_->fold();
   if (state_->over_time) {
-    // Fitted to the latest call: the last column holds it.
-    const TimeColumns<State::BytesColumn> fitted = state_->over_time->fitted_to(0);
+    // Fitted to no later end than the latest call: the last column holds it.
+    const TimeColumns<State::BytesColumn> fitted = state_->over_time->fitted_to(state_->over_time->start_ns());
     IoTimeline& t = state_->timeline = IoTimeline{};
     t.start_ns = fitted.start_ns();
     t.column_ns = fitted.column_ns();

@@ -11,6 +11,12 @@ namespace {
 namespace f = field;
 
 bool is_kernel(EventKind k) { return k >= EventKind::kernel_sample && k <= EventKind::kernel_block_device; }
+
+// A return value in [-4095, -1], but rt_sigreturn's: it "returns" the
+// interrupted code's register, no result.
+bool is_error(const SyscallStats& call, int64_t ret) {
+  return ret < 0 && ret >= -4095 && call.name != "rt_sigreturn" && call.name != "sigreturn";
+}
 }  // namespace
 
 KernelAnalysis::PerThread& KernelAnalysis::state(ThreadIndex t) {
@@ -125,9 +131,7 @@ void KernelAnalysis::on_event(const reader::Event& e, const EventContext& c) {
       SyscallStats& st = syscalls_[i];
       if (!entered) ++st.count;  // its enter came before the recording
       const int64_t ret = field_i64(e, k, f::kKRet);
-      // rt_sigreturn "returns" the interrupted code's register, no result.
-      const bool result = st.name != "rt_sigreturn" && st.name != "sigreturn";
-      if (result && ret < 0 && ret >= -4095) ++st.errors;
+      if (is_error(st, ret)) ++st.errors;
       if (entered) {
         const int64_t ns = e.time_ns - begun;
         st.total_ns += ns;
@@ -173,8 +177,7 @@ void KernelAnalysis::leave_out_shim_syscalls() {
     SyscallStats& st = syscalls_[call.syscall];
     const int64_t ns = call.end_ns - call.start_ns;
     --st.count;
-    const bool result = st.name != "rt_sigreturn" && st.name != "sigreturn";
-    if (result && call.ret < 0 && call.ret >= -4095) --st.errors;
+    if (is_error(st, call.ret)) --st.errors;
     st.total_ns -= ns;
     touched[call.syscall] = true;
     --threads_[per_thread_[call.thread].index].syscalls;
