@@ -9,7 +9,8 @@
 # (golang-go) and protoc --decode_raw (protobuf-compiler), and perf
 # (linux-perf), whose counts tests/kernelsrc checks the kernel sources
 # against, and fio, whose io_uring engine drives its ring with inline
-# system calls (tests/preload/completeness_test.cpp). Without them those
-# tests skip.
+# system calls (tests/preload/completeness_test.cpp), and debuginfod, the
+# server tests/symbolizer/debuginfod_test.cpp fetches modules from by build
+# ID. Without them those tests skip.
 set -euo pipefail
-exec "$(dirname "$0")/install-deps.sh" heaptrack zstd valgrind python3 git sqlite3 xz-utils make golang-go protobuf-compiler linux-perf openjdk-17-jdk-headless fio "$@"
+exec "$(dirname "$0")/install-deps.sh" heaptrack zstd valgrind python3 git sqlite3 xz-utils make golang-go protobuf-compiler linux-perf openjdk-17-jdk-headless fio debuginfod "$@"

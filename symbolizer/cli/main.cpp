@@ -1,6 +1,9 @@
 // spoor: the command-line tool. This file is the subcommand table and
 // `help`; every other subcommand lives in its own file.
+#include <unistd.h>
+
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -76,6 +79,16 @@ bool wants_help(const std::vector<std::string>& args) {
   return false;
 }
 
+// A command that reads traces may fetch debug info from debuginfod
+// (DEBUGINFOD_URLS), tens of MB for a libc: on a terminal, libdebuginfod's
+// own progress line says so rather than a silent pause. Not for `record`,
+// whose environment is the traced program's.
+void show_debuginfod_downloads(const Command& c) {
+  const char* urls = std::getenv("DEBUGINFOD_URLS");
+  if (&c != &kRecordCommand && urls != nullptr && urls[0] != '\0' && isatty(STDERR_FILENO))
+    setenv("DEBUGINFOD_PROGRESS", "1", /*overwrite=*/0);
+}
+
 }  // namespace
 }  // namespace spoor::cli
 
@@ -97,5 +110,6 @@ int main(int argc, char** argv) {
     print_help(*c);
     return kExitOk;
   }
+  show_debuginfod_downloads(*c);
   return c->run(args);
 }

@@ -182,6 +182,12 @@ options:
                   whole. What a process got from a parent left out (a fork
                   child's descriptors and live blocks) is then unknown
 
+A module gone or changed since the recording is looked for by the build ID
+the trace recorded, in the .build-id trees of --debug-dir and
+/usr/lib/debug; with DEBUGINFOD_URLS set (https://debuginfod.debian.net
+for Debian's packages), modules and debug info missing here are fetched
+from those debuginfod servers.
+
 exit status: 0 when the whole trace was read; 1 when it cannot be read or is
 damaged (the report covers the events before the damage and says where it
 stopped, on stderr too); 2 for a usage error.

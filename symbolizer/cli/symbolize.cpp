@@ -252,6 +252,8 @@ const Command kSymbolizeCommand = {
     "  --debug-dir DIR       look for debug files in DIR first (DIR/.build-id/xx/rest.debug,\n"
     "                        or by .gnu_debuglink); may be repeated\n"
     "  --sysroot DIR         prefix DIR to module paths (and to /usr/lib/debug)\n"
+    "                        (with DEBUGINFOD_URLS set, debug info missing here, and a\n"
+    "                        trace's modules gone since, come from those debuginfod servers)\n"
     "  --trace FILE          symbolize the stacks of a trace\n"
     "\n"
     "Exits 1 when the ELF file or trace cannot be read or an address is not\n"

@@ -8,19 +8,10 @@
 
 #include "debug_package.h"
 #include "demangle.h"
+#include "file_by_build_id.h"
 
 namespace spoor::symbolizer {
 namespace {
-
-std::string hex(const uint8_t* bytes, size_t size) {
-  static const char kDigits[] = "0123456789abcdef";
-  std::string out;
-  for (size_t i = 0; i < size; ++i) {
-    out += kDigits[bytes[i] >> 4];
-    out += kDigits[bytes[i] & 15];
-  }
-  return out;
-}
 
 const char* string_attribute(Dwarf_Die* die, unsigned name) {
   Dwarf_Attribute attr;
@@ -100,11 +91,45 @@ ElfModule::ElfModule(const ModuleInfo& module, const std::string& file, const Op
   callbacks_.find_debuginfo = dwfl_standard_find_debuginfo;
   callbacks_.section_address = dwfl_offline_section_address;
   callbacks_.debuginfo_path = debuginfo_path;
-  dwfl_ = dwfl_begin(&callbacks_);
-  if (dwfl_ == nullptr) {
-    problems.push_back({module.path, std::string("cannot start libdwfl: ") + dwfl_errmsg(-1)});
+  std::string problem = open(module, file);
+  std::string opened = file;
+  if (!problem.empty() && module.image.empty() && !module.build_id.empty() && dwfl_ != nullptr) {
+    // The recorded path is gone or holds another build: the recorded build
+    // may still be found by its ID (a build-id tree, debuginfod).
+    const FoundFile found = file_by_build_id(module.build_id, options);
+    const std::string also_tried = found.path.empty() ? "" : open(module, found.path);
+    if (!found.path.empty() && also_tried.empty()) {
+      problem.clear();
+      opened = found.path;
+    } else if (found.path.empty()) {
+      problem += "; no file with build ID " + build_id_hex(module.build_id.data(), module.build_id.size()) +
+                 " under " + build_id_search_places(options) +
+                 " (restore the recorded file, point --sysroot at a copy, pass --debug-dir, or set DEBUGINFOD_URLS)";
+    } else {
+      problem += "; the file found by its build ID in " + found.where + " failed too: " + also_tried;
+    }
+  }
+  if (!problem.empty()) {
+    problems.push_back({module.path, problem});
+    module_ = nullptr;
     return;
   }
+
+  symbols_.build(module_);
+  Dwarf_Addr dwarf_bias = 0;
+  dwarf_ = dwfl_module_getdwarf(module_, &dwarf_bias);
+  dwarf_bias_ = dwarf_bias;
+  if (dwarf_ == nullptr && module.image.empty())
+    problems.push_back({module.path, missing_debug_info_message(opened == file ? file : module.path)});
+}
+
+std::string ElfModule::open(const ModuleInfo& module, const std::string& file) {
+  // A Dwfl of its own for each try: a file reported and then refused
+  // (another build) must not stay in it.
+  if (dwfl_ != nullptr) dwfl_end(dwfl_);
+  module_ = nullptr;
+  dwfl_ = dwfl_begin(&callbacks_);
+  if (dwfl_ == nullptr) return std::string("cannot start libdwfl: ") + dwfl_errmsg(-1);
   dwfl_report_begin(dwfl_);
   if (!module.image.empty()) {
     image_ = module.image;
@@ -115,17 +140,10 @@ ElfModule::ElfModule(const ModuleInfo& module, const std::string& file, const Op
   }
   const std::string open_error = module_ == nullptr ? dwfl_errmsg(-1) : "";
   dwfl_report_end(dwfl_, nullptr, nullptr);
-  if (module_ == nullptr) {
-    problems.push_back({module.path, "cannot read '" + file + "': " + open_error});
-    return;
-  }
+  if (module_ == nullptr) return "cannot read '" + file + "': " + open_error;
 
   Dwarf_Addr elf_bias = 0;
-  if (dwfl_module_getelf(module_, &elf_bias) == nullptr) {
-    problems.push_back({module.path, "cannot read '" + file + "': " + dwfl_errmsg(-1)});
-    module_ = nullptr;
-    return;
-  }
+  if (dwfl_module_getelf(module_, &elf_bias) == nullptr) return "cannot read '" + file + "': " + dwfl_errmsg(-1);
   bias_ = elf_bias;
 
   if (!module.build_id.empty()) {
@@ -134,24 +152,13 @@ ElfModule::ElfModule(const ModuleInfo& module, const std::string& file, const Op
     const int size = dwfl_module_build_id(module_, &bits, &vaddr);
     const bool same = size > 0 && static_cast<size_t>(size) == module.build_id.size() &&
                       std::memcmp(bits, module.build_id.data(), module.build_id.size()) == 0;
-    if (!same) {
-      problems.push_back(
-          {module.path, "build ID of '" + file + "' is " +
-                            (size > 0 ? hex(bits, static_cast<size_t>(size)) : std::string("missing")) +
-                            ", the trace recorded " + hex(module.build_id.data(), module.build_id.size()) +
-                            ": the file changed since recording; its addresses are shown as "
-                            "module+offset (restore the recorded file, or point --sysroot at a copy)"});
-      module_ = nullptr;
-      return;
-    }
+    if (!same)
+      return "build ID of '" + file + "' is " +
+             (size > 0 ? build_id_hex(bits, static_cast<size_t>(size)) : std::string("missing")) +
+             ", the trace recorded " + build_id_hex(module.build_id.data(), module.build_id.size()) +
+             ": the file changed since recording; its addresses are shown as module+offset";
   }
-
-  symbols_.build(module_);
-  Dwarf_Addr dwarf_bias = 0;
-  dwarf_ = dwfl_module_getdwarf(module_, &dwarf_bias);
-  dwarf_bias_ = dwarf_bias;
-  if (dwarf_ == nullptr && module.image.empty())
-    problems.push_back({module.path, missing_debug_info_message(file)});
+  return {};
 }
 
 ElfModule::~ElfModule() {

@@ -28,7 +28,9 @@ namespace spoor::symbolizer {
 class ElfModule {
  public:
   // Opens `file` (the path after --sysroot) or, when `module.image` is not
-  // empty, that image. `debuginfo_path` is libdwfl's search path
+  // empty, that image. When `file` is unreadable or another build than the
+  // recorded one, the recorded build is looked for by its build ID
+  // (file_by_build_id.h). `debuginfo_path` is libdwfl's search path
   // (":"-separated) and must outlive this object. What keeps addresses from
   // resolving fully (unreadable file, changed build ID, no DWARF) is
   // appended to `problems`, named by module.path.
@@ -51,6 +53,9 @@ class ElfModule {
     std::optional<LineTable> lines;  // nullopt when unreadable: libdw's are used
     Dwarf_Files* files = nullptr;    // libdw's, for DW_AT_call_file of split units (or without `lines`)
   };
+  // Reports `file` (or module.image) in a new Dwfl and checks its build
+  // ID against the recorded one: "" when module_ is ready, else why not.
+  std::string open(const ModuleInfo& module, const std::string& file);
   Unit* unit_at(uint64_t dwfl_address);
   // The unit made from `line_unit` (made once), if its ranges hold the address.
   Unit* unit_covering(Dwarf_Die line_unit, uint64_t dwarf_address);

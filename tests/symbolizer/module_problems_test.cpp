@@ -18,26 +18,6 @@ namespace {
 
 const std::string kVariants = SPOOR_SYM_VARIANTS;
 
-uint64_t symbol_address(const std::string& elf, const std::string& name) {
-  const CommandResult r = run("nm '" + elf + "'");
-  std::istringstream lines(r.out);
-  std::string line;
-  while (std::getline(lines, line)) {
-    std::istringstream words(line);
-    std::string address, type, symbol;
-    if (words >> address >> type >> symbol && symbol == name) return std::stoull(address, nullptr, 16);
-  }
-  return 0;
-}
-
-std::vector<uint8_t> build_id_of(const std::string& elf) {
-  const CommandResult r = run("readelf -n '" + elf + "' | awk '/Build ID:/ { print $3 }'");
-  std::vector<uint8_t> id;
-  for (size_t i = 0; i + 1 < r.out.size() && r.out[i] != '\n'; i += 2)
-    id.push_back(static_cast<uint8_t>(std::stoul(r.out.substr(i, 2), nullptr, 16)));
-  return id;
-}
-
 TEST(Modules, RuntimeAddressesResolveThroughTheBias) {
   const uint64_t main_address = symbol_address(SPOOR_SYM_PIE, "main");
   ASSERT_NE(main_address, 0u);
@@ -102,6 +82,50 @@ TEST(Modules, ChangedBuildIdIsAProblemAndNothingIsMisresolved) {
   EXPECT_NE(symbolizer.problems()[0].message.find("build ID"), std::string::npos)
       << symbolizer.problems()[0].message;
   EXPECT_NE(symbolizer.problems()[0].message.find("deadbeef"), std::string::npos);
+  // Where the recorded build was looked for, and what would find it.
+  EXPECT_NE(symbolizer.problems()[0].message.find("no file with build ID deadbeef under /usr/lib/debug/.build-id"),
+            std::string::npos)
+      << symbolizer.problems()[0].message;
+}
+
+// The trace's build of a module, found by its build ID where the recorded
+// path no longer holds it: the separate debug file of a build-id tree
+// names addresses as the binary would.
+TEST(Modules, MissingFileIsFoundByItsBuildIdUnderADebugDir) {
+  const uint64_t main_address = symbol_address(SPOOR_SYM_PIE, "main");
+  ASSERT_NE(main_address, 0u);
+  Options options;
+  options.debug_dirs.push_back(kVariants + "/buildid/debug");
+  Symbolizer symbolizer(options);
+  ModuleInfo info;
+  info.path = "/nonexistent/spoor_sym_fixture_pie";
+  info.build_id = build_id_of(SPOOR_SYM_PIE);
+  info.bias = 0x555555554000;
+  const Location& l = symbolizer.symbolize(symbolizer.add_module(info), info.bias + main_address);
+  EXPECT_TRUE(l.resolved);
+  EXPECT_EQ(l.module, info.path);
+  EXPECT_EQ(l.frames.back().function, "main");
+  EXPECT_NE(l.frames.back().file.find("inline_heavy.cpp"), std::string::npos);
+  EXPECT_GT(l.frames.back().line, 0u);
+  EXPECT_TRUE(symbolizer.problems().empty()) << symbolizer.problems()[0].message;
+}
+
+// A file upgraded since the recording: another build at the recorded path.
+// Its own symbols would misname every address; the recorded build, found
+// by its ID, names them.
+TEST(Modules, AChangedFileGivesWayToTheRecordedBuildFoundByItsId) {
+  const uint64_t main_address = symbol_address(SPOOR_SYM_PIE, "main");
+  Options options;
+  options.debug_dirs.push_back(kVariants + "/buildid/debug");
+  Symbolizer symbolizer(options);
+  ModuleInfo info;
+  info.path = SPOOR_SYM_C;  // another program now stands at the path
+  info.build_id = build_id_of(SPOOR_SYM_PIE);
+  const Location& l = symbolizer.symbolize(symbolizer.add_module(info), main_address);
+  EXPECT_TRUE(l.resolved);
+  EXPECT_EQ(l.frames.back().function, "main");
+  EXPECT_NE(l.frames.back().file.find("inline_heavy.cpp"), std::string::npos) << l.frames.back().file;
+  EXPECT_TRUE(symbolizer.problems().empty()) << symbolizer.problems()[0].message;
 }
 
 TEST(Modules, MissingFileIsAProblem) {
@@ -221,6 +245,7 @@ TEST(Modules, InMemoryVdsoImage) {
 }
 
 TEST(Modules, MissingDebugInfoNamesTheDbgsymPackage) {
+  unsetenv("DEBUGINFOD_URLS");
   // With merged /usr, dpkg knows coreutils' files under /bin.
   const std::string binary = "/usr/bin/true";
   const CommandResult owner = run("dpkg -S /bin/true 2>/dev/null");
@@ -232,6 +257,9 @@ TEST(Modules, MissingDebugInfoNamesTheDbgsymPackage) {
   symbolizer.symbolize(symbolizer.add_module(info), 0x1000);
   if (symbolizer.problems().empty()) GTEST_SKIP() << "debug info for " << binary << " is installed";
   EXPECT_NE(symbolizer.problems()[0].message.find("install " + package + "-dbgsym"), std::string::npos)
+      << symbolizer.problems()[0].message;
+  EXPECT_NE(symbolizer.problems()[0].message.find("set DEBUGINFOD_URLS=https://debuginfod.debian.net"),
+            std::string::npos)
       << symbolizer.problems()[0].message;
 }
 

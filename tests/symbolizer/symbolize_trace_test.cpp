@@ -25,6 +25,29 @@ TEST(SymbolizeTrace, StacksOfARecordedProgramResolveToItsSource) {
   EXPECT_NE(r.out.find("(inlined by) "), std::string::npos);
 }
 
+// The recorded program replaced since by another build at the same path
+// (an upgrade): its frames are named from the recorded build, found by its
+// build ID in a --debug-dir's build-id tree, never from the new file.
+TEST(SymbolizeTrace, AProgramReplacedSinceRecordingIsNamedFromItsBuildId) {
+  const std::string program = spoor::test::test_temp_path("replaced_program");
+  const std::string trace = spoor::test::test_temp_path("replaced.spoor");
+  ASSERT_EQ(run("cp '" SPOOR_SYM_PIE "' '" + program + "'").status, 0);
+  const CommandResult record = run(kTool + " record -o '" + trace + "' -p heap -- '" + program + "' a b 2>&1");
+  ASSERT_EQ(record.status, 0) << record.out;
+  ASSERT_EQ(run("cp '" SPOOR_SYM_C "' '" + program + "'").status, 0);
+
+  const CommandResult changed = run(kTool + " symbolize --trace '" + trace + "' 2>&1");
+  EXPECT_EQ(changed.out.find("main at " + std::string(SPOOR_SYM_SOURCE_DIR) + "/inline_heavy.cpp:"), std::string::npos);
+  EXPECT_NE(changed.out.find("the file changed since recording"), std::string::npos) << changed.out.substr(0, 3000);
+
+  const CommandResult found = run(kTool + " symbolize --trace '" + trace + "' --debug-dir '" SPOOR_SYM_VARIANTS
+                                  "/buildid/debug' 2>&1");
+  EXPECT_EQ(found.status, 0);
+  EXPECT_NE(found.out.find("main at " + std::string(SPOOR_SYM_SOURCE_DIR) + "/inline_heavy.cpp:"), std::string::npos)
+      << found.out.substr(0, 3000);
+  EXPECT_EQ(found.out.find("the file changed since recording"), std::string::npos);
+}
+
 TEST(SymbolizeTrace, UnreadableTraceIsAnError) {
   const CommandResult r = run(kTool + " symbolize --trace /nonexistent/trace.spoor 2>&1");
   EXPECT_EQ(r.status, 1);

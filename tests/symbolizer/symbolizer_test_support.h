@@ -1,5 +1,6 @@
-// What the symbolizer tests share: running a command, the code addresses of
-// an ELF file (from objdump), and GNU addr2line's answer per address.
+// What the symbolizer tests share: running a command, an ELF file's symbols
+// (nm) and build ID (readelf), its code addresses (objdump), and GNU
+// addr2line's answer per address.
 #ifndef SPOOR_TEST_SYMBOLIZER_SUPPORT_H
 #define SPOOR_TEST_SYMBOLIZER_SUPPORT_H
 
@@ -21,6 +22,28 @@
 #include "temp_dir.h"
 
 namespace spoor::symbolizer::test {
+
+// The address `nm` gives `name` in `elf`; 0 when it has none.
+inline uint64_t symbol_address(const std::string& elf, const std::string& name) {
+  const CommandResult r = run("nm '" + elf + "'");
+  std::istringstream lines(r.out);
+  std::string line;
+  while (std::getline(lines, line)) {
+    std::istringstream words(line);
+    std::string address, type, symbol;
+    if (words >> address >> type >> symbol && symbol == name) return std::stoull(address, nullptr, 16);
+  }
+  return 0;
+}
+
+// The GNU build ID readelf reads from `elf`; empty when it has none.
+inline std::vector<uint8_t> build_id_of(const std::string& elf) {
+  const CommandResult r = run("readelf -n '" + elf + "' | awk '/Build ID:/ { print $3 }'");
+  std::vector<uint8_t> id;
+  for (size_t i = 0; i + 1 < r.out.size() && r.out[i] != '\n'; i += 2)
+    id.push_back(static_cast<uint8_t>(std::stoul(r.out.substr(i, 2), nullptr, 16)));
+  return id;
+}
 
 // Every instruction address objdump disassembles in `elf`, every `step`th,
 // but those of .init and .fini: crti.o's code there sits under an STT_FILE
