@@ -7,7 +7,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "file_by_build_id.h"
+#include "spoor/symbolizer/file_by_build_id.h"
 
 namespace spoor::symbolizer {
 namespace {

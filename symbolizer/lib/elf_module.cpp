@@ -8,7 +8,7 @@
 
 #include "debug_package.h"
 #include "demangle.h"
-#include "file_by_build_id.h"
+#include "spoor/symbolizer/file_by_build_id.h"
 
 namespace spoor::symbolizer {
 namespace {

@@ -1,4 +1,4 @@
-#include "file_by_build_id.h"
+#include "spoor/symbolizer/file_by_build_id.h"
 
 #include <elfutils/debuginfod.h>
 #include <unistd.h>
@@ -47,7 +47,7 @@ bool debuginfod_configured() {
   return urls != nullptr && urls[0] != '\0';
 }
 
-FoundFile file_by_build_id(const std::vector<uint8_t>& build_id, const Options& options) {
+FoundFile file_by_build_id(const std::vector<uint8_t>& build_id, const Options& options, FileUse use) {
   // Build-id trees split the ID after its first byte; a shorter ID than
   // two bytes names no such file.
   if (build_id.size() < 2) return {};
@@ -56,6 +56,7 @@ FoundFile file_by_build_id(const std::vector<uint8_t>& build_id, const Options& 
   for (const auto& [dir, where] : build_id_trees(options)) {
     std::error_code ec;
     for (const bool debug_only : {false, true}) {
+      if (debug_only && use == FileUse::unwinding) continue;
       const std::filesystem::path candidate = dir + "/" + relative + (debug_only ? ".debug" : "");
       if (std::filesystem::is_regular_file(candidate, ec)) return {candidate.string(), where, debug_only};
     }
@@ -68,7 +69,7 @@ FoundFile file_by_build_id(const std::vector<uint8_t>& build_id, const Options& 
   FoundFile found;
   found.where = "debuginfod";
   found.path = fetch(debuginfod_find_executable, client, build_id);
-  if (found.path.empty()) {
+  if (found.path.empty() && use == FileUse::symbols) {
     found.path = fetch(debuginfod_find_debuginfo, client, build_id);
     found.debug_only = true;
   }

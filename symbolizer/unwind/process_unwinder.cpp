@@ -18,6 +18,8 @@
 #include <cstring>
 #include <optional>
 
+#include "spoor/symbolizer/file_by_build_id.h"
+
 namespace spoor::unwind {
 
 const char* method_name(UnwindMethod m) {
@@ -131,33 +133,66 @@ struct ProcessUnwinder::State {
     problems.push_back({m.info.path, std::move(message)});
   }
 
+  // Why the file open at `fd` is not the recorded build of `m`; "" when it
+  // is (or the trace recorded no build ID).
+  static std::string other_build(int fd, const Mod& m) {
+    if (m.info.build_id.empty()) return {};
+    Elf* elf = elf_begin(fd, ELF_C_READ_MMAP, nullptr);
+    const void* id = nullptr;
+    const ssize_t n = elf != nullptr ? dwelf_elf_gnu_build_id(elf, &id) : -1;
+    const bool same = n > 0 && static_cast<size_t>(n) == m.info.build_id.size() &&
+                      std::memcmp(id, m.info.build_id.data(), m.info.build_id.size()) == 0;
+    const std::string found = n > 0 ? hex_bytes(static_cast<const uint8_t*>(id), static_cast<size_t>(n)) : "none";
+    if (elf != nullptr) elf_end(elf);
+    if (same) return {};
+    return "build ID " + found + " differs from the recorded " +
+           hex_bytes(m.info.build_id.data(), m.info.build_id.size()) + ": the file changed since recording";
+  }
+
+  // Opens `file` if it is the recorded build of `m`: the descriptor, or -1
+  // with `why` set.
+  static int open_recorded_build(const std::string& file, const Mod& m, std::string& why) {
+    const int fd = m.info.image.empty() ? open(file.c_str(), O_RDONLY | O_CLOEXEC) : image_fd(m.info.image);
+    if (fd < 0) {
+      why = std::string("cannot open '") + file + "': " + std::strerror(errno);
+      return -1;
+    }
+    why = other_build(fd, m);
+    if (why.empty()) return fd;
+    close(fd);
+    return -1;
+  }
+
   // Reports the module holding `address` to libdwfl on first use: opened
-  // here so its build ID is checked before libdw reads its CFI.
+  // here so its build ID is checked before libdw reads its CFI. A file
+  // gone or changed since the recording gives way to the recorded build,
+  // found by its build ID (file_by_build_id.h): only the binary itself
+  // serves here, for its .eh_frame.
   void report(uint64_t address) {
     Mod* m = module_at(address);
     if (m == nullptr || m->state != ModuleState::pending) return;
     m->state = ModuleState::unusable;
-    const std::string file = m->info.image.empty() ? options.sysroot + m->info.path : m->info.path;
-    const int fd = m->info.image.empty() ? open(file.c_str(), O_RDONLY | O_CLOEXEC) : image_fd(m->info.image);
-    if (fd < 0) {
-      problem(*m, std::string("cannot open '") + file + "': " + std::strerror(errno) + "; its frames end the unwinding");
-      return;
-    }
-    if (!m->info.build_id.empty()) {
-      Elf* elf = elf_begin(fd, ELF_C_READ_MMAP, nullptr);
-      const void* id = nullptr;
-      const ssize_t n = elf != nullptr ? dwelf_elf_gnu_build_id(elf, &id) : -1;
-      const bool same = n > 0 && static_cast<size_t>(n) == m->info.build_id.size() &&
-                        std::memcmp(id, m->info.build_id.data(), m->info.build_id.size()) == 0;
-      const std::string found = n > 0 ? hex_bytes(static_cast<const uint8_t*>(id), static_cast<size_t>(n)) : "none";
-      if (elf != nullptr) elf_end(elf);
-      if (!same) {
-        close(fd);
-        problem(*m, "build ID " + found + " differs from the recorded " +
-                        hex_bytes(m->info.build_id.data(), m->info.build_id.size()) +
-                        ": the file changed since recording; its frames end the unwinding");
-        return;
+    std::string file = m->info.image.empty() ? options.sysroot + m->info.path : m->info.path;
+    std::string why;
+    int fd = open_recorded_build(file, *m, why);
+    if (fd < 0 && m->info.image.empty() && !m->info.build_id.empty()) {
+      symbolizer::Options search;
+      search.debug_dirs = options.debug_dirs;
+      search.sysroot = options.sysroot;
+      const symbolizer::FoundFile found =
+          symbolizer::file_by_build_id(m->info.build_id, search, symbolizer::FileUse::unwinding);
+      std::string also;
+      if (!found.path.empty()) fd = open_recorded_build(found.path, *m, also);
+      if (fd >= 0) {
+        file = found.path;
+      } else {
+        why += found.path.empty() ? "; no binary with that build ID under " + symbolizer::build_id_search_places(search)
+                                  : "; the file found by its build ID in " + found.where + " failed too: " + also;
       }
+    }
+    if (fd < 0) {
+      problem(*m, why + "; its frames end the unwinding");
+      return;
     }
     dwfl_report_begin_add(dwfl);
     // The Dwfl owns fd from here, whatever the outcome.

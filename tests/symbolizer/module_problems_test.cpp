@@ -11,6 +11,7 @@
 #include <cstring>
 #include <fstream>
 
+#include "spoor/symbolizer/file_by_build_id.h"
 #include "symbolizer_test_support.h"
 
 namespace spoor::symbolizer::test {
@@ -108,6 +109,21 @@ TEST(Modules, MissingFileIsFoundByItsBuildIdUnderADebugDir) {
   EXPECT_NE(l.frames.back().file.find("inline_heavy.cpp"), std::string::npos);
   EXPECT_GT(l.frames.back().line, 0u);
   EXPECT_TRUE(symbolizer.problems().empty()) << symbolizer.problems()[0].message;
+}
+
+// A build-id tree holding only the separate debug file: it names
+// addresses, but has no code bytes (no .eh_frame) for an unwinder.
+TEST(Modules, ADebugFileServesSymbolsButNotUnwinding) {
+  unsetenv("DEBUGINFOD_URLS");
+  Options options;
+  options.debug_dirs.push_back(kVariants + "/buildid/debug");
+  const std::vector<uint8_t> id = build_id_of(SPOOR_SYM_PIE);
+  const FoundFile for_symbols = file_by_build_id(id, options, FileUse::symbols);
+  EXPECT_TRUE(for_symbols.debug_only);
+  EXPECT_EQ(for_symbols.path, kVariants + "/buildid/debug/.build-id/" + build_id_hex(id.data(), 1) + "/" +
+                                  build_id_hex(id.data() + 1, id.size() - 1) + ".debug");
+  EXPECT_EQ(for_symbols.where, "--debug-dir " + kVariants + "/buildid/debug");
+  EXPECT_EQ(file_by_build_id(id, options, FileUse::unwinding).path, "");
 }
 
 // A file upgraded since the recording: another build at the recorded path.

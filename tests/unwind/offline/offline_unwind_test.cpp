@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -265,6 +266,56 @@ TEST(OfflineUnwind, AModuleWhoseBuildIdChangedIsNotUsed) {
   for (const auto& p : unwinder.problems())
     said_changed |= p.message.find("changed since recording") != std::string::npos;
   EXPECT_TRUE(said_changed) << unwinder.problems().size() << " problems listed";
+}
+
+// The program gone from its recorded path (a trace read on another
+// machine, a build deleted since): the binary with the recorded build ID
+// in a --debug-dir's build-id tree unwinds the same sample as well.
+TEST(OfflineUnwind, AModuleGoneFromItsPathIsFoundByItsBuildId) {
+  const Capture& c = capture();
+  const auto program = std::find_if(c.modules.begin(), c.modules.end(), [](const sym::ModuleInfo& m) {
+    return m.path == SPOOR_CAPTURE_PROGRAM && !m.build_id.empty();
+  });
+  ASSERT_NE(program, c.modules.end()) << "the capture did not describe its own program with a build ID";
+  std::string id;
+  for (uint8_t b : program->build_id) {
+    char digits[3];
+    std::snprintf(digits, sizeof digits, "%02x", b);
+    id += digits;
+  }
+  const std::string tree = spoor::test::test_temp_path("unwind-debug-dir");
+  const std::string binary = tree + "/.build-id/" + id.substr(0, 2) + "/" + id.substr(2);
+  ASSERT_EQ(std::system(("mkdir -p '" + binary.substr(0, binary.rfind('/')) + "' && cp '" SPOOR_CAPTURE_PROGRAM "' '" +
+                         binary + "'").c_str()),
+            0);
+
+  uw::UnwindOptions options;
+  options.debug_dirs.push_back(tree);
+  uw::ProcessUnwinder moved(options);
+  uw::ProcessUnwinder intact;
+  uw::ProcessUnwinder lost;
+  for (sym::ModuleInfo m : c.modules) {
+    intact.add_module(m);
+    if (m.path == SPOOR_CAPTURE_PROGRAM) m.path = "/nonexistent/capture_program";
+    moved.add_module(m);
+    lost.add_module(m);
+  }
+  size_t compared = 0;
+  for (const CapturedSample& s : c.samples) {
+    const uw::UnwoundStack expected = intact.unwind(user_sample(s));
+    if (!expected.stop_reason.empty()) continue;
+    EXPECT_EQ(moved.unwind(user_sample(s)).pcs, expected.pcs);
+    ++compared;
+  }
+  EXPECT_GT(compared, c.samples.size() / 2);
+  EXPECT_TRUE(moved.problems().empty()) << moved.problems()[0].message;
+
+  // Without the tree the program's frames end every walk, and the problem
+  // says where the build was looked for.
+  for (const CapturedSample& s : c.samples) lost.unwind(user_sample(s));
+  ASSERT_FALSE(lost.problems().empty());
+  EXPECT_NE(lost.problems()[0].message.find("no binary with that build ID under"), std::string::npos)
+      << lost.problems()[0].message;
 }
 
 // The kernel's mmap record (the executable segment, at the exec: the

@@ -13,6 +13,11 @@
 
 namespace spoor::symbolizer {
 
+// What the file is wanted for: naming addresses (symbols and DWARF; a
+// separate debug file serves) or unwinding (the code's own CFI,
+// .eh_frame, which a debug file holds no bytes of).
+enum class FileUse : uint8_t { symbols, unwinding };
+
 struct FoundFile {
   std::string path;         // "" when nothing was found
   std::string where;        // "--debug-dir DIR", "/usr/lib/debug", "debuginfod": for messages
@@ -21,13 +26,13 @@ struct FoundFile {
 
 // Looks for the file whose GNU build ID is `build_id`, in this order: each
 // --debug-dir's and the system's (under the sysroot) `.build-id/xx/rest`
-// (the binary, as build-id trees link it) and `.build-id/xx/rest.debug`
-// (its separate debug file, which names addresses as well); then, when
+// (the binary, as build-id trees link it) and, for FileUse::symbols,
+// `.build-id/xx/rest.debug` (its separate debug file); then, when
 // DEBUGINFOD_URLS is set, the debuginfod servers it lists, executable
-// first, then debug info (libdebuginfod, which caches what it fetches).
-// A debug file serves: symbolizing needs the symbols and DWARF, not code.
-// Returns an empty path when none holds it.
-FoundFile file_by_build_id(const std::vector<uint8_t>& build_id, const Options& options);
+// first, then (for symbols) debug info, through libdebuginfod, which
+// caches what it fetches. Returns an empty path when none holds it.
+FoundFile file_by_build_id(const std::vector<uint8_t>& build_id, const Options& options,
+                           FileUse use = FileUse::symbols);
 
 // Where file_by_build_id looks, for a message when it found nothing:
 // "under /usr/lib/debug/.build-id, nor from debuginfod (DEBUGINFOD_URLS
