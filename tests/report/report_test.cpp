@@ -1014,6 +1014,20 @@ TEST(Report, TheLibrarysStartInEachProcessIsSummedInTraceHealth) {
             std::string::npos)
       << text.out;
   std::filesystem::remove(path);
+  // An even count: the lower of the two middle values, as the activity
+  // tables' medians (spoor info, --events) take it.
+  spoor::testing::SpoorTrace even;
+  const uint64_t even_took[] = {100000, 400000, 300000, 200000};
+  for (uint32_t i = 0; i < 4; ++i) {
+    const uint32_t pid = 100 + i;
+    even.process(pid, 1, "prog", {"prog"});
+    even.process_start(pid, 1000 + even_took[i], 1, 0, "/nonexistent/prog");
+    even.shim_started(pid, pid, 2000 + even_took[i], even_took[i]);
+    even.tick(pid, pid, 5000000);
+  }
+  even.save(path);
+  EXPECT_EQ(report_json(path)["health"]["preload_start"]["median_ns"], 200000);
+  std::filesystem::remove(path);
   // A trace without ShimStarted (one written before it existed) says nothing.
   spoor::testing::SpoorTrace old;
   old.process(100, 1, "prog", {"prog"});
