@@ -7,9 +7,12 @@
 #include <fcntl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -36,6 +39,84 @@ namespace reader = spoor::reader;
 using spoor::test::Process;
 using spoor::test::run;
 using namespace spoor::test::record;  // trace_path, stack_frames, count_heap, kSpoor, traced_processes
+
+// spoor dump --follow: a consumer of a recording still being written
+// prints its events while the program runs. The program waits (up to 10 s)
+// for a file the test makes only once the follower has printed the
+// program's first open: it ends at once, and with status 0, only if the
+// follower was live. Then the follower ends with the recording, having
+// printed each event once: the same lines as a dump of the finished file.
+TEST(Record, DumpFollowPrintsARecordingsEventsWhileTheProgramRuns) {
+  const std::string trace = trace_path("followed");
+  const std::string go = spoor::test::temp_path("follow-go");
+  const std::string ended = spoor::test::temp_path("follow-recording-status");
+  std::filesystem::remove(go);
+  std::filesystem::remove(ended);
+  const std::string program = "sh -c 'cat /etc/hostname > /dev/null; i=0; while [ ! -e " + go +
+                              " ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i+1)); done; [ -e " + go + " ]'";
+  ASSERT_EQ(std::system(("(" + kSpoor + " record -o " + trace + " -p io -- " + program + " >/dev/null 2>&1; echo $? > " +
+                         ended + ".part && mv " + ended + ".part " + ended + ") &")
+                            .c_str()),
+            0);
+
+  FILE* follower = popen((kSpoor + " dump --follow " + trace + " --format jsonl").c_str(), "r");
+  ASSERT_NE(follower, nullptr);
+  std::vector<std::string> followed;
+  bool recording_ran_when_seen = false;
+  char* line = nullptr;
+  size_t capacity = 0;
+  ssize_t n;
+  while ((n = getline(&line, &capacity, follower)) > 0) {
+    followed.emplace_back(line, static_cast<size_t>(n));
+    if (followed.back().find("\"/etc/hostname\"") != std::string::npos && !std::filesystem::exists(go)) {
+      recording_ran_when_seen = !std::filesystem::exists(ended);
+      std::ofstream(go) << "go\n";
+    }
+  }
+  std::free(line);
+  const int follower_status = pclose(follower);
+  EXPECT_TRUE(WIFEXITED(follower_status) && WEXITSTATUS(follower_status) == 0) << follower_status;
+  EXPECT_TRUE(recording_ran_when_seen) << "the program's open was printed only after the recording ended";
+  for (int i = 0; i < 300 && !std::filesystem::exists(ended); ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  std::string status;
+  std::ifstream(ended) >> status;
+  EXPECT_EQ(status, "0") << "the program waited its 10 s: the follower printed nothing while it ran";
+
+  // The same events, each once. Their nanoseconds may differ by
+  // microseconds: a follower converts ticks with the clock calibration the
+  // file had so far, the finished file has the recording's whole.
+  const Process whole = run(kSpoor + " dump " + trace + " --format jsonl");
+  ASSERT_EQ(whole.status, 0) << whole.err;
+  auto without_ns = [](std::string l) {
+    const size_t ticks = l.find(",\"ticks\":");
+    return ticks == std::string::npos ? l : l.substr(ticks);
+  };
+  std::vector<std::string> dumped;
+  std::istringstream lines(whole.out);
+  for (std::string l; std::getline(lines, l);) dumped.push_back(without_ns(l + "\n"));
+  for (std::string& l : followed) l = without_ns(l);
+  std::sort(followed.begin(), followed.end());
+  std::sort(dumped.begin(), dumped.end());
+  EXPECT_GT(dumped.size(), 10u);
+  ASSERT_EQ(followed.size(), dumped.size());
+  const auto differ = std::mismatch(followed.begin(), followed.end(), dumped.begin());
+  EXPECT_TRUE(differ.first == followed.end()) << "followed:\n" << differ.first->substr(0, 400) << "\ndumped:\n"
+                                              << differ.second->substr(0, 400);
+}
+
+// --follow reads a file as it grows; standard input is a usage error, and
+// a file no recording makes ends the wait with the reason.
+TEST(Record, DumpFollowNeedsAFile) {
+  const Process from_stdin = run(kSpoor + " dump --follow - < /dev/null");
+  EXPECT_EQ(from_stdin.status, 2);
+  EXPECT_NE(from_stdin.err.find("--follow reads a file"), std::string::npos) << from_stdin.err;
+  const Process missing = run(kSpoor + " dump --follow /nonexistent/never.spoor");
+  EXPECT_EQ(missing.status, 1);
+  EXPECT_NE(missing.err.find("cannot follow '/nonexistent/never.spoor': No such file or directory (waited 5 s"),
+            std::string::npos)
+      << missing.err;
+}
 
 // -o -: the trace goes to standard output, for a reader on a pipe; the
 // program's own standard output goes to standard error, unchanged.
