@@ -8,14 +8,10 @@
 
 namespace spoor::cli {
 
-std::optional<reader::Trace> open_trace(const std::string& path) {
-  // "-" is standard input; the reader reads pipes into memory.
-  reader::Result<reader::Trace> trace = reader::Trace::open(path == "-" ? "/dev/stdin" : path);
-  if (!trace) {
-    std::fprintf(stderr, "spoor: cannot read trace '%s': %s\n", path.c_str(),
-                 trace.error().c_str());
-    return std::nullopt;
-  }
+namespace {
+
+// kKeptExpandedMiB, or what SPOOR_READ_MEMORY_MIB says.
+void limit_reading_memory(reader::Trace& trace) {
   uint64_t mib = kKeptExpandedMiB;
   if (const char* v = std::getenv("SPOOR_READ_MEMORY_MIB"); v != nullptr && *v != '\0') {
     char* end = nullptr;
@@ -23,8 +19,27 @@ std::optional<reader::Trace> open_trace(const std::string& path) {
     if (*end == '\0' && n < (uint64_t{1} << 40)) mib = n;
     else std::fprintf(stderr, "spoor: ignoring SPOOR_READ_MEMORY_MIB='%s': not a number of MiB\n", v);
   }
-  trace->limit_expanded_bytes(mib << 20);
+  trace.limit_expanded_bytes(mib << 20);
+}
+
+std::optional<reader::Trace> opened(reader::Result<reader::Trace> trace, const std::string& name) {
+  if (!trace) {
+    std::fprintf(stderr, "spoor: cannot read trace '%s': %s\n", name.c_str(), trace.error().c_str());
+    return std::nullopt;
+  }
+  limit_reading_memory(*trace);
   return std::move(trace).value();
+}
+
+}  // namespace
+
+std::optional<reader::Trace> open_trace(const std::string& path) {
+  // "-" is standard input; the reader reads pipes into memory.
+  return opened(reader::Trace::open(path == "-" ? "/dev/stdin" : path), path);
+}
+
+std::optional<reader::Trace> trace_from_bytes(std::vector<uint8_t> bytes, const std::string& name) {
+  return opened(reader::Trace::from_bytes(std::move(bytes)), name);
 }
 
 std::vector<reader::Damage> all_damage(const reader::Trace& trace,

@@ -26,6 +26,10 @@ namespace spoor::cli {
 inline constexpr uint64_t kKeptExpandedMiB = 40;
 std::optional<reader::Trace> open_trace(const std::string& path);
 
+// The same over bytes already read (a followed pipe), named `name` in the
+// message.
+std::optional<reader::Trace> trace_from_bytes(std::vector<uint8_t> bytes, const std::string& name);
+
 // The block damage and the record damage the reader met, by file offset.
 std::vector<reader::Damage> all_damage(const reader::Trace& trace,
                                        const reader::EventReader& events);
