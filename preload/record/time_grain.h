@@ -7,9 +7,17 @@
 // of 2 (2.6 GHz), malloc_heavy's 2.2 M events packed to 5.46 MB with every
 // tick kept and to 4.50 MB at 16 ticks (6.2 ns), below heaptrack's 4.63 MB
 // for the same run (bench/RESULTS.md); on a host whose TSC moved in steps
-// of 21 the clock did that rounding by itself. A record's time cannot mean
-// more than its clock read anyway: the rdtsc and what runs around it take
-// ~10 ns here, and a hook takes 50 ns or more.
+// of 21 the clock did that rounding by itself. On an AMD EPYC host whose
+// TSC (2.445 GHz) moves in steps of ~24.5 ticks (10 ns), 16 ticks still
+// kept that step's jitter: 4.65 MiB against heaptrack's 4.42 MiB, and 32
+// ticks (13.1 ns, the 20 ns default) 4.22-4.27 MiB. A record's time cannot
+// mean more than its clock read anyway: the rdtsc and what runs around it
+// take ~10 ns, and a hook 50 ns or more. Whatever the grain, a stream's
+// records keep their order, and a thread that moves to another CPU's ring
+// takes microseconds to move. A tie across streams breaks by stream, which
+// would put a free() before the malloc() of its block only if another
+// thread freed it within one grain of its allocation: well under what
+// handing a pointer to another CPU takes.
 #ifndef SPOOR_PRELOAD_RECORD_TIME_GRAIN_H
 #define SPOOR_PRELOAD_RECORD_TIME_GRAIN_H
 
@@ -17,7 +25,7 @@
 
 namespace spoor::record {
 
-inline constexpr double kDefaultTimeResolutionNs = 10;
+inline constexpr double kDefaultTimeResolutionNs = 20;
 
 // The largest power of two of ticks, of a clock of `freq_millihz` (ticks
 // per second times 1000), that lasts at most `resolution_ns`; 1 (every

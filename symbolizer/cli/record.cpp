@@ -433,7 +433,7 @@ options:
   --time-resolution NS    the traced processes round each event's time down
                           to a multiple of the largest power of two of clock
                           ticks that lasts at most NS nanoseconds (default
-                          10: 16 ticks, 6.2 ns, on a 2.6 GHz TSC); 0 keeps
+                          20: 32 ticks, 12.3 ns, on a 2.6 GHz TSC); 0 keeps
                           every tick. Finer times are mostly the clock's
                           noise, and make a heap trace a quarter larger.
                           spoor info shows a trace's resolution

@@ -77,7 +77,7 @@ TEST(Record, AProviderNamedShortRecordsItsEventsWithReadableStacks) {
 }
 
 // The traced processes round their events' times to the grain the trace's
-// CLOCK block names (--time-resolution, 10 ns by default: a power of two
+// CLOCK block names (--time-resolution, 20 ns by default: a power of two
 // of ticks); --time-resolution 0 keeps every tick, and says so.
 TEST(Record, EventTimesAreRoundedToTheResolutionTheTraceNames) {
   for (const char* resolution : {"", "--time-resolution 100 ", "--time-resolution 0 "}) {
@@ -91,7 +91,7 @@ TEST(Record, EventTimesAreRoundedToTheResolutionTheTraceNames) {
     const double tick_ns = 1e12 / static_cast<double>(clock.freq_millihz);
     const uint32_t grain = clock.time_grain_ticks;
     EXPECT_EQ(grain & (grain - 1), 0u) << grain << " is not a power of two";
-    const double wanted = std::string(resolution).empty() ? 10 : std::atof(resolution + 18);
+    const double wanted = std::string(resolution).empty() ? 20 : std::atof(resolution + 18);
     if (wanted == 0) {
       EXPECT_EQ(grain, 1u);
     } else {
