@@ -78,7 +78,7 @@ options:
                   another terminal, or spoor record -o - ... | spoor dump
                   --follow -): prints the events as they reach the file or
                   pipe, about every 250 ms, and ends when the recording
-                  does. Each batch is in time order; an event can come
+                  does (or its recorder is gone, status 1). Each batch is in time order; an event can come
                   after later ones of other threads, by up to that 250 ms.
                   Times use the clock calibration the file has so far: the
                   finished file may place them a few microseconds apart

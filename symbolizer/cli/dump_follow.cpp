@@ -1,6 +1,7 @@
 #include "dump_follow.h"
 
 #include <poll.h>
+#include <signal.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -10,6 +11,7 @@
 #include <cstring>
 #include <filesystem>
 #include <optional>
+#include <string>
 #include <thread>
 #include <unordered_map>
 #include <vector>
@@ -83,11 +85,38 @@ class Passes {
   Clock::duration last_took_{};
 };
 
+// The pid of the `spoor record` writing `trace` (its own stream, stream 0,
+// belongs to a process it names "spoor"); 0 when the trace does not say.
+uint32_t recorder_pid(const reader::Trace& trace) {
+  const reader::Stream* own = trace.stream(0);
+  const reader::Process* recorder = own != nullptr ? trace.process(own->pid) : nullptr;
+  return recorder != nullptr && recorder->name == "spoor" ? recorder->pid : 0;
+}
+
+// A recorder killed (SIGKILL, a crash) never finishes its file: once it is
+// gone, the file grows no more. A zombie no one has reaped yet (where no
+// init reaps orphans) is gone too.
+bool recorder_gone(uint32_t pid) {
+  if (pid == 0) return false;
+  if (kill(static_cast<pid_t>(pid), 0) != 0) return errno == ESRCH;
+  char state = 0;
+  if (FILE* stat = std::fopen(("/proc/" + std::to_string(pid) + "/stat").c_str(), "r")) {
+    // "pid (comm) S ...": the state follows the last ')' (comm may hold any).
+    char line[512];
+    const size_t n = std::fread(line, 1, sizeof line - 1, stat);
+    std::fclose(stat);
+    line[n] = '\0';
+    if (const char* close = std::strrchr(line, ')'); close != nullptr && close[1] == ' ') state = close[2];
+  }
+  return state == 'Z' || state == 'X';
+}
+
 }  // namespace
 
 int follow_file(const std::string& path, const EventLines& lines) {
   Passes passes(lines, path);
   uint64_t last_size = 0;
+  uint32_t recorder = 0;
   // `spoor record -o FILE ... & spoor dump --follow FILE` may start before
   // the recorder has made the file: wait a while for it.
   constexpr auto kWaitForTheFile = std::chrono::seconds(5);
@@ -109,14 +138,21 @@ int follow_file(const std::string& path, const EventLines& lines) {
                    path.c_str(), static_cast<unsigned long long>(last_size), static_cast<unsigned long long>(size));
       return kExitTrace;
     }
-    if (size < kHeaderBytes || size == last_size) {
+    // The recorder gone and the file no longer growing: what it wrote is
+    // all there is. The last pass printed it; a final one reports it.
+    const bool gone = size == last_size && recorder_gone(recorder);
+    if ((size < kHeaderBytes || size == last_size) && !gone) {
       std::this_thread::sleep_for(kShortestWait);
       continue;
     }
     last_size = size;
     std::optional<reader::Trace> trace = open_trace(path);
     if (!trace) return kExitTrace;
-    if (std::optional<int> status = passes.pass(*trace, false)) return *status;
+    if (gone)
+      std::fprintf(stderr, "spoor dump: the recorder writing '%s' (pid %u) is gone: the recording did not finish\n",
+                   path.c_str(), recorder);
+    if (std::optional<int> status = passes.pass(*trace, gone)) return gone ? kExitTrace : *status;
+    recorder = recorder_pid(*trace);
     std::this_thread::sleep_for(passes.wait());
   }
 }

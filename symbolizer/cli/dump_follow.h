@@ -12,9 +12,10 @@ namespace spoor::cli {
 
 // Reads the file at `path` again as it grows (waiting up to 5 s for it to
 // appear) and prints each stream's events past those printed before, until
-// every stream the recorder announced has its STREAM_END. Returns the exit
-// status: kExitOk, or kExitTrace when the file cannot be read, shrinks, or
-// ends damaged.
+// every stream the recorder announced has its STREAM_END, or the recorder
+// is gone (killed) and the file grows no more. Returns the exit status:
+// kExitOk, or kExitTrace when the file cannot be read, shrinks, ends
+// damaged or unfinished.
 int follow_file(const std::string& path, const EventLines& lines);
 
 // The same for a trace arriving on `fd` (spoor record -o - | spoor dump

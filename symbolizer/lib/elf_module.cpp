@@ -104,7 +104,10 @@ ElfModule::ElfModule(const ModuleInfo& module, const std::string& file, const Op
     } else if (found.path.empty()) {
       problem += "; no file with build ID " + build_id_hex(module.build_id.data(), module.build_id.size()) +
                  " under " + build_id_search_places(options) +
-                 " (restore the recorded file, point --sysroot at a copy, pass --debug-dir, or set DEBUGINFOD_URLS)";
+                 (debuginfod_configured()
+                      ? " (restore the recorded file, point --sysroot at a copy, or pass --debug-dir)"
+                      : " (restore the recorded file, point --sysroot at a copy, pass --debug-dir, or set "
+                        "DEBUGINFOD_URLS)");
     } else {
       problem += "; the file found by its build ID in " + found.where + " failed too: " + also_tried;
     }

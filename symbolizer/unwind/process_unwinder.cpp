@@ -43,16 +43,6 @@ std::string hex(uint64_t v) {
   return buf;
 }
 
-std::string hex_bytes(const uint8_t* p, size_t n) {
-  std::string s;
-  char buf[3];
-  for (size_t i = 0; i < n; ++i) {
-    std::snprintf(buf, sizeof buf, "%02x", p[i]);
-    s += buf;
-  }
-  return s;
-}
-
 std::vector<uint64_t> u64s(std::span<const uint8_t> bytes) {
   std::vector<uint64_t> out(bytes.size() / 8);
   if (!out.empty()) std::memcpy(out.data(), bytes.data(), out.size() * 8);
@@ -142,11 +132,11 @@ struct ProcessUnwinder::State {
     const ssize_t n = elf != nullptr ? dwelf_elf_gnu_build_id(elf, &id) : -1;
     const bool same = n > 0 && static_cast<size_t>(n) == m.info.build_id.size() &&
                       std::memcmp(id, m.info.build_id.data(), m.info.build_id.size()) == 0;
-    const std::string found = n > 0 ? hex_bytes(static_cast<const uint8_t*>(id), static_cast<size_t>(n)) : "none";
+    const std::string found = n > 0 ? symbolizer::build_id_hex(static_cast<const uint8_t*>(id), static_cast<size_t>(n)) : "none";
     if (elf != nullptr) elf_end(elf);
     if (same) return {};
     return "build ID " + found + " differs from the recorded " +
-           hex_bytes(m.info.build_id.data(), m.info.build_id.size()) + ": the file changed since recording";
+           symbolizer::build_id_hex(m.info.build_id.data(), m.info.build_id.size()) + ": the file changed since recording";
   }
 
   // Opens `file` if it is the recorded build of `m`: the descriptor, or -1

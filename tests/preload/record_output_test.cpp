@@ -136,6 +136,36 @@ TEST(Record, DumpFollowReadsARecordingFromAPipeAsItComes) {
   expect_the_dump_of(trace, f.lines);
 }
 
+// A recorder killed mid-recording never finishes its file: the follower
+// prints what it wrote, says the recording did not finish, and ends
+// (rather than waiting for ever, as for a recording that goes on).
+TEST(Record, DumpFollowEndsWhenTheRecorderIsKilled) {
+  const std::string trace = trace_path("followed-killed");
+  const std::string pid_file = spoor::test::temp_path("followed-killed.pid");
+  ASSERT_EQ(std::system((kSpoor + " record -o " + trace + " -p io -- sh -c 'cat /etc/hostname > /dev/null; sleep 4' " +
+                         ">/dev/null 2>&1 & echo $! > " + pid_file)
+                            .c_str()),
+            0);
+  pid_t recorder = 0;
+  std::ifstream(pid_file) >> recorder;
+  ASSERT_GT(recorder, 0);
+  // Killed once its file holds the program's first events.
+  for (int i = 0; i < 200 && !(std::filesystem::exists(trace) && std::filesystem::file_size(trace) > 4096); ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  std::thread killer([recorder] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    kill(recorder, SIGKILL);
+  });
+  const Process followed = run("timeout 30 " + kSpoor + " dump --follow " + trace + " --format jsonl");
+  killer.join();
+  waitpid(recorder, nullptr, WNOHANG);
+  EXPECT_EQ(followed.status, 1) << "124: the follower waited for a recorder that was gone\n" << followed.err;
+  EXPECT_NE(followed.err.find("(pid " + std::to_string(recorder) + ") is gone: the recording did not finish"),
+            std::string::npos)
+      << followed.err;
+  EXPECT_NE(followed.out.find("\"/etc/hostname\""), std::string::npos) << followed.out.substr(0, 2000);
+}
+
 // A file no recording makes ends the wait with the reason; a trace that
 // ends unfinished on a pipe is printed, then reported as a dump would.
 TEST(Record, DumpFollowOfNothingOrOfAnUnfinishedTraceSaysSo) {

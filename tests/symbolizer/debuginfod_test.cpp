@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <thread>
 
+#include "spoor/symbolizer/file_by_build_id.h"
 #include "symbolizer_test_support.h"
 
 namespace spoor::symbolizer::test {
@@ -34,15 +35,7 @@ int free_port() {
   return ok ? ntohs(address.sin_port) : 0;
 }
 
-std::string hex(const std::vector<uint8_t>& bytes) {
-  std::string out;
-  char digits[3];
-  for (uint8_t b : bytes) {
-    std::snprintf(digits, sizeof digits, "%02x", b);
-    out += digits;
-  }
-  return out;
-}
+std::string hex(const std::vector<uint8_t>& bytes) { return build_id_hex(bytes.data(), bytes.size()); }
 
 class Debuginfod : public testing::Test {
  protected:

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "sample_capture.h"
+#include "spoor/symbolizer/file_by_build_id.h"
 #include "spoor/symbolizer/symbolizer.h"
 #include "spoor/unwind/mapping_bias.h"
 #include "spoor/unwind/process_unwinder.h"
@@ -277,12 +278,7 @@ TEST(OfflineUnwind, AModuleGoneFromItsPathIsFoundByItsBuildId) {
     return m.path == SPOOR_CAPTURE_PROGRAM && !m.build_id.empty();
   });
   ASSERT_NE(program, c.modules.end()) << "the capture did not describe its own program with a build ID";
-  std::string id;
-  for (uint8_t b : program->build_id) {
-    char digits[3];
-    std::snprintf(digits, sizeof digits, "%02x", b);
-    id += digits;
-  }
+  const std::string id = sym::build_id_hex(program->build_id.data(), program->build_id.size());
   const std::string tree = spoor::test::test_temp_path("unwind-debug-dir");
   const std::string binary = tree + "/.build-id/" + id.substr(0, 2) + "/" + id.substr(2);
   ASSERT_EQ(std::system(("mkdir -p '" + binary.substr(0, binary.rfind('/')) + "' && cp '" SPOOR_CAPTURE_PROGRAM "' '" +
