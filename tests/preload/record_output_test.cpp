@@ -110,6 +110,15 @@ void expect_the_dump_of(const std::string& trace, std::vector<std::string> follo
                                               << differ.second->substr(0, 400);
 }
 
+// The follower printed the program's open while the program waited for
+// it, ended with the recording, and printed each event once.
+void expect_followed_live(const Followed& f, const std::string& trace) {
+  EXPECT_EQ(f.follower_status, 0);
+  EXPECT_TRUE(f.recording_ran_when_seen) << "the program's open was printed only after the recording ended";
+  EXPECT_EQ(f.recording_status, "0") << "the program waited its 10 s: the follower printed nothing while it ran";
+  expect_the_dump_of(trace, f.lines);
+}
+
 TEST(Record, DumpFollowPrintsARecordingsEventsWhileTheProgramRuns) {
   const std::string trace = trace_path("followed");
   const Followed f = follow_a_waiting_program("follow-file", [&](const std::string& program, const std::string& ended) {
@@ -117,10 +126,7 @@ TEST(Record, DumpFollowPrintsARecordingsEventsWhileTheProgramRuns) {
            ".part && mv " + ended + ".part " + ended + ") & " + kSpoor + " dump --follow " + trace +
            " --format jsonl";
   });
-  EXPECT_EQ(f.follower_status, 0);
-  EXPECT_TRUE(f.recording_ran_when_seen) << "the program's open was printed only after the recording ended";
-  EXPECT_EQ(f.recording_status, "0") << "the program waited its 10 s: the follower printed nothing while it ran";
-  expect_the_dump_of(trace, f.lines);
+  expect_followed_live(f, trace);
 }
 
 // The same through a pipe: spoor record -o - | spoor dump --follow -.
@@ -130,10 +136,7 @@ TEST(Record, DumpFollowReadsARecordingFromAPipeAsItComes) {
     return "(" + kSpoor + " record -o - -p io -- " + program + " 2>/dev/null; echo $? > " + ended + ".part && mv " +
            ended + ".part " + ended + ") | tee " + trace + " | " + kSpoor + " dump --follow - --format jsonl";
   });
-  EXPECT_EQ(f.follower_status, 0);
-  EXPECT_TRUE(f.recording_ran_when_seen) << "the program's open was printed only after the recording ended";
-  EXPECT_EQ(f.recording_status, "0") << "the program waited its 10 s: the follower printed nothing while it ran";
-  expect_the_dump_of(trace, f.lines);
+  expect_followed_live(f, trace);
 }
 
 // A recorder killed mid-recording never finishes its file: the follower

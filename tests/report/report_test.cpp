@@ -990,16 +990,21 @@ TEST(ReportText, CppSitesAreNamedAfterTheProgramsOwnFrames) {
 
 // What the preloaded library's start took in each traced process
 // (ShimStarted): summed, with the median and the longest, in Trace health.
-TEST(Report, TheLibrarysStartInEachProcessIsSummedInTraceHealth) {
+// Processes 100, 101, ... whose preloaded library took `took` ns each to start.
+spoor::testing::SpoorTrace library_starts(const std::vector<uint64_t>& took) {
   spoor::testing::SpoorTrace t;
-  const uint64_t took[] = {100000, 300000, 200000};  // ns
-  for (uint32_t i = 0; i < 3; ++i) {
+  for (uint32_t i = 0; i < took.size(); ++i) {
     const uint32_t pid = 100 + i;
     t.process(pid, 1, "prog", {"prog"});
     t.process_start(pid, 1000 + took[i], 1, 0, "/nonexistent/prog");
     t.shim_started(pid, pid, 2000 + took[i], took[i]);
     t.tick(pid, pid, 5000000);
   }
+  return t;
+}
+
+TEST(Report, TheLibrarysStartInEachProcessIsSummedInTraceHealth) {
+  spoor::testing::SpoorTrace t = library_starts({100000, 300000, 200000});
   const std::string path = spoor::test::temp_path("report-shim-start.spoor");
   t.save(path);
   const json r = report_json(path);
@@ -1016,16 +1021,7 @@ TEST(Report, TheLibrarysStartInEachProcessIsSummedInTraceHealth) {
   std::filesystem::remove(path);
   // An even count: the lower of the two middle values, as the activity
   // tables' medians (spoor info, --events) take it.
-  spoor::testing::SpoorTrace even;
-  const uint64_t even_took[] = {100000, 400000, 300000, 200000};
-  for (uint32_t i = 0; i < 4; ++i) {
-    const uint32_t pid = 100 + i;
-    even.process(pid, 1, "prog", {"prog"});
-    even.process_start(pid, 1000 + even_took[i], 1, 0, "/nonexistent/prog");
-    even.shim_started(pid, pid, 2000 + even_took[i], even_took[i]);
-    even.tick(pid, pid, 5000000);
-  }
-  even.save(path);
+  library_starts({100000, 400000, 300000, 200000}).save(path);
   EXPECT_EQ(report_json(path)["health"]["preload_start"]["median_ns"], 200000);
   std::filesystem::remove(path);
   // A trace without ShimStarted (one written before it existed) says nothing.

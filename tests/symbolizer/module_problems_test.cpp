@@ -93,22 +93,10 @@ TEST(Modules, ChangedBuildIdIsAProblemAndNothingIsMisresolved) {
 // path no longer holds it: the separate debug file of a build-id tree
 // names addresses as the binary would.
 TEST(Modules, MissingFileIsFoundByItsBuildIdUnderADebugDir) {
-  const uint64_t main_address = symbol_address(SPOOR_SYM_PIE, "main");
-  ASSERT_NE(main_address, 0u);
   Options options;
   options.debug_dirs.push_back(kVariants + "/buildid/debug");
   Symbolizer symbolizer(options);
-  ModuleInfo info;
-  info.path = "/nonexistent/spoor_sym_fixture_pie";
-  info.build_id = build_id_of(SPOOR_SYM_PIE);
-  info.bias = 0x555555554000;
-  const Location& l = symbolizer.symbolize(symbolizer.add_module(info), info.bias + main_address);
-  EXPECT_TRUE(l.resolved);
-  EXPECT_EQ(l.module, info.path);
-  EXPECT_EQ(l.frames.back().function, "main");
-  EXPECT_NE(l.frames.back().file.find("inline_heavy.cpp"), std::string::npos);
-  EXPECT_GT(l.frames.back().line, 0u);
-  EXPECT_TRUE(symbolizer.problems().empty()) << symbolizer.problems()[0].message;
+  expect_the_gone_pie_named(symbolizer);
 }
 
 // A build-id tree holding only the separate debug file: it names

@@ -45,6 +45,26 @@ inline std::vector<uint8_t> build_id_of(const std::string& elf) {
   return id;
 }
 
+// A module the trace recorded at a path that no longer holds it (a trace
+// from another machine, a program deleted since), with the PIE fixture's
+// build ID: `symbolizer` names its main, with file and line, from wherever
+// it finds that build, and lists no problem.
+inline void expect_the_gone_pie_named(Symbolizer& symbolizer) {
+  const uint64_t main_address = symbol_address(SPOOR_SYM_PIE, "main");
+  ASSERT_NE(main_address, 0u);
+  ModuleInfo info;
+  info.path = "/nonexistent/spoor_sym_fixture_pie";
+  info.build_id = build_id_of(SPOOR_SYM_PIE);
+  info.bias = 0x555555554000;
+  const Location& l = symbolizer.symbolize(symbolizer.add_module(info), info.bias + main_address);
+  EXPECT_TRUE(l.resolved);
+  EXPECT_EQ(l.module, info.path);
+  EXPECT_EQ(l.frames.back().function, "main");
+  EXPECT_NE(l.frames.back().file.find("inline_heavy.cpp"), std::string::npos) << l.frames.back().file;
+  EXPECT_GT(l.frames.back().line, 0u);
+  EXPECT_TRUE(symbolizer.problems().empty()) << symbolizer.problems()[0].message;
+}
+
 // Every instruction address objdump disassembles in `elf`, every `step`th,
 // but those of .init and .fini: crti.o's code there sits under an STT_FILE
 // symbol with an empty name, which addr2line prints as ":?" and spoor as
