@@ -23,7 +23,7 @@ int dump_whole(const std::string& path, const EventLines& lines) {
   if (!trace) return kExitTrace;
   Output out;
   const TextLayout layout(*trace);
-  lines.header(*trace, out.buffer());
+  lines.header(layout, out.buffer());
   reader::EventReader events(*trace);
   reader::Event e;
   while (events.next(e)) {

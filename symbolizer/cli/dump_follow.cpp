@@ -53,23 +53,27 @@ class Passes {
   std::optional<int> pass(const reader::Trace& trace, bool last) {
     const auto start = Clock::now();
     Output out;
-    if (!header_printed_) {
-      lines_.header(trace, out.buffer());
-      header_printed_ = true;
-    }
-    const TextLayout layout(trace);
+    layout_.widen_to(TextLayout(trace));
     std::unordered_map<uint32_t, uint64_t> seen;
     reader::EventReader events(trace);
     reader::Event e;
     while (events.next(e)) {
       if (++seen[e.stream_id] <= printed_[e.stream_id]) continue;
-      lines_.line(layout, e, out.buffer());
+      // The header with the first event: by then the trace has described
+      // the providers its columns are sized for.
+      if (!header_printed_) {
+        lines_.header(layout_, out.buffer());
+        header_printed_ = true;
+      }
+      lines_.line(layout_, e, out.buffer());
       out.maybe_flush();
     }
+    const bool done = last || recording_finished(trace);
+    if (done && !header_printed_) lines_.header(layout_, out.buffer());  // no event at all: the header alone, as a dump
     out.flush();
     printed_ = std::move(seen);
     last_took_ = Clock::now() - start;
-    if (last || recording_finished(trace)) return report_damage(name_, all_damage(trace, events), events.events_read());
+    if (done) return report_damage(name_, all_damage(trace, events), events.events_read());
     return std::nullopt;
   }
 
@@ -82,6 +86,7 @@ class Passes {
   std::string name_;
   std::unordered_map<uint32_t, uint64_t> printed_;  // per stream: its first events, printed
   bool header_printed_ = false;
+  TextLayout layout_;  // never narrower than a pass before
   Clock::duration last_took_{};
 };
 

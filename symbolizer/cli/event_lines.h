@@ -33,8 +33,8 @@ class EventLines {
   EventLines(std::string format, std::vector<uint32_t> only_pids)
       : format_(std::move(format)), only_pids_(std::move(only_pids)) {}
 
-  void header(const reader::Trace& trace, std::string& out) const {
-    if (format_ == "text") TextLayout(trace).header(out);
+  void header(const TextLayout& layout, std::string& out) const {
+    if (format_ == "text") layout.header(out);
     if (format_ == "csv") csv_header(out);
   }
 

@@ -3,6 +3,7 @@
 #ifndef SPOOR_CLI_EVENT_TEXT_H
 #define SPOOR_CLI_EVENT_TEXT_H
 
+#include <algorithm>
 #include <cstdint>
 #include <span>
 #include <string>
@@ -43,7 +44,15 @@ std::string duration_text(int64_t ns);
 // The text dump: column widths fit the trace's provider and event names.
 class TextLayout {
  public:
+  TextLayout() = default;
   explicit TextLayout(const reader::Trace& trace);
+  // Columns as wide as both layouts': a followed trace's providers and
+  // events grow as processes describe theirs, and its lines stay aligned
+  // with the header printed first.
+  void widen_to(const TextLayout& other) {
+    provider_width_ = std::max(provider_width_, other.provider_width_);
+    event_width_ = std::max(event_width_, other.event_width_);
+  }
   void header(std::string& out) const;
   void line(const reader::Event& e, std::string& out) const;
 
