@@ -105,15 +105,13 @@ std::string missing_debug_info_message(const std::string& path) {
   // libdwfl asks debuginfod for the debug file itself when DEBUGINFOD_URLS
   // is set, so here it either had none or is not set up.
   const bool asked_debuginfod = debuginfod_configured();
+  const std::string none = asked_debuginfod ? "no debug info (DWARF), nor from debuginfod; " : "no debug info (DWARF); ";
   const std::string package = owning_package(path);
-  if (!package.empty())
-    return std::string(asked_debuginfod ? "no debug info (DWARF), nor from debuginfod; install "
-                                        : "no debug info (DWARF); install ") +
-           package + "-dbgsym (from the Debian debug archive), " +
-           (asked_debuginfod ? "" : "set DEBUGINFOD_URLS=https://debuginfod.debian.net, ") + "or pass --debug-dir";
-  return std::string(asked_debuginfod ? "no debug info (DWARF), nor from debuginfod; " : "no debug info (DWARF); ") +
-         "rebuild it with -g, or pass --debug-dir with a directory holding its .build-id/xx/rest.debug or "
-         ".gnu_debuglink file";
+  if (package.empty())
+    return none + "rebuild it with -g, or pass --debug-dir with a directory holding its .build-id/xx/rest.debug or "
+                  ".gnu_debuglink file";
+  return none + "install " + package + "-dbgsym (from the Debian debug archive), " +
+         (asked_debuginfod ? "" : "set DEBUGINFOD_URLS=https://debuginfod.debian.net, ") + "or pass --debug-dir";
 }
 
 }  // namespace spoor::symbolizer
