@@ -1,7 +1,6 @@
 #include "dump_follow.h"
 
 #include <poll.h>
-#include <signal.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -17,6 +16,7 @@
 #include <vector>
 
 #include "command.h"
+#include "live_recorder.h"
 #include "spoor/reader/event_reader.h"
 #include "trace_report.h"
 
@@ -89,32 +89,6 @@ class Passes {
   TextLayout layout_;  // never narrower than a pass before
   Clock::duration last_took_{};
 };
-
-// The pid of the `spoor record` writing `trace` (its own stream, stream 0,
-// belongs to a process it names "spoor"); 0 when the trace does not say.
-uint32_t recorder_pid(const reader::Trace& trace) {
-  const reader::Stream* own = trace.stream(0);
-  const reader::Process* recorder = own != nullptr ? trace.process(own->pid) : nullptr;
-  return recorder != nullptr && recorder->name == "spoor" ? recorder->pid : 0;
-}
-
-// A recorder killed (SIGKILL, a crash) never finishes its file: once it is
-// gone, the file grows no more. A zombie no one has reaped yet (where no
-// init reaps orphans) is gone too.
-bool recorder_gone(uint32_t pid) {
-  if (pid == 0) return false;
-  if (kill(static_cast<pid_t>(pid), 0) != 0) return errno == ESRCH;
-  char state = 0;
-  if (FILE* stat = std::fopen(("/proc/" + std::to_string(pid) + "/stat").c_str(), "r")) {
-    // "pid (comm) S ...": the state follows the last ')' (comm may hold any).
-    char line[512];
-    const size_t n = std::fread(line, 1, sizeof line - 1, stat);
-    std::fclose(stat);
-    line[n] = '\0';
-    if (const char* close = std::strrchr(line, ')'); close != nullptr && close[1] == ' ') state = close[2];
-  }
-  return state == 'Z' || state == 'X';
-}
 
 }  // namespace
 

@@ -9,6 +9,7 @@
 #include "args.h"
 #include "command.h"
 #include "event_text.h"
+#include "live_recorder.h"
 #include "spoor/reader/activity.h"
 #include "spoor/reader/event_reader.h"
 #include "spoor/reader/names.h"
@@ -193,7 +194,7 @@ void print_activities(const reader::ActivityMatches& m, std::string& out) {
 }
 
 void print_problems(const Trace& t, const std::vector<reader::StreamStats>& stats,
-                    const std::vector<reader::Damage>& damage, std::string& out) {
+                    const std::vector<reader::Damage>& damage, uint32_t live_recorder, std::string& out) {
   // A session ends its file with every stream's STREAM_END block; a stream
   // without one means the file stops early (cut, or the program died
   // before the session stopped), so its final lost count may be missing.
@@ -206,6 +207,9 @@ void print_problems(const Trace& t, const std::vector<reader::StreamStats>& stat
     for (const std::string& w : t.warnings()) out += "  " + w + "\n";
     if (stats.empty())
       out += "  the recording did not finish: the file has no streams\n";
+    else if (!unended.empty() && live_recorder != 0)
+      out += "  still being recorded: spoor record (pid " + std::to_string(live_recorder) +
+             ") is writing this file; stream " + unended + " has no STREAM_END block yet\n";
     else if (!unended.empty())
       out += "  the recording did not finish: stream " + unended +
              " has no STREAM_END block (the file was cut, or the program ended before its session "
@@ -251,7 +255,7 @@ int run_info(const std::vector<std::string>& words) {
   print_event_counts(s, text);
   print_losses(stats, text);
   print_activities(s.activities, text);
-  print_problems(*trace, stats, damage, text);
+  print_problems(*trace, stats, damage, live_recorder(*trace, path), text);
   out.flush();
   return report_damage(path, damage, events.events_read());
 }

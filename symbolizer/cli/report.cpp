@@ -7,6 +7,7 @@
 
 #include "args.h"
 #include "command.h"
+#include "live_recorder.h"
 #include "report_data.h"
 #include "report_text.h"
 #include "spoor/analysis/load.h"
@@ -89,6 +90,7 @@ int run_report(const std::vector<std::string>& words) {
   in.block = &block;
   in.symbols = &stacks;
   in.only_pids = only_pids;
+  in.live_recorder = live_recorder(*trace, path);
   ReportSections sections;
   sections.heap = args->option("--heap") != nullptr;
   sections.io = args->option("--io") != nullptr;

@@ -135,6 +135,7 @@ json process_json(const Context& c, const an::ProcessInfo& p) {
   j["start_ns"] = c.rel(p.start_ns);
   j["end_ns"] = c.rel(p.end_ns);
   j["duration_ns"] = p.end_ns - p.start_ns;
+  j["start_known"] = p.start_known;
   if (p.end) {
     j["exit"] = {{"time_ns", c.rel(p.end->time_ns)}, {"exit_code", p.end->exit_code},
                  {"signal", p.end->signal}, {"core_dumped", p.end->core_dumped}};
@@ -747,6 +748,8 @@ json build_report(const ReportInputs& in, const ReportSections& sections, size_t
                 {"start_ns", m.first_ns}, {"duration_ns", m.last_ns - m.first_ns},
                 {"processes", processes}, {"threads", threads}};
   if (!in.only_pids.empty()) j["trace"]["only_pids"] = in.only_pids;
+  // Streams without their end then mean "not yet", not a recording cut short.
+  if (in.live_recorder != 0) j["trace"]["recorder_running"] = in.live_recorder;
   if (sections.threads) j["processes"] = processes_json(c);
   if (sections.heap) j["heap"] = heap_json(c);
   if (sections.io) j["io"] = io_json(c);

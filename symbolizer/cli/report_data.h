@@ -52,6 +52,7 @@ struct ReportInputs {
   const analysis::BlockAnalysis* block = nullptr;
   analysis::SymbolizedStacks* symbols = nullptr;
   std::vector<uint32_t> only_pids;  // --pid: the analyses saw only these processes' events
+  uint32_t live_recorder = 0;       // the pid of the spoor record still writing the trace (live_recorder.h)
 };
 
 // The sections that have something to say (the default choice).

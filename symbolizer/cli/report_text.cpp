@@ -162,9 +162,10 @@ void print_processes(const json& procs, std::string& out) {
   Table t({{"PID", Table::left}, {"START", Table::right}, {"DURATION", Table::right}, {"ENDED", Table::left},
            {"THREADS", Table::right}, {"COMMAND", Table::left}});
   std::function<void(const json&, int)> add = [&](const json& p, int depth) {
-    t.row({std::string(static_cast<size_t>(depth) * 2, ' ') + std::to_string(u(p, "pid")), ms_text(i64(p, "start_ns")),
-           ms_text(i64(p, "duration_ns")), str(p, "ended"), std::to_string(u(p, "thread_count")),
-           clipped(started_as(p), 100)});
+    const bool known = p.value("start_known", true);
+    t.row({std::string(static_cast<size_t>(depth) * 2, ' ') + std::to_string(u(p, "pid")),
+           known ? ms_text(i64(p, "start_ns")) : "?", known ? ms_text(i64(p, "duration_ns")) : "?", str(p, "ended"),
+           std::to_string(u(p, "thread_count")), clipped(started_as(p), 100)});
     const json& images = p["images"];
     for (size_t i = 1; i < images.size(); ++i)
       t.note("exec #" + std::to_string(u(images[i], "exec_count")) + " at " + ms_text(i64(images[i], "start_ns")) + ": " +
@@ -178,7 +179,10 @@ void print_processes(const json& procs, std::string& out) {
     for (const json* c : children[u(p, "pid")]) add(*c, depth + 1);
   };
   for (const json* r : roots) add(*r, 0);
-  out += "  START and DURATION in ms from the first event of the trace.\n\n";
+  out += "  START and DURATION in ms from the first event of the trace";
+  if (std::any_of(procs.begin(), procs.end(), [](const json& p) { return !p.value("start_known", true); }))
+    out += "; ? where the trace names a process but holds no event, fork or exit of it (yet)";
+  out += ".\n\n";
   t.print(out);
 
   for (const json& p : procs) {
@@ -535,7 +539,7 @@ void print_events(const json& ev, std::string& out) {
 
 // --- health -----------------------------------------------------------------
 
-void print_health(const json& h, std::string& out) {
+void print_health(const json& h, bool recording_goes_on, std::string& out) {
   heading(out, "Trace health");
   out += "  lost events: " + count_text(u(h, "lost_events")) +
          (u(h, "lost_events") > 0
@@ -552,7 +556,9 @@ void print_health(const json& h, std::string& out) {
     out += "    stream " + std::to_string(u(s, "stream")) + " (pid " + std::to_string(u(s, "pid")) + ", cpu " +
            std::to_string(u(s, "cpu")) + "): " + count_text(u(s, "lost")) + " lost";
     if (u(s, "missing_packets") > 0) out += ", " + count_text(u(s, "missing_packets")) + " packets missing";
-    if (!s.value("ended", true)) out += ", no STREAM_END (the recording did not finish)";
+    if (!s.value("ended", true))
+      out += recording_goes_on ? ", no STREAM_END yet (the recording goes on)"
+                               : ", no STREAM_END (the recording did not finish)";
     out += "\n";
   }
   if (h.contains("preload_start")) {
@@ -587,6 +593,9 @@ void print_report_text(const json& r, std::string& out) {
   out += "  " + counted(u(t, "events"), "event", "events") + " over " + ms_text(i64(t, "duration_ns")) + ", " +
          counted(u(t, "processes"), "process", "processes") + ", " + counted(u(t, "threads"), "thread", "threads") +
          " (" + bytes_text(u(t, "file_size")) + " trace)\n";
+  if (t.contains("recorder_running"))
+    out += "  still being recorded: spoor record (pid " + std::to_string(u(t, "recorder_running")) +
+           ") is writing this file; this report covers what it held when read\n";
   if (t.contains("only_pids")) {
     std::string pids;
     for (const json& p : t["only_pids"]) pids += (pids.empty() ? "" : ", ") + std::to_string(p.get<uint64_t>());
@@ -598,7 +607,7 @@ void print_report_text(const json& r, std::string& out) {
   if (r.contains("cpu")) print_cpu(r["cpu"], out);
   if (r.contains("events")) print_events(r["events"], out);
   if (r.contains("kernel")) print_kernel(r["kernel"], out);
-  print_health(r["health"], out);
+  print_health(r["health"], t.contains("recorder_running"), out);
 }
 
 }  // namespace spoor::cli

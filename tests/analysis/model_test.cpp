@@ -143,6 +143,36 @@ TEST(Model, AReapersExitStatusWinsOverTheProcessesOwnAndKeepsItsTime) {
   EXPECT_TRUE(p.end->by_itself);
 }
 
+// A trace read while its recording goes on can name a process (its PROCESS
+// block) before any event of it arrives: it began at its parent's Fork
+// when that is in, at its reaper's word when only that is, and else when
+// is unknown, said so and placed after every event read.
+TEST(Model, AProcessWithoutEventsStartsAtItsForkOrIsSaidUnknown) {
+  SpoorTrace t;
+  t.process(99, 1, "spoor", {"spoor", "record"});
+  t.process(100, 99, "prog", {"prog"});
+  t.process(200, 100, "child", {"child"});
+  t.process(300, 100, "child", {"child"});
+  t.process(400, 100, "child", {"child"});
+  t.process_start(100, 1000, 99, 0, "/bin/prog");
+  t.fork(100, 1500, 200);
+  t.alloc(100, 2000, 0x1000, 10, 0);
+  t.process_exit(100, 2500, 300, 0, 9);
+  Loaded l = load(t);
+  const an::ProcessInfo& forked = by_pid(l.model, 200);
+  EXPECT_TRUE(forked.start_known);
+  EXPECT_EQ(forked.start_ns, 1500) << "its parent's Fork";
+  EXPECT_GE(forked.end_ns, forked.start_ns);
+  const an::ProcessInfo& reaped = by_pid(l.model, 300);
+  EXPECT_TRUE(reaped.start_known);
+  EXPECT_EQ(reaped.start_ns, 2500) << "its reaper's word";
+  const an::ProcessInfo& named = by_pid(l.model, 400);
+  EXPECT_FALSE(named.start_known);
+  EXPECT_EQ(named.start_ns, l.model.last_ns) << "after every event read, not before the trace";
+  EXPECT_EQ(named.end_ns, named.start_ns);
+  EXPECT_TRUE(by_pid(l.model, 100).start_known);
+}
+
 // glibc's system() and pclose() reap their shell inside libc: the status
 // their CommandEnd carries goes to the one child that started between the
 // command's two events and has no reaper's word, and to none when two

@@ -230,6 +230,61 @@ TEST(Record, DumpFollowOfNothingOrOfAnUnfinishedTraceSaysSo) {
   EXPECT_NE(cut.err.find("is damaged at byte"), std::string::npos) << cut.err;
 }
 
+// spoor report and spoor info of a trace still being written say that the
+// recording goes on (the streams' ends are still to come), name its
+// recorder, and give no process a start before the trace's; once the
+// recording has ended, neither says so any more.
+TEST(Record, AReportOfARecordingStillGoingOnSaysSo) {
+  const std::string trace = trace_path("going-on");
+  const std::string go = spoor::test::temp_path("going-on-go");
+  const std::string ended = spoor::test::temp_path("going-on-status");
+  std::filesystem::remove(go);
+  std::filesystem::remove(ended);
+  const std::string program = "sh -c 'cat /etc/hostname > /dev/null; sh -c \"sleep 0.2\" & i=0; while [ ! -e " +
+                              go + " ] && [ $i -lt 400 ]; do sleep 0.05; i=$((i+1)); done; wait'";
+  ASSERT_EQ(std::system(("(" + kSpoor + " record -o " + trace + " -- " + program + " >/dev/null 2>&1; echo $? > " +
+                         ended + ".part && mv " + ended + ".part " + ended + ") &")
+                            .c_str()),
+            0);
+  for (int i = 0; i < 400 && !(std::filesystem::exists(trace) && std::filesystem::file_size(trace) > 4096); ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(25));
+  std::this_thread::sleep_for(std::chrono::milliseconds(600));  // a flush or two of the recorder's
+  const Process live = run(kSpoor + " report --format json " + trace);
+  const Process live_text = run(kSpoor + " report " + trace);
+  const Process live_info = run(kSpoor + " info " + trace);
+  const nlohmann::json r = nlohmann::json::parse(live.out, nullptr, false);
+  const uint64_t recorder = r.is_object() ? r["trace"].value("recorder_running", uint64_t{0}) : 0;
+  std::string comm;
+  std::ifstream("/proc/" + std::to_string(recorder) + "/comm") >> comm;
+  const bool still_running = !std::filesystem::exists(ended);
+  std::ofstream(go) << "go\n";
+  ASSERT_TRUE(still_running) << "the program ended before the reports were read";
+  ASSERT_EQ(live.status, 0) << live.err;
+  ASSERT_NE(recorder, 0u) << live.out.substr(0, 2000);
+  EXPECT_EQ(comm, "spoor");
+  for (const nlohmann::json& p : r["processes"]) {
+    EXPECT_GE(p["start_ns"].get<int64_t>(), 0) << p.dump().substr(0, 300);
+    EXPECT_GE(p["duration_ns"].get<int64_t>(), 0) << p.dump().substr(0, 300);
+  }
+  const std::string says = "still being recorded: spoor record (pid " + std::to_string(recorder) + ") is writing";
+  EXPECT_NE(live_text.out.find(says), std::string::npos) << live_text.out;
+  EXPECT_NE(live_text.out.find("no STREAM_END yet (the recording goes on)"), std::string::npos) << live_text.out;
+  EXPECT_EQ(live_text.out.find("did not finish"), std::string::npos) << live_text.out;
+  EXPECT_NE(live_info.out.find(says), std::string::npos) << live_info.out;
+  EXPECT_EQ(live_info.out.find("did not finish"), std::string::npos) << live_info.out;
+
+  for (int i = 0; i < 600 && !std::filesystem::exists(ended); ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  std::string status;
+  std::ifstream(ended) >> status;
+  ASSERT_EQ(status, "0");
+  const Process done = run(kSpoor + " report " + trace);
+  const Process done_info = run(kSpoor + " info " + trace);
+  EXPECT_EQ(done.out.find("still being recorded"), std::string::npos) << done.out;
+  EXPECT_EQ(done.out.find("STREAM_END"), std::string::npos) << done.out;
+  EXPECT_EQ(done_info.out.find("still being recorded"), std::string::npos) << done_info.out;
+}
+
 // -o -: the trace goes to standard output, for a reader on a pipe; the
 // program's own standard output goes to standard error, unchanged.
 TEST(Record, DashWritesTheTraceToStandardOutputAndTheProgramsOutputToStandardError) {

@@ -226,9 +226,12 @@ class Loader {
             (name.empty() ? std::string("a tracer") : std::string(name)) + " (pid " + tracer_pid + ")";
         return;
       }
-      case EventKind::process_fork:
-        m_.processes[process].forked.push_back(static_cast<uint32_t>(field_u64(e, k, f::kChildPid)));
+      case EventKind::process_fork: {
+        const auto child = static_cast<uint32_t>(field_u64(e, k, f::kChildPid));
+        m_.processes[process].forked.push_back(child);
+        fork_ns_.try_emplace(child, e.time_ns);
         return;
+      }
       case EventKind::process_exec: {
         ProcessInfo& p = m_.processes[process];
         pending_exec_[p.pid] = std::string(field_str(e, k, f::kExecPath));
@@ -551,7 +554,17 @@ class Loader {
     }
     for (ProcessInfo& p : m_.processes) {
       if (p.end) p.end_ns = std::max(p.end_ns, p.end->time_ns);
-      if (p.start_ns == kNeverNs) p.start_ns = p.end ? p.end->time_ns : 0;
+      // A process with no event of its own (one the trace met only in its
+      // PROCESS block, its parent's Fork or its reaper's word: a trace read
+      // while its recording goes on, a child that died before the shim ran)
+      // began at its fork, else no later than its end. With neither, when
+      // is unknown: it is placed after every event read.
+      if (p.start_ns == kNeverNs) {
+        const auto fork = fork_ns_.find(p.pid);
+        p.start_known = fork != fork_ns_.end() || p.end;
+        p.start_ns = fork != fork_ns_.end() ? fork->second : p.end ? p.end->time_ns : m_.last_ns;
+        p.end_ns = std::max(p.end_ns, p.start_ns);
+      }
       if (!p.images.empty()) {
         m_.images[p.images.back()].end_ns = p.end_ns;
         // A traced image announces itself: the last block is the last
@@ -597,6 +610,7 @@ class Loader {
   KernelModules kernel_;
   std::unordered_map<uint64_t, ThreadIndex> thread_by_tid_;  // the current thread of (pid, tid)
   std::unordered_map<uint32_t, std::string> pending_exec_;  // Exec's path until the next image
+  std::unordered_map<uint32_t, int64_t> fork_ns_;  // a child pid: the time of the Fork that made it
   // A system() or popen() command: CommandStart and CommandEnd.
   struct Command {
     ProcessIndex process = kNone;

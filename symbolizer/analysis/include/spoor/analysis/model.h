@@ -120,6 +120,7 @@ struct ProcessInfo {
   // of it from its start, which got no CPU samples.
   std::string samples_off_under;
   int64_t start_ns = kNeverNs;            // first event or ProcessStart
+  bool start_known = true;                // false: no event, Fork or end told when it began
   int64_t end_ns = 0;                     // ProcessExit, else its last event
   std::optional<ProcessEnd> end;
   // What --kernel recorded of its end, used when nothing else tells it:
