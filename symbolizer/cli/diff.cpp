@@ -45,8 +45,9 @@ struct Side {
 
 // A function of one build is the same function of another by its name
 // and its module's file name (the paths and load addresses may differ);
-// one without a symbol only by its module+offset, which matches only
-// the same build.
+// one without a symbol only by where its code starts (its call frame
+// information's) or else its module+offset, which match only the same
+// build.
 std::string key(const an::HeapFunction& f) {
   switch (f.kind) {
     case an::AllocatorKind::no_stack: return "(no stack)";
@@ -55,6 +56,7 @@ std::string key(const an::HeapFunction& f) {
   }
   const std::string module = an::base_name(f.frame.module);
   if (!f.frame.function.empty()) return short_function(f.frame.function) + "  (" + module + ")";
+  if (f.frame.has_code_start) return f.frame.function_or_location();  // sites merged by it (heap_functions.h)
   char offset[32];
   std::snprintf(offset, sizeof offset, "+0x%llx", static_cast<unsigned long long>(f.frame.module_offset));
   return module.empty() ? f.frame.label() : module + offset;

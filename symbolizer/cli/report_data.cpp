@@ -68,6 +68,7 @@ struct Context {
     j["module"] = f.module;
     j["module_offset"] = hex(f.module_offset);
     if (f.has_symbol_offset) j["symbol_offset"] = hex(f.symbol_offset);
+    if (f.has_code_start) j["function_start"] = hex(f.code_start);  // no symbol: where its function begins
     return j;
   }
 

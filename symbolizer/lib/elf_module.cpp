@@ -4,6 +4,7 @@
 #include <elfutils/libdw.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 
 #include "debug_package.h"
@@ -343,8 +344,28 @@ void ElfModule::lookup(uint64_t file_address, Location& out) {
     if (innermost.file.empty() && symbol->file != nullptr && options_.gnu_addr2line_compatible)
       innermost.file = symbol->file;
     out.resolved = true;
+  } else if (!options_.gnu_addr2line_compatible) {
+    out.code_start_known = code_start(dwfl_address, &out.code_start);
   }
   out.frames.push_back(std::move(innermost));
+}
+
+bool ElfModule::code_start(uint64_t dwfl_address, uint64_t* file_address) {
+  Dwarf_Addr elf_bias = 0;
+  Elf* elf = dwfl_module_getelf(module_, &elf_bias);
+  if (!code_starts_) code_starts_.emplace(elf);
+  // Only an address some FDE covers: the table says where entries begin,
+  // and code without call frame information (hand-written assembly) after
+  // a function is not part of it.
+  Dwarf_Addr cfi_bias = 0;
+  Dwarf_CFI* cfi = dwfl_module_eh_cfi(module_, &cfi_bias);
+  Dwarf_Frame* frame = nullptr;
+  if (cfi == nullptr || dwarf_cfi_addrframe(cfi, dwfl_address - cfi_bias, &frame) != 0) return false;
+  std::free(frame);  // dwarf_cfi_addrframe's, malloc'd
+  const std::optional<uint64_t> start = code_starts_->at_or_before(dwfl_address - elf_bias);
+  if (!start) return false;
+  *file_address = *start + elf_bias - bias_;
+  return true;
 }
 
 }  // namespace spoor::symbolizer

@@ -18,6 +18,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "code_starts.h"
 #include "cu_index.h"
 #include "line_table.h"
 #include "spoor/symbolizer/symbolizer.h"
@@ -57,6 +58,8 @@ class ElfModule {
   // ID against the recorded one: "" when module_ is ready, else why not.
   std::string open(const ModuleInfo& module, const std::string& file);
   Unit* unit_at(uint64_t dwfl_address);
+  // The start of the FDE covering the address (Location::code_start).
+  bool code_start(uint64_t dwfl_address, uint64_t* file_address);
   // The unit made from `line_unit` (made once), if its ranges hold the address.
   Unit* unit_covering(Dwarf_Die line_unit, uint64_t dwarf_address);
   bool unit_die_from_ranges(uint64_t dwarf_address, Dwarf_Die* out);
@@ -85,6 +88,7 @@ class ElfModule {
   };
   std::vector<UnitRange> unit_ranges_;
   bool unit_ranges_built_ = false;
+  std::optional<CodeStarts> code_starts_;  // read at the first address no symbol names
   std::unordered_map<const char*, std::string> names_;  // raw DWARF/ELF string -> shown name
   std::vector<Dwarf_Die> chain_;                        // scratch, reused across lookups
   // GNU addr2line's naming state (Options::gnu_addr2line_compatible), by DIE.

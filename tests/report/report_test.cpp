@@ -9,11 +9,13 @@
 
 #include <filesystem>
 #include <algorithm>
+#include <cstdio>
 #include <fstream>
 #include <map>
 #include <set>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -268,6 +270,37 @@ TEST(ReportHeapNoLines, CallsInAFunctionDifferByTheirOffset) {
   const Process text = run(kSpoor + " report --heap " + path);
   EXPECT_NE(text.out.find("make_pair_of_blocks+" + offset_by_size[4001]), std::string::npos) << text.out;
   EXPECT_NE(text.out.find("make_pair_of_blocks+" + offset_by_size[4002]), std::string::npos) << text.out;
+  std::filesystem::remove(path);
+}
+
+// Without any symbol (the same program stripped), the two calls are still
+// one function's: the ranking of allocating functions merges them under
+// where the call frame information says that function starts, which is
+// where the unstripped file's symbol says it does.
+TEST(ReportHeapNoLines, WithoutSymbolsCallsInAFunctionAreOneRowNamedByItsStart) {
+  const Process nm = run("nm '" SPOOR_REPORT_NO_LINES "' | awk '$3 == \"make_pair_of_blocks\" { print $1 }'");
+  ASSERT_FALSE(nm.out.empty());
+  const uint64_t start = std::stoull(nm.out, nullptr, 16);
+  char name[96];
+  std::snprintf(name, sizeof name, "function at spoor_test_report_stripped+0x%llx",
+                static_cast<unsigned long long>(start));
+  const std::string path = record("stripped", SPOOR_REPORT_STRIPPED, "--sample-hz 0");
+  const json r = report_json(path, "--heap --top 50");
+  ASSERT_TRUE(r.contains("heap")) << r.dump(1).substr(0, 2000);
+  std::vector<json> rows;
+  for (const json& f : r["heap"][0]["top_functions"])
+    if (f["function"] == name) rows.push_back(f);
+  ASSERT_EQ(rows.size(), 1u) << name << " in " << r["heap"][0]["top_functions"].dump(1).substr(0, 4000);
+  EXPECT_EQ(rows[0]["calls"], 20u);
+  EXPECT_EQ(rows[0]["allocated_bytes"], 10u * (4001 + 4002));
+  // The sites stay apart, each at its own address.
+  std::set<std::string> sites;
+  for (const json& site : r["heap"][0]["top_by_bytes"])
+    if (site["calls"] == 10u && site["frames"][0].value("module", "").find("stripped") != std::string::npos)
+      sites.insert(site["frames"][0]["address"].get<std::string>());
+  EXPECT_EQ(sites.size(), 2u) << r["heap"][0]["top_by_bytes"].dump(1).substr(0, 4000);
+  const Process text = run(kSpoor + " report --heap " + path);
+  EXPECT_NE(text.out.find(name), std::string::npos) << text.out;
   std::filesystem::remove(path);
 }
 

@@ -2,6 +2,12 @@
 // --debug-dir, by .gnu_debuglink beside the binary, and split DWARF (.dwo).
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
 #include "symbolizer_test_support.h"
 
 namespace spoor::symbolizer::test {
@@ -41,6 +47,42 @@ TEST(SeparateDebugInfo, WithoutItTheModuleIsReportedOnce) {
   EXPECT_EQ(symbolizer.problems()[0].path, stripped);
   EXPECT_NE(symbolizer.problems()[0].message.find("no debug info"), std::string::npos)
       << symbolizer.problems()[0].message;
+}
+
+// Without symbols, an address still says which function it is in: where
+// the call frame information entry that covers it begins, which is where
+// the unstripped file's symbol for that function begins.
+TEST(SeparateDebugInfo, WithoutItAnAddressIsPlacedInItsFunctionByItsCallFrameInformation) {
+  struct Function {
+    uint64_t start, size;
+  };
+  std::vector<Function> functions;  // from the unstripped file: nm -S's code symbols with a size
+  std::istringstream nm(run("nm -S '" SPOOR_SYM_PIE "'").out);
+  for (std::string line; std::getline(nm, line);) {
+    std::istringstream fields(line);
+    std::string start, size, type;
+    if (!(fields >> start >> size >> type) || (type != "t" && type != "T")) continue;
+    functions.push_back({std::stoull(start, nullptr, 16), std::stoull(size, nullptr, 16)});
+  }
+  ASSERT_GT(functions.size(), 5u);
+  Symbolizer symbolizer;
+  const std::string stripped = kVariants + "/buildid/prog";
+  size_t placed = 0, in_functions = 0;
+  std::set<uint64_t> starts;
+  for (uint64_t a : code_addresses(SPOOR_SYM_PIE, 3)) {
+    const auto f = std::find_if(functions.begin(), functions.end(),
+                                [a](const Function& fn) { return a >= fn.start && a < fn.start + fn.size; });
+    const Location& l = symbolizer.symbolize_file(stripped, a);
+    if (l.resolved) continue;  // an exported symbol names it
+    if (f == functions.end()) continue;  // the PLT, crt's code
+    ++in_functions;
+    if (!l.code_start_known) continue;  // crt's functions without call frame information
+    EXPECT_EQ(l.code_start, f->start) << std::hex << "address 0x" << a;
+    starts.insert(l.code_start);
+    ++placed;
+  }
+  EXPECT_GT(placed, in_functions / 2) << "of " << in_functions << " addresses in unnamed functions";
+  EXPECT_GT(starts.size(), 3u) << "addresses of several functions";
 }
 
 TEST(SeparateDebugInfo, MiniDebugInfoNamesFunctionsTheDynamicSymbolsLack) {

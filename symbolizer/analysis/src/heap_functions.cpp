@@ -12,10 +12,12 @@ namespace spoor::analysis {
 namespace {
 
 // What makes two first frames one function: the name within its module;
-// without a name, the very address (module+offset, or the raw address
-// outside every module). The leading byte keeps the three kinds apart.
+// without a name, the start of the code its call frame information says
+// holds it, else the very address (module+offset, or the raw address
+// outside every module). The leading byte keeps the kinds apart.
 std::string identity(const Frame& f) {
   if (!f.function.empty()) return "f" + f.module + '\0' + f.function;
+  if (!f.module.empty() && f.has_code_start) return "c" + f.module + '\0' + std::to_string(f.code_start);
   if (!f.module.empty()) return "m" + f.module + '\0' + std::to_string(f.module_offset);
   return "a" + std::to_string(f.address);
 }

@@ -30,11 +30,13 @@ std::string base_name(const std::string& path) {
 
 std::string Frame::function_or_location() const {
   if (!function.empty()) return function;
+  if (!module.empty() && has_code_start) return "function at " + base_name(module) + "+" + hex(code_start);
   if (!module.empty()) return base_name(module) + "+" + hex(module_offset);
   return hex(address);
 }
 
 std::string Frame::label() const {
+  if (function.empty() && !module.empty()) return base_name(module) + "+" + hex(module_offset);
   std::string s = function_or_location();
   if (!function.empty() && !file.empty()) {
     s += "  " + base_name(file);
@@ -125,6 +127,8 @@ struct SymbolizedStacks::State {
       f.inlined = s.inlined;
       f.has_symbol_offset = s.named_by_symbol && s.line == 0;
       f.symbol_offset = s.symbol_offset + (address - lookup);  // of the address as recorded
+      f.has_code_start = loc.code_start_known && s.function.empty();
+      f.code_start = loc.code_start;
       out.push_back(std::move(f));
     }
     if (loc.frames.empty()) out.push_back(std::move(base));

@@ -44,6 +44,11 @@ struct Location {
   std::string module;               // path of the module, "" when the address is in none
   uint64_t module_address = 0;      // the address in the ELF file (runtime address - bias)
   bool resolved = false;            // a symbol (at least) was found
+  // Unresolved only: where the call frame information entry (.eh_frame
+  // FDE) that covers the address begins, as an ELF file address. Compilers give each function (and each cold part) its own,
+  // so addresses of a stripped library group by the function they are in.
+  bool code_start_known = false;
+  uint64_t code_start = 0;
 };
 
 // A module as a trace describes it (Spoor.Process ModuleLoad).

@@ -8,8 +8,10 @@
 // site (whole stack) per path in HeapProfile::sites.
 //
 // A function is its name and its module (two static functions of one name
-// in two libraries are two rows). A first frame with no symbol is its
-// module+offset, exactly as a site's row names it. Allocations recorded
+// in two libraries are two rows). A first frame with no symbol is the
+// function its module's call frame information places it in ("function at
+// libfoo.so+0x1a40"), else its module+offset, exactly as a site's row
+// names it. Allocations recorded
 // without a stack are one row, and so are those whose stack the trace
 // never described.
 #ifndef SPOOR_ANALYSIS_HEAP_FUNCTIONS_H

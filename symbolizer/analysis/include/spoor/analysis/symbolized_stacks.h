@@ -32,11 +32,16 @@ struct Frame {
   // into it ("deflateInit2_+0x19"), so two calls in one function differ.
   bool has_symbol_offset = false;
   uint64_t symbol_offset = 0;
+  // Unnamed, in a module: the start of the function holding the address,
+  // from the module's call frame information (Location::code_start).
+  bool has_code_start = false;
+  uint64_t code_start = 0;
 
   // "function file.c:12", "function", "libfoo.so+0x1a2b" or "0x7f001234".
   std::string label() const;
-  // The function, else module+0xoffset, else the address: what a profile
-  // aggregates by.
+  // The function, else the unnamed function holding the address ("function
+  // at libfoo.so+0x1a00"), else module+0xoffset, else the address: what a
+  // profile aggregates by.
   std::string function_or_location() const;
 };
 
