@@ -345,15 +345,18 @@ SPOOR_EVENT(kIoSocket, g_io,
 // input) is not in a run: it is an FWrite or FRead of its own.
 // FWriteRun: fwrite, fputs, puts and the printf family on a stream (not
 // dprintf, vdprintf: those are FWrite). FReadRun: fread, fgets, getline,
-// getdelim. call: kIoStdio* below (one function per run; the _unlocked,
-// _chk and _IO_ forms count as their function; printf is every printf
-// that writes to a stream). calls: the calls in the run. result: the bytes
-// they moved (never negative). start_ticks: before the first call;
+// getdelim, and __uflow (kIoStdioRefill: an inlined getc_unlocked's call
+// for more input when the stream's buffer is empty; its bytes are those it
+// brought into the buffer, which the program's inlined calls then take one
+// by one out of the shim's sight). call: kIoStdio* below (one function per
+// run; the _unlocked, _chk and _IO_ forms count as their function; printf
+// is every printf that writes to a stream). calls: the calls in the run.
+// result: the bytes they moved (never negative). start_ticks: before the first call;
 // end_ticks: after the last one. busy_ticks: the time inside the calls,
 // summed (the run's span also holds the program's time between them).
 // stack: the first call's, as FRead's.
 inline constexpr uint8_t kIoStdioFwrite = 0, kIoStdioFputs = 1, kIoStdioPuts = 2, kIoStdioPrintf = 3,
-                         kIoStdioFread = 4, kIoStdioFgets = 5, kIoStdioGetline = 6;
+                         kIoStdioFread = 4, kIoStdioFgets = 5, kIoStdioGetline = 6, kIoStdioRefill = 7;
 constexpr bool is_stdio_output(uint8_t call) { return call <= kIoStdioPrintf; }
 SPOOR_EVENT(kIoFWriteRun, g_io,
             (EventInfo{.name = "FWriteRun", .id = 29, .version = 1, .level = Level::info, .keywords = kKeywordIoStdio}),

@@ -17,11 +17,13 @@
 // begins a run pays a clock read more, the event write of a run it evicts
 // and, under kKeywordIoTransferStacks, a stack walk.
 //
-// Out of reach: with optimization, glibc's headers inline getc_unlocked,
-// putc_unlocked, fgetc_unlocked, fputc_unlocked, getchar_unlocked and
-// putchar_unlocked into the program, which then calls libc only through
-// __uflow/__overflow when the buffer is empty or full. Those calls are not
-// recorded: their byte counts are not the program's.
+// With optimization, glibc's headers inline getc_unlocked, putc_unlocked,
+// fgetc_unlocked, fputc_unlocked, getchar_unlocked and putchar_unlocked
+// into the program, which then calls libc only through __uflow/__overflow
+// when the buffer is empty or full. __uflow is recorded (stdio_hooks.cpp:
+// each refill's bytes are the file's, which the program then reads);
+// __overflow is not: the last part of the buffer goes out inside fclose or
+// exit, out of sight, so its counts would be short of the program's.
 #undef _FORTIFY_SOURCE  // the shim defines the functions fortify wraps
 #include <time.h>
 

@@ -59,6 +59,7 @@ using VDPrintfFn = int (*)(int, const char*, va_list);
 using VDPrintfChkFn = int (*)(int, int, const char*, va_list);
 using GetlineFn = ssize_t (*)(char**, size_t*, FILE*);
 using GetdelimFn = ssize_t (*)(char**, size_t*, int, FILE*);
+using UflowFn = int (*)(FILE*);
 
 constinit NextFunction<FOpenFn> g_fopen{"fopen"}, g_fopen64{"fopen64"};
 constinit NextFunction<FDOpenFn> g_fdopen{"fdopen"};
@@ -79,6 +80,7 @@ constinit NextFunction<VDPrintfFn> g_vdprintf{"vdprintf"};
 constinit NextFunction<VDPrintfChkFn> g_vdprintf_chk{"__vdprintf_chk"};
 constinit NextFunction<GetlineFn> g_getline{"getline"};
 constinit NextFunction<GetdelimFn> g_getdelim{"getdelim"}, g_getdelim_internal{"__getdelim"};
+constinit NextFunction<UflowFn> g_uflow{"__uflow"};
 constinit NextFunction<VFPrintfFn> g_vfprintf{"vfprintf"};
 constinit NextFunction<VFPrintfChkFn> g_vfprintf_chk{"__vfprintf_chk"};
 
@@ -399,6 +401,37 @@ SPOOR_ALWAYS_INLINE ssize_t traced_getdelim(bool known, FILE* stream, Call&& cal
   return length;
 }
 
+// glibc's _IO_IN_BACKUP (libio/libio.h, not installed; the same since
+// glibc 2.0): the stream reads from its ungetc backup area.
+constexpr int kStreamInBackup = 0x100;
+
+// __uflow: what glibc's inlined getc_unlocked, fgetc_unlocked and
+// getchar_unlocked call (from the program, through its PLT) when the
+// stream's buffer is empty. It refills the buffer and returns its first
+// byte; the inlined calls take the rest without calling libc. So its byte
+// count is the buffer's fill, read_end - read_base afterwards: what the
+// stream took from its file, which the program then reads. libc's own
+// getc, fgetc and fread reach __uflow by an internal call, not this hook,
+// so those bytes are not counted twice. A stream leaving its backup area
+// (kStreamInBackup) goes back to bytes already counted: not recorded.
+// Cost: one refill per buffer (4 KiB, usually), as an fread call's.
+SPOOR_ALWAYS_INLINE int traced_uflow(UflowFn next, FILE* stream) {
+  if (SPOOR_UNLIKELY(next == nullptr)) return unavailable(EOF);
+  if (SPOOR_LIKELY(!kIoFRead.enabled()) || (stream->_flags & kStreamInBackup) != 0) return next(stream);
+  const bool had_error = ferror_unlocked(stream) != 0;
+  const uint64_t start = spoor_port_ticks();
+  const int result = next(stream);
+  const bool failed = !had_error && ferror_unlocked(stream) != 0;
+  const uint64_t bytes = result != EOF && stream->_IO_read_end > stream->_IO_read_base
+                             ? static_cast<uint64_t>(stream->_IO_read_end - stream->_IO_read_base)
+                             : 0;
+  const uint64_t buffer = stream->_IO_buf_end > stream->_IO_buf_base
+                              ? static_cast<uint64_t>(stream->_IO_buf_end - stream->_IO_buf_base)
+                              : 0;
+  fold_or_record<kIoStdioRefill>(stream, __builtin_return_address(0), buffer, bytes, failed, start);
+  return result;
+}
+
 }  // namespace
 }  // namespace spoor::preload
 
@@ -653,5 +686,9 @@ SPOOR_INTERPOSE ssize_t __getdelim(char** line, size_t* capacity, int delimiter,
   const GetdelimFn next = g_getdelim_internal.get();
   return traced_getdelim(next != nullptr, stream, SPOOR_CALL(next, line, capacity, delimiter, stream));
 }
+
+// --- inlined character reads ----------------------------------------------------
+
+SPOOR_INTERPOSE int __uflow(FILE* stream) { return traced_uflow(g_uflow.get(), stream); }
 
 }  // extern "C"

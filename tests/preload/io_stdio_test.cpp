@@ -305,6 +305,35 @@ TEST_P(IoStdio, TheReportCountsStdioBytesAndCallsPerFile) {
   EXPECT_EQ(files["input.txt"]["bytes_read"], kInput);
 }
 
+// getc_unlocked inlined into the program reaches libc only through
+// __uflow, once per buffer refill: those refills are the file's reads, and
+// their bytes the whole file, once (the ungetc peek midway rereads a byte
+// from the backup area, not the file).
+TEST(InlinedGetc, TheBufferRefillsAreTheFilesReads) {
+  ASSERT_NE(run("nm -D " SPOOR_INLINE_GETC).out.find(" U __uflow"), std::string::npos)
+      << "getc_unlocked was not inlined: the test would not reach __uflow";
+  const std::string input = temp_path("inline-getc.txt");
+  constexpr int64_t kBytes = 300000;
+  std::ofstream(input) << std::string(kBytes, 'x');
+  const Process plain = run(std::string(SPOOR_INLINE_GETC) + " " + input);
+  ASSERT_EQ(plain.out, std::to_string(kBytes) + "\n");
+  const std::string trace = temp_path("inline-getc.spoor");
+  const Process traced = run(kSpoor + " record -p io -o " + trace + " -- " + SPOOR_INLINE_GETC + " " + input);
+  ASSERT_EQ(traced.status, 0) << traced.err;
+  EXPECT_EQ(traced.out, plain.out);
+  spoor::test::IoReportRows rows = spoor::test::io_report_rows(kSpoor, trace, true);
+  fs::remove(trace);
+  fs::remove(input);
+  ASSERT_EQ(rows.failure, "");
+  ASSERT_TRUE(rows.files.count("inline-getc.txt")) << rows.report.dump().substr(0, 3000);
+  const auto& file = rows.files["inline-getc.txt"];
+  EXPECT_EQ(file["bytes_read"], kBytes);
+  // 4 KiB buffers (the file system's block size), then the end: a few
+  // dozen reads, not one per byte and not none.
+  EXPECT_GE(file["reads"].get<int64_t>(), 2);
+  EXPECT_LE(file["reads"].get<int64_t>(), kBytes / 1024 + 1);
+}
+
 TEST(MemoryStreams, EachIsARowOfItsOwnNamedByItsFunction) {
   // memory_streams.c: open_memstream, open_wmemstream, fmemopen and
   // fopencookie streams, whose calls carry no descriptor (fd -1). Each

@@ -152,7 +152,7 @@ KnownEvents::KnownEvents(const reader::Trace& trace) {
 
 namespace field {
 std::string_view stdio_run_function(uint64_t call) {
-  constexpr std::string_view kNames[] = {"fwrite", "fputs", "puts", "printf", "fread", "fgets", "getline"};
+  constexpr std::string_view kNames[] = {"fwrite", "fputs", "puts", "printf", "fread", "fgets", "getline", "__uflow"};
   return call < std::size(kNames) ? kNames[call] : "stdio";
 }
 }  // namespace field
