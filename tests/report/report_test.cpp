@@ -274,9 +274,9 @@ TEST(ReportHeapNoLines, CallsInAFunctionDifferByTheirOffset) {
 }
 
 // Without any symbol (the same program stripped), the two calls are still
-// one function's: the ranking of allocating functions merges them under
-// where the call frame information says that function starts, which is
-// where the unstripped file's symbol says it does.
+// one function's: the ranking of allocating functions and the folded
+// export merge them under where the call frame information says that
+// function starts, which is where the unstripped file's symbol says it does.
 TEST(ReportHeapNoLines, WithoutSymbolsCallsInAFunctionAreOneRowNamedByItsStart) {
   const Process nm = run("nm '" SPOOR_REPORT_NO_LINES "' | awk '$3 == \"make_pair_of_blocks\" { print $1 }'");
   ASSERT_FALSE(nm.out.empty());
@@ -301,6 +301,11 @@ TEST(ReportHeapNoLines, WithoutSymbolsCallsInAFunctionAreOneRowNamedByItsStart) 
   EXPECT_EQ(sites.size(), 2u) << r["heap"][0]["top_by_bytes"].dump(1).substr(0, 4000);
   const Process text = run(kSpoor + " report --heap " + path);
   EXPECT_NE(text.out.find(name), std::string::npos) << text.out;
+  // A flame graph's folded stacks: one frame for the function, its two
+  // call sites' allocations on one line.
+  const Process folded = run(kSpoor + " export " + path + " --format folded --weight alloc-calls");
+  ASSERT_EQ(folded.status, 0) << folded.err;
+  EXPECT_NE(folded.out.find(std::string(name) + " 20\n"), std::string::npos) << folded.out;
   std::filesystem::remove(path);
 }
 
