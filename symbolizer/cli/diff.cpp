@@ -56,10 +56,7 @@ std::string key(const an::HeapFunction& f) {
   }
   const std::string module = an::base_name(f.frame.module);
   if (!f.frame.function.empty()) return short_function(f.frame.function) + "  (" + module + ")";
-  if (f.frame.has_code_start) return f.frame.function_or_location();  // sites merged by it (heap_functions.h)
-  char offset[32];
-  std::snprintf(offset, sizeof offset, "+0x%llx", static_cast<unsigned long long>(f.frame.module_offset));
-  return module.empty() ? f.frame.label() : module + offset;
+  return f.frame.function_or_location();  // as heap_functions.h merges the sites
 }
 
 void add(Figures& into, const an::HeapSite& s) {

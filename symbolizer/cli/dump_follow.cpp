@@ -27,15 +27,6 @@ using Clock = std::chrono::steady_clock;
 constexpr auto kShortestWait = std::chrono::milliseconds(200);
 constexpr size_t kHeaderBytes = 32;  // a trace shorter than its header has just begun
 
-// True once the recorder has finished the trace: every stream it announced
-// has its STREAM_END (the recorder ends its own stream last, after every
-// traced process's).
-bool recording_finished(const reader::Trace& trace) {
-  if (trace.streams().empty() || trace.damage().has_value()) return false;
-  return std::all_of(trace.streams().begin(), trace.streams().end(),
-                     [](const reader::Stream& s) { return s.end.has_value(); });
-}
-
 // The passes over a growing trace. Each pass decodes the trace from its
 // start and prints, per stream, the events past those an earlier pass
 // printed: a stream's events are the same, in the same order, in every

@@ -62,10 +62,9 @@ class StackTables {
       named |= !frames[k].function.empty();
       l.frames.push_back({.function = frames[k].function, .file = frames[k].file, .line = frames[k].line});
     }
-    if (!named) {  // shown as module+0xoffset, or by its function's start
-      l.frames.clear();
-      l.has_function_start = frames[last].has_code_start;
-      l.function_start = frames[last].code_start;
+    if (!named) {
+      l.frames.clear();  // shown as module+0xoffset, or under its function's start (one box per function)
+      if (frames[last].has_code_start) l.frames.push_back({.function = frames[last].function_or_location(), .file = {}, .line = 0});
     }
     out_.locations.push_back(std::move(l));
     return it->second;

@@ -14,12 +14,6 @@
 namespace spoor::cli {
 namespace {
 
-bool all_streams_ended(const reader::Trace& trace) {
-  return !trace.streams().empty() &&
-         std::all_of(trace.streams().begin(), trace.streams().end(),
-                     [](const reader::Stream& s) { return s.end.has_value(); });
-}
-
 // Whether one of `pid`'s descriptors is the file `file` (same device and
 // inode). nullopt when its descriptors cannot be listed (another user's).
 std::optional<bool> holds_open(uint32_t pid, const struct stat& file) {
@@ -40,6 +34,12 @@ std::optional<bool> holds_open(uint32_t pid, const struct stat& file) {
 }
 
 }  // namespace
+
+bool recording_finished(const reader::Trace& trace) {
+  if (trace.streams().empty() || trace.damage().has_value()) return false;
+  return std::all_of(trace.streams().begin(), trace.streams().end(),
+                     [](const reader::Stream& s) { return s.end.has_value(); });
+}
 
 uint32_t recorder_pid(const reader::Trace& trace) {
   const reader::Stream* own = trace.stream(0);
@@ -63,7 +63,7 @@ bool recorder_gone(uint32_t pid) {
 }
 
 uint32_t live_recorder(const reader::Trace& trace, const std::string& path) {
-  if (path == "-" || all_streams_ended(trace)) return 0;
+  if (path == "-" || recording_finished(trace)) return 0;
   const uint32_t pid = recorder_pid(trace);
   if (pid == 0 || recorder_gone(pid)) return 0;
   struct stat file {};

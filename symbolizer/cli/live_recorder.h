@@ -12,6 +12,11 @@
 
 namespace spoor::cli {
 
+// True once the recorder has finished the trace: every stream it announced
+// has its STREAM_END (the recorder ends its own stream last, after every
+// traced process's), and the file is undamaged.
+bool recording_finished(const reader::Trace& trace);
+
 // The pid of the `spoor record` writing `trace` (its own stream, stream 0,
 // belongs to a process it names "spoor"); 0 when the trace does not say.
 uint32_t recorder_pid(const reader::Trace& trace);

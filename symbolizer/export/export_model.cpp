@@ -9,14 +9,10 @@ std::string frame_label(const ExportModel& model, const Location& location, cons
   if (frame != nullptr && !frame->function.empty()) return frame->function;
   char offset[32];
   if (location.module < model.modules.size()) {
-    // Unnamed: by its function's start when known, so that a flame graph
-    // or profile keeps one box per function, not one per address.
     const Module& m = model.modules[location.module];
-    std::snprintf(offset, sizeof offset, "+0x%" PRIx64,
-                  location.has_function_start ? location.function_start : location.address - m.bias);
+    std::snprintf(offset, sizeof offset, "+0x%" PRIx64, location.address - m.bias);
     const size_t slash = m.path.rfind('/');
-    return (location.has_function_start ? "function at " : "") +
-           (slash == std::string::npos ? m.path : m.path.substr(slash + 1)) + offset;
+    return (slash == std::string::npos ? m.path : m.path.substr(slash + 1)) + offset;
   }
   std::snprintf(offset, sizeof offset, "0x%" PRIx64, location.address);
   return offset;

@@ -28,15 +28,19 @@ std::string base_name(const std::string& path) {
   return slash == std::string::npos ? path : path.substr(slash + 1);
 }
 
+namespace {
+std::string in_module(const std::string& module, uint64_t offset) { return base_name(module) + "+" + hex(offset); }
+}  // namespace
+
 std::string Frame::function_or_location() const {
   if (!function.empty()) return function;
-  if (!module.empty() && has_code_start) return "function at " + base_name(module) + "+" + hex(code_start);
-  if (!module.empty()) return base_name(module) + "+" + hex(module_offset);
+  if (!module.empty())
+    return has_code_start ? "function at " + in_module(module, code_start) : in_module(module, module_offset);
   return hex(address);
 }
 
 std::string Frame::label() const {
-  if (function.empty() && !module.empty()) return base_name(module) + "+" + hex(module_offset);
+  if (function.empty()) return module.empty() ? hex(address) : in_module(module, module_offset);
   std::string s = function_or_location();
   if (!function.empty() && !file.empty()) {
     s += "  " + base_name(file);

@@ -94,10 +94,6 @@ struct Location {
   // Innermost (most deeply inlined) first; the last frame is the function
   // that owns the address. Empty when not symbolized.
   std::vector<Frame> frames;
-  // Not symbolized, in a module: where the function holding the address
-  // begins (ELF file address), from the module's call frame information.
-  bool has_function_start = false;
-  uint64_t function_start = 0;
 };
 
 struct Stack {
@@ -138,10 +134,8 @@ struct ExportModel {
   int64_t last_ns = 0;
 };
 
-// The name a frame is shown under: the function; when the address has no
-// symbol, `function at module+0xstart` (its function's start, when the
-// module's call frame information gives it) or `module+0xoffset`; or
-// `0xaddress` outside every module.
+// The name a frame is shown under: the function, or `module+0xoffset` when
+// the address has no symbol, or `0xaddress` outside every module.
 std::string frame_label(const ExportModel& model, const Location& location, const Frame* frame);
 
 // A stack's frames root first, inline frames expanded (the caller before
